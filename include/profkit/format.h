@@ -1,0 +1,128 @@
+/* The format registry and the read/write entry points.
+ *
+ * Every file format is one pk_format in one table. A format gives a probe (how likely are these
+ * first bytes to be this format), a reader, a writer and a record dumper; any may be absent.
+ * Nothing outside src/formats/ names a format: callers find them by name, by extension or by
+ * probing the content.
+ */
+#ifndef PROFKIT_FORMAT_H
+#define PROFKIT_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profkit/error.h"
+#include "profkit/profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Byte stream being read (see src/core/input.h) and output being written (src/core/output.h). */
+typedef struct pk_input pk_input;
+typedef struct pk_output pk_output;
+
+/* How many leading bytes a probe is shown (fewer when the input is shorter). */
+#define PK_PROBE_BYTES 4096
+/* Probe scores. */
+#define PK_PROBE_NO 0
+#define PK_PROBE_EXTENSION 10 /* what a matching file extension alone is worth */
+#define PK_PROBE_WEAK 25      /* plausible content, no signature */
+#define PK_PROBE_LIKELY 60    /* structure checks out */
+#define PK_PROBE_CERTAIN 100  /* magic number matches */
+
+/* Format-specific options, given on the command line as --NAME [VALUE]. */
+typedef struct pk_option_spec {
+    const char *name;     /* without the leading "--" */
+    const char *argument; /* name of its argument in help, NULL for a flag */
+    const char *help;
+} pk_option_spec;
+
+typedef struct pk_option {
+    const char *name;
+    const char *value; /* "" for a flag */
+} pk_option;
+
+typedef struct pk_option_list {
+    const pk_option *items;
+    size_t count;
+} pk_option_list;
+
+/* Last value given for name, NULL when not given. */
+const char *pk_option_get(const pk_option_list *list, const char *name);
+/* The index-th value given for a repeatable option, NULL past the last. */
+const char *pk_option_get_nth(const pk_option_list *list, const char *name, size_t index);
+
+typedef void (*pk_progress_fn)(void *context, uint64_t bytes_done, uint64_t bytes_total);
+
+typedef struct pk_read_options {
+    bool salvage;             /* keep what was read before damage, as a warning */
+    pk_option_list extra;     /* format-specific options */
+    pk_progress_fn progress;  /* called as the input is consumed; may be NULL */
+    void *progress_context;
+} pk_read_options;
+
+typedef struct pk_write_options {
+    uint32_t value;       /* value type to write where a format carries one; PK_NONE = default */
+    bool with_threads;    /* formats without threads: put the thread name as the root frame */
+    pk_option_list extra; /* format-specific options */
+    const char *title;    /* visual outputs; NULL = derived from the profile */
+} pk_write_options;
+
+typedef struct pk_format {
+    const char *name;               /* registry name, as given to --from / --to */
+    const char *const *aliases;     /* NULL-terminated, may be NULL */
+    const char *const *extensions;  /* NULL-terminated, with the dot: ".bsprof"; may be NULL */
+    const char *description;        /* one line */
+    /* Scores the first bytes (at most PK_PROBE_BYTES; fewer when the input is shorter) from
+     * PK_PROBE_NO to PK_PROBE_CERTAIN. */
+    int (*probe)(const uint8_t *data, size_t size);
+    pk_status (*read)(pk_input *in, pk_profile *p, const pk_read_options *options,
+                      pk_error *err);
+    pk_status (*write)(const pk_profile *p, pk_output *out, const pk_write_options *options,
+                       pk_error *err);
+    /* Prints the file record by record with byte offsets; raw prints every field unresolved. */
+    pk_status (*dump)(pk_input *in, pk_output *out, bool raw, const pk_read_options *options,
+                      pk_error *err);
+    const pk_option_spec *read_options;  /* terminated by an entry with name NULL; may be NULL */
+    const pk_option_spec *write_options; /* likewise */
+} pk_format;
+
+/* The registry, in a stable order. */
+size_t pk_format_count(void);
+const pk_format *pk_format_at(size_t index);
+/* By registry name or alias, case-insensitively; NULL when unknown. */
+const pk_format *pk_format_by_name(const char *name);
+/* By the extension of path (longest matching extension wins); writer_only restricts the
+ * search to formats with a writer. NULL when none matches. */
+const pk_format *pk_format_by_extension(const char *path, bool need_writer);
+/* Highest-scoring readable format for these first bytes; path (may be NULL) breaks ties by
+ * extension. NULL when nothing scores above PK_PROBE_NO. *score receives the score. */
+const pk_format *pk_format_probe(const uint8_t *data, size_t size, const char *path, int *score);
+
+/* ---- whole-file entry points ----------------------------------------------------------------- */
+
+/* Reads path ("-" = standard input) with format (NULL = probe the content). On success *out
+ * receives a new profile. On failure with options->salvage, *out may still receive the profile
+ * read up to the damage; the error describes it. */
+pk_status pk_read_file(const char *path, const pk_format *format, const pk_read_options *options,
+                       pk_profile **out, pk_error *err);
+pk_status pk_read_memory(const void *data, size_t size, const pk_format *format,
+                         const pk_read_options *options, pk_profile **out, pk_error *err);
+
+/* Writes to path ("-" = standard output) through a temporary file that is renamed into place
+ * only on success. Refuses to write over protect_path (the input), which may be NULL. */
+pk_status pk_write_file(const pk_profile *p, const char *path, const pk_format *format,
+                        const pk_write_options *options, const char *protect_path,
+                        pk_error *err);
+/* Writes into a malloc'ed buffer (*data, *size), for tests and embedding. */
+pk_status pk_write_memory(const pk_profile *p, const pk_format *format,
+                          const pk_write_options *options, char **data, size_t *size,
+                          pk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,227 @@
+/* The profile model: the one representation that every reader fills and every writer reads.
+ *
+ * Everything is interned and referred to by a uint32_t index into its table:
+ *   strings    - UTF-8, NUL-terminated; index 0 is always the empty string
+ *   resources  - a library, binary or script module that code comes from
+ *   functions  - (name, file, start line, resource)
+ *   frames     - (function, line, address, resource, flags)
+ *   stacks     - a prefix tree: (parent stack or PK_NONE for a root, frame); the frame is the
+ *                innermost (leaf) frame of the stack, the parent holds its callers
+ *   threads    - (name, pid, tid)
+ * Samples are aggregated per (thread, stack): each row carries one int64 per value type.
+ * Memory events (alloc, free, realloc-free) are kept in stream order, compactly.
+ *
+ * Memory grows with the number of distinct strings, functions, frames, stacks and (thread,
+ * stack) rows, plus the memory events; never with the number of samples added.
+ */
+#ifndef PROFKIT_PROFILE_H
+#define PROFKIT_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profkit/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "No such item": no parent stack, no resource, no file, ... */
+#define PK_NONE UINT32_MAX
+/* A time that is not known. Times are nanoseconds since 1970-01-01T00:00:00Z. */
+#define PK_TIME_UNKNOWN INT64_MIN
+/* At most this many value types per profile. */
+#define PK_MAX_VALUES 8
+
+typedef struct pk_profile pk_profile;
+
+typedef struct pk_value_type {
+    uint32_t name; /* string: "cpu", "wall", "samples", "alloc-bytes", ... */
+    uint32_t unit; /* string: "nanoseconds", "bytes", "count", ... */
+} pk_value_type;
+
+typedef struct pk_thread {
+    uint32_t name; /* string */
+    int64_t pid;   /* process id, or -1 when unknown */
+    int64_t tid;   /* thread id, or -1 when unknown */
+} pk_thread;
+
+typedef struct pk_resource {
+    uint32_t name;     /* string: short name, e.g. "libc.so.6" or a script module */
+    uint32_t path;     /* string: full path, 0 when unknown */
+    uint32_t build_id; /* string: hex build ID, 0 when unknown */
+    uint64_t start;    /* mapped address range [start, limit) and file offset of start; */
+    uint64_t limit;    /* all zero when the resource has no addresses */
+    uint64_t offset;
+} pk_resource;
+
+typedef struct pk_function {
+    uint32_t name;       /* string; never PK_NONE (an unnamed function gets a placeholder) */
+    uint32_t file;       /* string: source file, 0 when unknown */
+    uint32_t start_line; /* 1-based line where the function starts, 0 when unknown */
+    uint32_t resource;   /* PK_NONE when unknown */
+} pk_function;
+
+enum pk_frame_flags {
+    PK_FRAME_HAS_ADDRESS = 1u << 0, /* address is meaningful */
+    PK_FRAME_INLINED = 1u << 1      /* inlined into the parent frame, at the parent's address */
+};
+
+typedef struct pk_frame {
+    uint32_t function; /* index into functions; never PK_NONE */
+    uint32_t line;     /* 1-based source line being executed, 0 when unknown */
+    uint64_t address;  /* absolute code address (already "return address - 1" for callers) */
+    uint32_t resource; /* resource the address falls into, PK_NONE when unknown */
+    uint32_t flags;    /* pk_frame_flags */
+} pk_frame;
+
+typedef struct pk_stack {
+    uint32_t parent; /* stack of the callers, PK_NONE for a root */
+    uint32_t frame;  /* innermost frame */
+} pk_stack;
+
+typedef enum pk_memory_kind {
+    PK_MEM_ALLOC = 0,
+    PK_MEM_FREE = 1,
+    PK_MEM_REALLOC_FREE = 2 /* the free half of a realloc; an alloc follows */
+} pk_memory_kind;
+
+typedef struct pk_memory_event {
+    uint64_t address;
+    uint64_t size;   /* alloc: bytes requested; free: bytes of the matched alloc, 0 if unmatched */
+    uint64_t order;  /* position in the profile's stream of events (see pk_sample_order) */
+    uint32_t thread;
+    uint32_t stack;  /* PK_NONE when unknown */
+    uint8_t kind;    /* pk_memory_kind */
+    bool matched;    /* alloc: a later free released it; free: an earlier alloc was found */
+} pk_memory_event;
+
+/* Well-known metadata. Everything else goes into the ordered key/value properties. */
+typedef struct pk_metadata {
+    uint32_t source_format; /* string: registry name of the format read, 0 when built in memory */
+    uint32_t product;       /* string: program, app or target name */
+    int64_t start_time;     /* ns since the epoch, PK_TIME_UNKNOWN */
+    int64_t end_time;       /* ns since the epoch, PK_TIME_UNKNOWN */
+    int64_t period;         /* sampling period in units of period_unit, 0 when unknown */
+    uint32_t period_type;   /* string, e.g. "cpu" */
+    uint32_t period_unit;   /* string, e.g. "nanoseconds" */
+    bool times_approximate; /* sample times are placed, not measured */
+} pk_metadata;
+
+/* ---- lifetime ---------------------------------------------------------------------------- */
+
+pk_profile *pk_profile_new(void);
+void pk_profile_free(pk_profile *p);
+
+/* ---- strings ----------------------------------------------------------------------------- */
+
+/* Interns len bytes (need not be NUL-terminated; embedded NULs are cut off). Returns the string
+ * index, or PK_NONE when memory runs out. */
+uint32_t pk_intern(pk_profile *p, const char *s, size_t len);
+uint32_t pk_intern_cstr(pk_profile *p, const char *s);
+uint32_t pk_intern_printf(pk_profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *pk_str(const pk_profile *p, uint32_t id); /* "" for PK_NONE */
+size_t pk_str_len(const pk_profile *p, uint32_t id);
+size_t pk_string_count(const pk_profile *p);
+
+/* ---- value types --------------------------------------------------------------------------- */
+
+/* Declares a value type; must happen before the first sample. Returns its index or PK_NONE. */
+uint32_t pk_add_value_type(pk_profile *p, const char *name, const char *unit);
+size_t pk_value_type_count(const pk_profile *p);
+const pk_value_type *pk_value_type_at(const pk_profile *p, uint32_t index);
+/* Index of the value type called name, or PK_NONE. */
+uint32_t pk_value_find(const pk_profile *p, const char *name);
+void pk_set_default_value(pk_profile *p, uint32_t index);
+uint32_t pk_default_value(const pk_profile *p); /* 0 unless set */
+
+/* ---- threads, resources, functions, frames, stacks ------------------------------------------ */
+
+uint32_t pk_add_thread(pk_profile *p, uint32_t name, int64_t pid, int64_t tid);
+size_t pk_thread_count(const pk_profile *p);
+const pk_thread *pk_thread_at(const pk_profile *p, uint32_t index);
+void pk_thread_rename(pk_profile *p, uint32_t index, uint32_t name);
+
+/* Resources are interned on every field. */
+uint32_t pk_intern_resource(pk_profile *p, const pk_resource *r);
+size_t pk_resource_count(const pk_profile *p);
+const pk_resource *pk_resource_at(const pk_profile *p, uint32_t index);
+
+uint32_t pk_intern_function(pk_profile *p, const pk_function *f);
+size_t pk_function_count(const pk_profile *p);
+const pk_function *pk_function_at(const pk_profile *p, uint32_t index);
+
+uint32_t pk_intern_frame(pk_profile *p, const pk_frame *f);
+size_t pk_frame_count(const pk_profile *p);
+const pk_frame *pk_frame_at(const pk_profile *p, uint32_t index);
+
+/* Interns the stack (parent, frame); parent is PK_NONE for a root. Parents always have smaller
+ * indexes than their children, so a pass in index order visits callers first. */
+uint32_t pk_intern_stack(pk_profile *p, uint32_t parent, uint32_t frame);
+size_t pk_stack_count(const pk_profile *p);
+const pk_stack *pk_stack_at(const pk_profile *p, uint32_t index);
+uint32_t pk_stack_depth(const pk_profile *p, uint32_t stack); /* 1 for a root, 0 for PK_NONE */
+/* Fills frames[0..depth) with the stack's frames, root first, when depth <= capacity. Returns
+ * the depth either way. */
+size_t pk_stack_frames(const pk_profile *p, uint32_t stack, uint32_t *frames, size_t capacity);
+/* Name of the function of a frame (a shortcut through pk_frame_at and pk_function_at). */
+const char *pk_frame_name(const pk_profile *p, uint32_t frame);
+
+/* ---- samples ----------------------------------------------------------------------------- */
+
+/* Adds values (one per value type; NULL adds nothing but creates the row) to the row of
+ * (thread, stack). stack may be PK_NONE for an empty stack. */
+pk_status pk_add_sample(pk_profile *p, uint32_t thread, uint32_t stack, const int64_t *values);
+/* Adds v to one value of the row of (thread, stack). */
+pk_status pk_add_sample_value(pk_profile *p, uint32_t thread, uint32_t stack, uint32_t value,
+                              int64_t v);
+size_t pk_sample_count(const pk_profile *p); /* number of (thread, stack) rows */
+uint32_t pk_sample_thread(const pk_profile *p, size_t row);
+uint32_t pk_sample_stack(const pk_profile *p, size_t row);
+const int64_t *pk_sample_values(const pk_profile *p, size_t row); /* value_type_count entries */
+/* Position in the stream of the row's first contribution: every pk_add_sample* and pk_memory_*
+ * call takes the next position, so rows and memory events can be merged in stream order. */
+uint64_t pk_sample_order(const pk_profile *p, size_t row);
+/* Number of positions handed out so far. */
+uint64_t pk_event_order_count(const pk_profile *p);
+/* Sum of one value over all rows (saturating). */
+int64_t pk_value_total(const pk_profile *p, uint32_t value);
+
+/* ---- memory events ----------------------------------------------------------------------- */
+
+pk_status pk_memory_alloc(pk_profile *p, uint32_t thread, uint32_t stack, uint64_t address,
+                          uint64_t size);
+/* Records a free (or the free half of a realloc) and matches it to the live allocation at
+ * address. *freed_size (may be NULL) receives the matched size, 0 when no allocation matched. */
+pk_status pk_memory_free(pk_profile *p, uint32_t thread, uint32_t stack, uint64_t address,
+                         pk_memory_kind kind, uint64_t *freed_size);
+size_t pk_memory_event_count(const pk_profile *p);
+void pk_memory_event_at(const pk_profile *p, size_t index, pk_memory_event *out);
+/* Adds the size of every allocation still live to value `value` of its (thread, stack) row and,
+ * when count_value is not PK_NONE, 1 per allocation to that value. */
+pk_status pk_memory_add_live_values(pk_profile *p, uint32_t value, uint32_t count_value);
+
+/* ---- metadata and warnings --------------------------------------------------------------- */
+
+pk_metadata *pk_metadata_of(pk_profile *p);
+const pk_metadata *pk_metadata_get(const pk_profile *p);
+/* Ordered properties for everything else (versions, device, flags). Setting a key again
+ * replaces its value. */
+pk_status pk_property_set(pk_profile *p, const char *key, const char *value);
+size_t pk_property_count(const pk_profile *p);
+const char *pk_property_key(const pk_profile *p, size_t index);
+const char *pk_property_value(const pk_profile *p, size_t index);
+const char *pk_property_get(const pk_profile *p, const char *key); /* NULL when absent */
+
+/* Records a warning about the data (at most 100 are kept; the rest are counted). */
+void pk_warn(pk_profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+size_t pk_warning_count(const pk_profile *p);    /* warnings kept */
+size_t pk_warnings_dropped(const pk_profile *p); /* warnings beyond the kept ones */
+const char *pk_warning_at(const pk_profile *p, size_t index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

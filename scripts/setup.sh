@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what profkit needs to build and test on Debian 12, as root, when it is missing.
+# Safe to run again: packages already installed are left alone.
+set -euo pipefail
+
+# Build: compilers, CMake, and the libraries profkit links.
+BUILD_PACKAGES=(
+  build-essential cmake pkg-config clang libclang-rt-14-dev
+  zlib1g-dev libxxhash-dev libdw-dev libelf-dev libiberty-dev
+)
+# Tests: cmocka, and the real tools profkit's output is checked against.
+TEST_PACKAGES=(
+  libcmocka-dev python3 nodejs npm
+  golang-go google-perftools libgoogle-perftools-dev binutils
+)
+
+want=("${BUILD_PACKAGES[@]}")
+if [ "${1:-}" != "--build-only" ]; then
+  want+=("${TEST_PACKAGES[@]}")
+fi
+
+missing=()
+for pkg in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: run as root (or install these packages yourself)" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ "${1:-}" != "--build-only" ]; then
+  "$(dirname "$0")/setup-node-tools.sh"
+fi

@@ -1,0 +1,52 @@
+/* The call tree by function name: samples merged along identical sequences of function names,
+ * for one value type. Folded stacks, flame graphs and tree reports are views of it.
+ *
+ * Node 0 is a synthetic root (name 0 = ""), parent of every root frame (or of one node per
+ * thread, with PK_CALLTREE_THREAD_ROOTS). A node's children are linked through first_child /
+ * next_sibling in order of creation; nodes are created parents first, so a pass in index order
+ * visits callers before callees.
+ */
+#ifndef PK_CORE_CALLTREE_H
+#define PK_CORE_CALLTREE_H
+
+#include <stdint.h>
+
+#include "profkit/profile.h"
+
+enum pk_calltree_flags {
+    PK_CALLTREE_THREAD_ROOTS = 1u << 0, /* first level: one node per thread name */
+    PK_CALLTREE_INVERTED = 1u << 1,     /* leaf first: the tree of callers */
+    PK_CALLTREE_KEEP_ZERO = 1u << 2     /* keep rows whose value is zero */
+};
+
+typedef struct pk_calltree_node {
+    uint32_t name;         /* string index in the profile: function name (or thread name) */
+    uint32_t function;     /* a function with this name (the first seen); PK_NONE for threads/root */
+    uint32_t parent;       /* PK_NONE for node 0 */
+    uint32_t first_child;  /* PK_NONE when none */
+    uint32_t next_sibling; /* PK_NONE when none */
+    uint32_t depth;        /* 0 for node 0 */
+    int64_t self;          /* value of samples ending exactly here */
+    int64_t total;         /* self plus the totals of the children */
+} pk_calltree_node;
+
+typedef struct pk_calltree {
+    pk_calltree_node *nodes;
+    uint32_t count;
+    uint32_t capacity;
+    struct pk_u64map *index; /* (parent, name) -> node; internal */
+} pk_calltree;
+
+/* Builds the tree of value `value` over every sample row. thread_filter, when not NULL, is
+ * called per thread index and rows of threads it rejects are skipped. */
+pk_status pk_calltree_build(pk_calltree *tree, const pk_profile *p, uint32_t value,
+                            unsigned flags, int (*thread_filter)(void *ctx, uint32_t thread),
+                            void *filter_context, pk_error *err);
+void pk_calltree_free(pk_calltree *tree);
+
+/* Fills names[0..depth) with the name path of node (root-level first, node 0 excluded) when
+ * depth <= capacity; returns the depth. */
+uint32_t pk_calltree_path(const pk_calltree *tree, uint32_t node, uint32_t *names,
+                          uint32_t capacity);
+
+#endif

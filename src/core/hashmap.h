@@ -1,0 +1,70 @@
+/* Open-addressing hash tables used by the model and the readers.
+ *
+ * pk_u64map maps 64-bit keys to 32-bit values (IDs from a file to model indexes, (thread,
+ * stack) pairs to sample rows). pk_index maps content to the index of an entry stored elsewhere:
+ * the caller hashes the content (pk_hash_bytes) and compares candidates itself.
+ * Both grow by doubling at 50% load, so lookups stay short; neither removes entries except
+ * pk_u64map_remove (backward-shift deletion, no tombstones).
+ */
+#ifndef PK_CORE_HASHMAP_H
+#define PK_CORE_HASHMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xxhash.h>
+
+static inline uint64_t pk_hash_bytes(const void *data, size_t len)
+{
+    return XXH3_64bits(data, len);
+}
+
+/* A fast mixer for integer keys (the finalizer of SplitMix64). */
+static inline uint64_t pk_hash_u64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+typedef struct pk_u64map {
+    uint64_t *keys;
+    uint32_t *values;
+    uint8_t *used;
+    size_t mask;  /* capacity - 1; capacity is a power of two */
+    size_t count;
+} pk_u64map;
+
+void pk_u64map_init(pk_u64map *m);
+void pk_u64map_free(pk_u64map *m);
+/* Pointer to the value of key, NULL when absent. Valid until the next insertion. */
+uint32_t *pk_u64map_find(const pk_u64map *m, uint64_t key);
+/* Inserts key with value or, when present, leaves it. *slot receives the value's address and
+ * *inserted whether it was new. Returns false when memory runs out. */
+bool pk_u64map_put(pk_u64map *m, uint64_t key, uint32_t value, uint32_t **slot, bool *inserted);
+/* Removes key; returns whether it was present (and its value in *value, which may be NULL). */
+bool pk_u64map_remove(pk_u64map *m, uint64_t key, uint32_t *value);
+/* Iteration: for (size_t i = 0; i <= m->mask && m->keys; i++) if (m->used[i]) ... */
+
+typedef struct pk_index {
+    uint32_t *slots; /* entry index + 1, 0 = empty */
+    uint32_t *hashes;
+    size_t mask;
+    size_t count;
+} pk_index;
+
+typedef bool (*pk_index_eq_fn)(const void *context, uint32_t entry, const void *key);
+
+void pk_index_init(pk_index *ix);
+void pk_index_free(pk_index *ix);
+/* Entry equal to key (by eq), or UINT32_MAX. */
+uint32_t pk_index_find(const pk_index *ix, uint64_t hash, pk_index_eq_fn eq, const void *context,
+                       const void *key);
+/* Records entry under hash (the caller has checked it is absent). False when out of memory. */
+bool pk_index_insert(pk_index *ix, uint64_t hash, uint32_t entry);
+
+#endif

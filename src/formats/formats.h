@@ -1,0 +1,13 @@
+/* Declarations of the formats registered in table.c. */
+#ifndef PK_FORMATS_FORMATS_H
+#define PK_FORMATS_FORMATS_H
+
+#include "profkit/format.h"
+
+/* formats:begin */
+extern const pk_format pk_format_bsprof;
+extern const pk_format pk_format_firefox;
+extern const pk_format pk_format_folded;
+/* formats:end */
+
+#endif

@@ -1,0 +1,21 @@
+/* The one table of formats. Each format lives in its own file and exports one pk_format;
+ * the order here is the order `profkit formats` lists them and the probe's tie order. */
+#include "formats/formats.h"
+
+static const pk_format *const pk_format_table[] = {
+    /* table:begin */
+    &pk_format_bsprof,
+    &pk_format_firefox,
+    &pk_format_folded,
+    /* table:end */
+};
+
+size_t pk_format_count(void)
+{
+    return sizeof pk_format_table / sizeof pk_format_table[0];
+}
+
+const pk_format *pk_format_at(size_t index)
+{
+    return index < pk_format_count() ? pk_format_table[index] : NULL;
+}

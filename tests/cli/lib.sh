@@ -1,0 +1,71 @@
+# Helpers for CLI tests. A test script is run as: script PROFKIT SOURCE_DIR SCRATCH_DIR
+set -u
+PROFKIT=$1
+SRC=$2
+SCRATCH=$3
+rm -rf "$SCRATCH"
+mkdir -p "$SCRATCH"
+cd "$SCRATCH" || exit 1
+FAILURES=0
+CHECKS=0
+
+fail() {
+    echo "FAIL: $*" >&2
+    FAILURES=$((FAILURES + 1))
+}
+
+# expect_status CODE command...: runs the command, keeps stdout in $OUT and stderr in $ERR.
+expect_status() {
+    local want=$1
+    shift
+    CHECKS=$((CHECKS + 1))
+    "$@" >"$SCRATCH/.out" 2>"$SCRATCH/.err"
+    local got=$?
+    OUT=$(cat "$SCRATCH/.out")
+    ERR=$(cat "$SCRATCH/.err")
+    if [ "$got" != "$want" ]; then
+        fail "exit $got, wanted $want: $*"
+        sed 's/^/  stderr: /' "$SCRATCH/.err" | head -20 >&2
+    fi
+}
+
+# expect_contains HAYSTACK NEEDLE [what]
+expect_contains() {
+    CHECKS=$((CHECKS + 1))
+    case "$1" in
+        *"$2"*) ;;
+        *) fail "${3:-output} does not contain '$2'"; printf '%s\n' "$1" | head -20 | sed 's/^/  got: /' >&2 ;;
+    esac
+}
+
+expect_not_contains() {
+    CHECKS=$((CHECKS + 1))
+    case "$1" in
+        *"$2"*) fail "${3:-output} contains '$2'" ;;
+        *) ;;
+    esac
+}
+
+expect_eq() {
+    CHECKS=$((CHECKS + 1))
+    [ "$1" = "$2" ] || fail "${3:-value}: got '$1', wanted '$2'"
+}
+
+expect_file() {
+    CHECKS=$((CHECKS + 1))
+    [ -f "$1" ] || fail "missing file $1"
+}
+
+expect_no_file() {
+    CHECKS=$((CHECKS + 1))
+    [ ! -e "$1" ] || fail "file $1 should not exist"
+}
+
+finish() {
+    if [ "$FAILURES" -ne 0 ]; then
+        echo "$FAILURES of $CHECKS checks failed" >&2
+        exit 1
+    fi
+    echo "$CHECKS checks passed"
+    exit 0
+}
