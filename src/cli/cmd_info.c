@@ -302,10 +302,8 @@ int pk_cmd_info(int argc, char **argv)
         return PK_EXIT_USAGE;
     }
     pk_profile *p = NULL;
-    /* info lists the warnings itself. */
-    cli_input_options quiet_input = input;
-    quiet_input.quiet = true;
-    status = cli_read_profile(rest[0], &quiet_input, &p);
+    input.keep_warnings = true; /* info lists them in its output */
+    status = cli_read_profile(rest[0], &input, &p);
     if (status == PK_EXIT_OK) {
         const char *shown = strcmp(rest[0], "-") == 0 ? "standard input" : rest[0];
         if (json) {
