@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "core/arith.h"
 #include "core/output.h"
 
 static const char info_help[] =
@@ -64,9 +65,7 @@ static int64_t *thread_totals(const pk_profile *p)
         const int64_t *values = pk_sample_values(p, row);
         uint32_t t = pk_sample_thread(p, row);
         for (size_t v = 0; v < nv; v++) {
-            int64_t *cell = &totals[t * nv + v];
-            if (__builtin_add_overflow(*cell, values[v], cell))
-                *cell = values[v] > 0 ? INT64_MAX : INT64_MIN;
+            totals[t * nv + v] = pk_add_saturating(totals[t * nv + v], values[v]);
         }
     }
     return totals;
