@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/hashmap.h"
 
 /* Inlining deeper than this keeps the outermost function and the innermost calls. */
@@ -34,25 +35,6 @@
 #define SYM_MAX_PAGE 0x10000u
 
 /* ---- small helpers -------------------------------------------------------------------------- */
-
-static bool sym_reserve(void *items_ptr, size_t *cap, size_t want, size_t size)
-{
-    void **items = items_ptr;
-    if (want <= *cap)
-        return true;
-    size_t next = *cap ? *cap : 16;
-    while (next < want) {
-        if (next > SIZE_MAX / 2 / size)
-            return false;
-        next *= 2;
-    }
-    void *grown = realloc(*items, next * size);
-    if (!grown)
-        return false;
-    *items = grown;
-    *cap = next;
-    return true;
-}
 
 static char *sym_join(const char *a, const char *b)
 {
@@ -249,7 +231,7 @@ static bool sym_binary_read_loads(sym_binary *b, Elf *elf)
         GElf_Phdr ph;
         if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
             continue;
-        if (!sym_reserve(&b->loads, &cap, b->load_count + 1, sizeof *b->loads))
+        if (!PK_ARRAY_RESERVE(b->loads, cap, b->load_count + 1))
             return false;
         b->loads[b->load_count++] = (sym_load){ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz,
                                                (ph.p_flags & PF_X) != 0};
@@ -263,7 +245,7 @@ static sym_binary *sym_binary_open(pk_symbolizer *s, const char *path)
     for (size_t i = 0; i < s->binary_count; i++)
         if (strcmp(s->binaries[i]->path, path) == 0)
             return s->binaries[i];
-    if (!sym_reserve(&s->binaries, &s->binary_cap, s->binary_count + 1, sizeof *s->binaries))
+    if (!PK_ARRAY_RESERVE(s->binaries, s->binary_cap, s->binary_count + 1))
         return NULL;
     sym_binary *b = calloc(1, sizeof *b);
     if (!b)
@@ -352,7 +334,7 @@ static bool sym_mapping_bias(const sym_binary *b, const pk_resource *r, uint64_t
 static bool sym_cu_add_range(sym_range **items, size_t *count, size_t *cap, uint64_t low,
                              uint64_t high, uint32_t scope)
 {
-    if (!sym_reserve(items, cap, *count + 1, sizeof **items))
+    if (!pk_array_reserve((void **)items, cap, sizeof **items, *count + 1))
         return false;
     (*items)[(*count)++] = (sym_range){low, high, scope};
     return true;
@@ -371,7 +353,7 @@ static bool sym_cu_walk(sym_cu *cu, Dwarf_Die *parent, uint32_t scope, unsigned 
         case DW_TAG_subprogram:
         case DW_TAG_inlined_subroutine: {
             bool function = tag == DW_TAG_subprogram || scope == PK_NONE;
-            if (!sym_reserve(&cu->scopes, &cu->scope_cap, cu->scope_count + 1, sizeof *cu->scopes))
+            if (!PK_ARRAY_RESERVE(cu->scopes, cu->scope_cap, cu->scope_count + 1))
                 return false;
             uint32_t id = (uint32_t)cu->scope_count;
             cu->scopes[id] = (sym_scope){dwarf_dieoffset(&child), function ? PK_NONE : scope,
@@ -514,7 +496,7 @@ static bool sym_binary_list_cus(sym_binary *b)
         }
         if (!any)
             continue;
-        if (!sym_reserve(&b->cus, &b->cu_cap, b->cu_count + 1, sizeof *b->cus))
+        if (!PK_ARRAY_RESERVE(b->cus, b->cu_cap, b->cu_count + 1))
             return false;
         b->cus[b->cu_count++] = (sym_cu){.die = *cu};
     }
@@ -606,7 +588,7 @@ static uint32_t sym_problem_note(pk_symbolizer *s, const char *file, sym_state s
     for (size_t i = 0; i < s->problem_count; i++)
         if (strcmp(s->problems[i].file, file) == 0)
             return (uint32_t)i;
-    if (!sym_reserve(&s->problems, &s->problem_cap, s->problem_count + 1, sizeof *s->problems))
+    if (!PK_ARRAY_RESERVE(s->problems, s->problem_cap, s->problem_count + 1))
         return PK_NONE;
     char *copy = strdup(file);
     if (!copy)
@@ -714,7 +696,7 @@ static bool sym_chain_store(pk_symbolizer *s, const uint32_t *frames, size_t cou
                             uint32_t *index)
 {
     if (!s->block_count || s->block_used + count > SYM_BLOCK_FRAMES) {
-        if (!sym_reserve(&s->blocks, &s->block_cap, s->block_count + 1, sizeof *s->blocks))
+        if (!PK_ARRAY_RESERVE(s->blocks, s->block_cap, s->block_count + 1))
             return false;
         uint32_t *block = malloc(SYM_BLOCK_FRAMES * sizeof *block);
         if (!block)
@@ -722,7 +704,7 @@ static bool sym_chain_store(pk_symbolizer *s, const uint32_t *frames, size_t cou
         s->blocks[s->block_count++] = block;
         s->block_used = 0;
     }
-    if (!sym_reserve(&s->chains, &s->chain_cap, s->chain_count + 1, sizeof *s->chains))
+    if (!PK_ARRAY_RESERVE(s->chains, s->chain_cap, s->chain_count + 1))
         return false;
     uint32_t *stored = s->blocks[s->block_count - 1] + s->block_used;
     memcpy(stored, frames, count * sizeof *frames);
@@ -926,7 +908,7 @@ size_t pk_symbolizer_resolved(const pk_symbolizer *s)
 
 static bool sym_push_dir(char ***dirs, size_t *count, size_t *cap, const char *dir)
 {
-    if (!sym_reserve(dirs, cap, *count + 1, sizeof **dirs))
+    if (!pk_array_reserve((void **)dirs, cap, sizeof **dirs, *count + 1))
         return false;
     char *copy = realpath(dir, NULL);
     if (!copy)

@@ -14,9 +14,12 @@
  */
 #include <endian.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/hashmap.h"
 #include "core/input.h"
 #include "core/output.h"
@@ -46,25 +49,6 @@ static inline uint64_t gp_word(const uint8_t *b, gp_layout l)
     uint32_t v;
     memcpy(&v, b, 4);
     return l.big ? be32toh(v) : le32toh(v);
-}
-
-static bool gp_reserve(void *items_ptr, size_t *cap, size_t want, size_t size)
-{
-    void **items = items_ptr;
-    if (want <= *cap)
-        return true;
-    size_t next = *cap ? *cap : 64;
-    while (next < want) {
-        if (next > SIZE_MAX / 2 / size)
-            return false;
-        next *= 2;
-    }
-    void *grown = realloc(*items, next * size);
-    if (!grown)
-        return false;
-    *items = grown;
-    *cap = next;
-    return true;
 }
 
 /* Header slots 0..2 must read 0, >= 3, and 0 (C++) or 1 (Java). Needs 3 words of data. */
@@ -265,7 +249,7 @@ static const char *gp_substitute(gp_maps *m, const char *line, size_t *len)
                          (i + 1 + name_len == text_len || !gp_is_word_char(text[i + 1 + name_len]));
             const char *piece = match ? attr->value : text + i;
             size_t piece_len = match ? value_len : 1;
-            if (n + piece_len > GP_MAX_LINE || !gp_reserve(&out, &cap, n + piece_len + 1, 1)) {
+            if (n + piece_len > GP_MAX_LINE || !PK_ARRAY_RESERVE(out, cap, n + piece_len + 1)) {
                 free(out);
                 free(scratch);
                 return NULL;
@@ -408,8 +392,7 @@ static bool gp_maps_line(gp_maps *m, const char *line, size_t len)
     char *name = NULL, *value = NULL;
     switch (gp_parse_line(line, len, &mapping, &name, &value)) {
     case GP_LINE_MAPPING:
-        if (mapping.limit <= mapping.start || !gp_reserve(&m->items, &m->cap, m->count + 1,
-                                                           sizeof *m->items)) {
+        if (mapping.limit <= mapping.start || !PK_ARRAY_RESERVE(m->items, m->cap, m->count + 1)) {
             free(mapping.path);
             free(mapping.build_id);
             return mapping.limit <= mapping.start;
@@ -430,7 +413,7 @@ static bool gp_maps_line(gp_maps *m, const char *line, size_t len)
                 return true;
             }
         }
-        if (!gp_reserve(&m->attrs, &m->attr_cap, m->attr_count + 1, sizeof *m->attrs)) {
+        if (!PK_ARRAY_RESERVE(m->attrs, m->attr_cap, m->attr_count + 1)) {
             free(name);
             free(value);
             return false;
@@ -575,7 +558,7 @@ static uint32_t gp_tree_intern(gp_tree *t, uint32_t parent, uint32_t address)
         if (n->parent == parent && n->address == address)
             return slot - 1;
     }
-    if (t->count >= UINT32_MAX - 1 || !gp_reserve(&t->nodes, &t->cap, t->count + 1, sizeof *t->nodes))
+    if (t->count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(t->nodes, t->cap, t->count + 1))
         return PK_NONE;
     if ((t->count + 1) * 10 > (t->mask + 1) * 7) {
         if (!gp_tree_grow(t))
@@ -643,8 +626,7 @@ static uint32_t gp_address_id(gp_reader *r, uint64_t address)
         return PK_NONE;
     if (inserted) {
         if (r->address_count >= UINT32_MAX - 1 ||
-            !gp_reserve(&r->addresses, &r->address_cap, r->address_count + 1,
-                        sizeof *r->addresses)) {
+            !PK_ARRAY_RESERVE(r->addresses, r->address_cap, r->address_count + 1)) {
             pk_u64map_remove(&r->address_ids, address, NULL);
             return PK_NONE;
         }
@@ -666,8 +648,8 @@ static bool gp_add_record(gp_reader *r, uint64_t count, size_t depth)
     size_t common = 0;
     while (common < limit && pcs[depth - 1 - common] == r->prev_pcs[common])
         common++;
-    if (!gp_reserve(&r->prev_pcs, &r->prev_cap, depth, sizeof *r->prev_pcs) ||
-        !gp_reserve(&r->prev_nodes, &r->prev_nodes_cap, depth, sizeof *r->prev_nodes))
+    if (!PK_ARRAY_RESERVE(r->prev_pcs, r->prev_cap, depth) ||
+        !PK_ARRAY_RESERVE(r->prev_nodes, r->prev_nodes_cap, depth))
         return false;
     uint32_t node = common ? r->prev_nodes[common - 1] : PK_NONE;
     bool adjust = r->version == 0;
@@ -690,7 +672,7 @@ static bool gp_add_record(gp_reader *r, uint64_t count, size_t depth)
     if (!pk_u64map_put(&r->row_of_node, node, (uint32_t)r->row_count, &slot, &inserted))
         return false;
     if (inserted) {
-        if (!gp_reserve(&r->row_nodes, &r->row_cap, r->row_count + 1, sizeof *r->row_nodes))
+        if (!PK_ARRAY_RESERVE(r->row_nodes, r->row_cap, r->row_count + 1))
             return false;
         size_t cap = r->row_cap;
         uint64_t *counts = realloc(r->row_counts, cap * sizeof *counts);
@@ -793,7 +775,7 @@ static pk_status gp_read_records(gp_reader *r, gp_end *end, pk_error *err)
             size_t want = left < PK_INPUT_CHUNK / ws ? (size_t)left : PK_INPUT_CHUNK / ws;
             got = pk_in_peek(in, want * ws, &d);
             size_t n = got / ws;
-            if (!gp_reserve(&r->pcs, &r->pcs_cap, have + n + 1, sizeof *r->pcs))
+            if (!PK_ARRAY_RESERVE(r->pcs, r->pcs_cap, have + n + 1))
                 return pk_error_set(err, PK_ERR_NOMEM, (int64_t)at, "out of memory");
             for (size_t i = 0; i < n; i++)
                 r->pcs[have + i] = gp_word(d + i * ws, l);
@@ -1146,7 +1128,7 @@ static pk_status gp_write(const pk_profile *p, pk_output *out, const pk_write_op
             const pk_frame *f = pk_frame_at(p, pk_stack_at(p, s)->frame);
             if (!(f->flags & PK_FRAME_HAS_ADDRESS) || (f->flags & PK_FRAME_INLINED))
                 continue;
-            if (!gp_reserve(&pcs, &pcs_cap, depth + 1, sizeof *pcs)) {
+            if (!PK_ARRAY_RESERVE(pcs, pcs_cap, depth + 1)) {
                 status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
                 break;
             }
@@ -1198,7 +1180,7 @@ static pk_status gp_write(const pk_profile *p, pk_output *out, const pk_write_op
 
 /* ---- the dump ------------------------------------------------------------------------------- */
 
-typedef struct gp_dump {
+typedef struct gp_dumper {
     pk_output *out;
     gp_layout layout;
     bool raw;
@@ -1207,9 +1189,9 @@ typedef struct gp_dump {
     uint64_t *held;
     size_t held_count, held_cap;
     bool holding;
-} gp_dump;
+} gp_dumper;
 
-static void gp_dump_pc(gp_dump *d, const gp_maps *maps, uint64_t pc)
+static void gp_dump_pc(gp_dumper *d, const gp_maps *maps, uint64_t pc)
 {
     pk_out_printf(d->out, " 0x%" PRIx64, pc);
     if (!maps)
@@ -1222,7 +1204,7 @@ static void gp_dump_pc(gp_dump *d, const gp_maps *maps, uint64_t pc)
     }
 }
 
-static void gp_dump_record(gp_dump *d, const gp_maps *maps, uint64_t offset, uint64_t count,
+static void gp_dump_record(gp_dumper *d, const gp_maps *maps, uint64_t offset, uint64_t count,
                            uint64_t depth, const uint64_t *pcs, size_t present)
 {
     pk_out_printf(d->out, "%" PRIu64 "\trecord %" PRIu64 ": count %" PRIu64 ", depth %" PRIu64
@@ -1234,7 +1216,7 @@ static void gp_dump_record(gp_dump *d, const gp_maps *maps, uint64_t offset, uin
     pk_out_putc(d->out, '\n');
 }
 
-static void gp_dump_release(gp_dump *d, const gp_maps *maps)
+static void gp_dump_release(gp_dumper *d, const gp_maps *maps)
 {
     for (size_t i = 0; i < d->held_count;) {
         uint64_t offset = d->held[i], count = d->held[i + 1], depth = d->held[i + 2];
@@ -1246,12 +1228,11 @@ static void gp_dump_release(gp_dump *d, const gp_maps *maps)
     d->holding = false;
 }
 
-static void gp_dump_add(gp_dump *d, uint64_t offset, uint64_t count, uint64_t depth,
+static void gp_dump_add(gp_dumper *d, uint64_t offset, uint64_t count, uint64_t depth,
                         const uint64_t *pcs, size_t present)
 {
     if (d->holding && (d->held_count + 4 + present > GP_DUMP_HOLD_WORDS ||
-                       !gp_reserve(&d->held, &d->held_cap, d->held_count + 4 + present,
-                                   sizeof *d->held))) {
+                       !PK_ARRAY_RESERVE(d->held, d->held_cap, d->held_count + 4 + present))) {
         pk_out_puts(d->out, "# too many records to hold until the mappings: PCs left unresolved\n");
         gp_dump_release(d, NULL);
     }
@@ -1272,7 +1253,7 @@ static pk_status gp_dump(pk_input *in, pk_output *out, bool raw, const pk_read_o
                          pk_error *err)
 {
     (void)options;
-    gp_dump d = {.out = out, .raw = raw, .holding = !raw};
+    gp_dumper d = {.out = out, .raw = raw, .holding = !raw};
     const uint8_t *b;
     size_t got = pk_in_peek(in, 5 * 8, &b);
     if (!gp_detect(b, got, &d.layout))
@@ -1346,7 +1327,7 @@ static pk_status gp_dump(pk_input *in, pk_output *out, bool raw, const pk_read_o
             size_t want = left < PK_INPUT_CHUNK / ws ? (size_t)left : PK_INPUT_CHUNK / ws;
             got = pk_in_peek(in, want * ws, &b);
             size_t n = got / ws;
-            if (!gp_reserve(&pcs, &pcs_cap, have + n + 1, sizeof *pcs)) {
+            if (!PK_ARRAY_RESERVE(pcs, pcs_cap, have + n + 1)) {
                 status = pk_error_set(err, PK_ERR_NOMEM, (int64_t)at, "out of memory");
                 break;
             }
@@ -1396,8 +1377,8 @@ static pk_status gp_dump(pk_input *in, pk_output *out, bool raw, const pk_read_o
                 uint64_t next_at = pk_in_offset(in);
                 if (len >= 0) {
                     ok = gp_maps_line(&maps, line, (size_t)len) &&
-                         gp_reserve(&texts, &cap, count + 1, sizeof *texts) &&
-                         gp_reserve(&offsets, &ocap, count + 1, sizeof *offsets) &&
+                         PK_ARRAY_RESERVE(texts, cap, count + 1) &&
+                         PK_ARRAY_RESERVE(offsets, ocap, count + 1) &&
                          (texts[count] = gp_strndup(line, (size_t)len)) != NULL;
                     if (ok)
                         offsets[count++] = line_at;
