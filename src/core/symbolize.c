@@ -307,14 +307,22 @@ static bool sym_mapping_bias(const sym_binary *b, const pk_resource *r, uint64_t
     for (size_t i = 0; i < b->load_count; i++)
         if (b->loads[i].vaddr + b->loads[i].memsz > highest_end)
             highest_end = b->loads[i].vaddr + b->loads[i].memsz;
+    /* Executable segments first; then a mapping that starts where another segment does (the
+     * whole file mapped from offset 0, as some pprof producers record it). */
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < b->load_count; i++) {
             const sym_load *l = &b->loads[i];
             if (pass == 0 && !l->exec)
                 continue;
-            bool starts_here = r->offset <= l->offset
-                                   ? l->offset - r->offset < SYM_MAX_PAGE
-                                   : r->offset - l->offset < (l->filesz ? l->filesz : 1);
+            /* The mapping starts at the segment's offset rounded down to a page (4, 16 or
+             * 64 KiB), or inside the segment. */
+            bool starts_here = false;
+            if (r->offset <= l->offset) {
+                for (uint64_t page = 0x1000; page <= SYM_MAX_PAGE && !starts_here; page <<= 2)
+                    starts_here = r->offset % page == 0 && l->offset - r->offset < page;
+            } else if (pass == 0) {
+                starts_here = r->offset - l->offset < (l->filesz ? l->filesz : 1);
+            }
             if (!starts_here)
                 continue;
             uint64_t vaddr_at_start = l->vaddr - l->offset + r->offset;

@@ -51,7 +51,11 @@ static inline uint64_t gp_word(const uint8_t *b, gp_layout l)
     return l.big ? be32toh(v) : le32toh(v);
 }
 
-/* Header slots 0..2 must read 0, >= 3, and 0 (C++) or 1 (Java). Needs 3 words of data. */
+/* Header slots 0..2 must read 0, >= 3, and 0 (C++) or 1 (Java). Needs 3 words of data.
+ * Slot 1 is bounded so that a byte-swapped 3 (0x03000000...) does not pass for a long header
+ * of the other byte order. */
+#define GP_MAX_HEADER_SLOTS 0xffffu
+
 static bool gp_detect(const uint8_t *data, size_t size, gp_layout *out)
 {
     static const gp_layout layouts[] = {{4, false}, {4, true}, {8, false}, {8, true}};
@@ -61,7 +65,7 @@ static bool gp_detect(const uint8_t *data, size_t size, gp_layout *out)
             continue;
         uint64_t w0 = gp_word(data, l), w1 = gp_word(data + l.word, l);
         uint64_t w2 = gp_word(data + 2 * l.word, l);
-        if (w0 == 0 && w1 >= 3 && w2 <= 1) {
+        if (w0 == 0 && w1 >= 3 && w1 <= GP_MAX_HEADER_SLOTS && w2 <= 1) {
             *out = l;
             return true;
         }

@@ -1,0 +1,3 @@
+# placeholder
+source "$(dirname "$0")/lib.sh"
+finish
