@@ -33,8 +33,7 @@
  * pk_option_spec table (before the terminating entry). */
 #define PK_SYMBOLIZE_READ_OPTION_SPECS                                                          \
     {"symbol-path", "DIR",                                                                      \
-     "also look for binaries and debug files under DIR (by name, path and build ID); "        \
-     "repeatable"},                                                                             \
+     "look for binaries and debug files under DIR too (repeatable)"},                        \
     {"no-symbols", NULL, "keep addresses: do not read binaries for symbols"}
 
 /* False when --no-symbols was given. */

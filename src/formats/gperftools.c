@@ -76,8 +76,10 @@ static bool gp_detect(const uint8_t *data, size_t size, gp_layout *out)
 static int gp_probe(const uint8_t *data, size_t size)
 {
     gp_layout l;
-    if (!gp_detect(data, size, &l) || size < 5u * l.word)
+    if (!gp_detect(data, size, &l))
         return PK_PROBE_NO;
+    if (size < 5u * l.word)
+        return PK_PROBE_WEAK; /* a cut header: let the reader say so */
     uint64_t words = gp_word(data + l.word, l), period = gp_word(data + 3 * l.word, l);
     uint64_t pad = gp_word(data + 4 * l.word, l);
     if (words > 1024)
