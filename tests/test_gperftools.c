@@ -892,6 +892,18 @@ static void writer_refuses_what_it_cannot_hold(void **state)
     assert_non_null(strstr(err.message, "32-bit"));
     pk_profile_free(p);
     tb_free(&b);
+
+    /* A count too large for a 32-bit slot (it is not split into billions of records). */
+    header(&b, LE64, 100);
+    const uint64_t low[1] = {0x1000};
+    record(&b, LE64, UINT64_C(1) << 40, 1, low);
+    trailer(&b, LE64);
+    p = read_ok(&b);
+    free(write_with(p, w32, 1, &size, &status, &err));
+    assert_int_equal(status, PK_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "sample count"));
+    pk_profile_free(p);
+    tb_free(&b);
 }
 
 static void writer_converts_time_values_and_skips_inlined_frames(void **state)

@@ -1149,14 +1149,15 @@ static pk_status gp_write(const pk_profile *p, pk_output *out, const pk_write_op
         }
         if (status != PK_OK || depth == 0)
             continue;
-        while (count > 0) {
-            uint64_t part = count > max_count ? max_count : count;
-            gp_put(&w, part);
-            gp_put(&w, depth);
-            for (size_t i = 0; i < depth; i++)
-                gp_put(&w, pcs[i]);
-            count -= part;
+        if (count > max_count) {
+            status = pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
+                                  "a sample count of %" PRIu64 " does not fit 32-bit slots", count);
+            break;
         }
+        gp_put(&w, count);
+        gp_put(&w, depth);
+        for (size_t i = 0; i < depth; i++)
+            gp_put(&w, pcs[i]);
         if (pk_out_failed(out))
             break;
     }
