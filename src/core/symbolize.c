@@ -426,7 +426,8 @@ static bool sym_cu_index(sym_cu *cu)
     cu->indexed = true;
     if (!sym_cu_walk(cu, &cu->die, PK_NONE, 0))
         return false;
-    qsort(cu->functions, cu->function_count, sizeof *cu->functions, sym_range_cmp);
+    if (cu->function_count > 1)
+        qsort(cu->functions, cu->function_count, sizeof *cu->functions, sym_range_cmp);
     return true;
 }
 
@@ -508,7 +509,8 @@ static bool sym_binary_list_cus(sym_binary *b)
             return false;
         b->cus[b->cu_count++] = (sym_cu){.die = *cu};
     }
-    qsort(b->cu_ranges, b->cu_range_count, sizeof *b->cu_ranges, sym_range_cmp);
+    if (b->cu_range_count > 1)
+        qsort(b->cu_ranges, b->cu_range_count, sizeof *b->cu_ranges, sym_range_cmp);
     return true;
 }
 

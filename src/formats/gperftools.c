@@ -442,7 +442,8 @@ static int gp_mapping_cmp(const void *a, const void *b)
 /* Sorts by address and joins adjacent pieces of one file with contiguous offsets. */
 static void gp_maps_finish(gp_maps *m)
 {
-    qsort(m->items, m->count, sizeof *m->items, gp_mapping_cmp);
+    if (m->count > 1)
+        qsort(m->items, m->count, sizeof *m->items, gp_mapping_cmp);
     size_t out = 0;
     for (size_t i = 0; i < m->count; i++) {
         gp_mapping *cur = &m->items[i];
