@@ -511,15 +511,27 @@ static const char *gp_basename(const char *path)
 
 /* ---- the address tree ------------------------------------------------------------------------- */
 
+/* A node is a prefix of stacks, root first: (parent, address). Nodes are found by a hash of the
+ * whole prefix, h(k) = mix(h(k - 1), address k), so a record's longest known prefix is a binary
+ * search over its prefix hashes (every prefix of a known prefix is known): about log2(depth)
+ * probes of the table instead of one per frame. Two prefixes are taken for the same only when
+ * both their 64-bit hashes and their depths are equal. */
 typedef struct gp_node {
     uint32_t parent;  /* PK_NONE for a root */
     uint32_t address; /* index into addresses */
+    uint32_t row;     /* sample row of records ending here, PK_NONE when none */
 } gp_node;
+
+typedef struct gp_slot {
+    uint64_t hash;
+    uint32_t node; /* node + 1; 0 = empty */
+    uint32_t depth;
+} gp_slot;
 
 typedef struct gp_tree {
     gp_node *nodes;
     size_t count, cap;
-    uint32_t *slots; /* node + 1; 0 = empty */
+    gp_slot *slots;
     size_t mask;
 } gp_tree;
 
@@ -530,23 +542,25 @@ static void gp_tree_free(gp_tree *t)
     memset(t, 0, sizeof *t);
 }
 
-static inline size_t gp_tree_hash(uint32_t parent, uint32_t address)
+static inline uint64_t gp_prefix_hash(uint64_t parent_hash, uint64_t address)
 {
-    return (size_t)pk_hash_u64(((uint64_t)parent << 32) | address);
+    return pk_hash_u64(parent_hash + address * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
 }
 
 static bool gp_tree_grow(gp_tree *t)
 {
-    size_t size = t->slots ? (t->mask + 1) * 2 : 1u << 16;
-    uint32_t *slots = calloc(size, sizeof *slots);
+    size_t size = t->slots ? (t->mask + 1) * 2 : 1u << 14;
+    gp_slot *slots = calloc(size, sizeof *slots);
     if (!slots)
         return false;
     size_t mask = size - 1;
-    for (size_t i = 0; i < t->count; i++) {
-        size_t h = gp_tree_hash(t->nodes[i].parent, t->nodes[i].address) & mask;
-        while (slots[h])
+    for (size_t i = 0; t->slots && i <= t->mask; i++) {
+        if (!t->slots[i].node)
+            continue;
+        size_t h = (size_t)t->slots[i].hash & mask;
+        while (slots[h].node)
             h = (h + 1) & mask;
-        slots[h] = (uint32_t)i + 1;
+        slots[h] = t->slots[i];
     }
     free(t->slots);
     t->slots = slots;
@@ -554,31 +568,39 @@ static bool gp_tree_grow(gp_tree *t)
     return true;
 }
 
-/* The node (parent, address), created when new; PK_NONE when memory runs out. */
-static uint32_t gp_tree_intern(gp_tree *t, uint32_t parent, uint32_t address)
+/* The node of the prefix with this hash and depth, or PK_NONE. */
+static inline uint32_t gp_tree_find(const gp_tree *t, uint64_t hash, uint32_t depth)
 {
-    if (!t->slots && !gp_tree_grow(t))
-        return PK_NONE;
-    size_t h = gp_tree_hash(parent, address) & t->mask;
-    for (uint32_t slot; (slot = t->slots[h]) != 0; h = (h + 1) & t->mask) {
-        const gp_node *n = &t->nodes[slot - 1];
-        if (n->parent == parent && n->address == address)
-            return slot - 1;
+    for (size_t h = (size_t)hash & t->mask;; h = (h + 1) & t->mask) {
+        const gp_slot *slot = &t->slots[h];
+        if (!slot->node)
+            return PK_NONE;
+        if (slot->hash == hash && slot->depth == depth)
+            return slot->node - 1;
     }
+}
+
+/* Appends a node known to be absent; PK_NONE when memory runs out. */
+static uint32_t gp_tree_add(gp_tree *t, uint32_t parent, uint32_t address, uint64_t hash,
+                            uint32_t depth)
+{
     if (t->count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(t->nodes, t->cap, t->count + 1))
         return PK_NONE;
-    if ((t->count + 1) * 10 > (t->mask + 1) * 7) {
-        if (!gp_tree_grow(t))
-            return PK_NONE;
-        h = gp_tree_hash(parent, address) & t->mask;
-        while (t->slots[h])
-            h = (h + 1) & t->mask;
-    }
+    if ((t->count + 1) * 10 > (t->mask + 1) * 6 && !gp_tree_grow(t))
+        return PK_NONE;
     uint32_t node = (uint32_t)t->count++;
-    t->nodes[node] = (gp_node){parent, address};
-    t->slots[h] = node + 1;
+    t->nodes[node] = (gp_node){parent, address, PK_NONE};
+    size_t h = (size_t)hash & t->mask;
+    while (t->slots[h].node)
+        h = (h + 1) & t->mask;
+    t->slots[h] = (gp_slot){hash, node + 1, depth};
     return node;
 }
+
+typedef struct gp_address_slot {
+    uint64_t address;
+    uint32_t id; /* index + 1; 0 = empty */
+} gp_address_slot;
 
 /* ---- the reader ------------------------------------------------------------------------------ */
 
@@ -591,20 +613,20 @@ typedef struct gp_reader {
     uint64_t version;
     uint64_t period_us;
 
-    pk_u64map address_ids;
+    gp_address_slot *address_slots; /* address -> index + 1 */
+    size_t address_mask;
     uint64_t *addresses;
     size_t address_count, address_cap;
     gp_tree tree;
-    pk_u64map row_of_node;
     uint32_t *row_nodes;
     uint64_t *row_counts;
     size_t row_count, row_cap;
 
     uint64_t *pcs; /* the record being read, leaf first */
     size_t pcs_cap;
-    uint64_t *prev_pcs; /* the previous record, root first, and its nodes */
-    uint32_t *prev_nodes;
-    size_t prev_depth, prev_cap, prev_nodes_cap;
+    uint64_t *prefix_addresses; /* the record being added, root first, and its prefix hashes */
+    uint64_t *prefix_hashes;
+    size_t prefix_addresses_cap, prefix_hashes_cap;
 
     uint64_t records, zero_count_records, samples;
     bool saturated;
@@ -613,72 +635,112 @@ typedef struct gp_reader {
 
 static void gp_reader_free(gp_reader *r)
 {
-    pk_u64map_free(&r->address_ids);
+    free(r->address_slots);
     free(r->addresses);
     gp_tree_free(&r->tree);
-    pk_u64map_free(&r->row_of_node);
     free(r->row_nodes);
     free(r->row_counts);
     free(r->pcs);
-    free(r->prev_pcs);
-    free(r->prev_nodes);
+    free(r->prefix_addresses);
+    free(r->prefix_hashes);
     gp_maps_free(&r->maps);
 }
 
+/* The index of an address in r->addresses, added when new; PK_NONE when memory runs out. The
+ * table keeps address and index side by side: one cache line per probe. */
 static uint32_t gp_address_id(gp_reader *r, uint64_t address)
 {
-    uint32_t *slot;
-    bool inserted;
-    if (!pk_u64map_put(&r->address_ids, address, (uint32_t)r->address_count, &slot, &inserted))
-        return PK_NONE;
-    if (inserted) {
-        if (r->address_count >= UINT32_MAX - 1 ||
-            !PK_ARRAY_RESERVE(r->addresses, r->address_cap, r->address_count + 1)) {
-            pk_u64map_remove(&r->address_ids, address, NULL);
+    if (!r->address_slots || (r->address_count + 1) * 10 > (r->address_mask + 1) * 6) {
+        size_t size = r->address_slots ? (r->address_mask + 1) * 2 : 1u << 12;
+        gp_address_slot *slots = calloc(size, sizeof *slots);
+        if (!slots)
             return PK_NONE;
+        for (size_t i = 0; r->address_slots && i <= r->address_mask; i++) {
+            if (!r->address_slots[i].id)
+                continue;
+            size_t h = (size_t)pk_hash_u64(r->address_slots[i].address) & (size - 1);
+            while (slots[h].id)
+                h = (h + 1) & (size - 1);
+            slots[h] = r->address_slots[i];
         }
-        r->addresses[r->address_count++] = address;
+        free(r->address_slots);
+        r->address_slots = slots;
+        r->address_mask = size - 1;
     }
-    return *slot;
+    size_t h = (size_t)pk_hash_u64(address) & r->address_mask;
+    for (; r->address_slots[h].id; h = (h + 1) & r->address_mask)
+        if (r->address_slots[h].address == address)
+            return r->address_slots[h].id - 1;
+    if (r->address_count >= UINT32_MAX - 1 ||
+        !PK_ARRAY_RESERVE(r->addresses, r->address_cap, r->address_count + 1))
+        return PK_NONE;
+    uint32_t id = (uint32_t)r->address_count++;
+    r->addresses[id] = address;
+    r->address_slots[h] = (gp_address_slot){address, id + 1};
+    return id;
 }
 
 /* Adds one record (r->pcs[0..depth), leaf first) with its count. */
 static bool gp_add_record(gp_reader *r, uint64_t count, size_t depth)
 {
-    const uint64_t *pcs = r->pcs;
-    /* Records often share their outermost callers with the one before: reuse those nodes. A
-     * position is compared only when it is a caller (or the leaf) in both records, since a
-     * caller's PC is looked up one byte lower. */
-    size_t limit = depth < r->prev_depth ? depth : r->prev_depth;
-    if (depth != r->prev_depth && limit > 0)
-        limit--;
-    size_t common = 0;
-    while (common < limit && pcs[depth - 1 - common] == r->prev_pcs[common])
-        common++;
-    if (!PK_ARRAY_RESERVE(r->prev_pcs, r->prev_cap, depth) ||
-        !PK_ARRAY_RESERVE(r->prev_nodes, r->prev_nodes_cap, depth))
+    if (!r->tree.slots && !gp_tree_grow(&r->tree))
         return false;
-    uint32_t node = common ? r->prev_nodes[common - 1] : PK_NONE;
+    if (!PK_ARRAY_RESERVE(r->prefix_addresses, r->prefix_addresses_cap, depth + 1) ||
+        !PK_ARRAY_RESERVE(r->prefix_hashes, r->prefix_hashes_cap, depth + 1))
+        return false;
+    /* Root first: position k (1-based) holds PC depth - k; callers are looked up one byte
+     * into their call. */
+    uint64_t *addresses = r->prefix_addresses, *hashes = r->prefix_hashes;
     bool adjust = r->version == 0;
-    for (size_t k = common; k < depth; k++) {
-        uint64_t pc = pcs[depth - 1 - k];
-        uint64_t address = adjust && k + 1 < depth ? pc - 1 : pc;
-        uint32_t id = gp_address_id(r, address);
+    hashes[0] = 0;
+    for (size_t k = 1; k <= depth; k++) {
+        uint64_t pc = r->pcs[depth - k];
+        addresses[k] = adjust && k < depth ? pc - 1 : pc;
+        hashes[k] = gp_prefix_hash(hashes[k - 1], addresses[k]);
+    }
+    /* New stacks mostly branch off a known one a few frames above the leaf: probe the full
+     * record, then 1, 2, 4, ... frames up (those slots fetched from memory together), then
+     * bisect between the last unknown and the first known prefix. */
+    for (size_t step = 0; step <= depth && step <= 32; step = step ? step * 2 : 1)
+        __builtin_prefetch(&r->tree.slots[(size_t)hashes[depth - step] & r->tree.mask]);
+    size_t known = 0;
+    uint32_t node = gp_tree_find(&r->tree, hashes[depth], (uint32_t)depth);
+    if (node != PK_NONE) {
+        known = depth;
+    } else {
+        size_t lo = 0, hi = depth - 1;
+        for (size_t step = 1; step < depth; step *= 2) {
+            uint32_t found = gp_tree_find(&r->tree, hashes[depth - step], (uint32_t)(depth - step));
+            if (found != PK_NONE) {
+                lo = depth - step;
+                node = found;
+                break;
+            }
+            hi = depth - step - 1;
+        }
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo + 1) / 2;
+            uint32_t found = gp_tree_find(&r->tree, hashes[mid], (uint32_t)mid);
+            if (found != PK_NONE) {
+                lo = mid;
+                node = found;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        known = lo;
+    }
+    for (size_t k = known + 1; k <= depth; k++) {
+        uint32_t id = gp_address_id(r, addresses[k]);
         if (id == PK_NONE)
             return false;
-        node = gp_tree_intern(&r->tree, node, id);
+        node = gp_tree_add(&r->tree, node, id, hashes[k], (uint32_t)k);
         if (node == PK_NONE)
             return false;
-        r->prev_pcs[k] = pc;
-        r->prev_nodes[k] = node;
     }
-    r->prev_depth = depth;
 
-    uint32_t *slot;
-    bool inserted;
-    if (!pk_u64map_put(&r->row_of_node, node, (uint32_t)r->row_count, &slot, &inserted))
-        return false;
-    if (inserted) {
+    uint32_t row = r->tree.nodes[node].row;
+    if (row == PK_NONE) {
         if (!PK_ARRAY_RESERVE(r->row_nodes, r->row_cap, r->row_count + 1))
             return false;
         size_t cap = r->row_cap;
@@ -686,11 +748,12 @@ static bool gp_add_record(gp_reader *r, uint64_t count, size_t depth)
         if (!counts)
             return false;
         r->row_counts = counts;
-        r->row_nodes[r->row_count] = node;
-        r->row_counts[r->row_count] = 0;
-        r->row_count++;
+        row = (uint32_t)r->row_count++;
+        r->row_nodes[row] = node;
+        r->row_counts[row] = 0;
+        r->tree.nodes[node].row = row;
     }
-    uint64_t *total = &r->row_counts[*slot];
+    uint64_t *total = &r->row_counts[row];
     if (__builtin_add_overflow(*total, count, total)) {
         *total = UINT64_MAX;
         r->saturated = true;
@@ -970,7 +1033,8 @@ static pk_status gp_build(gp_reader *r, pk_error *err)
     /* The hash index of the tree is not needed any more; free it before the model grows. */
     free(r->tree.slots);
     r->tree.slots = NULL;
-    pk_u64map_free(&r->address_ids);
+    free(r->address_slots);
+    r->address_slots = NULL;
 
     uint32_t *stacks = failed ? NULL : malloc((r->tree.count + 1) * sizeof *stacks);
     failed |= !stacks;
@@ -1002,19 +1066,16 @@ static pk_status gp_read(pk_input *in, pk_profile *p, const pk_read_options *opt
                          pk_error *err)
 {
     gp_reader r = {.in = in, .p = p, .options = options};
-    pk_u64map_init(&r.address_ids);
-    pk_u64map_init(&r.row_of_node);
     pk_status status = gp_read_header(&r, err);
     gp_end end = GP_END_EOF;
     if (status == PK_OK)
         status = gp_read_records(&r, &end, err);
-    pk_u64map_free(&r.row_of_node);
     free(r.pcs);
     r.pcs = NULL;
-    free(r.prev_pcs);
-    r.prev_pcs = NULL;
-    free(r.prev_nodes);
-    r.prev_nodes = NULL;
+    free(r.prefix_addresses);
+    r.prefix_addresses = NULL;
+    free(r.prefix_hashes);
+    r.prefix_hashes = NULL;
     if (status == PK_OK && end == GP_END_TRAILER)
         status = gp_read_maps(&r, err);
     if (status == PK_OK)
