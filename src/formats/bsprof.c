@@ -525,8 +525,24 @@ typedef struct bs_acc {
     uint32_t thread;
     uint32_t stack;
     uint32_t next_of_path;
-    uint64_t cpu, wall, calls, alloc_bytes, allocs;
+    uint64_t cpu, wall, calls, alloc_bytes, allocs; /* cpu, wall, calls: folded from the slot */
 } bs_acc;
+
+/* The accumulator table, keyed by path element ID << 32 | line offset. CPU and call-count
+ * entries are most of a file, so their sums live in the slot beside the key and an entry costs
+ * one cache line (pk_u64map keeps keys, values and flags in three arrays). Key 0 marks an empty
+ * slot and key 1 a retired one (its path element ID was defined again): no real key has path
+ * element ID 0. */
+#define BS_SLOT_EMPTY 0
+#define BS_SLOT_RETIRED 1
+
+typedef struct bs_slot {
+    uint64_t key;
+    uint32_t acc;
+    uint32_t calls; /* spills into the accumulator when it would overflow */
+    uint64_t cpu;
+    uint64_t wall;
+} bs_slot;
 
 typedef struct bs_module {
     uint32_t thread;
@@ -553,7 +569,9 @@ typedef struct bs_reader {
     pk_u64map paths;               /* path element ID -> index into path_recs */
     bs_path *path_recs;
     size_t path_count, path_cap;
-    pk_u64map accs;                /* path element ID << 32 | line offset -> index into acc_recs */
+    bs_slot *slots;                /* accumulator table, see bs_slot */
+    size_t slot_mask;
+    size_t slots_used;             /* live and retired */
     bs_acc *acc_recs;
     size_t acc_count, acc_cap;
     uint32_t unknown_thread;       /* thread of placeholder path elements, PK_NONE until needed */
@@ -570,7 +588,7 @@ static void bs_reader_free(bs_reader *r)
     pk_u64map_free(&r->string_placeholders);
     pk_u64map_free(&r->modules);
     pk_u64map_free(&r->paths);
-    pk_u64map_free(&r->accs);
+    free(r->slots);
     free(r->mods);
     free(r->path_recs);
     free(r->acc_recs);
@@ -636,6 +654,75 @@ static pk_status bs_nomem(pk_error *err)
     return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
 }
 
+static inline size_t bs_slot_hash(uint64_t key, size_t mask)
+{
+    return (size_t)pk_hash_u64(key) & mask;
+}
+
+static bs_slot *bs_slot_find(const bs_reader *r, uint64_t key)
+{
+    for (size_t i = bs_slot_hash(key, r->slot_mask);; i = (i + 1) & r->slot_mask) {
+        bs_slot *slot = &r->slots[i];
+        if (slot->key == key)
+            return slot;
+        if (slot->key == BS_SLOT_EMPTY)
+            return NULL;
+    }
+}
+
+static void bs_slot_fold(bs_reader *r, bs_slot *slot)
+{
+    bs_acc *acc = &r->acc_recs[slot->acc];
+    acc->cpu += slot->cpu;
+    acc->wall += slot->wall;
+    acc->calls += slot->calls;
+    slot->cpu = slot->wall = 0;
+    slot->calls = 0;
+}
+
+static void bs_slot_retire(bs_reader *r, uint64_t key)
+{
+    bs_slot *slot = bs_slot_find(r, key);
+    if (slot) {
+        bs_slot_fold(r, slot);
+        slot->key = BS_SLOT_RETIRED;
+    }
+}
+
+static bool bs_slots_init(bs_reader *r)
+{
+    r->slots = calloc(64, sizeof *r->slots);
+    r->slot_mask = 63;
+    return r->slots != NULL;
+}
+
+/* Rebuilds the table with room for twice the live slots, dropping retired ones. */
+static bool bs_slots_rebuild(bs_reader *r)
+{
+    size_t live = 0;
+    for (size_t i = 0; i <= r->slot_mask; i++)
+        live += r->slots[i].key > BS_SLOT_RETIRED;
+    size_t capacity = 64;
+    while (capacity < 4 * (live + 1))
+        capacity *= 2;
+    bs_slot *slots = calloc(capacity, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; i <= r->slot_mask; i++) {
+        if (r->slots[i].key <= BS_SLOT_RETIRED)
+            continue;
+        size_t j = bs_slot_hash(r->slots[i].key, capacity - 1);
+        while (slots[j].key != BS_SLOT_EMPTY)
+            j = (j + 1) & (capacity - 1);
+        slots[j] = r->slots[i];
+    }
+    free(r->slots);
+    r->slots = slots;
+    r->slot_mask = capacity - 1;
+    r->slots_used = live;
+    return true;
+}
+
 /* Appends a path element record and points its ID at it, dropping the accumulators of an
  * earlier record with the same ID (their sums stay with their stacks). */
 static bool bs_path_store(bs_reader *r, uint32_t id, const bs_path *rec, bool *redefined)
@@ -652,7 +739,7 @@ static bool bs_path_store(bs_reader *r, uint32_t id, const bs_path *rec, bool *r
         bs_path *old = &r->path_recs[*slot];
         *redefined = !old->placeholder;
         for (uint32_t a = old->first_acc; a != UINT32_MAX; a = r->acc_recs[a].next_of_path)
-            pk_u64map_remove(&r->accs, r->acc_recs[a].key, NULL);
+            bs_slot_retire(r, r->acc_recs[a].key);
         old->first_acc = UINT32_MAX;
         *slot = index;
     }
@@ -711,42 +798,48 @@ static pk_status bs_path_ref(bs_reader *r, uint32_t id, uint32_t *index)
     return PK_OK;
 }
 
-/* Creates the accumulator of (path element, line offset) and its sample row. */
-static uint32_t __attribute__((noinline))
+/* Creates the accumulator of (path element, line offset), its slot and its sample row. */
+static bs_slot *__attribute__((noinline))
 bs_acc_create(bs_reader *r, uint32_t path_id, uint32_t offset, uint64_t key)
 {
     uint32_t index;
     if (bs_path_ref(r, path_id, &index) != PK_OK)
-        return UINT32_MAX;
+        return NULL;
     bs_path *path = &r->path_recs[index];
     bs_acc acc = {.key = key, .thread = path->thread, .stack = path->stack,
                   .next_of_path = path->first_acc};
     uint32_t line = bs_offset_line(path->start_line, offset);
-    if (line != 0 &&
-        bs_frame_stack(r, path->callers, path->function, line, &acc.stack) != PK_OK)
-        return UINT32_MAX;
-    if (!bs_grow((void **)&r->acc_recs, &r->acc_cap, r->acc_count + 1, sizeof *r->acc_recs))
-        return UINT32_MAX;
-    uint32_t a = (uint32_t)r->acc_count;
-    uint32_t *slot;
-    bool inserted;
-    if (!pk_u64map_put(&r->accs, key, a, &slot, &inserted))
-        return UINT32_MAX;
+    if (line != 0 && bs_frame_stack(r, path->callers, path->function, line, &acc.stack) != PK_OK)
+        return NULL;
+    if (r->acc_count >= UINT32_MAX - 1 ||
+        !bs_grow((void **)&r->acc_recs, &r->acc_cap, r->acc_count + 1, sizeof *r->acc_recs))
+        return NULL;
+    if ((r->slots_used + 1) * 2 > r->slot_mask + 1 && !bs_slots_rebuild(r))
+        return NULL;
     /* The row exists from the first contribution, so stream order is kept for the writers. */
     if (pk_add_sample(r->p, acc.thread, acc.stack, NULL) != PK_OK)
-        return UINT32_MAX;
+        return NULL;
+    uint32_t a = (uint32_t)r->acc_count++;
     r->acc_recs[a] = acc;
-    r->acc_count++;
     r->path_recs[index].first_acc = a;
-    return a;
+    size_t i = bs_slot_hash(key, r->slot_mask);
+    while (r->slots[i].key != BS_SLOT_EMPTY)
+        i = (i + 1) & r->slot_mask;
+    r->slots[i] = (bs_slot){.key = key, .acc = a};
+    r->slots_used++;
+    return &r->slots[i];
 }
 
-static inline bs_acc *bs_acc_for(bs_reader *r, uint32_t path_id, uint32_t offset)
+static inline bs_slot *bs_slot_for(bs_reader *r, uint32_t path_id, uint32_t offset)
 {
     uint64_t key = (uint64_t)path_id << 32 | offset;
-    uint32_t *found = pk_u64map_find(&r->accs, key);
-    uint32_t a = found ? *found : bs_acc_create(r, path_id, offset, key);
-    return a == UINT32_MAX ? NULL : &r->acc_recs[a];
+    for (size_t i = bs_slot_hash(key, r->slot_mask);; i = (i + 1) & r->slot_mask) {
+        bs_slot *slot = &r->slots[i];
+        if (slot->key == key)
+            return slot;
+        if (slot->key == BS_SLOT_EMPTY)
+            return bs_acc_create(r, path_id, offset, key);
+    }
 }
 
 static pk_status bs_define_string(bs_reader *r, const bs_entry *e, pk_error *err)
@@ -829,20 +922,25 @@ static pk_status bs_define_path(bs_reader *r, const bs_entry *e, pk_error *err)
     return PK_OK;
 }
 
+static inline pk_status bs_memory_op(bs_reader *r, uint32_t path_id, unsigned op,
+                                     uint32_t offset, uint32_t address, uint32_t size)
+{
+    bs_slot *slot = bs_slot_for(r, path_id, offset);
+    if (!slot)
+        return PK_ERR_NOMEM;
+    bs_acc *acc = &r->acc_recs[slot->acc];
+    if (op == BS_OP_ALLOC) {
+        acc->alloc_bytes += size;
+        acc->allocs++;
+        return pk_memory_alloc(r->p, acc->thread, acc->stack, address, size);
+    }
+    pk_memory_kind kind = op == BS_OP_FREE ? PK_MEM_FREE : PK_MEM_REALLOC_FREE;
+    return pk_memory_free(r->p, acc->thread, acc->stack, address, kind, NULL);
+}
+
 static pk_status bs_memory(bs_reader *r, const bs_entry *e, pk_error *err)
 {
-    bs_acc *acc = bs_acc_for(r, e->id, e->line_offset);
-    if (!acc)
-        return bs_nomem(err);
-    pk_status st;
-    if (e->op == BS_OP_ALLOC) {
-        acc->alloc_bytes += e->size;
-        acc->allocs++;
-        st = pk_memory_alloc(r->p, acc->thread, acc->stack, e->address, e->size);
-    } else {
-        pk_memory_kind kind = e->op == BS_OP_FREE ? PK_MEM_FREE : PK_MEM_REALLOC_FREE;
-        st = pk_memory_free(r->p, acc->thread, acc->stack, e->address, kind, NULL);
-    }
+    pk_status st = bs_memory_op(r, e->id, e->op, e->line_offset, e->address, e->size);
     if (st != PK_OK)
         return pk_error_set(err, st, PK_NO_OFFSET, "cannot record a memory operation");
     return PK_OK;
@@ -850,18 +948,21 @@ static pk_status bs_memory(bs_reader *r, const bs_entry *e, pk_error *err)
 
 static inline pk_status bs_apply(bs_reader *r, const bs_entry *e, pk_error *err)
 {
-    bs_acc *acc;
+    bs_slot *slot;
     switch (e->type) {
     case BS_CPU:
-        if (!(acc = bs_acc_for(r, e->id, e->line_offset)))
+        if (!(slot = bs_slot_for(r, e->id, e->line_offset)))
             return bs_nomem(err);
-        acc->cpu += e->cpu;
-        acc->wall += e->wall;
+        slot->cpu += e->cpu;
+        slot->wall += e->wall;
         return PK_OK;
     case BS_CALLS:
-        if (!(acc = bs_acc_for(r, e->id, 0)))
+        if (!(slot = bs_slot_for(r, e->id, 0)))
             return bs_nomem(err);
-        acc->calls += e->count;
+        if (__builtin_add_overflow(slot->calls, e->count, &slot->calls)) {
+            r->acc_recs[slot->acc].calls += (uint64_t)slot->calls + UINT32_MAX + 1;
+            slot->calls = 0;
+        }
         return PK_OK;
     case BS_MEMORY:
         return bs_memory(r, e, err);
@@ -874,6 +975,93 @@ static inline pk_status bs_apply(bs_reader *r, const bs_entry *e, pk_error *err)
     }
 }
 
+/* The fast path for the bulk of a file, CPU, call-count and memory entries, decoding straight
+ * from the buffer when a whole entry surely fits (at most 6 + 3 * 5 bytes). It declines
+ * (returns false, consuming nothing) whatever needs care: definitions, ID 0, long or odd
+ * varints, undefined memory operations; the general decoder then handles the entry and reports
+ * any error. */
+#define BS_FAST_ENTRY_BYTES 32
+
+static inline __attribute__((always_inline)) bool bs_fast_u32(const uint8_t **pos, uint32_t *out)
+{
+    const uint8_t *p = *pos;
+    uint32_t v = 0;
+    for (unsigned shift = 0; shift < 28; shift += 7) {
+        uint32_t b = *p++;
+        v |= (b & 0x7f) << shift;
+        if (b < 0x80) {
+            *out = v;
+            *pos = p;
+            return true;
+        }
+    }
+    uint32_t b = *p++;
+    if (b > 0x0f)
+        return false;
+    *out = v | b << 28;
+    *pos = p;
+    return true;
+}
+
+enum bs_fast { BS_FAST_DECLINED, BS_FAST_DONE, BS_FAST_FAILED };
+
+static inline __attribute__((always_inline)) enum bs_fast bs_fast_entry(bs_reader *r, pk_input *in)
+{
+    const uint8_t *p = in->pos;
+    uint64_t tag = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        uint64_t b = *p++;
+        tag |= (b & 0x7f) << shift;
+        if (b < 0x80)
+            break;
+        if (shift == 35) /* more than 6 bytes: a payload past 32 bits, or odd */
+            return BS_FAST_DECLINED;
+    }
+    uint32_t id = (uint32_t)(tag >> 3);
+    bs_slot *slot;
+    if ((tag & 7) == BS_MEMORY) {
+        unsigned op = (unsigned)(tag >> 3) & 3;
+        uint32_t offset = 0, address, size = 0;
+        id = (uint32_t)(tag >> 5);
+        if (id == 0 || (tag >> 37) != 0 || op == 3 ||
+            (r->line_data && !bs_fast_u32(&p, &offset)) || !bs_fast_u32(&p, &address) ||
+            (op == BS_OP_ALLOC && !bs_fast_u32(&p, &size)))
+            return BS_FAST_DECLINED;
+        if (bs_memory_op(r, id, op, offset, address, size) != PK_OK)
+            return BS_FAST_FAILED;
+        in->pos = p;
+        r->entries++;
+        return BS_FAST_DONE;
+    }
+    if (id == 0 || (tag >> 35) != 0)
+        return BS_FAST_DECLINED;
+    if ((tag & 7) == BS_CPU) {
+        uint32_t offset = 0, cpu, wall;
+        if ((r->line_data && !bs_fast_u32(&p, &offset)) || !bs_fast_u32(&p, &cpu) ||
+            !bs_fast_u32(&p, &wall))
+            return BS_FAST_DECLINED;
+        if (!(slot = bs_slot_for(r, id, offset)))
+            return BS_FAST_FAILED;
+        slot->cpu += cpu;
+        slot->wall += wall;
+    } else if ((tag & 7) == BS_CALLS) {
+        uint32_t count;
+        if (!bs_fast_u32(&p, &count))
+            return BS_FAST_DECLINED;
+        if (!(slot = bs_slot_for(r, id, 0)))
+            return BS_FAST_FAILED;
+        if (__builtin_add_overflow(slot->calls, count, &slot->calls)) {
+            r->acc_recs[slot->acc].calls += (uint64_t)slot->calls + UINT32_MAX + 1;
+            slot->calls = 0;
+        }
+    } else {
+        return BS_FAST_DECLINED;
+    }
+    in->pos = p;
+    r->entries++;
+    return BS_FAST_DONE;
+}
+
 static int64_t bs_saturate(uint64_t v)
 {
     return v > INT64_MAX ? INT64_MAX : (int64_t)v;
@@ -884,6 +1072,9 @@ static pk_status bs_flush(bs_reader *r, pk_error *err)
 {
     size_t nvalues = pk_value_type_count(r->p);
     int64_t values[PK_MAX_VALUES] = {0};
+    for (size_t i = 0; i <= r->slot_mask; i++)
+        if (r->slots[i].key > BS_SLOT_RETIRED)
+            bs_slot_fold(r, &r->slots[i]);
     for (size_t a = 0; a < r->acc_count; a++) {
         const bs_acc *acc = &r->acc_recs[a];
         if (!(acc->cpu | acc->wall | acc->calls | acc->alloc_bytes | acc->allocs))
@@ -1004,7 +1195,10 @@ static pk_status bs_read(pk_input *in, pk_profile *p, const pk_read_options *opt
     pk_u64map_init(&r.string_placeholders);
     pk_u64map_init(&r.modules);
     pk_u64map_init(&r.paths);
-    pk_u64map_init(&r.accs);
+    if (!bs_slots_init(&r)) {
+        st = bs_nomem(err);
+        goto done;
+    }
     for (int v = 0; v < BS_VALUE_COUNT; v++) {
         r.values[v] = pk_add_value_type(p, bs_value_names[v][0], bs_value_names[v][1]);
         if (r.values[v] == PK_NONE) {
@@ -1016,6 +1210,16 @@ static pk_status bs_read(pk_input *in, pk_profile *p, const pk_read_options *opt
 
     bs_entry e;
     for (;;) {
+        if (pk_in_available(in) >= BS_FAST_ENTRY_BYTES) {
+            enum bs_fast fast = bs_fast_entry(&r, in);
+            if (fast == BS_FAST_DONE)
+                continue;
+            if (fast == BS_FAST_FAILED) {
+                st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET,
+                                  "out of memory at byte %" PRIu64, pk_in_offset(in));
+                goto done;
+            }
+        }
         bs_next next = bs_decode(&d, &e);
         if (__builtin_expect(next == BS_NEXT_ENTRY, 1)) {
             if (e.type == BS_MEMORY && !memory_flag)
