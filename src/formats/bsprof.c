@@ -467,10 +467,9 @@ static inline __attribute__((always_inline)) bs_next bs_decode(bs_decoder *d, bs
             pk_error_set(d->err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
             return BS_NEXT_ERROR;
         }
+        /* ID 0 cannot occur: its tag would be 0, the end marker. */
         e->text = d->text.data;
         e->text_len = d->text.len;
-        if (e->id == 0)
-            return bs_entry_error(d, e, "string ID 0");
         return BS_NEXT_ENTRY;
     }
     case BS_MODULE:
@@ -1163,7 +1162,14 @@ static void bs_read_footer(pk_input *in, pk_profile *p)
     uint64_t end_ms;
     int r = pk_in_varint(in, &end_ms);
     if (r == 1) {
-        pk_metadata_of(p)->end_time = bs_ms_to_ns(end_ms);
+        pk_metadata *meta = pk_metadata_of(p);
+        int64_t end = bs_ms_to_ns(end_ms);
+        if (end != PK_TIME_UNKNOWN && meta->start_time != PK_TIME_UNKNOWN &&
+            end < meta->start_time)
+            pk_warn(p, "footer: the run end (%" PRIu64 " ms) is before the run start; ignored",
+                    end_ms);
+        else
+            meta->end_time = end;
     } else {
         pk_warn(p, "footer at byte %" PRIu64 ": the run end timestamp is damaged; ignored",
                 offset);
@@ -1445,8 +1451,9 @@ typedef struct bs_writer {
     pk_output *out;
     pk_error *err;
     bool line_data;
-    uint8_t *string_written; /* per profile string */
-    uint32_t extra_strings;  /* strings written beyond the profile's own (placeholders) */
+    uint32_t *string_ids;    /* per profile string: its string ID, 0 until written */
+    uint32_t next_string_id; /* IDs are handed out in order of writing, so that the output
+                                does not depend on the order of the profile's tables */
     uint32_t unknown_name;   /* string ID of "<unknown>", 0 until written */
     uint32_t *module_ids;    /* per thread */
     pk_u64map path_of_stack; /* thread << 32 | stack -> path element index */
@@ -1465,18 +1472,15 @@ static inline void bs_put_varint(pk_output *out, uint64_t v)
     pk_out_write(out, buf, bs_varint_encode(buf, v));
 }
 
-static void bs_write_string(bs_writer *w, uint32_t s)
+/* The string ID of profile string s, writing its entry the first time. */
+static uint32_t bs_write_string(bs_writer *w, uint32_t s)
 {
-    if (w->string_written[s])
-        return;
-    w->string_written[s] = 1;
-    bs_put_varint(w->out, ((uint64_t)s + 1) << 3 | BS_STRING);
+    if (w->string_ids[s])
+        return w->string_ids[s];
+    uint32_t id = w->string_ids[s] = ++w->next_string_id;
+    bs_put_varint(w->out, (uint64_t)id << 3 | BS_STRING);
     pk_out_write(w->out, pk_str(w->p, s), pk_str_len(w->p, s) + 1);
-}
-
-static uint32_t bs_string_id(uint32_t s)
-{
-    return s + 1;
+    return id;
 }
 
 /* Line offset that makes the reader give back the frame's line: 0 (no line) when it has none
@@ -1535,19 +1539,16 @@ static uint32_t bs_write_path(bs_writer *w, const bs_wpath *key, uint32_t caller
     uint32_t name, file = 0, line = 0;
     if (key->function == PK_NONE) {
         if (w->unknown_name == 0) {
-            w->unknown_name = (uint32_t)pk_string_count(w->p) + 1 + w->extra_strings++;
+            w->unknown_name = ++w->next_string_id;
             bs_put_varint(w->out, (uint64_t)w->unknown_name << 3 | BS_STRING);
             pk_out_write(w->out, "<unknown>", sizeof "<unknown>");
         }
         name = w->unknown_name;
     } else {
         const pk_function *fn = pk_function_at(w->p, key->function);
-        bs_write_string(w, fn->name);
-        name = bs_string_id(fn->name);
-        if (fn->file) {
-            bs_write_string(w, fn->file);
-            file = bs_string_id(fn->file);
-        }
+        name = bs_write_string(w, fn->name);
+        if (fn->file)
+            file = bs_write_string(w, fn->file);
         line = fn->start_line;
     }
     bs_put_varint(w->out, (uint64_t)id << 3 | BS_PATH);
@@ -1855,18 +1856,17 @@ static pk_status bs_write(const pk_profile *p, pk_output *out, const pk_write_op
         w.remap_addresses = ev.address > UINT32_MAX;
     }
 
-    w.string_written = calloc(pk_string_count(p) + 1, 1);
-    if (!w.string_written) {
+    w.string_ids = calloc(pk_string_count(p) + 1, sizeof *w.string_ids);
+    if (!w.string_ids) {
         st = bs_nomem(err);
         goto done;
     }
     if ((st = bs_write_header(&w, memory_ops)) != PK_OK || (st = bs_assign_modules(&w)) != PK_OK)
         goto done;
     for (size_t t = 0; t < pk_thread_count(p); t++) {
-        uint32_t name = pk_thread_at(p, (uint32_t)t)->name;
-        bs_write_string(&w, name);
+        uint32_t name = bs_write_string(&w, pk_thread_at(p, (uint32_t)t)->name);
         bs_put_varint(out, (uint64_t)w.module_ids[t] << 3 | BS_MODULE);
-        bs_put_varint(out, bs_string_id(name));
+        bs_put_varint(out, name);
     }
 
     /* Rows and memory events in the order they were first recorded. */
@@ -1891,7 +1891,7 @@ static pk_status bs_write(const pk_profile *p, pk_output *out, const pk_write_op
     if (meta->end_time != PK_TIME_UNKNOWN && meta->end_time > 0)
         bs_put_varint(out, (uint64_t)meta->end_time / 1000000);
 done:
-    free(w.string_written);
+    free(w.string_ids);
     free(w.module_ids);
     free(w.paths);
     free(w.chain);
