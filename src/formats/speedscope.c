@@ -93,10 +93,18 @@ static bool number_function(speedscope_writer *w, uint32_t function)
     return true;
 }
 
+/* Numbers the frames of a stack not numbered yet, callers first. */
 static bool number_stack(speedscope_writer *w, uint32_t stack)
 {
     /* Once a stack is numbered, so are all its callers. */
+    size_t depth = 0;
     for (uint32_t s = stack; s != PK_NONE && !w->stack_done[s]; s = pk_stack_at(w->p, s)->parent) {
+        if (!PK_ARRAY_RESERVE(w->path, w->path_cap, depth + 1))
+            return false;
+        w->path[depth++] = s;
+    }
+    while (depth > 0) {
+        uint32_t s = w->path[--depth];
         w->stack_done[s] = 1;
         if (!number_function(w, pk_frame_at(w->p, pk_stack_at(w->p, s)->frame)->function))
             return false;
