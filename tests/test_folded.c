@@ -284,7 +284,7 @@ static void test_read_errors_name_the_line(void **state)
         {"a 1\nb 1.2.3\n", 6, "is not a count"},
         {"a 1\nb 0x10\n", 6, "is not a count"},
         {"a 1\nb\0c 2\n", 5, "line 2 contains a NUL byte"},
-        {"", 0, "no stack lines found"},
+        {"", 0, "the file is empty"},
         {"\n\r\n  \n", 6, "no stack lines found"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -345,7 +345,7 @@ static void test_read_salvage_keeps_lines_before(void **state)
     assert_non_null(p);
     assert_int_equal(pk_value_total(p, 0), 3);
     assert_int_equal(row_count(p, "d"), -1);
-    assert_true(has_warning(p, "line 3 has no count"));
+    assert_true(has_warning(p, "line 3 ends in \"line\", which is not a count"));
     assert_true(has_warning(p, "from byte 10"));
     pk_profile_free(p);
 }
@@ -404,7 +404,11 @@ static void test_read_every_truncation(void **state)
             for (size_t j = line_start; j < cut; j++)
                 if (full[j] == ' ')
                     space = full + j;
-            partial_count = strtoll(space + 1, NULL, 10);
+            /* Only the digits before the cut. */
+            char digits[32] = "";
+            size_t ndigits = (size_t)(full + cut - (space + 1));
+            memcpy(digits, space + 1, ndigits < sizeof digits - 1 ? ndigits : sizeof digits - 1);
+            partial_count = strtoll(digits, NULL, 10);
         }
 
         pk_profile *p = NULL;
@@ -414,12 +418,17 @@ static void test_read_every_truncation(void **state)
         if (expect_ok) {
             if (status != PK_OK)
                 fail_msg("cut %zu: %s", cut, err.message);
-            assert_int_equal(pk_value_total(p, 0), complete_total + partial_count);
+            if (pk_value_total(p, 0) != complete_total + partial_count)
+                fail_msg("cut %zu: total %lld, wanted %lld", cut,
+                         (long long)pk_value_total(p, 0),
+                         (long long)(complete_total + partial_count));
         } else {
             if (status != PK_ERR_INPUT)
                 fail_msg("cut %zu: status %d", cut, (int)status);
             char want[64];
-            if (!any_stack && !partial)
+            if (cut == 0)
+                snprintf(want, sizeof want, "the file is empty");
+            else if (!any_stack && !partial)
                 snprintf(want, sizeof want, "no stack lines found");
             else
                 snprintf(want, sizeof want, "line %zu ", lines + 1);
@@ -428,8 +437,13 @@ static void test_read_every_truncation(void **state)
         }
         pk_profile_free(p);
 
-        /* Salvage always succeeds and keeps exactly the complete good lines before damage. */
+        /* Salvage succeeds (on anything but an empty input) and keeps exactly the complete
+         * good lines before damage. */
         status = read_folded_opts(full, cut, true, false, &p, &err);
+        if (cut == 0) {
+            assert_int_equal(status, PK_ERR_INPUT);
+            continue;
+        }
         if (status != PK_OK)
             fail_msg("salvage cut %zu: %s", cut, err.message);
         assert_non_null(p);
@@ -455,7 +469,10 @@ static void test_probe(void **state)
     assert_int_equal(probe_text(""), PK_PROBE_NO);
     assert_int_equal(probe_text("{\n \"a\": 1\n}\n"), PK_PROBE_NO);
     assert_int_equal(probe_text("@supersamplerV1.0\n@symboltableV1.1\n"), PK_PROBE_NO);
-    assert_int_equal(probe_text("main;parse 2\nnot folded\n"), PK_PROBE_NO);
+    assert_int_equal(probe_text("not folded\nmain;parse 2\n"), PK_PROBE_NO);
+    /* Damage after good lines is still folded text, for --salvage to read. */
+    assert_int_equal(probe_text("main;parse 2\nmain 3\ncut"), PK_PROBE_WEAK);
+    assert_int_equal(probe_text("main;parse 2\nbad\nbad\n"), PK_PROBE_NO);
     const uint8_t binary[] = {'a', ' ', '1', '\n', 0x00, 0x01, 'b', ' ', '2', '\n'};
     assert_int_equal(pk_format_folded.probe(binary, sizeof binary), PK_PROBE_NO);
     const uint8_t bsprof_like[] = {'b', 's', 'p', 'r', 'o', 'f', 0, 0, 1, 0};

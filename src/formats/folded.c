@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arith.h"
 #include "core/array.h"
 #include "core/hashmap.h"
 #include "core/input.h"
@@ -150,10 +151,12 @@ static line_kind parse_line(const char *line, size_t len, folded_line *out, line
 
 /* ---- probe ------------------------------------------------------------------------------------- */
 
+/* Plausible folded text: no control bytes, the first stack line well formed and most others
+ * too (a damaged file is still recognised, so that --salvage can work on it). */
 static int folded_probe(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
-    size_t stacks = 0, with_callers = 0, pos = 0;
+    size_t stacks = 0, bad = 0, with_callers = 0, pos = 0;
     /* The window may end inside a line: only lines with their LF count, unless the whole
      * input is shown (shorter than the window). */
     bool whole = size < PK_PROBE_BYTES;
@@ -170,18 +173,20 @@ static int folded_probe(const uint8_t *data, size_t size)
         folded_line line;
         line_problem problem;
         line_kind kind = parse_line(text + pos, len, &line, &problem);
-        if (kind == LINE_BAD)
-            return PK_PROBE_NO;
-        if (kind == LINE_STACK) {
+        if (kind == LINE_BAD) {
+            if (stacks == 0)
+                return PK_PROBE_NO;
+            bad++;
+        } else if (kind == LINE_STACK) {
             stacks++;
             if (memchr(line.stack, ';', line.stack_len))
                 with_callers++;
         }
         pos += len + 1;
     }
-    if (stacks == 0)
+    if (stacks == 0 || bad * 2 > stacks)
         return PK_PROBE_NO;
-    return with_callers > 0 ? PK_PROBE_LIKELY : PK_PROBE_WEAK;
+    return with_callers > 0 && bad == 0 ? PK_PROBE_LIKELY : PK_PROBE_WEAK;
 }
 
 /* ---- reader ------------------------------------------------------------------------------------ */
@@ -596,14 +601,6 @@ static void writer_free(folded_writer *w)
     free(w->chain);
 }
 
-static int64_t add_saturating(int64_t a, int64_t b)
-{
-    int64_t sum;
-    if (__builtin_add_overflow(a, b, &sum))
-        return b > 0 ? INT64_MAX : INT64_MIN;
-    return sum;
-}
-
 /* The value a writer weighs by: options->value, else the profile's default. */
 static pk_status chosen_value(const pk_profile *p, const pk_write_options *options,
                               uint32_t *value, pk_error *err)
@@ -622,7 +619,7 @@ static pk_status chosen_value(const pk_profile *p, const pk_write_options *optio
 static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_write_options *options,
                               pk_error *err)
 {
-    uint32_t value;
+    uint32_t value = PK_NONE;
     pk_status status = chosen_value(p, options, &value, err);
     if (status != PK_OK)
         return status;
@@ -656,7 +653,7 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
         uint32_t node = stack_node(&w, root, stack, &nomem);
         if (nomem)
             goto nomem;
-        w.nodes[node].self = add_saturating(w.nodes[node].self, v);
+        w.nodes[node].self = pk_add_saturating(w.nodes[node].self, v);
     }
 
     uint32_t *path = NULL;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arith.h"
 #include "core/array.h"
 #include "core/hashmap.h"
 #include "core/output.h"
@@ -147,8 +148,8 @@ static bool write_thread(speedscope_writer *w, pk_output *out, uint32_t thread, 
     int64_t total = 0;
     for (size_t i = first; i < last; i++) {
         int64_t v = row_weight(w, w->rows_by_thread[i]);
-        if (v > 0 && __builtin_add_overflow(total, v, &total))
-            total = INT64_MAX;
+        if (v > 0)
+            total = pk_add_saturating(total, v);
     }
     pk_out_puts(out, "{\"type\":\"sampled\",\"name\":");
     if (name[0]) {
@@ -268,8 +269,8 @@ static pk_status speedscope_write(const pk_profile *p, pk_output *out,
         int64_t total = 0;
         for (size_t i = w.thread_start[t]; i < w.thread_start[t + 1]; i++) {
             int64_t v = row_weight(&w, w.rows_by_thread[i]);
-            if (v > 0 && __builtin_add_overflow(total, v, &total))
-                total = INT64_MAX;
+            if (v > 0)
+                total = pk_add_saturating(total, v);
         }
         if (total > heaviest_total) {
             heaviest_total = total;
