@@ -691,8 +691,7 @@ const pk_format pk_format_folded = {
     .name = "folded",
     .aliases = folded_aliases,
     .extensions = folded_extensions,
-    .description = "folded (collapsed) stacks, one 'root;...;leaf COUNT' line per stack, "
-                   "for flamegraph.pl and inferno",
+    .description = "folded stacks: 'root;...;leaf COUNT' lines (flamegraph.pl, inferno)",
     .probe = folded_probe,
     .read = folded_read,
     .write = folded_write,
