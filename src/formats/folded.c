@@ -455,21 +455,22 @@ static uint64_t written_name_hash(const char *s, size_t len)
     return h;
 }
 
+/* Writes a name (NUL-terminated, len bytes) as folded output spells it. */
 static void write_name(pk_output *out, const char *s, size_t len)
 {
     if (len == 0) {
         pk_out_putc(out, '_');
         return;
     }
-    size_t start = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (needs_underscore(s[i])) {
-            pk_out_write(out, s + start, i - start);
-            pk_out_putc(out, '_');
-            start = i + 1;
-        }
+    for (;;) {
+        size_t plain = strcspn(s, ";\n\r");
+        pk_out_write(out, s, plain);
+        if (plain == len)
+            return;
+        pk_out_putc(out, '_');
+        s += plain + 1;
+        len -= plain + 1;
     }
-    pk_out_write(out, s + start, len - start);
 }
 
 /* A tree of written names: node (parent, name) with the summed value of the stacks that end
