@@ -609,6 +609,24 @@ static void test_write_sanitises_names(void **state)
     pk_profile_free(back);
     free(out);
     pk_profile_free(f.p);
+
+    /* Long names (hashed in pieces) merge the same way. */
+    fixture g;
+    fixture_build(&g);
+    char plain[601], semi[601];
+    memset(plain, 'n', 600);
+    plain[600] = '\0';
+    plain[400] = '_';
+    memcpy(semi, plain, sizeof semi);
+    semi[400] = ';';
+    add(&g, g.t_main, stack_of(g.p, plain, NULL), 1, 0);
+    add(&g, g.t_worker, stack_of(g.p, semi, NULL), 2, 0);
+    out = write_folded(g.p, g.cpu, false);
+    char want[700];
+    snprintf(want, sizeof want, "%s 3\n", plain);
+    assert_string_equal(out, want);
+    free(out);
+    pk_profile_free(g.p);
 }
 
 static void test_write_with_threads(void **state)

@@ -436,22 +436,19 @@ static bool written_names_equal(const char *a, size_t alen, const char *b, size_
     return true;
 }
 
+/* Hash of the written text of a name, taken in chunks so that no allocation is needed. */
 static uint64_t written_name_hash(const char *s, size_t len)
 {
     if (len == 0)
-        return pk_hash_bytes("_", 1);
-    size_t i = 0;
-    while (i < len && !needs_underscore(s[i]))
-        i++;
-    if (i == len)
-        return pk_hash_bytes(s, len);
-    char *copy = malloc(len);
-    if (!copy)
-        return 0; /* still correct: candidates are compared by written_names_equal */
-    for (i = 0; i < len; i++)
-        copy[i] = needs_underscore(s[i]) ? '_' : s[i];
-    uint64_t h = pk_hash_bytes(copy, len);
-    free(copy);
+        s = "_", len = 1;
+    uint64_t h = len;
+    char chunk[256];
+    for (size_t start = 0; start < len; start += sizeof chunk) {
+        size_t n = len - start < sizeof chunk ? len - start : sizeof chunk;
+        for (size_t i = 0; i < n; i++)
+            chunk[i] = needs_underscore(s[start + i]) ? '_' : s[start + i];
+        h = pk_hash_u64(h ^ pk_hash_bytes(chunk, n));
+    }
     return h;
 }
 
