@@ -583,6 +583,35 @@ static void sparse_ids_anywhere_in_uint32(void **state)
     tb_free(&b);
 }
 
+/* IDs that differ only in high bits must not pile up in one place of the reader's tables. */
+static void many_sparse_ids_stay_fast(void **state)
+{
+    (void)state;
+    tb_bytes b = {0};
+    header_spec h = {1, 0, 0, true, false, 0, 0};
+    put_header(&b, &h);
+    e_string(&b, 1u << 31, "m");
+    e_module(&b, 1u << 30, 1u << 31);
+    e_root(&b, 7, 1u << 30, 0, 1, 1u << 31);
+    const uint32_t n = 4000;
+    for (uint32_t i = 1; i <= n; i++)
+        e_path(&b, true, i << 20, 7, i, 0, 1, 1u << 31);
+    for (int round = 0; round < 5; round++)
+        for (uint32_t i = 1; i <= n; i++) {
+            e_cpu(&b, true, i << 20, 7, 1, 2);
+            e_calls(&b, i << 20, 1);
+        }
+    tb_varint(&b, 0);
+    pk_profile *p = read_ok(&b, false);
+    assert_int_equal(total(p, "cpu"), 5 * n);
+    assert_int_equal(total(p, "wall"), 10 * n);
+    assert_int_equal(total(p, "calls"), 5 * n);
+    assert_int_equal(value_at(p, "m", "m@4000;m@7", "cpu"), 5);
+    assert_int_equal(pk_sample_count(p), 2 * n);
+    pk_profile_free(p);
+    tb_free(&b);
+}
+
 static void undefined_references_get_placeholders(void **state)
 {
     (void)state;
@@ -1145,6 +1174,7 @@ int main(void)
         cmocka_unit_test(entries_without_line_data),
         cmocka_unit_test(memory_operations_are_matched),
         cmocka_unit_test(sparse_ids_anywhere_in_uint32),
+        cmocka_unit_test(many_sparse_ids_stay_fast),
         cmocka_unit_test(undefined_references_get_placeholders),
         cmocka_unit_test(looping_callers_terminate),
         cmocka_unit_test(redefinitions_use_the_latest),

@@ -570,6 +570,7 @@ typedef struct bs_reader {
     size_t path_count, path_cap;
     bs_slot *slots;                /* accumulator table, see bs_slot */
     size_t slot_mask;
+    unsigned slot_shift;           /* 64 - log2(capacity) */
     size_t slots_used;             /* live and retired */
     bs_acc *acc_recs;
     size_t acc_count, acc_cap;
@@ -653,14 +654,16 @@ static pk_status bs_nomem(pk_error *err)
     return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
 }
 
-static inline size_t bs_slot_hash(uint64_t key, size_t mask)
+/* Fibonacci hashing: one multiplication, the key being on the critical path of every entry.
+ * The top bits of the product depend on every bit of the key, so sparse IDs spread too. */
+static inline size_t bs_slot_hash(uint64_t key, unsigned shift)
 {
-    return (size_t)pk_hash_u64(key) & mask;
+    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> shift);
 }
 
 static bs_slot *bs_slot_find(const bs_reader *r, uint64_t key)
 {
-    for (size_t i = bs_slot_hash(key, r->slot_mask);; i = (i + 1) & r->slot_mask) {
+    for (size_t i = bs_slot_hash(key, r->slot_shift);; i = (i + 1) & r->slot_mask) {
         bs_slot *slot = &r->slots[i];
         if (slot->key == key)
             return slot;
@@ -692,6 +695,7 @@ static bool bs_slots_init(bs_reader *r)
 {
     r->slots = calloc(64, sizeof *r->slots);
     r->slot_mask = 63;
+    r->slot_shift = 64 - 6;
     return r->slots != NULL;
 }
 
@@ -702,15 +706,18 @@ static bool bs_slots_rebuild(bs_reader *r)
     for (size_t i = 0; i <= r->slot_mask; i++)
         live += r->slots[i].key > BS_SLOT_RETIRED;
     size_t capacity = 64;
-    while (capacity < 4 * (live + 1))
+    unsigned shift = 64 - 6;
+    while (capacity < 4 * (live + 1)) {
         capacity *= 2;
+        shift--;
+    }
     bs_slot *slots = calloc(capacity, sizeof *slots);
     if (!slots)
         return false;
     for (size_t i = 0; i <= r->slot_mask; i++) {
         if (r->slots[i].key <= BS_SLOT_RETIRED)
             continue;
-        size_t j = bs_slot_hash(r->slots[i].key, capacity - 1);
+        size_t j = bs_slot_hash(r->slots[i].key, shift);
         while (slots[j].key != BS_SLOT_EMPTY)
             j = (j + 1) & (capacity - 1);
         slots[j] = r->slots[i];
@@ -718,6 +725,7 @@ static bool bs_slots_rebuild(bs_reader *r)
     free(r->slots);
     r->slots = slots;
     r->slot_mask = capacity - 1;
+    r->slot_shift = shift;
     r->slots_used = live;
     return true;
 }
@@ -821,7 +829,7 @@ bs_acc_create(bs_reader *r, uint32_t path_id, uint32_t offset, uint64_t key)
     uint32_t a = (uint32_t)r->acc_count++;
     r->acc_recs[a] = acc;
     r->path_recs[index].first_acc = a;
-    size_t i = bs_slot_hash(key, r->slot_mask);
+    size_t i = bs_slot_hash(key, r->slot_shift);
     while (r->slots[i].key != BS_SLOT_EMPTY)
         i = (i + 1) & r->slot_mask;
     r->slots[i] = (bs_slot){.key = key, .acc = a};
@@ -832,7 +840,7 @@ bs_acc_create(bs_reader *r, uint32_t path_id, uint32_t offset, uint64_t key)
 static inline bs_slot *bs_slot_for(bs_reader *r, uint32_t path_id, uint32_t offset)
 {
     uint64_t key = (uint64_t)path_id << 32 | offset;
-    for (size_t i = bs_slot_hash(key, r->slot_mask);; i = (i + 1) & r->slot_mask) {
+    for (size_t i = bs_slot_hash(key, r->slot_shift);; i = (i + 1) & r->slot_mask) {
         bs_slot *slot = &r->slots[i];
         if (slot->key == key)
             return slot;
