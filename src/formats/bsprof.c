@@ -578,7 +578,8 @@ typedef struct bs_reader {
     uint32_t unnamed;              /* "<unnamed>", PK_NONE until needed */
     bs_tally undefined[BS_KIND_COUNT];
     bs_tally redefined[BS_KIND_COUNT];
-    uint64_t memory_without_flag;
+    bool memory_flag;              /* the header's memory operations flag */
+    uint64_t memory_ops;
     uint64_t entries;
 } bs_reader;
 
@@ -936,6 +937,7 @@ static inline pk_status bs_memory_op(bs_reader *r, uint32_t path_id, unsigned op
     if (!slot)
         return PK_ERR_NOMEM;
     bs_acc *acc = &r->acc_recs[slot->acc];
+    r->memory_ops++;
     if (op == BS_OP_ALLOC) {
         acc->alloc_bytes += size;
         acc->allocs++;
@@ -1010,63 +1012,75 @@ static inline __attribute__((always_inline)) bool bs_fast_u32(const uint8_t **po
     return true;
 }
 
-enum bs_fast { BS_FAST_DECLINED, BS_FAST_DONE, BS_FAST_FAILED };
-
-static inline __attribute__((always_inline)) enum bs_fast bs_fast_entry(bs_reader *r, pk_input *in)
+/* Applies consecutive fast-path entries while a whole entry surely fits in the buffer. Stops
+ * before the first entry it declines. Returns false when memory runs out. */
+static bool __attribute__((noinline)) bs_fast_run(bs_reader *r, pk_input *in)
 {
     const uint8_t *p = in->pos;
-    uint64_t tag = 0;
-    for (unsigned shift = 0;; shift += 7) {
-        uint64_t b = *p++;
-        tag |= (b & 0x7f) << shift;
-        if (b < 0x80)
-            break;
-        if (shift == 35) /* more than 6 bytes: a payload past 32 bits, or odd */
-            return BS_FAST_DECLINED;
-    }
-    uint32_t id = (uint32_t)(tag >> 3);
-    bs_slot *slot;
-    if ((tag & 7) == BS_MEMORY) {
-        unsigned op = (unsigned)(tag >> 3) & 3;
-        uint32_t offset = 0, address, size = 0;
-        id = (uint32_t)(tag >> 5);
-        if (id == 0 || (tag >> 37) != 0 || op == 3 ||
-            (r->line_data && !bs_fast_u32(&p, &offset)) || !bs_fast_u32(&p, &address) ||
-            (op == BS_OP_ALLOC && !bs_fast_u32(&p, &size)))
-            return BS_FAST_DECLINED;
-        if (bs_memory_op(r, id, op, offset, address, size) != PK_OK)
-            return BS_FAST_FAILED;
-        in->pos = p;
-        r->entries++;
-        return BS_FAST_DONE;
-    }
-    if (id == 0 || (tag >> 35) != 0)
-        return BS_FAST_DECLINED;
-    if ((tag & 7) == BS_CPU) {
-        uint32_t offset = 0, cpu, wall;
-        if ((r->line_data && !bs_fast_u32(&p, &offset)) || !bs_fast_u32(&p, &cpu) ||
-            !bs_fast_u32(&p, &wall))
-            return BS_FAST_DECLINED;
-        if (!(slot = bs_slot_for(r, id, offset)))
-            return BS_FAST_FAILED;
-        slot->cpu += cpu;
-        slot->wall += wall;
-    } else if ((tag & 7) == BS_CALLS) {
-        uint32_t count;
-        if (!bs_fast_u32(&p, &count))
-            return BS_FAST_DECLINED;
-        if (!(slot = bs_slot_for(r, id, 0)))
-            return BS_FAST_FAILED;
-        if (__builtin_add_overflow(slot->calls, count, &slot->calls)) {
-            r->acc_recs[slot->acc].calls += (uint64_t)slot->calls + UINT32_MAX + 1;
-            slot->calls = 0;
+    const bool line_data = r->line_data;
+    uint64_t applied = 0;
+    bool ok = true;
+    while (in->end - p >= BS_FAST_ENTRY_BYTES) {
+        const uint8_t *q = p;
+        uint64_t tag = 0;
+        for (unsigned shift = 0;; shift += 7) {
+            uint64_t b = *q++;
+            tag |= (b & 0x7f) << shift;
+            if (b < 0x80)
+                break;
+            if (shift == 35) /* more than 6 bytes: a payload past 32 bits, or odd */
+                goto stop;
         }
-    } else {
-        return BS_FAST_DECLINED;
+        uint32_t id = (uint32_t)(tag >> 3), offset = 0, a, b;
+        bs_slot *slot;
+        switch (tag & 7) {
+        case BS_CPU:
+            if (id == 0 || (tag >> 35) != 0 || (line_data && !bs_fast_u32(&q, &offset)) ||
+                !bs_fast_u32(&q, &a) || !bs_fast_u32(&q, &b))
+                goto stop;
+            if (!(slot = bs_slot_for(r, id, offset))) {
+                ok = false;
+                goto stop;
+            }
+            slot->cpu += a;
+            slot->wall += b;
+            break;
+        case BS_CALLS:
+            if (id == 0 || (tag >> 35) != 0 || !bs_fast_u32(&q, &a))
+                goto stop;
+            if (!(slot = bs_slot_for(r, id, 0))) {
+                ok = false;
+                goto stop;
+            }
+            if (__builtin_add_overflow(slot->calls, a, &slot->calls)) {
+                r->acc_recs[slot->acc].calls += (uint64_t)slot->calls + UINT32_MAX + 1;
+                slot->calls = 0;
+            }
+            break;
+        case BS_MEMORY: {
+            unsigned op = (unsigned)(tag >> 3) & 3;
+            id = (uint32_t)(tag >> 5);
+            b = 0;
+            if (id == 0 || (tag >> 37) != 0 || op == 3 ||
+                (line_data && !bs_fast_u32(&q, &offset)) || !bs_fast_u32(&q, &a) ||
+                (op == BS_OP_ALLOC && !bs_fast_u32(&q, &b)))
+                goto stop;
+            if (bs_memory_op(r, id, op, offset, a, b) != PK_OK) {
+                ok = false;
+                goto stop;
+            }
+            break;
+        }
+        default:
+            goto stop;
+        }
+        p = q;
+        applied++;
     }
+stop:
     in->pos = p;
-    r->entries++;
-    return BS_FAST_DONE;
+    r->entries += applied;
+    return ok;
 }
 
 static int64_t bs_saturate(uint64_t v)
@@ -1122,10 +1136,10 @@ static void bs_report(bs_reader *r)
                     "); later entries use the latest",
                     t->count, bs_kind_names[k], t->count == 1 ? "" : "s", t->first);
     }
-    if (r->memory_without_flag)
+    if (r->memory_ops && !r->memory_flag)
         pk_warn(r->p,
                 "%" PRIu64 " memory operations although the header says memory operations are off",
-                r->memory_without_flag);
+                r->memory_ops);
 }
 
 static pk_status bs_header_to_model(pk_profile *p, const bs_header *h)
@@ -1202,8 +1216,8 @@ static pk_status bs_read(pk_input *in, pk_profile *p, const pk_read_options *opt
     if (st != PK_OK)
         return st;
 
-    bs_reader r = {.p = p, .line_data = line_data, .unknown_thread = PK_NONE,
-                   .unnamed = PK_NONE};
+    bs_reader r = {.p = p, .line_data = line_data, .memory_flag = memory_flag,
+                   .unknown_thread = PK_NONE, .unnamed = PK_NONE};
     bs_decoder d = {.in = in, .line_data = line_data, .err = err};
     pk_u64map_init(&r.strings);
     pk_u64map_init(&r.string_placeholders);
@@ -1224,20 +1238,13 @@ static pk_status bs_read(pk_input *in, pk_profile *p, const pk_read_options *opt
 
     bs_entry e;
     for (;;) {
-        if (pk_in_available(in) >= BS_FAST_ENTRY_BYTES) {
-            enum bs_fast fast = bs_fast_entry(&r, in);
-            if (fast == BS_FAST_DONE)
-                continue;
-            if (fast == BS_FAST_FAILED) {
-                st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET,
-                                  "out of memory at byte %" PRIu64, pk_in_offset(in));
-                goto done;
-            }
+        if (pk_in_available(in) >= BS_FAST_ENTRY_BYTES && !bs_fast_run(&r, in)) {
+            st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory at byte %" PRIu64,
+                              pk_in_offset(in));
+            goto done;
         }
         bs_next next = bs_decode(&d, &e);
         if (__builtin_expect(next == BS_NEXT_ENTRY, 1)) {
-            if (e.type == BS_MEMORY && !memory_flag)
-                r.memory_without_flag++;
             if ((st = bs_apply(&r, &e, err)) != PK_OK)
                 goto done;
             r.entries++;
