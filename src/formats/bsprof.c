@@ -626,7 +626,7 @@ static uint32_t bs_unnamed(bs_reader *r)
     return r->unnamed;
 }
 
-/* Index into mods for a module ID, defining a placeholder when it is unknown. */
+/* The thread of a module ID, defining a placeholder module when it is unknown. */
 static bool bs_module_ref(bs_reader *r, uint32_t id, uint32_t *thread)
 {
     uint32_t *found = pk_u64map_find(&r->modules, id);
