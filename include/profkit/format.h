@@ -104,8 +104,8 @@ const pk_format *pk_format_probe(const uint8_t *data, size_t size, const char *p
 /* ---- whole-file entry points ----------------------------------------------------------------- */
 
 /* Reads path ("-" = standard input) with format (NULL = probe the content). On success *out
- * receives a new profile. On failure with options->salvage, *out may still receive the profile
- * read up to the damage; the error describes it. */
+ * receives a new profile. With options->salvage, a reader keeps what it read before damage,
+ * records the damage as a warning and succeeds. */
 pk_status pk_read_file(const char *path, const pk_format *format, const pk_read_options *options,
                        pk_profile **out, pk_error *err);
 pk_status pk_read_memory(const void *data, size_t size, const pk_format *format,
@@ -116,6 +116,11 @@ pk_status pk_read_memory(const void *data, size_t size, const pk_format *format,
 pk_status pk_write_file(const pk_profile *p, const char *path, const pk_format *format,
                         const pk_write_options *options, const char *protect_path,
                         pk_error *err);
+/* Prints the records of path ("-" = standard input) to output_path ("-" = standard output)
+ * with the format's dumper (format NULL = probe the content). */
+pk_status pk_dump_file(const char *path, const pk_format *format, bool raw,
+                       const pk_read_options *options, const char *output_path, pk_error *err);
+
 /* Writes into a malloc'ed buffer (*data, *size), for tests and embedding. */
 pk_status pk_write_memory(const pk_profile *p, const pk_format *format,
                           const pk_write_options *options, char **data, size_t *size,

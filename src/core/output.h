@@ -69,7 +69,8 @@ static inline void pk_out_putc(pk_output *out, char c)
 
 void pk_out_puts(pk_output *out, const char *s);
 void pk_out_printf(pk_output *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void pk_out_vprintf(pk_output *out, const char *fmt, va_list ap);
+void pk_out_vprintf(pk_output *out, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 void pk_out_u64(pk_output *out, uint64_t v);
 void pk_out_i64(pk_output *out, int64_t v);
 /* A double as JSON accepts it (no NaN/Inf: those print as 0), shortest round-trip form. */
