@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -277,7 +278,7 @@ static script_profile make_script_profile(const char *source_format)
     s.s_main_render = pk_intern_stack(p, s.s_main, f_render);
     s.s_task_run = pk_intern_stack(p, PK_NONE, f_run);
 
-    const int64_t v1[] = {100, 3000000, 1};
+    const int64_t v1[] = {120, 3000000, 1};
     const int64_t v2[] = {50, 1000000, 2};
     const int64_t v3[] = {7, 500000, 0};
     const int64_t v4[] = {0, 250000, 1}; /* zero cpu: left out when cpu is written */
@@ -341,7 +342,7 @@ static void test_script_profile_default_value(void **state)
     assert_string_equal(get_string(samples, "weightType"), "samples");
     /* The zero-cpu row of render is left out, and so is its stack. */
     assert_int_equal(get_int(samples, "length"), 3);
-    assert_true(weight_sum(samples) == 100 + 100 + 7);
+    assert_true(weight_sum(samples) == 120 + 100 + 7);
     assert_true(weight_sum(get(task_thread, "samples")) == 30);
     assert_int_equal(get_int(get(main_thread, "stackTable"), "length"), 3);
 
@@ -351,6 +352,7 @@ static void test_script_profile_default_value(void **state)
     sample_path(main_thread, samples, 1, path, sizeof path);
     assert_string_equal(path, "main;parse");
     assert_int_equal(json_integer_value(column(samples, "weight", 1)), 100);
+    assert_int_equal(json_integer_value(column(samples, "weight", 0)), 120);
 
     /* Functions carry file and start line; frames the executing line. */
     json_t *funcs = get(main_thread, "funcTable"), *frames = get(main_thread, "frameTable");
@@ -461,9 +463,9 @@ static void test_category_follows_file_without_format(void **state)
     pk_profile_free(p);
 }
 
-static void test_native_frames_get_libraries(void **state)
+/* One thread, main -> read_block in libdemo.so at two addresses; 30 ms of cpu. */
+static pk_profile *make_native_profile(void)
 {
-    (void)state;
     pk_profile *p = pk_profile_new();
     pk_add_value_type(p, "cpu", "nanoseconds");
     pk_metadata *md = pk_metadata_of(p);
@@ -486,6 +488,13 @@ static void test_native_frames_get_libraries(void **state)
     const int64_t a[] = {20000000}, b[] = {10000000};
     pk_add_sample(p, t, s_read, a);
     pk_add_sample(p, t, s_read2, b);
+    return p;
+}
+
+static void test_native_frames_get_libraries(void **state)
+{
+    (void)state;
+    pk_profile *p = make_native_profile();
     json_t *root = write_json(p, PK_NONE);
     check_profile(root);
 
@@ -535,10 +544,9 @@ static void test_native_frames_get_libraries(void **state)
     pk_profile_free(p);
 }
 
-static void test_memory_events_become_native_allocations(void **state)
+/* Allocations and frees on both threads; what stays live: 200 bytes on main, 8 on the task. */
+static void add_memory_events(script_profile s)
 {
-    (void)state;
-    script_profile s = make_script_profile("bsprof");
     pk_profile *p = s.p;
     uint64_t freed = 0;
     assert_int_equal(pk_memory_alloc(p, s.main_thread, s.s_main_parse, 0x1000, 64), PK_OK);
@@ -555,7 +563,14 @@ static void test_memory_events_become_native_allocations(void **state)
     /* A free that matches nothing has no size and is left out. */
     assert_int_equal(pk_memory_free(p, s.main_thread, s.s_main, 0x9999, PK_MEM_FREE, &freed), PK_OK);
     assert_int_equal(freed, 0);
+}
 
+static void test_memory_events_become_native_allocations(void **state)
+{
+    (void)state;
+    script_profile s = make_script_profile("bsprof");
+    pk_profile *p = s.p;
+    add_memory_events(s);
     json_t *root = write_json(p, PK_NONE);
     check_profile(root);
     json_t *main_thread = thread_named(root, "main");
@@ -657,8 +672,47 @@ static void test_stacks_stay_topological_per_thread(void **state)
     pk_profile_free(p);
 }
 
-int main(void)
+/* Writes the profiles of these tests as files, for the checks with the Firefox Profiler's own
+ * loading code (tests/cli/firefox_profiler.sh). */
+static int write_fixtures(const char *dir)
 {
+    const pk_format *fmt = pk_format_by_name("firefox");
+    char path[4096];
+    pk_error err;
+    pk_write_options options;
+    memset(&options, 0, sizeof options);
+    script_profile s = make_script_profile("bsprof");
+    add_memory_events(s);
+    struct {
+        const char *name;
+        const pk_profile *p;
+        uint32_t value;
+    } files[] = {
+        {"script.json", s.p, PK_NONE},
+        {"script-wall.json", s.p, s.wall},
+        {"native.json", make_native_profile(), PK_NONE},
+        {"empty.json", pk_profile_new(), PK_NONE},
+    };
+    int status = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
+        options.value = files[i].value;
+        pk_error_clear(&err);
+        if (pk_write_file(files[i].p, path, fmt, &options, NULL, &err) != PK_OK) {
+            fprintf(stderr, "%s: %s\n", path, err.message);
+            status = 1;
+        }
+        if (i > 0 && files[i].p != s.p)
+            pk_profile_free((pk_profile *)files[i].p);
+    }
+    pk_profile_free(s.p);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write-fixtures") == 0)
+        return write_fixtures(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_script_profile_default_value),

@@ -689,6 +689,24 @@ static size_t fx_collect_thread(fx_writer *w, uint32_t thread)
     return kept;
 }
 
+/* Writes `,"key":[...]` with one entry per i in [0, n), each written by the statement EMIT. */
+#define FX_COLUMN(out, key, n, i, EMIT)                                                           \
+    do {                                                                                          \
+        fx_key(out, key);                                                                         \
+        pk_out_putc(out, '[');                                                                    \
+        for (size_t i = 0; i < (n); i++) {                                                        \
+            if (i)                                                                                \
+                pk_out_putc(out, ',');                                                            \
+            EMIT;                                                                                 \
+        }                                                                                         \
+        pk_out_putc(out, ']');                                                                    \
+    } while (0)
+
+static uint32_t fx_local_stack(const fx_writer *w, uint32_t stack)
+{
+    return stack == PK_NONE ? PK_NONE : w->stacks.local[stack];
+}
+
 static void fx_write_samples(fx_writer *w, size_t rows)
 {
     const pk_profile *p = w->p;
@@ -698,288 +716,186 @@ static void fx_write_samples(fx_writer *w, size_t rows)
     pk_out_u64(out, rows);
     pk_out_puts(out, ",\"weightType\":");
     pk_out_json_string(out, kinds[w->weight_kind]);
-    fx_key(out, "stack");
+    FX_COLUMN(out, "stack", rows, i,
+              fx_u32_or_null(out, fx_local_stack(w, pk_sample_stack(p, w->row_order[i]))));
+    FX_COLUMN(out, "time", rows, i,
+              pk_out_double(out, fx_time_of(w, pk_sample_order(p, w->row_order[i]))));
+    if (w->weight_kind == FX_WEIGHT_MS)
+        FX_COLUMN(out, "weight", rows, i,
+                  pk_out_double(out, (double)fx_row_weight(w, w->row_order[i]) * w->weight_to_ms));
+    else
+        FX_COLUMN(out, "weight", rows, i, pk_out_i64(out, fx_row_weight(w, w->row_order[i])));
+    pk_out_putc(out, '}');
+}
+
+/* Memory events of the thread with a known size, one column at a time. */
+typedef enum fx_allocation_column {
+    FX_ALLOC_TIME,
+    FX_ALLOC_WEIGHT,
+    FX_ALLOC_STACK,
+    FX_ALLOC_ADDRESS
+} fx_allocation_column;
+
+static void fx_write_allocation_column(fx_writer *w, uint32_t thread, const char *key,
+                                       fx_allocation_column c)
+{
+    pk_output *out = w->out;
+    pk_memory_event e;
+    bool first = true;
+    fx_key(out, key);
     pk_out_putc(out, '[');
-    for (size_t i = 0; i < rows; i++) {
-        if (i)
+    for (size_t i = w->thread_events_start[thread]; i < w->thread_events_start[thread + 1]; i++) {
+        pk_memory_event_at(w->p, w->thread_events[i], &e);
+        if (e.size == 0) /* an unmatched free: its size is unknown */
+            continue;
+        if (!first)
             pk_out_putc(out, ',');
-        uint32_t s = pk_sample_stack(p, w->row_order[i]);
-        fx_u32_or_null(out, s == PK_NONE ? PK_NONE : w->stacks.local[s]);
+        first = false;
+        switch (c) {
+        case FX_ALLOC_TIME:
+            pk_out_double(out, fx_time_of(w, e.order));
+            break;
+        case FX_ALLOC_WEIGHT:
+            if (e.kind != PK_MEM_ALLOC)
+                pk_out_putc(out, '-');
+            pk_out_u64(out, e.size);
+            break;
+        case FX_ALLOC_STACK:
+            fx_u32_or_null(out, fx_local_stack(w, e.stack));
+            break;
+        case FX_ALLOC_ADDRESS:
+            pk_out_u64(out, e.address);
+            break;
+        }
     }
     pk_out_putc(out, ']');
-    fx_key(out, "time");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < rows; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        pk_out_double(out, fx_time_of(w, pk_sample_order(p, w->row_order[i])));
-    }
-    pk_out_putc(out, ']');
-    fx_key(out, "weight");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < rows; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        int64_t v = fx_row_weight(w, w->row_order[i]);
-        if (w->weight_kind == FX_WEIGHT_MS)
-            pk_out_double(out, (double)v * w->weight_to_ms);
-        else
-            pk_out_i64(out, v);
-    }
-    pk_out_puts(out, "]}");
 }
 
 static void fx_write_allocations(fx_writer *w, uint32_t thread, int64_t tid)
 {
-    const pk_profile *p = w->p;
     pk_output *out = w->out;
-    size_t begin = w->thread_events_start[thread], end = w->thread_events_start[thread + 1];
     size_t length = 0;
     pk_memory_event e;
-    for (size_t i = begin; i < end; i++) {
-        pk_memory_event_at(p, w->thread_events[i], &e);
+    for (size_t i = w->thread_events_start[thread]; i < w->thread_events_start[thread + 1]; i++) {
+        pk_memory_event_at(w->p, w->thread_events[i], &e);
         length += e.size != 0;
     }
     fx_key(out, "nativeAllocations");
     pk_out_puts(out, "{\"length\":");
     pk_out_u64(out, length);
     pk_out_puts(out, ",\"weightType\":\"bytes\"");
-    static const char *const columns[] = {"time", "weight", "stack", "memoryAddress"};
-    for (size_t c = 0; c < sizeof columns / sizeof columns[0]; c++) {
-        fx_key(out, columns[c]);
-        pk_out_putc(out, '[');
-        bool first = true;
-        for (size_t i = begin; i < end; i++) {
-            pk_memory_event_at(p, w->thread_events[i], &e);
-            if (e.size == 0) /* an unmatched free: its size is unknown */
-                continue;
-            if (!first)
-                pk_out_putc(out, ',');
-            first = false;
-            switch (c) {
-            case 0:
-                pk_out_double(out, fx_time_of(w, e.order));
-                break;
-            case 1:
-                if (e.kind == PK_MEM_ALLOC)
-                    pk_out_u64(out, e.size);
-                else {
-                    pk_out_putc(out, '-');
-                    pk_out_u64(out, e.size);
-                }
-                break;
-            case 2:
-                fx_u32_or_null(out, e.stack == PK_NONE ? PK_NONE : w->stacks.local[e.stack]);
-                break;
-            default:
-                pk_out_u64(out, e.address);
-                break;
-            }
-        }
-        pk_out_putc(out, ']');
-    }
+    fx_write_allocation_column(w, thread, "time", FX_ALLOC_TIME);
+    fx_write_allocation_column(w, thread, "weight", FX_ALLOC_WEIGHT);
+    fx_write_allocation_column(w, thread, "stack", FX_ALLOC_STACK);
+    fx_write_allocation_column(w, thread, "memoryAddress", FX_ALLOC_ADDRESS);
     char tid_text[24];
     snprintf(tid_text, sizeof tid_text, "%lld", (long long)tid);
     fx_repeat_column(out, "threadId", tid_text, length);
     pk_out_putc(out, '}');
 }
 
+static void fx_table_start(pk_output *out, const char *name, size_t length)
+{
+    fx_key(out, name);
+    pk_out_puts(out, "{\"length\":");
+    pk_out_u64(out, length);
+}
+
+static int64_t fx_frame_address(const fx_writer *w, uint32_t frame)
+{
+    const pk_frame *f = pk_frame_at(w->p, frame);
+    uint32_t lib_resource;
+    return fx_is_native(w->p, f, &lib_resource) ? fx_relative_address(w->p, f, lib_resource) : -1;
+}
+
+static uint32_t fx_frame_symbol(const fx_writer *w, uint32_t frame)
+{
+    const pk_frame *f = pk_frame_at(w->p, frame);
+    return fx_is_native(w->p, f, NULL) ? fx_remap_get(&w->symbols, f->function, w->gen) : PK_NONE;
+}
+
+static uint32_t fx_zero_as_none(uint32_t v)
+{
+    return v ? v : PK_NONE;
+}
+
 static void fx_write_tables(fx_writer *w)
 {
     const pk_profile *p = w->p;
     pk_output *out = w->out;
+    const uint32_t *items;
     size_t n;
 
-    fx_key(out, "stackTable");
     n = w->stacks.count;
-    pk_out_puts(out, "{\"length\":");
-    pk_out_u64(out, n);
-    fx_key(out, "prefix");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        uint32_t parent = pk_stack_at(p, w->stacks.items[i])->parent;
-        fx_u32_or_null(out, parent == PK_NONE ? PK_NONE : w->stacks.local[parent]);
-    }
-    fx_key(out, "frame");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        pk_out_u64(out, fx_remap_get(&w->frames, pk_stack_at(p, w->stacks.items[i])->frame, w->gen));
-    }
-    pk_out_puts(out, "]}");
+    items = w->stacks.items;
+    fx_table_start(out, "stackTable", n);
+    FX_COLUMN(out, "prefix", n, i, fx_u32_or_null(out, fx_local_stack(w, pk_stack_at(p, items[i])->parent)));
+    FX_COLUMN(out, "frame", n, i,
+              pk_out_u64(out, fx_remap_get(&w->frames, pk_stack_at(p, items[i])->frame, w->gen)));
+    pk_out_putc(out, '}');
 
-    fx_key(out, "frameTable");
     n = w->frames.count;
-    pk_out_puts(out, "{\"length\":");
-    pk_out_u64(out, n);
-    fx_key(out, "address");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        const pk_frame *f = pk_frame_at(p, w->frames.items[i]);
-        uint32_t lib_resource;
-        pk_out_i64(out, fx_is_native(p, f, &lib_resource) ? fx_relative_address(p, f, lib_resource) : -1);
-    }
-    fx_key(out, "inlineDepth");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        pk_out_u64(out, w->frame_inline_depth[i]);
-    }
-    fx_key(out, "category");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        pk_out_u64(out, w->category_out[w->frame_category[w->frames.items[i]]]);
-    }
-    pk_out_putc(out, ']');
+    items = w->frames.items;
+    fx_table_start(out, "frameTable", n);
+    FX_COLUMN(out, "address", n, i, pk_out_i64(out, fx_frame_address(w, items[i])));
+    FX_COLUMN(out, "inlineDepth", n, i, pk_out_u64(out, w->frame_inline_depth[i]));
+    FX_COLUMN(out, "category", n, i,
+              pk_out_u64(out, w->category_out[w->frame_category[items[i]]]));
     fx_repeat_column(out, "subcategory", "0", n);
-    fx_key(out, "func");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        pk_out_u64(out, fx_remap_get(&w->funcs, pk_frame_at(p, w->frames.items[i])->function, w->gen));
-    }
-    fx_key(out, "nativeSymbol");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        const pk_frame *f = pk_frame_at(p, w->frames.items[i]);
-        fx_u32_or_null(out, fx_is_native(p, f, NULL) ? fx_remap_get(&w->symbols, f->function, w->gen)
-                                                      : PK_NONE);
-    }
-    pk_out_putc(out, ']');
+    FX_COLUMN(out, "func", n, i,
+              pk_out_u64(out, fx_remap_get(&w->funcs, pk_frame_at(p, items[i])->function, w->gen)));
+    FX_COLUMN(out, "nativeSymbol", n, i, fx_u32_or_null(out, fx_frame_symbol(w, items[i])));
     fx_repeat_column(out, "innerWindowID", "0", n);
-    fx_key(out, "line");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        uint32_t line = pk_frame_at(p, w->frames.items[i])->line;
-        fx_u32_or_null(out, line ? line : PK_NONE);
-    }
-    pk_out_putc(out, ']');
+    FX_COLUMN(out, "line", n, i, fx_u32_or_null(out, fx_zero_as_none(pk_frame_at(p, items[i])->line)));
     fx_repeat_column(out, "column", "null", n);
     pk_out_putc(out, '}');
 
-    fx_key(out, "funcTable");
     n = w->funcs.count;
-    pk_out_puts(out, "{\"length\":");
-    pk_out_u64(out, n);
-    fx_key(out, "name");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        pk_out_u64(out, fx_string(w, pk_function_at(p, w->funcs.items[i])->name));
-    }
-    pk_out_putc(out, ']');
+    items = w->funcs.items;
+    fx_table_start(out, "funcTable", n);
+    FX_COLUMN(out, "name", n, i, pk_out_u64(out, fx_string(w, pk_function_at(p, items[i])->name)));
     fx_repeat_column(out, "isJS", "false", n);
     fx_repeat_column(out, "relevantForJS", "false", n);
-    fx_key(out, "resource");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        uint32_t r = w->func_resource[i];
-        if (r == PK_NONE)
-            pk_out_puts(out, "-1");
-        else
-            pk_out_u64(out, fx_remap_get(&w->resources, r, w->gen));
-    }
-    fx_key(out, "fileName");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        uint32_t file = pk_function_at(p, w->funcs.items[i])->file;
+    FX_COLUMN(out, "resource", n, i,
+              if (w->func_resource[i] == PK_NONE) pk_out_puts(out, "-1");
+              else pk_out_u64(out, fx_remap_get(&w->resources, w->func_resource[i], w->gen)));
+    FX_COLUMN(out, "fileName", n, i, {
+        uint32_t file = pk_function_at(p, items[i])->file;
         fx_u32_or_null(out, file && pk_str_len(p, file) ? fx_string(w, file) : PK_NONE);
-    }
-    fx_key(out, "lineNumber");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        uint32_t line = pk_function_at(p, w->funcs.items[i])->start_line;
-        fx_u32_or_null(out, line ? line : PK_NONE);
-    }
-    pk_out_putc(out, ']');
+    });
+    FX_COLUMN(out, "lineNumber", n, i,
+              fx_u32_or_null(out, fx_zero_as_none(pk_function_at(p, items[i])->start_line)));
     fx_repeat_column(out, "columnNumber", "null", n);
     pk_out_putc(out, '}');
 
-    fx_key(out, "resourceTable");
     n = w->resources.count;
-    pk_out_puts(out, "{\"length\":");
-    pk_out_u64(out, n);
-    fx_key(out, "lib");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        fx_u32_or_null(out, w->resource_lib[w->resources.items[i]]);
-    }
-    fx_key(out, "name");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        const pk_resource *r = pk_resource_at(p, w->resources.items[i]);
+    items = w->resources.items;
+    fx_table_start(out, "resourceTable", n);
+    FX_COLUMN(out, "lib", n, i, fx_u32_or_null(out, w->resource_lib[items[i]]));
+    FX_COLUMN(out, "name", n, i, {
+        const pk_resource *r = pk_resource_at(p, items[i]);
         pk_out_u64(out, fx_string(w, r->name && pk_str_len(p, r->name) ? r->name : r->path));
-    }
-    pk_out_putc(out, ']');
+    });
     fx_repeat_column(out, "host", "null", n);
     /* 1 = library; 0 = unknown (script modules and the like). */
-    fx_key(out, "type");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        pk_out_putc(out, w->resource_lib[w->resources.items[i]] != PK_NONE ? '1' : '0');
-    }
-    pk_out_puts(out, "]}");
+    FX_COLUMN(out, "type", n, i, pk_out_putc(out, w->resource_lib[items[i]] != PK_NONE ? '1' : '0'));
+    pk_out_putc(out, '}');
 
-    fx_key(out, "nativeSymbols");
     n = w->symbols.count;
-    pk_out_puts(out, "{\"length\":");
-    pk_out_u64(out, n);
-    fx_key(out, "address");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        pk_out_u64(out, w->symbol_address[i]);
-    }
-    pk_out_putc(out, ']');
+    items = w->symbols.items;
+    fx_table_start(out, "nativeSymbols", n);
+    FX_COLUMN(out, "address", n, i, pk_out_u64(out, w->symbol_address[i]));
     fx_repeat_column(out, "functionSize", "null", n);
-    fx_key(out, "libIndex");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        pk_out_u64(out, w->symbol_lib[i]);
-    }
-    fx_key(out, "name");
-    pk_out_putc(out, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            pk_out_putc(out, ',');
-        pk_out_u64(out, fx_string(w, pk_function_at(p, w->symbols.items[i])->name));
-    }
-    pk_out_puts(out, "]}");
+    FX_COLUMN(out, "libIndex", n, i, pk_out_u64(out, w->symbol_lib[i]));
+    FX_COLUMN(out, "name", n, i, pk_out_u64(out, fx_string(w, pk_function_at(p, items[i])->name)));
+    pk_out_putc(out, '}');
 }
 
 static void fx_write_strings(fx_writer *w)
 {
     pk_output *out = w->out;
     fx_key(out, "stringArray");
+    /* Complete: the tables above interned every string they refer to. */
     pk_out_putc(out, '[');
     for (size_t i = 0; i < w->strings.count; i++) {
         if (i)
