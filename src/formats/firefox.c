@@ -163,8 +163,8 @@ typedef struct fx_writer {
 
     uint32_t value;        /* value type written as sample weight, PK_NONE when there is none */
     enum fx_weight_kind weight_kind;
-    double weight_to_ms;   /* FX_WEIGHT_MS: factor from the value's unit to milliseconds */
-    double time_step_ms;   /* distance between two stream positions */
+    int64_t weight_unit_ns; /* FX_WEIGHT_MS: nanoseconds in one unit of the value */
+    double time_step_ns;    /* distance between two stream positions */
 
     /* whole profile */
     uint8_t *frame_category;      /* model frame -> fx_categories index */
@@ -185,6 +185,7 @@ typedef struct fx_writer {
     uint64_t *symbol_address;     /* local native symbol -> lowest library-relative address */
     uint32_t *symbol_lib;         /* local native symbol -> lib index */
     uint32_t *row_order;          /* the thread's rows, by stream order */
+    size_t allocation_count;      /* the thread's memory events with a known size */
 } fx_writer;
 
 static bool fx_is_native(const pk_profile *p, const pk_frame *f, uint32_t *resource_out)
@@ -249,21 +250,47 @@ static void fx_repeat_column(pk_output *out, const char *key, const char *text, 
 
 /* ---- set-up ------------------------------------------------------------------------------------ */
 
-static double fx_unit_to_ms(const char *unit)
+/* Nanoseconds in one unit of time, 0 when unit is not a time unit. */
+static int64_t fx_unit_ns(const char *unit)
 {
     static const struct {
         const char *name;
-        double to_ms;
+        int64_t ns;
     } units[] = {
-        {"nanoseconds", 1e-6}, {"nanosecond", 1e-6}, {"ns", 1e-6},
-        {"microseconds", 1e-3}, {"microsecond", 1e-3}, {"us", 1e-3}, {"\xc2\xb5s", 1e-3},
-        {"milliseconds", 1.0}, {"millisecond", 1.0}, {"ms", 1.0},
-        {"seconds", 1e3}, {"second", 1e3}, {"s", 1e3},
+        {"nanoseconds", 1}, {"nanosecond", 1}, {"ns", 1},
+        {"microseconds", 1000}, {"microsecond", 1000}, {"us", 1000}, {"\xc2\xb5s", 1000},
+        {"milliseconds", 1000000}, {"millisecond", 1000000}, {"ms", 1000000},
+        {"seconds", 1000000000}, {"second", 1000000000}, {"s", 1000000000},
     };
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (strcmp(unit, units[i].name) == 0)
-            return units[i].to_ms;
+            return units[i].ns;
     return 0;
+}
+
+/* Nanoseconds as exact decimal milliseconds: far cheaper than a shortest round-trip double,
+ * which matters for millions of times. */
+static void fx_out_ms(pk_output *out, int64_t ns)
+{
+    uint64_t magnitude = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    if (ns < 0)
+        pk_out_putc(out, '-');
+    pk_out_u64(out, magnitude / 1000000);
+    uint32_t fraction = (uint32_t)(magnitude % 1000000);
+    if (fraction == 0)
+        return;
+    char digits[8];
+    int n = 6;
+    while (fraction % 10 == 0) {
+        fraction /= 10;
+        n--;
+    }
+    digits[0] = '.';
+    for (int i = n; i > 0; i--) {
+        digits[i] = (char)('0' + fraction % 10);
+        fraction /= 10;
+    }
+    pk_out_write(out, digits, (size_t)n + 1);
 }
 
 static pk_status fx_choose_value(fx_writer *w, const pk_write_options *options, pk_error *err)
@@ -271,7 +298,7 @@ static pk_status fx_choose_value(fx_writer *w, const pk_write_options *options, 
     const pk_profile *p = w->p;
     size_t count = pk_value_type_count(p);
     w->weight_kind = FX_WEIGHT_SAMPLES;
-    w->weight_to_ms = 0;
+    w->weight_unit_ns = 0;
     if (count == 0) {
         w->value = PK_NONE;
         return PK_OK;
@@ -282,10 +309,10 @@ static pk_status fx_choose_value(fx_writer *w, const pk_write_options *options, 
                             (unsigned)v, count);
     w->value = v;
     const char *unit = pk_str(p, pk_value_type_at(p, v)->unit);
-    double to_ms = fx_unit_to_ms(unit);
-    if (to_ms > 0) {
+    int64_t unit_ns = fx_unit_ns(unit);
+    if (unit_ns > 0) {
         w->weight_kind = FX_WEIGHT_MS;
-        w->weight_to_ms = to_ms;
+        w->weight_unit_ns = unit_ns;
     } else if (strcmp(unit, "bytes") == 0) {
         w->weight_kind = FX_WEIGHT_BYTES;
     }
@@ -296,15 +323,17 @@ static void fx_place_times(fx_writer *w)
 {
     const pk_metadata *md = pk_metadata_get(w->p);
     uint64_t positions = pk_event_order_count(w->p);
-    w->time_step_ms = 1.0;
+    w->time_step_ns = 1e6;
     if (md->start_time != PK_TIME_UNKNOWN && md->end_time != PK_TIME_UNKNOWN &&
         md->end_time > md->start_time && positions > 0)
-        w->time_step_ms = (double)(md->end_time - md->start_time) / 1e6 / (double)positions;
+        w->time_step_ns = (double)(md->end_time - md->start_time) / (double)positions;
 }
 
-static double fx_time_of(const fx_writer *w, uint64_t order)
+/* Time of a stream position in nanoseconds after the start. */
+static int64_t fx_time_of(const fx_writer *w, uint64_t order)
 {
-    return (double)order * w->time_step_ms;
+    double ns = (double)order * w->time_step_ns;
+    return ns < 9e18 ? (int64_t)(ns + 0.5) : INT64_MAX;
 }
 
 static bool fx_classify(fx_writer *w)
@@ -414,10 +443,10 @@ static void fx_write_meta(fx_writer *w)
     const pk_metadata *md = pk_metadata_get(p);
     uint64_t positions = pk_event_order_count(p);
 
-    double interval = w->time_step_ms;
-    double period_to_ms = fx_unit_to_ms(pk_str(p, md->period_unit));
-    if (md->period > 0 && period_to_ms > 0)
-        interval = (double)md->period * period_to_ms;
+    double interval = w->time_step_ns / 1e6;
+    int64_t period_unit_ns = fx_unit_ns(pk_str(p, md->period_unit));
+    if (md->period > 0 && period_unit_ns > 0)
+        interval = (double)md->period * (double)period_unit_ns / 1e6;
 
     pk_out_printf(out, "{\"version\":%d,\"preprocessedProfileVersion\":%d", FX_GECKO_VERSION,
                   FX_PROCESSED_VERSION);
@@ -426,7 +455,7 @@ static void fx_write_meta(fx_writer *w)
     fx_key(out, "startTime");
     pk_out_double(out, md->start_time == PK_TIME_UNKNOWN ? 0.0 : (double)md->start_time / 1e6);
     /* The root range spans the whole run, not only the span of the placed samples. */
-    double duration = (double)positions * w->time_step_ms;
+    double duration = (double)positions * w->time_step_ns / 1e6;
     if (md->start_time != PK_TIME_UNKNOWN && md->end_time != PK_TIME_UNKNOWN &&
         md->end_time > md->start_time)
         duration = (double)(md->end_time - md->start_time) / 1e6;
@@ -634,11 +663,14 @@ static size_t fx_collect_thread(fx_writer *w, uint32_t thread)
             w->row_order[i] = tmp[i].row;
         free(tmp);
     }
+    w->allocation_count = 0;
     for (size_t i = w->thread_events_start[thread]; i < w->thread_events_start[thread + 1]; i++) {
         pk_memory_event e;
         pk_memory_event_at(p, w->thread_events[i], &e);
-        if (e.size != 0)
+        if (e.size != 0) {
             fx_mark_stack(w, e.stack);
+            w->allocation_count++;
+        }
     }
 
     /* Model order puts callers first; keeping it keeps the table topological. */
@@ -707,6 +739,15 @@ static uint32_t fx_local_stack(const fx_writer *w, uint32_t stack)
     return stack == PK_NONE ? PK_NONE : w->stacks.local[stack];
 }
 
+static void fx_out_weight_ms(fx_writer *w, int64_t v)
+{
+    int64_t ns;
+    if (__builtin_mul_overflow(v, w->weight_unit_ns, &ns))
+        pk_out_double(w->out, (double)v * (double)w->weight_unit_ns / 1e6);
+    else
+        fx_out_ms(w->out, ns);
+}
+
 static void fx_write_samples(fx_writer *w, size_t rows)
 {
     const pk_profile *p = w->p;
@@ -719,10 +760,10 @@ static void fx_write_samples(fx_writer *w, size_t rows)
     FX_COLUMN(out, "stack", rows, i,
               fx_u32_or_null(out, fx_local_stack(w, pk_sample_stack(p, w->row_order[i]))));
     FX_COLUMN(out, "time", rows, i,
-              pk_out_double(out, fx_time_of(w, pk_sample_order(p, w->row_order[i]))));
+              fx_out_ms(out, fx_time_of(w, pk_sample_order(p, w->row_order[i]))));
     if (w->weight_kind == FX_WEIGHT_MS)
         FX_COLUMN(out, "weight", rows, i,
-                  pk_out_double(out, (double)fx_row_weight(w, w->row_order[i]) * w->weight_to_ms));
+                  fx_out_weight_ms(w, fx_row_weight(w, w->row_order[i])));
     else
         FX_COLUMN(out, "weight", rows, i, pk_out_i64(out, fx_row_weight(w, w->row_order[i])));
     pk_out_putc(out, '}');
@@ -753,7 +794,7 @@ static void fx_write_allocation_column(fx_writer *w, uint32_t thread, const char
         first = false;
         switch (c) {
         case FX_ALLOC_TIME:
-            pk_out_double(out, fx_time_of(w, e.order));
+            fx_out_ms(out, fx_time_of(w, e.order));
             break;
         case FX_ALLOC_WEIGHT:
             if (e.kind != PK_MEM_ALLOC)
@@ -774,12 +815,7 @@ static void fx_write_allocation_column(fx_writer *w, uint32_t thread, const char
 static void fx_write_allocations(fx_writer *w, uint32_t thread, int64_t tid)
 {
     pk_output *out = w->out;
-    size_t length = 0;
-    pk_memory_event e;
-    for (size_t i = w->thread_events_start[thread]; i < w->thread_events_start[thread + 1]; i++) {
-        pk_memory_event_at(w->p, w->thread_events[i], &e);
-        length += e.size != 0;
-    }
+    size_t length = w->allocation_count;
     fx_key(out, "nativeAllocations");
     pk_out_puts(out, "{\"length\":");
     pk_out_u64(out, length);
