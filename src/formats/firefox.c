@@ -941,16 +941,22 @@ static void fx_write_strings(fx_writer *w)
     pk_out_putc(out, ']');
 }
 
-/* Whether thread is the first of its process in model order (the process's main thread). */
+/* The main thread of a process is the one whose tid is the pid; when the process has no such
+ * thread, its first thread in model order. */
 static bool fx_is_main_thread(const pk_profile *p, uint32_t thread)
 {
     const pk_thread *t = pk_thread_at(p, thread);
-    if (t->pid >= 0 && t->tid >= 0)
-        return t->pid == t->tid;
-    for (uint32_t i = 0; i < thread; i++)
-        if (pk_thread_at(p, i)->pid == t->pid)
-            return false;
-    return true;
+    uint32_t first = PK_NONE, named_by_pid = PK_NONE;
+    for (uint32_t i = 0; i < pk_thread_count(p); i++) {
+        const pk_thread *other = pk_thread_at(p, i);
+        if (other->pid != t->pid)
+            continue;
+        if (first == PK_NONE)
+            first = i;
+        if (other->pid >= 0 && other->tid == other->pid && named_by_pid == PK_NONE)
+            named_by_pid = i;
+    }
+    return thread == (named_by_pid != PK_NONE ? named_by_pid : first);
 }
 
 static pk_status fx_write_thread(fx_writer *w, uint32_t thread, pk_error *err)
