@@ -64,7 +64,8 @@ typedef struct pk_read_options {
 } pk_read_options;
 
 typedef struct pk_write_options {
-    uint32_t value;       /* value type to write where a format carries one; PK_NONE = default */
+    uint32_t value;       /* value type to write where a format carries one; PK_NONE = default
+                           * (writers always see a concrete index, resolved by pk_write_*) */
     bool with_threads;    /* formats without threads: put the thread name as the root frame */
     pk_option_list extra; /* format-specific options */
     const char *title;    /* visual outputs; NULL = derived from the profile */

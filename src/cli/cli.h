@@ -26,6 +26,7 @@ typedef struct cli_input_options {
     const char *from;   /* --from FORMAT */
     bool salvage;       /* --salvage */
     bool quiet;         /* --quiet */
+    bool keep_warnings; /* the command shows the warnings itself: do not print them */
     pk_option *extra;   /* format-specific options, in command-line order */
     size_t extra_count;
 } cli_input_options;

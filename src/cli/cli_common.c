@@ -219,7 +219,7 @@ int cli_read_profile(const char *path, const cli_input_options *input, pk_profil
             fprintf(stderr, "profkit: (--salvage keeps what can be read before the damage)\n");
         return exit_status;
     }
-    if (!input->quiet) {
+    if (!input->quiet && !input->keep_warnings) {
         for (size_t i = 0; i < pk_warning_count(*out); i++)
             cli_error("%s: warning: %s", shown, pk_warning_at(*out, i));
         if (pk_warnings_dropped(*out))

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "core/arith.h"
 #include "core/output.h"
 
 static const char info_help[] =
@@ -64,9 +65,7 @@ static int64_t *thread_totals(const pk_profile *p)
         const int64_t *values = pk_sample_values(p, row);
         uint32_t t = pk_sample_thread(p, row);
         for (size_t v = 0; v < nv; v++) {
-            int64_t *cell = &totals[t * nv + v];
-            if (__builtin_add_overflow(*cell, values[v], cell))
-                *cell = values[v] > 0 ? INT64_MAX : INT64_MIN;
+            totals[t * nv + v] = pk_add_saturating(totals[t * nv + v], values[v]);
         }
     }
     return totals;
@@ -302,10 +301,8 @@ int pk_cmd_info(int argc, char **argv)
         return PK_EXIT_USAGE;
     }
     pk_profile *p = NULL;
-    /* info lists the warnings itself. */
-    cli_input_options quiet_input = input;
-    quiet_input.quiet = true;
-    status = cli_read_profile(rest[0], &quiet_input, &p);
+    input.keep_warnings = true; /* info lists them in its output */
+    status = cli_read_profile(rest[0], &input, &p);
     if (status == PK_EXIT_OK) {
         const char *shown = strcmp(rest[0], "-") == 0 ? "standard input" : rest[0];
         if (json) {

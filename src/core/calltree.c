@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arith.h"
 #include "core/array.h"
 #include "core/hashmap.h"
 
@@ -94,14 +95,6 @@ static uint32_t inverted_node(pk_calltree *tree, const pk_profile *p, uint32_t b
     return node;
 }
 
-static int64_t add_saturating(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
-
 pk_status pk_calltree_build(pk_calltree *tree, const pk_profile *p, uint32_t value,
                             unsigned flags, int (*thread_filter)(void *ctx, uint32_t thread),
                             void *filter_context, pk_error *err)
@@ -144,9 +137,9 @@ pk_status pk_calltree_build(pk_calltree *tree, const pk_profile *p, uint32_t val
             status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
             break;
         }
-        tree->nodes[node].self = add_saturating(tree->nodes[node].self, v);
+        tree->nodes[node].self = pk_add_saturating(tree->nodes[node].self, v);
         for (uint32_t n = node; n != PK_NONE; n = tree->nodes[n].parent)
-            tree->nodes[n].total = add_saturating(tree->nodes[n].total, v);
+            tree->nodes[n].total = pk_add_saturating(tree->nodes[n].total, v);
     }
     pk_u64map_free(&memo);
     if (status != PK_OK)

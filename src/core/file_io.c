@@ -149,6 +149,24 @@ pk_status pk_read_memory(const void *data, size_t size, const pk_format *format,
     return read_input(&in, NULL, format, options, out, err);
 }
 
+/* Runs the format's writer into an opened output, then commits or discards it. The writer
+ * always sees a concrete value index: PK_NONE becomes the profile's default value. */
+static pk_status write_through(const pk_profile *p, pk_output *out, const pk_format *format,
+                               const pk_write_options *options, pk_error *err)
+{
+    pk_write_options resolved = {.value = PK_NONE};
+    if (options)
+        resolved = *options;
+    if (resolved.value == PK_NONE || resolved.value >= pk_value_type_count(p))
+        resolved.value = pk_value_type_count(p) ? pk_default_value(p) : PK_NONE;
+    pk_status status = format->write(p, out, &resolved, err);
+    if (status == PK_OK)
+        status = pk_output_commit(out, err);
+    else
+        pk_output_abort(out);
+    return status;
+}
+
 static pk_status check_writer(const pk_format *format, pk_error *err)
 {
     if (!format || !format->write)
@@ -161,9 +179,6 @@ pk_status pk_write_file(const pk_profile *p, const char *path, const pk_format *
                         const pk_write_options *options, const char *protect_path,
                         pk_error *err)
 {
-    static const pk_write_options defaults = {.value = PK_NONE};
-    if (!options)
-        options = &defaults;
     pk_status status = check_writer(format, err);
     if (status != PK_OK)
         return status;
@@ -171,21 +186,13 @@ pk_status pk_write_file(const pk_profile *p, const char *path, const pk_format *
     status = pk_output_open(&out, path, protect_path, err);
     if (status != PK_OK)
         return status;
-    status = format->write(p, &out, options, err);
-    if (status != PK_OK) {
-        pk_output_abort(&out);
-        return status;
-    }
-    return pk_output_commit(&out, err);
+    return write_through(p, &out, format, options, err);
 }
 
 pk_status pk_write_memory(const pk_profile *p, const pk_format *format,
                           const pk_write_options *options, char **data, size_t *size,
                           pk_error *err)
 {
-    static const pk_write_options defaults = {.value = PK_NONE};
-    if (!options)
-        options = &defaults;
     *data = NULL;
     *size = 0;
     pk_status status = check_writer(format, err);
@@ -193,13 +200,8 @@ pk_status pk_write_memory(const pk_profile *p, const pk_format *format,
         return status;
     pk_output out;
     pk_output_init_memory(&out);
-    status = format->write(p, &out, options, err);
+    status = write_through(p, &out, format, options, err);
     if (status == PK_OK)
-        status = pk_output_commit(&out, err);
-    if (status != PK_OK) {
-        pk_output_abort(&out);
-        return status;
-    }
-    *data = pk_output_take_memory(&out, size);
-    return PK_OK;
+        *data = pk_output_take_memory(&out, size);
+    return status;
 }

@@ -160,13 +160,14 @@ void pk_out_write_slow(pk_output *out, const void *data, size_t n)
 pk_status pk_output_commit(pk_output *out, pk_error *err)
 {
     if (out->memory) {
-        if (out->out_of_memory)
-            return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory for the output");
         /* Keep room for the terminating NUL that pk_output_take_memory adds. */
         pk_out_putc(out, '\0');
         out->len--;
-        return out->out_of_memory ? pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory")
-                                  : PK_OK;
+        if (!out->out_of_memory)
+            return PK_OK;
+        free(out->buf);
+        output_reset(out);
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory for the output");
     }
     pk_out_flush_buffer(out);
     const char *name = out->final_path ? out->final_path : "standard output";

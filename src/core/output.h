@@ -37,7 +37,8 @@ pk_status pk_output_open(pk_output *out, const char *path, const char *protect_p
 void pk_output_init_memory(pk_output *out);
 /* Flushes and, for a file, fsyncs and renames the temporary into place. On any error the
  * temporary is removed and the final path is untouched. Always releases the output, except
- * the memory buffer of a memory output, which the caller takes with pk_output_take_memory. */
+ * the memory buffer of a successful memory output, which the caller takes with
+ * pk_output_take_memory. */
 pk_status pk_output_commit(pk_output *out, pk_error *err);
 /* Discards everything: removes the temporary, frees buffers. */
 void pk_output_abort(pk_output *out);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arith.h"
 #include "core/array.h"
 #include "core/profile_internal.h"
 
@@ -346,14 +347,6 @@ size_t pk_stack_frames(const pk_profile *p, uint32_t stack, uint32_t *frames, si
 
 /* ---- samples -------------------------------------------------------------------------------- */
 
-static int64_t saturating_add(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
-
 size_t pk_sample_row(pk_profile *p, uint32_t thread, uint32_t stack)
 {
     uint64_t key = ((uint64_t)thread << 32) | stack;
@@ -395,7 +388,7 @@ void pk_sample_row_add(pk_profile *p, size_t row, uint32_t value, int64_t v)
     if (row >= p->sample_count || value >= p->value_count)
         return;
     int64_t *cell = &p->sample_values[row * p->value_count + value];
-    *cell = saturating_add(*cell, v);
+    *cell = pk_add_saturating(*cell, v);
     p->next_order++;
 }
 
@@ -409,7 +402,7 @@ pk_status pk_add_sample(pk_profile *p, uint32_t thread, uint32_t stack, const in
     if (values) {
         int64_t *cells = &p->sample_values[row * p->value_count];
         for (uint32_t v = 0; v < p->value_count; v++)
-            cells[v] = saturating_add(cells[v], values[v]);
+            cells[v] = pk_add_saturating(cells[v], values[v]);
     }
     p->next_order++;
     return PK_OK;
@@ -466,7 +459,7 @@ int64_t pk_value_total(const pk_profile *p, uint32_t value)
     if (value >= p->value_count)
         return 0;
     for (size_t row = 0; row < p->sample_count; row++)
-        total = saturating_add(total, p->sample_values[row * p->value_count + value]);
+        total = pk_add_saturating(total, p->sample_values[row * p->value_count + value]);
     return total;
 }
 
