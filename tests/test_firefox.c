@@ -565,6 +565,11 @@ static void add_memory_events(script_profile s)
     /* A free that matches nothing has no size and is left out. */
     assert_int_equal(pk_memory_free(p, s.main_thread, s.s_main, 0x9999, PK_MEM_FREE, &freed), PK_OK);
     assert_int_equal(freed, 0);
+    /* Memory that main allocates and the task frees. */
+    assert_int_equal(pk_memory_alloc(p, s.main_thread, s.s_main, 0x4000, 32), PK_OK);
+    assert_int_equal(pk_memory_free(p, s.task_thread, s.s_task_run, 0x4000, PK_MEM_FREE, &freed),
+                     PK_OK);
+    assert_int_equal(freed, 32);
 }
 
 static void test_memory_events_become_native_allocations(void **state)
@@ -577,17 +582,19 @@ static void test_memory_events_become_native_allocations(void **state)
     check_profile(root);
     json_t *main_thread = thread_named(root, "main");
     json_t *allocations = get(main_thread, "nativeAllocations");
-    assert_int_equal(get_int(allocations, "length"), 5);
+    /* The task's free of main's memory sits with the allocation, naming the task's thread. */
+    assert_int_equal(get_int(allocations, "length"), 7);
     /* What is still live on main: the 200-byte realloc result. */
     assert_true(weight_sum(allocations) == 200);
-    static const json_int_t weights[] = {64, 100, -64, -100, 200};
-    static const json_int_t addresses[] = {0x1000, 0x2000, 0x1000, 0x2000, 0x2800};
+    static const json_int_t weights[] = {64, 100, -64, -100, 200, 32, -32};
+    static const json_int_t addresses[] = {0x1000, 0x2000, 0x1000, 0x2000, 0x2800, 0x4000, 0x4000};
+    static const json_int_t thread_ids[] = {1, 1, 1, 1, 1, 1, 2};
     static const char *const paths[] = {"main;parse", "main;parse;token", "main", "main;render",
-                                        "main;render"};
-    for (size_t i = 0; i < 5; i++) {
+                                        "main;render", "main", "run"};
+    for (size_t i = 0; i < 7; i++) {
         assert_int_equal(json_integer_value(column(allocations, "weight", i)), weights[i]);
         assert_int_equal(json_integer_value(column(allocations, "memoryAddress", i)), addresses[i]);
-        assert_int_equal(json_integer_value(column(allocations, "threadId", i)), 1);
+        assert_int_equal(json_integer_value(column(allocations, "threadId", i)), thread_ids[i]);
         char path[256];
         sample_path(main_thread, allocations, i, path, sizeof path);
         assert_string_equal(path, paths[i]);
@@ -597,7 +604,7 @@ static void test_memory_events_become_native_allocations(void **state)
                                                           2));
     double first_alloc = json_number_value(column(allocations, "time", 0));
     assert_true(first_alloc > last_sample);
-    assert_true(json_number_value(column(allocations, "time", 4)) < 2000.0);
+    assert_true(json_number_value(column(allocations, "time", 6)) < 2000.0);
 
     json_t *task_allocations = get(thread_named(root, "TaskNode"), "nativeAllocations");
     assert_int_equal(get_int(task_allocations, "length"), 1);

@@ -10,8 +10,9 @@
  *   - sample rows (one per thread and stack) become one weighted sample each; rows whose chosen
  *     value is zero are left out. The weight type follows the value's unit: times become
  *     "tracing-ms" in milliseconds, bytes stay "bytes", anything else counts as "samples".
- *   - memory events become the thread's nativeAllocations (+size for an allocation, -size for
- *     a free of a known allocation), with the addresses that the retained-memory view needs.
+ *   - memory events become nativeAllocations (+size for an allocation, -size for a free of a
+ *     known allocation), with the addresses that the retained-memory view needs. A free goes
+ *     to the table of the thread that made the allocation, so that view pairs them.
  *   - the model has no per-sample times, only stream order: rows (at their first contribution)
  *     and memory events are spread evenly in that order over [start, end] of the metadata, or
  *     1 ms apart when the run's length is unknown. meta.extra says so when the metadata marks
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hashmap.h"
 #include "core/output.h"
 #include "profkit/format.h"
 
@@ -174,7 +176,8 @@ typedef struct fx_writer {
     uint32_t lib_count;
     uint32_t *thread_rows;        /* sample rows grouped by thread */
     size_t *thread_rows_start;    /* thread -> first entry in thread_rows; thread_count + 1 */
-    uint32_t *thread_events;      /* memory events grouped by thread */
+    uint32_t *event_owner;        /* memory event -> thread whose table holds it */
+    uint32_t *thread_events;      /* memory events grouped by owner thread */
     size_t *thread_events_start;
 
     /* current thread */
@@ -405,11 +408,40 @@ static uint32_t fx_row_thread(const fx_writer *w, size_t row)
     return pk_sample_thread(w->p, row);
 }
 
-static uint32_t fx_event_thread(const fx_writer *w, size_t index)
+static uint32_t fx_event_owner(const fx_writer *w, size_t index)
 {
-    pk_memory_event e;
-    pk_memory_event_at(w->p, index, &e);
-    return e.thread;
+    return w->event_owner[index];
+}
+
+/* The thread whose table holds each memory event: for an allocation its own thread, for a free
+ * the thread of the allocation it releases. The front end pairs frees with allocations by
+ * address within one table, so a free has to sit with its allocation for the retained-memory
+ * view to see it (threadId still names the thread that freed). */
+static bool fx_find_event_owners(fx_writer *w)
+{
+    size_t n = pk_memory_event_count(w->p);
+    w->event_owner = malloc((n ? n : 1) * sizeof *w->event_owner);
+    if (!w->event_owner)
+        return false;
+    pk_u64map live;
+    pk_u64map_init(&live);
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        pk_memory_event e;
+        pk_memory_event_at(w->p, i, &e);
+        w->event_owner[i] = e.thread;
+        if (e.kind == PK_MEM_ALLOC) {
+            uint32_t *slot;
+            bool inserted;
+            ok = pk_u64map_put(&live, e.address, e.thread, &slot, &inserted);
+            if (ok)
+                *slot = e.thread;
+        } else {
+            pk_u64map_remove(&live, e.address, &w->event_owner[i]);
+        }
+    }
+    pk_u64map_free(&live);
+    return ok;
 }
 
 /* ---- meta and libs ---------------------------------------------------------------------------- */
@@ -774,7 +806,8 @@ typedef enum fx_allocation_column {
     FX_ALLOC_TIME,
     FX_ALLOC_WEIGHT,
     FX_ALLOC_STACK,
-    FX_ALLOC_ADDRESS
+    FX_ALLOC_ADDRESS,
+    FX_ALLOC_THREAD
 } fx_allocation_column;
 
 static void fx_write_allocation_column(fx_writer *w, uint32_t thread, const char *key,
@@ -804,6 +837,11 @@ static void fx_write_allocation_column(fx_writer *w, uint32_t thread, const char
         case FX_ALLOC_STACK:
             fx_u32_or_null(out, fx_local_stack(w, e.stack));
             break;
+        case FX_ALLOC_THREAD: {
+            const pk_thread *t = pk_thread_at(w->p, e.thread);
+            pk_out_i64(out, t->tid >= 0 ? t->tid : (int64_t)e.thread);
+            break;
+        }
         case FX_ALLOC_ADDRESS:
             pk_out_u64(out, e.address);
             break;
@@ -812,7 +850,7 @@ static void fx_write_allocation_column(fx_writer *w, uint32_t thread, const char
     pk_out_putc(out, ']');
 }
 
-static void fx_write_allocations(fx_writer *w, uint32_t thread, int64_t tid)
+static void fx_write_allocations(fx_writer *w, uint32_t thread)
 {
     pk_output *out = w->out;
     size_t length = w->allocation_count;
@@ -824,9 +862,7 @@ static void fx_write_allocations(fx_writer *w, uint32_t thread, int64_t tid)
     fx_write_allocation_column(w, thread, "weight", FX_ALLOC_WEIGHT);
     fx_write_allocation_column(w, thread, "stack", FX_ALLOC_STACK);
     fx_write_allocation_column(w, thread, "memoryAddress", FX_ALLOC_ADDRESS);
-    char tid_text[24];
-    snprintf(tid_text, sizeof tid_text, "%lld", (long long)tid);
-    fx_repeat_column(out, "threadId", tid_text, length);
+    fx_write_allocation_column(w, thread, "threadId", FX_ALLOC_THREAD);
     pk_out_putc(out, '}');
 }
 
@@ -989,7 +1025,7 @@ static pk_status fx_write_thread(fx_writer *w, uint32_t thread, pk_error *err)
     fx_key(out, "samples");
     fx_write_samples(w, rows);
     if (w->thread_events_start[thread + 1] > w->thread_events_start[thread])
-        fx_write_allocations(w, thread, tid);
+        fx_write_allocations(w, thread);
     pk_out_puts(out, ",\"markers\":{\"length\":0,\"category\":[],\"data\":[],\"endTime\":[],"
                      "\"name\":[],\"phase\":[],\"startTime\":[]}");
     fx_write_tables(w);
@@ -1034,6 +1070,7 @@ static void fx_writer_free(fx_writer *w)
     free(w->resource_lib);
     free(w->thread_rows);
     free(w->thread_rows_start);
+    free(w->event_owner);
     free(w->thread_events);
     free(w->thread_events_start);
     fx_remap_free(&w->stacks);
@@ -1066,8 +1103,11 @@ static pk_status fx_write(const pk_profile *p, pk_output *out, const pk_write_op
     bool ok = fx_classify(&w) &&
               fx_group_by_thread(rows, threads, fx_row_thread, &w, &w.thread_rows,
                                  &w.thread_rows_start) &&
-              fx_group_by_thread(pk_memory_event_count(p), threads, fx_event_thread, &w,
+              fx_find_event_owners(&w) &&
+              fx_group_by_thread(pk_memory_event_count(p), threads, fx_event_owner, &w,
                                  &w.thread_events, &w.thread_events_start);
+    free(w.event_owner);
+    w.event_owner = NULL;
     ok = ok && fx_remap_init(&w.stacks, pk_stack_count(p)) && fx_remap_init(&w.frames, frames) &&
          fx_remap_init(&w.funcs, functions) && fx_remap_init(&w.resources, pk_resource_count(p)) &&
          fx_remap_init(&w.symbols, functions) && fx_remap_init(&w.strings, pk_string_count(p));

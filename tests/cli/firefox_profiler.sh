@@ -75,12 +75,14 @@ expect_contains "$OUT" "Sample times: approximate"
 expect_contains "$OUT" "Duration: 2s"
 query thread samples --json --thread t-0 --strategy native-allocations
 expect_eq "$(json_get 'd["weightType"]')" "bytes" "allocation weight type"
-expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "364" "bytes allocated on main"
+expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "396" "bytes allocated on main"
 query thread samples --json --thread t-0 --strategy native-retained-allocations
 expect_eq "$(json_get '[(f["name"], f["selfSamples"]) for f in d["topFunctionsBySelf"] if f["selfSamples"]]')" \
     "[('render', 200)]" "retained bytes on main"
 query thread samples --json --thread t-0 --strategy native-deallocations-memory
-expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "164" "bytes freed on main"
+expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "196" "bytes freed on main"
+query thread samples --json --thread t-0 --strategy native-deallocations-sites
+expect_contains "$OUT" '"name": "run"' "free sites of main's memory"
 query thread samples --json --thread t-1 --strategy native-retained-allocations
 expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "8" "retained bytes on the task"
 
