@@ -118,6 +118,17 @@ expect_eq "$(json_get 'd["categoryBreakdown"]["categories"][0]["name"]')" "Nativ
 load "$SCRATCH/empty.json"
 query thread list
 
+# ---- folded stacks in, through the command --------------------------------------------------------
+if "$PROFKIT" formats 2>/dev/null | grep -q '^folded .*read'; then
+    printf 'main;parse;token 7\nmain;parse 100\nmain 120\nidle 3\n' >"$SCRATCH/stacks.folded"
+    expect_status 0 "$PROFKIT" convert "$SCRATCH/stacks.folded" -o "$SCRATCH/stacks.json" --quiet
+    load "$SCRATCH/stacks.json"
+    query thread samples --json
+    expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "230" "folded total"
+    expect_eq "$(json_get '[(f["name"], f["selfSamples"]) for f in d["topFunctionsBySelf"]]')" \
+        "[('main', 120), ('parse', 100), ('token', 7), ('idle', 3)]" "folded heaviest functions"
+fi
+
 # ---- .bsprof in, through the command, when the .bsprof reader is registered ------------------------
 # A hand-made file, byte by byte from the specification: modules main and Task; Main -> Work on
 # main, RunTask -> Helper on Task; line data and memory operations on; the Task frees 32 bytes
