@@ -109,7 +109,8 @@ static const char *thread_string(json_t *thread, json_t *index)
     return json_string_value(json_array_get(strings, i));
 }
 
-/* Every structural rule of one thread: columns, lengths, references in range, stacks topological. */
+/* Every structural rule of one thread: columns, lengths, references in range, topological
+ * stacks. */
 static void check_thread(json_t *thread, size_t category_count)
 {
     assert_true(json_is_string(get(thread, "name")));
@@ -554,7 +555,8 @@ static void add_memory_events(script_profile s)
     assert_int_equal(pk_memory_alloc(p, s.main_thread, s.s_main_parse, 0x1000, 64), PK_OK);
     assert_int_equal(pk_memory_alloc(p, s.main_thread, s.s_main_parse_token, 0x2000, 100), PK_OK);
     assert_int_equal(pk_memory_alloc(p, s.task_thread, s.s_task_run, 0x3000, 8), PK_OK);
-    assert_int_equal(pk_memory_free(p, s.main_thread, s.s_main, 0x1000, PK_MEM_FREE, &freed), PK_OK);
+    assert_int_equal(pk_memory_free(p, s.main_thread, s.s_main, 0x1000, PK_MEM_FREE, &freed),
+                     PK_OK);
     assert_int_equal(freed, 64);
     /* A realloc: the free half, then the new allocation. */
     assert_int_equal(pk_memory_free(p, s.main_thread, s.s_main_render, 0x2000, PK_MEM_REALLOC_FREE,
@@ -563,7 +565,8 @@ static void add_memory_events(script_profile s)
     assert_int_equal(freed, 100);
     assert_int_equal(pk_memory_alloc(p, s.main_thread, s.s_main_render, 0x2800, 200), PK_OK);
     /* A free that matches nothing has no size and is left out. */
-    assert_int_equal(pk_memory_free(p, s.main_thread, s.s_main, 0x9999, PK_MEM_FREE, &freed), PK_OK);
+    assert_int_equal(pk_memory_free(p, s.main_thread, s.s_main, 0x9999, PK_MEM_FREE, &freed),
+                     PK_OK);
     assert_int_equal(freed, 0);
     /* Memory that main allocates and the task frees. */
     assert_int_equal(pk_memory_alloc(p, s.main_thread, s.s_main, 0x4000, 32), PK_OK);

@@ -19,8 +19,9 @@
  *     times as placed.
  *   - categories name the kind of code: frames with an address are native code; otherwise the
  *     language is the one of the format the profile was read from when that format implies one,
- *     else it follows from the source file's extension. Frames with an address inside a resource that has a path are attributed to
- *     that library (libs, resourceTable, nativeSymbols).
+ *     else it follows from the source file's extension. Frames with an address inside a
+ *     resource that has a path are attributed to that library (libs, resourceTable,
+ *     nativeSymbols).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -105,7 +106,7 @@ static unsigned fx_category_of_format(const char *format)
     return FX_CAT_OTHER;
 }
 
-/* ---- per-thread index maps -------------------------------------------------------------------- */
+/* ---- per-thread index maps ------------------------------------------------------------------- */
 
 /* Maps model indexes to a thread's own dense indexes. Entries are valid only when their stamp
  * is the current thread's, so moving to the next thread costs nothing. */
@@ -155,7 +156,7 @@ static uint32_t fx_remap_add(fx_remap *m, uint32_t model, uint32_t gen, bool *ad
     return (uint32_t)m->count++;
 }
 
-/* ---- the writer's state ----------------------------------------------------------------------- */
+/* ---- the writer's state ---------------------------------------------------------------------- */
 
 enum fx_weight_kind { FX_WEIGHT_SAMPLES, FX_WEIGHT_MS, FX_WEIGHT_BYTES };
 
@@ -215,7 +216,7 @@ static int64_t fx_relative_address(const pk_profile *p, const pk_frame *f, uint3
     return rel > (uint64_t)INT64_MAX ? -1 : (int64_t)rel;
 }
 
-/* ---- JSON helpers ----------------------------------------------------------------------------- */
+/* ---- JSON helpers ---------------------------------------------------------------------------- */
 
 static void fx_key(pk_output *out, const char *key)
 {
@@ -251,7 +252,7 @@ static void fx_repeat_column(pk_output *out, const char *key, const char *text, 
     pk_out_putc(out, ']');
 }
 
-/* ---- set-up ------------------------------------------------------------------------------------ */
+/* ---- set-up ---------------------------------------------------------------------------------- */
 
 /* Nanoseconds in one unit of time, 0 when unit is not a time unit. */
 static int64_t fx_unit_ns(const char *unit)
@@ -382,7 +383,9 @@ static bool fx_classify(fx_writer *w)
 }
 
 /* Groups n items by thread with a counting sort: start gets thread_count + 1 offsets. */
-static bool fx_group_by_thread(size_t n, size_t threads, uint32_t (*thread_of)(const fx_writer *, size_t),
+typedef uint32_t (*fx_thread_of_fn)(const fx_writer *w, size_t item);
+
+static bool fx_group_by_thread(size_t n, size_t threads, fx_thread_of_fn thread_of,
                                const fx_writer *w, uint32_t **items_out, size_t **start_out)
 {
     size_t *start = calloc(threads + 2, sizeof *start);
@@ -444,7 +447,7 @@ static bool fx_find_event_owners(fx_writer *w)
     return ok;
 }
 
-/* ---- meta and libs ---------------------------------------------------------------------------- */
+/* ---- meta and libs --------------------------------------------------------------------------- */
 
 static const char *fx_product(const pk_profile *p)
 {
@@ -568,7 +571,8 @@ static void fx_breakpad_id(const char *build_id, char out[34])
         if (fx_hex_digit(build_id[i]) < 0)
             return;
     for (size_t i = 0; i < 16 && 2 * i < len; i++)
-        bytes[i] = (uint8_t)(fx_hex_digit(build_id[2 * i]) << 4 | fx_hex_digit(build_id[2 * i + 1]));
+        bytes[i] = (uint8_t)(fx_hex_digit(build_id[2 * i]) << 4 |
+                             fx_hex_digit(build_id[2 * i + 1]));
     static const uint8_t order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
     static const char digits[] = "0123456789ABCDEF";
     for (size_t i = 0; i < 16; i++) {
@@ -629,7 +633,7 @@ static void fx_write_libs(fx_writer *w)
     pk_out_putc(out, ']');
 }
 
-/* ---- one thread ------------------------------------------------------------------------------- */
+/* ---- one thread ------------------------------------------------------------------------------ */
 
 static int fx_compare_u32(const void *a, const void *b)
 {
@@ -719,7 +723,8 @@ static size_t fx_collect_thread(fx_writer *w, uint32_t thread)
         /* An inlined frame sits one level deeper than the frame it is inlined into. */
         uint32_t depth = 0;
         if ((pk_frame_at(p, s->frame)->flags & PK_FRAME_INLINED) && s->parent != PK_NONE) {
-            uint32_t parent_frame = fx_remap_get(&w->frames, pk_stack_at(p, s->parent)->frame, w->gen);
+            uint32_t parent_frame =
+                fx_remap_get(&w->frames, pk_stack_at(p, s->parent)->frame, w->gen);
             depth = w->frame_inline_depth[parent_frame] + 1;
         }
         w->frame_inline_depth[local] = depth;
@@ -901,7 +906,8 @@ static void fx_write_tables(fx_writer *w)
     n = w->stacks.count;
     items = w->stacks.items;
     fx_table_start(out, "stackTable", n);
-    FX_COLUMN(out, "prefix", n, i, fx_u32_or_null(out, fx_local_stack(w, pk_stack_at(p, items[i])->parent)));
+    FX_COLUMN(out, "prefix", n, i,
+              fx_u32_or_null(out, fx_local_stack(w, pk_stack_at(p, items[i])->parent)));
     FX_COLUMN(out, "frame", n, i,
               pk_out_u64(out, fx_remap_get(&w->frames, pk_stack_at(p, items[i])->frame, w->gen)));
     pk_out_putc(out, '}');
@@ -918,7 +924,8 @@ static void fx_write_tables(fx_writer *w)
               pk_out_u64(out, fx_remap_get(&w->funcs, pk_frame_at(p, items[i])->function, w->gen)));
     FX_COLUMN(out, "nativeSymbol", n, i, fx_u32_or_null(out, fx_frame_symbol(w, items[i])));
     fx_repeat_column(out, "innerWindowID", "0", n);
-    FX_COLUMN(out, "line", n, i, fx_u32_or_null(out, fx_zero_as_none(pk_frame_at(p, items[i])->line)));
+    FX_COLUMN(out, "line", n, i,
+              fx_u32_or_null(out, fx_zero_as_none(pk_frame_at(p, items[i])->line)));
     fx_repeat_column(out, "column", "null", n);
     pk_out_putc(out, '}');
 
@@ -950,7 +957,8 @@ static void fx_write_tables(fx_writer *w)
     });
     fx_repeat_column(out, "host", "null", n);
     /* 1 = library; 0 = unknown (script modules and the like). */
-    FX_COLUMN(out, "type", n, i, pk_out_putc(out, w->resource_lib[items[i]] != PK_NONE ? '1' : '0'));
+    FX_COLUMN(out, "type", n, i,
+              pk_out_putc(out, w->resource_lib[items[i]] != PK_NONE ? '1' : '0'));
     pk_out_putc(out, '}');
 
     n = w->symbols.count;
@@ -1062,7 +1070,7 @@ static void fx_write_empty_thread(fx_writer *w)
                 "\"stringArray\":[]}");
 }
 
-/* ---- entry point ------------------------------------------------------------------------------ */
+/* ---- entry point ----------------------------------------------------------------------------- */
 
 static void fx_writer_free(fx_writer *w)
 {
