@@ -684,6 +684,96 @@ static void test_stacks_stay_topological_per_thread(void **state)
     pk_profile_free(p);
 }
 
+static uint64_t next_random(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *state >> 33;
+}
+
+/* Random profiles mixing script and native frames, resources with and without paths, empty
+ * stacks, negative and zero values and memory events across threads: every output keeps the
+ * structural rules, and the weights and live bytes add up to the model's totals. */
+static void test_random_profiles_stay_valid(void **state)
+{
+    (void)state;
+    uint64_t seed = 12345;
+    for (int round = 0; round < 40; round++) {
+        pk_profile *p = pk_profile_new();
+        uint32_t cpu = pk_add_value_type(p, "cpu", round % 2 ? "nanoseconds" : "count");
+        pk_metadata *md = pk_metadata_of(p);
+        if (round % 3 == 0) {
+            md->start_time = 1000000000LL * (1 + round);
+            md->end_time = md->start_time + 1000000LL * (1 + (int64_t)next_random(&seed) % 5000);
+        }
+        uint32_t threads = 1 + (uint32_t)(next_random(&seed) % 4);
+        for (uint32_t t = 0; t < threads; t++)
+            pk_add_thread(p, t % 2 ? pk_intern_printf(p, "t%u", t) : 0, 5, t % 3 ? (int64_t)t : -1);
+        pk_resource libs[2] = {
+            {pk_intern_cstr(p, "libx.so"), pk_intern_cstr(p, "/lib/libx.so"), 0, 0x1000, 0x9000, 0},
+            {pk_intern_cstr(p, "module"), 0, 0, 0, 0, 0}};
+        uint32_t resources[2] = {pk_intern_resource(p, &libs[0]), pk_intern_resource(p, &libs[1])};
+        uint32_t stacks[64];
+        size_t nstacks = 0;
+        for (int i = 0; i < 64; i++) {
+            uint64_t r = next_random(&seed);
+            pk_function fn = {pk_intern_printf(p, "fn%u", (unsigned)(r % 13)),
+                              r % 5 ? pk_intern_printf(p, "src/f%u.%s", (unsigned)(r % 4),
+                                                       r % 2 ? "c" : "py")
+                                    : 0,
+                              (uint32_t)(r % 50), r % 7 == 0 ? resources[1] : PK_NONE};
+            bool native = r % 3 == 0;
+            pk_frame fr = {pk_intern_function(p, &fn), (uint32_t)(r % 90),
+                           native ? 0x800 + (r % 0x9000) : 0, native ? resources[0] : PK_NONE,
+                           native ? PK_FRAME_HAS_ADDRESS | (r % 4 == 0 ? PK_FRAME_INLINED : 0u)
+                                  : 0u};
+            uint32_t parent = nstacks && r % 4 ? stacks[next_random(&seed) % nstacks] : PK_NONE;
+            stacks[nstacks++] = pk_intern_stack(p, parent, pk_intern_frame(p, &fr));
+        }
+        uint64_t live[32] = {0};
+        int64_t expected_live = 0;
+        for (int i = 0; i < 200; i++) {
+            uint64_t r = next_random(&seed);
+            uint32_t t = (uint32_t)(r % threads);
+            uint32_t stack = r % 11 ? stacks[r % nstacks] : PK_NONE;
+            if (r % 3 == 0) {
+                size_t slot = (size_t)(r >> 8) % 32;
+                if (live[slot]) {
+                    assert_int_equal(pk_memory_free(p, t, stack, 0x100000 + slot * 64, PK_MEM_FREE,
+                                                    NULL),
+                                     PK_OK);
+                    expected_live -= (int64_t)live[slot];
+                    live[slot] = 0;
+                } else {
+                    live[slot] = 1 + (r >> 16) % 500;
+                    assert_int_equal(pk_memory_alloc(p, t, stack, 0x100000 + slot * 64, live[slot]),
+                                     PK_OK);
+                    expected_live += (int64_t)live[slot];
+                }
+            } else {
+                int64_t v = (int64_t)(r % 100) - 10;
+                pk_add_sample(p, t, stack, &v);
+            }
+        }
+        json_t *root = write_json(p, PK_NONE);
+        check_profile(root);
+        json_t *jthreads = get(root, "threads");
+        assert_int_equal(json_array_size(jthreads), threads);
+        double samples = 0, allocations = 0;
+        for (size_t t = 0; t < threads; t++) {
+            json_t *thread = json_array_get(jthreads, t);
+            samples += weight_sum(get(thread, "samples"));
+            json_t *na = json_object_get(thread, "nativeAllocations");
+            if (na)
+                allocations += weight_sum(na);
+        }
+        double total = (double)pk_value_total(p, cpu) / (round % 2 ? 1e6 : 1.0);
+        assert_true(samples > total - 1e-6 && samples < total + 1e-6);
+        assert_true(allocations == (double)expected_live);
+        json_decref(root);
+        pk_profile_free(p);
+    }
+}
+
 /* Writes the profiles of these tests as files, for the checks with the Firefox Profiler's own
  * loading code (tests/cli/firefox_profiler.sh). */
 static int write_fixtures(const char *dir)
@@ -736,6 +826,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_empty_profile),
         cmocka_unit_test(test_unnamed_threads_and_strings_escaped),
         cmocka_unit_test(test_stacks_stay_topological_per_thread),
+        cmocka_unit_test(test_random_profiles_stay_valid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
