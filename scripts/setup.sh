@@ -19,6 +19,12 @@ if [ "${1:-}" != "--build-only" ]; then
   want+=("${TEST_PACKAGES[@]}")
 fi
 
+# Node.js and npm run the real viewers' loaders in the tests; a machine may already have them
+# from elsewhere than Debian (whose npm package would then conflict), so look for the commands.
+if [ "${1:-}" != "--build-only" ] && ! command -v npm >/dev/null 2>&1; then
+  want+=(nodejs npm)
+fi
+
 missing=()
 for pkg in "${want[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q '^install ok installed$'; then
