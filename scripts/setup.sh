@@ -10,7 +10,7 @@ BUILD_PACKAGES=(
 )
 # Tests: cmocka, and the real tools profkit's output is checked against.
 TEST_PACKAGES=(
-  libcmocka-dev libjansson-dev python3 python3-jsonschema nodejs npm
+  libcmocka-dev libjansson-dev python3 python3-jsonschema
   golang-go google-perftools libgoogle-perftools-dev binutils
 )
 
