@@ -6,6 +6,7 @@
 
 /* formats:begin */
 extern const pk_format pk_format_bsprof;
+extern const pk_format pk_format_firefox;
 extern const pk_format pk_format_folded;
 extern const pk_format pk_format_speedscope;
 /* formats:end */
