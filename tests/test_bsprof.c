@@ -1126,7 +1126,9 @@ static void dump_prints_every_entry(void **state)
     assert_non_null(strstr(text, "0: header version=1.2.3 header_size="));
     assert_non_null(strstr(text, " padding=5 requested_sample_ratio=0.5 actual_sample_ratio=0.25"
                                  " line_data=yes memory_operations=yes start_ms=1700000000000"
-                                 " target=\"My Channel\""));
+                                 " target=\"My Channel\" supplemental_info=\"\" target_version=\"2.0.1\""
+                                 " device_vendor=\"Roku\" device_model=\"4670X\""
+                                 " device_firmware=\"11.5.0.4312\"\n"));
     assert_non_null(strstr(text, ": string id=1 text=\"main\"\n"));
     assert_non_null(strstr(text, ": module id=1 name=\"main\"\n"));
     assert_non_null(strstr(text, ": path id=10 caller=0 module=1 file=\"pkg:/source/main.brs\" "

@@ -1319,7 +1319,10 @@ static void bs_dump_header(bs_dumper *dd, const bs_header *h)
                       h->memory_ops ? "yes" : "no");
     pk_out_printf(out, " start_ms=%" PRIu64, h->start_ms);
     for (int i = 0; i < BS_HEADER_TEXT_COUNT; i++) {
-        pk_out_printf(out, " %s=", bs_header_text_keys[i]);
+        pk_out_putc(out, ' ');
+        for (const char *k = bs_header_text_keys[i]; *k; k++)
+            pk_out_putc(out, *k == '-' ? '_' : *k);
+        pk_out_putc(out, '=');
         pk_out_json_string(out, (const char *)h->text[i].data);
     }
     pk_out_putc(out, '\n');
