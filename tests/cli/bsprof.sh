@@ -85,11 +85,20 @@ if "$PROFKIT" formats | awk '{print $1}' | grep -qx firefox; then
     expect_status 0 "$PROFKIT" convert channel.bsprof -o channel.json
     expect_status 0 "$PROFKIT" convert channel.bsprof --to firefox --value wall -o wall.json
     CHECKS=$((CHECKS + 1))
-    python3 - channel.json <<'EOF' || fail "firefox output"
+    python3 - channel.json wall.json info.json <<'EOF' || fail "firefox output"
 import json, sys
-profile = json.load(open(sys.argv[1]))
+profile, wall, info = (json.load(open(f)) for f in sys.argv[1:4])
 names = [t["name"] for t in profile["threads"]]
-assert "main" in names and "HomeScene" in names and names.count("RowListItem") == 6, names
+assert names == [t["name"] for t in info["threads"]], names
+total = {v["name"]: v["total"] for v in info["values"]}
+def weight(p):
+    return sum(sum(t["samples"]["weight"] or [1] * t["samples"]["length"]) for t in p["threads"])
+assert weight(profile) == total["cpu"], (weight(profile), total["cpu"])
+assert weight(wall) == total["wall"], (weight(wall), total["wall"])
+allocated = sum(w for t in profile["threads"] if t.get("nativeAllocations")
+                for w in t["nativeAllocations"]["weight"] if w > 0)
+assert allocated == total["alloc-bytes"], (allocated, total["alloc-bytes"])
+assert profile["meta"]["product"] == "Streamline TV", profile["meta"]["product"]
 EOF
 fi
 
