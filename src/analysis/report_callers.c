@@ -1,5 +1,6 @@
 /* Callers and callees of one function, from the call tree merged by name. A function that
  * recurses is counted at its outermost calls only, so shares add up to its total. */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 

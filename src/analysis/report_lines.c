@@ -1,5 +1,6 @@
 /* The hottest source lines: value per (file, line) of the frames, self where the line is the
  * innermost frame and total where it is anywhere on the stack (once per stack). */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

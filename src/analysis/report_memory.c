@@ -304,14 +304,16 @@ pk_status pk_report_memory(const pk_profile *p, const pk_report_options *o, pk_o
     pk_value_text(a, sizeof a, (double)overall.allocated, "bytes", false);
     pk_value_text(f, sizeof f, (double)overall.freed, "bytes", false);
     pk_value_text(u, sizeof u, (double)(overall.allocated - overall.freed), "bytes", false);
-    pk_out_printf(out, "memory: %s unfreed in %llu blocks; %s allocated in %llu, %s freed in %llu",
+    pk_out_printf(out, "memory: %s unfreed in %llu blocks\nallocated %s in %llu blocks, "
+                       "freed %s in %llu blocks\n",
                   u, (unsigned long long)(overall.allocated_count - overall.freed_count), a,
                   (unsigned long long)overall.allocated_count, f,
                   (unsigned long long)overall.freed_count);
     if (unknown_frees)
-        pk_out_printf(out, "; %llu frees of unknown blocks", (unsigned long long)unknown_frees);
-    pk_out_puts(out, "\n\n");
-    const char *header = "   unfreed  blocks   allocated  blocks       freed  blocks  ";
+        pk_out_printf(out, "%llu frees of blocks not allocated in the profile\n",
+                      (unsigned long long)unknown_frees);
+    pk_out_putc(out, '\n');
+    const char *header = "   unfreed  blocks  allocated  blocks      freed  blocks  ";
     size_t name_columns = pk_report_name_columns(o, 58);
     pk_out_printf(out, "by call path, heaviest unfreed first (%zu of %zu):\n%scall path\n",
                   paths_shown, by_path.count, header);

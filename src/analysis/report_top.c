@@ -1,4 +1,5 @@
 /* The flat table: functions (merged by name) with self and total value, sorted by either. */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 

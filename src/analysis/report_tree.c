@@ -1,5 +1,6 @@
 /* The call tree, rooted at the bottom of the stack: each branch with its total, share and
  * self value, children heaviest first, small branches folded into one "more" line. */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +11,7 @@
 
 /* Deeper levels than this are not indented further in limited width; a depth label shows
  * where they are. */
-#define TREE_MAX_INDENT_LEVELS 12
+#define TREE_MAX_INDENT_LEVELS 10
 
 typedef enum walk_kind { WALK_NODE, WALK_CLOSE, WALK_MORE } walk_kind;
 

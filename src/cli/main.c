@@ -11,6 +11,9 @@ const pk_command pk_commands[] = {
     {"info", "show what a profile holds: metadata, threads, values, warnings", pk_cmd_info},
     {"dump", "print a binary profile record by record with byte offsets", pk_cmd_dump},
     {"formats", "list the formats profkit reads and writes", pk_cmd_formats},
+    {"report", "top functions, call tree, callers, lines, memory leaks, threads", pk_cmd_report},
+    {"diff", "compare two profiles: table, folded lines or differential flame graph", pk_cmd_diff},
+    {"merge", "sum several profiles into one", pk_cmd_merge},
     /* commands:end */
 };
 const size_t pk_command_count = sizeof pk_commands / sizeof pk_commands[0];

@@ -5,6 +5,7 @@
 #include "profkit/format.h"
 
 /* formats:begin */
+extern const pk_format pk_format_svg;
 /* formats:end */
 
 #endif
