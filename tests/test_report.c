@@ -330,7 +330,7 @@ static void narrow_output_shortens_and_wide_keeps(void **state)
     assert_contains(s, "xx::method\n");
     free(s);
     s = run_view(pk_report_tree, p, &o);
-    assert_contains(s, "                      (30) Namespace::"); /* depth label past the indentation limit */
+    assert_contains(s, "          7                      (30) Namespace..."); /* depth label past the indentation limit */
     free(s);
     o.width = 0;
     s = run_view(pk_report_top, p, &o);
