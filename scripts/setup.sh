@@ -10,7 +10,7 @@ BUILD_PACKAGES=(
 )
 # Tests: cmocka, and the real tools profkit's output is checked against.
 TEST_PACKAGES=(
-  libcmocka-dev python3 nodejs npm
+  libcmocka-dev libxml2-dev python3 nodejs npm
   golang-go google-perftools libgoogle-perftools-dev binutils
 )
 
