@@ -24,7 +24,7 @@ python3 "$CHECK" widths graph.svg >/dev/null || fail "graph.svg: widths"
 expect_contains "$(cat graph.svg)" "Test &amp; &lt;title&gt;" "title escaped"
 frames=$(python3 "$CHECK" frames graph.svg)
 expect_contains "$frames" "foo	150.48	" "foo placed after bar"
-expect_contains "$frames" "foo	150.48	96.0	842.86	" "foo's width is 30/42 of 1180"
+expect_contains "$frames" "foo	150.48	94.0	842.86	" "foo's width is 30/42 of 1180"
 expect_status 0 "$PROFKIT" convert in.folded -o icicle.svg --inverted
 CHECKS=$((CHECKS + 1))
 python3 "$CHECK" widths icicle.svg --inverted >/dev/null || fail "icicle.svg: widths"

@@ -4,6 +4,7 @@
   svg_check.py frames GRAPH.svg                prints "name<TAB>x<TAB>y<TAB>width<TAB>fill" per frame
   svg_check.py png-not-blank SHOT.png          the picture has more than one colour
 """
+import bisect
 import struct
 import sys
 import xml.etree.ElementTree as ET
@@ -40,16 +41,29 @@ def check_widths(path, inverted):
     assert base["name"] == "all", base
     assert abs(base["w"] - (width - 20)) < 0.02, ("root width", base["w"], width)
     step = 16.0 if inverted else -16.0
+    rows = {}
+    for f in fs:
+        rows.setdefault(round(f["y"], 1), []).append(f)
+    starts = {}
+    for y, row in rows.items():
+        row.sort(key=lambda f: f["x"])
+        starts[y] = [f["x"] for f in row]
     for parent in fs:
-        kids = [c for c in fs if abs(c["y"] - (parent["y"] + step)) < 0.01
-                and c["x"] >= parent["x"] - 0.02 and c["x"] + c["w"] <= parent["x"] + parent["w"] + 0.02]
-        total = sum(c["w"] for c in kids)
+        y = round(parent["y"] + step, 1)
+        row, xs = rows.get(y, []), starts.get(y, [])
+        i = bisect.bisect_left(xs, parent["x"] - 0.02)
+        total = 0.0
+        while i < len(row) and row[i]["x"] + row[i]["w"] <= parent["x"] + parent["w"] + 0.02:
+            total += row[i]["w"]
+            i += 1
         assert total <= parent["w"] + 0.05, ("children wider than parent", parent["name"], total, parent["w"])
         if parent is base:
             continue
-        below = [c for c in fs if abs(c["y"] - (parent["y"] - step)) < 0.01
-                 and parent["x"] >= c["x"] - 0.02 and parent["x"] + parent["w"] <= c["x"] + c["w"] + 0.02]
-        assert len(below) == 1, ("frame without exactly one parent", parent["name"], parent["y"])
+        y = round(parent["y"] - step, 1)
+        row, xs = rows.get(y, []), starts.get(y, [])
+        i = bisect.bisect_right(xs, parent["x"] + 0.02) - 1
+        ok = i >= 0 and row[i]["x"] + row[i]["w"] >= parent["x"] + parent["w"] - 0.02
+        assert ok, ("frame without a parent", parent["name"], parent["y"])
     print("ok %d frames" % len(fs))
 
 
