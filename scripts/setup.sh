@@ -14,9 +14,16 @@ TEST_PACKAGES=(
   golang-go google-perftools libgoogle-perftools-dev binutils
 )
 
+# Opt-in, for tests only: a headless browser that opens the SVG flame graphs
+# (PROFKIT_SETUP_BROWSER=1; CI sets it). Without it those checks are skipped with a message.
+BROWSER_PACKAGES=(chromium fonts-dejavu-core)
+
 want=("${BUILD_PACKAGES[@]}")
 if [ "${1:-}" != "--build-only" ]; then
   want+=("${TEST_PACKAGES[@]}")
+  if [ "${PROFKIT_SETUP_BROWSER:-0}" = 1 ]; then
+    want+=("${BROWSER_PACKAGES[@]}")
+  fi
 fi
 
 missing=()
