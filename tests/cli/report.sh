@@ -3,8 +3,8 @@
 . "$(dirname "$0")/lib.sh"
 
 if ! "$PROFKIT" formats | grep -q '^folded'; then
-    echo "no folded reader in this build: nothing to read the test inputs with" >&2
-    exit 1
+    echo "skipped: no folded reader in this build to read the test inputs with" >&2
+    exit 77
 fi
 
 json_get() { # json_get FILE PYTHON-EXPRESSION-ON-d

@@ -3,8 +3,8 @@
 . "$(dirname "$0")/lib.sh"
 
 if ! "$PROFKIT" formats | grep -q '^folded'; then
-    echo "no folded reader in this build: nothing to read the test inputs with" >&2
-    exit 1
+    echo "skipped: no folded reader in this build to read the test inputs with" >&2
+    exit 77
 fi
 CHECK="$SRC/tests/cli/svg_check.py"
 
