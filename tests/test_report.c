@@ -374,6 +374,7 @@ static void merge_sums_profiles(void **state)
     /* Nothing in common is refused. */
     c = pk_profile_new();
     pk_add_value_type(c, "alloc", "bytes");
+    bad[1] = c;
     assert_int_equal(pk_profile_merge(bad, 2, &m, &err), PK_ERR_USAGE);
     pk_profile_free(c);
     pk_profile_free(a);

@@ -114,7 +114,8 @@ static pk_status lay_out(layout *l, const pk_profile *p, const pk_calltree *tree
             }
             children[n++] = c;
         }
-        qsort_r(children, n, sizeof *children, compare_by_name, context);
+        if (n > 1)
+            qsort_r(children, n, sizeof *children, compare_by_name, context);
         double x = item.x;
         uint32_t merged = 0;
         int64_t merged_total = 0;

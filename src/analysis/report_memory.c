@@ -261,8 +261,10 @@ pk_status pk_report_memory(const pk_profile *p, const pk_report_options *o, pk_o
         }
         add_event(&g->sums, &e);
     }
-    qsort(by_path.groups, by_path.count, sizeof *by_path.groups, compare_groups);
-    qsort(by_line.groups, by_line.count, sizeof *by_line.groups, compare_groups);
+    if (by_path.count > 1)
+        qsort(by_path.groups, by_path.count, sizeof *by_path.groups, compare_groups);
+    if (by_line.count > 1)
+        qsort(by_line.groups, by_line.count, sizeof *by_line.groups, compare_groups);
     size_t paths_shown = o->top && o->top < by_path.count ? o->top : by_path.count;
     size_t lines_shown = o->top && o->top < by_line.count ? o->top : by_line.count;
 

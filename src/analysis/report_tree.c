@@ -75,7 +75,8 @@ static bool push_children(tree_walk *w, const pk_calltree *tree, const pk_profil
         w->children[n++] = c;
     }
     const void *context[2] = {tree, p};
-    qsort_r(w->children, n, sizeof *w->children, compare_children, context);
+    if (n > 1)
+        qsort_r(w->children, n, sizeof *w->children, compare_children, context);
     size_t shown = 0;
     uint32_t hidden = 0;
     int64_t hidden_total = 0;
