@@ -2,10 +2,6 @@
 # the text width, usage errors.
 . "$(dirname "$0")/lib.sh"
 
-if ! "$PROFKIT" formats | grep -q '^folded'; then
-    echo "skipped: no folded reader in this build to read the test inputs with" >&2
-    exit 77
-fi
 
 json_get() { # json_get FILE PYTHON-EXPRESSION-ON-d
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"

@@ -2,10 +2,6 @@
 # script zooms and searches in a real browser, and a screenshot of it is not blank.
 . "$(dirname "$0")/lib.sh"
 
-if ! "$PROFKIT" formats | grep -q '^folded'; then
-    echo "skipped: no folded reader in this build to read the test inputs with" >&2
-    exit 77
-fi
 CHECK="$SRC/tests/cli/svg_check.py"
 
 cat > in.folded <<'END'
