@@ -291,16 +291,26 @@ static void differential_colour(double delta, double max_delta, char *buf, size_
         snprintf(buf, size, "rgb(250,250,250)");
 }
 
-/* The label drawn inside a frame: the name, cut with ".." to what fits. */
-static void write_label(pk_output *out, const char *name, double w)
+/* The label drawn inside a frame: the name without a kind suffix (_[k] kernel, _[j] JIT,
+ * _[i] inlined, _[w] waker), cut with ".." to what fits. */
+static void write_label(pk_output *out, const char *full_name, double w)
 {
     double room = (w - 6) / CHAR_WIDTH;
     if (room < 3)
         return;
     size_t fit = (size_t)room;
+    size_t len = strlen(full_name);
+    char *name = malloc(len + 3);
+    if (!name)
+        return;
+    memcpy(name, full_name, len + 1);
+    if (len > 4 && name[len - 4] == '_' && name[len - 3] == '[' && strchr("kjiw", name[len - 2]) &&
+        name[len - 1] == ']')
+        name[len - 4] = '\0';
     size_t have = pk_text_columns(name);
     if (have <= fit) {
         pk_out_xml_text(out, name);
+        free(name);
         return;
     }
     /* Cut at a character boundary. */
@@ -312,13 +322,9 @@ static void write_label(pk_output *out, const char *name, double w)
             seen++;
         }
     }
-    char *head = malloc(i + 3);
-    if (!head)
-        return;
-    memcpy(head, name, i);
-    memcpy(head + i, "..", 3);
-    pk_out_xml_text(out, head);
-    free(head);
+    memcpy(name + i, "..", 3);
+    pk_out_xml_text(out, name);
+    free(name);
 }
 
 static void write_frame(pk_output *out, const pk_profile *p, const pk_calltree *tree,
@@ -375,11 +381,15 @@ static void write_frame(pk_output *out, const pk_profile *p, const pk_calltree *
     }
     pk_out_printf(out,
                   "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
-                  "fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
-                  f->x, y, f->w, o->frame_height - 1, colour, f->x + 3,
-                  y + o->frame_height - 5);
-    write_label(out, name, f->w);
-    pk_out_puts(out, "</text></g>\n");
+                  "fill=\"%s\"/>",
+                  f->x, y, f->w, o->frame_height - 1, colour);
+    /* Frames too narrow for a label get none; the script adds one when a zoom widens them. */
+    if ((f->w - 6) / CHAR_WIDTH >= 3) {
+        pk_out_printf(out, "<text x=\"%.2f\" y=\"%.1f\">", f->x + 3, y + o->frame_height - 5);
+        write_label(out, name, f->w);
+        pk_out_puts(out, "</text>");
+    }
+    pk_out_puts(out, "</g>\n");
 }
 
 pk_status pk_flamegraph_write(const pk_profile *p, const pk_calltree *tree,

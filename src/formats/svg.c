@@ -13,8 +13,8 @@ static const char *const svg_extensions[] = {".svg", NULL};
 static const pk_option_spec svg_write_options[] = {
     {"inverted", NULL, "draw an icicle: callers at the top, callees below"},
     {"reverse", NULL, "merge stacks from the innermost frame: the callers of hot functions"},
-    {"width", "PIXELS", "image width (default 1200)"},
-    {"min-width", "PIXELS", "merge frames narrower than this (default 0.1)"},
+    {"svg-width", "PIXELS", "image width (default 1200)"},
+    {"svg-min-width", "PIXELS", "merge frames narrower than this (default 0.1)"},
     {NULL, NULL, NULL},
 };
 
@@ -33,22 +33,22 @@ static pk_status svg_write(const pk_profile *p, pk_output *out, const pk_write_o
     pk_flamegraph_options_init(&fo);
     fo.inverted = pk_option_get(extra, "inverted") != NULL;
     fo.thread_roots = options->with_threads;
-    const char *width = pk_option_get(extra, "width");
+    const char *width = pk_option_get(extra, "svg-width");
     if (width) {
         double w;
         char tail;
         if (sscanf(width, "%lf%c", &w, &tail) != 1 || !(w >= 100 && w <= 100000))
             return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET,
-                                "--width takes a number of pixels from 100 to 100000");
+                                "--svg-width takes a number of pixels from 100 to 100000");
         fo.image_width = w;
     }
-    const char *min_width = pk_option_get(extra, "min-width");
+    const char *min_width = pk_option_get(extra, "svg-min-width");
     if (min_width) {
         double w;
         char tail;
         if (sscanf(min_width, "%lf%c", &w, &tail) != 1 || !(w >= 0 && w <= 100))
             return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET,
-                                "--min-width takes a number of pixels from 0 to 100");
+                                "--svg-min-width takes a number of pixels from 0 to 100");
         fo.min_width = w;
     }
     unsigned flags = 0;
@@ -66,8 +66,9 @@ static pk_status svg_write(const pk_profile *p, pk_output *out, const pk_write_o
     char total[PK_VALUE_TEXT], subtitle[256];
     pk_value_text(total, sizeof total, tree.count ? (double)tree.nodes[0].total : 0, unit, false);
     const char *product = pk_str(p, pk_metadata_get(p)->product);
-    snprintf(subtitle, sizeof subtitle, "%s%s%s, total %s%s%s", pk_str(p, vt->name),
-             unit[0] ? " in " : "", unit, total, product[0] ? " - " : "", product);
+    snprintf(subtitle, sizeof subtitle, "%s%s%s%s, total %s%s%s", pk_str(p, vt->name),
+             unit[0] ? " (" : "", unit, unit[0] ? ")" : "", total, product[0] ? " - " : "",
+             product);
     fo.title = options->title;
     fo.subtitle = subtitle;
     fo.unit = unit;

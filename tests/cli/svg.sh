@@ -26,7 +26,7 @@ CHECKS=$((CHECKS + 1))
 python3 "$CHECK" widths icicle.svg --inverted >/dev/null || fail "icicle.svg: widths"
 expect_status 0 "$PROFKIT" convert in.folded --to svg -o - --reverse
 expect_contains "$OUT" "<svg" "svg on standard output"
-expect_status 2 "$PROFKIT" convert in.folded -o bad.svg --width 5
+expect_status 2 "$PROFKIT" convert in.folded -o bad.svg --svg-width 5
 expect_no_file bad.svg
 
 # A big input still gives a small file: narrow frames are merged.
