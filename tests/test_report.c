@@ -193,6 +193,11 @@ static void tree_has_branch_totals_and_folds_small_branches(void **state)
     /* main;bar (5 of 36 ms) is under 20%. */
     assert_contains(s, "\"hidden_count\":1,\"hidden_total\":5000000}");
     free(s);
+    o.thread_pattern = NULL;
+    o.min_percent = 90; /* main (85.71%) and worker fall below: both folded at the first level */
+    s = run_view(pk_report_tree, p, &o);
+    assert_contains(s, "\"roots\":[],\"hidden_count\":2,\"hidden_total\":42000000}");
+    free(s);
 
     o.json = false;
     o.min_percent = 1;

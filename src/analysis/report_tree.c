@@ -154,6 +154,8 @@ pk_status pk_report_tree(const pk_profile *p, const pk_report_options *o, pk_out
         threshold++;
     tree_walk w;
     memset(&w, 0, sizeof w);
+    uint32_t root_hidden_count = 0;
+    int64_t root_hidden_total = 0;
     const char *unit = pk_str(p, pk_value_type_at(p, value)->unit);
 
     if (o->json) {
@@ -189,8 +191,11 @@ pk_status pk_report_tree(const pk_profile *p, const pk_report_options *o, pk_out
                 pk_out_putc(out, '}');
                 continue;
             }
-            if (item.kind == WALK_MORE)
+            if (item.kind == WALK_MORE) { /* only the first level has one in JSON */
+                root_hidden_count = item.more_count;
+                root_hidden_total = item.more_total;
                 continue;
+            }
             pk_out_puts(out, item.position ? ",{\"name\":" : "{\"name\":");
             pk_out_json_string(out, pk_str(p, n->name));
             if (thread_node)
@@ -238,8 +243,14 @@ pk_status pk_report_tree(const pk_profile *p, const pk_report_options *o, pk_out
             goto done;
         }
     }
-    if (o->json)
-        pk_out_puts(out, "]}\n");
+    if (o->json) {
+        pk_out_putc(out, ']');
+        if (root_hidden_count) {
+            pk_out_printf(out, ",\"hidden_count\":%u,\"hidden_total\":", (unsigned)root_hidden_count);
+            pk_out_i64(out, root_hidden_total);
+        }
+        pk_out_puts(out, "}\n");
+    }
 done:
     free(w.items);
     free(w.children);
