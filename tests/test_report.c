@@ -295,8 +295,12 @@ static void memory_report_finds_the_leaks(void **state)
     assert_contains(s, "memory: 1.03 KiB unfreed in 2 blocks\n"
                        "allocated 1.13 KiB in 4 blocks, freed 110 B in 2 blocks\n"
                        "1 frees of blocks not allocated in the profile\n");
-    assert_contains(s, "    1000 B       1     1000 B       1        0 B       0  "
-                       "main > foo > bar\n");
+    assert_contains(s, "   unfreed  blocks  allocated  blocks      freed  blocks\n"
+                       "    call path\n"
+                       "    1000 B       1     1000 B       1        0 B       0\n"
+                       "    main > foo > bar\n");
+    assert_contains(s, "  1.03 KiB       2   1.04 KiB       3       10 B       1\n"
+                       "    lib.c:7  bar\n");
     assert_fits(s, 80);
     free(s);
     o.thread_pattern = "worker";

@@ -49,6 +49,11 @@ void pk_report_value_label(pk_output *out, const pk_profile *p, uint32_t value);
 void pk_report_value_cell(pk_output *out, const pk_profile *p, uint32_t value, double v,
                           size_t columns);
 void pk_report_percent_cell(pk_output *out, double part, double whole, size_t columns);
+/* Writes "file:line  function" in at most max_columns (0: no limit), shortening the file in
+ * the middle and the function only when it takes more than half; the line number is always
+ * whole. line 0 writes the function alone. */
+void pk_report_location(pk_output *out, const char *file, uint32_t line, const char *function,
+                        size_t max_columns);
 /* Columns left for a name after `used` columns; 0 (unlimited) when width is 0. */
 size_t pk_report_name_columns(const pk_report_options *o, size_t used);
 

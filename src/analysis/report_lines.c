@@ -45,25 +45,6 @@ static int compare_lines(const void *pa, const void *pb, void *context)
     return ka->line < kb->line ? -1 : ka->line > kb->line;
 }
 
-/* Writes "file:line", the file shortened so that the whole takes at most max_columns (0: no
- * limit); returns the columns used. */
-static size_t write_location(pk_output *out, const pk_profile *p, const line_key *k,
-                             size_t max_columns)
-{
-    const char *file = k->file ? pk_str(p, k->file) : "?";
-    char suffix[16];
-    size_t suffix_len = (size_t)snprintf(suffix, sizeof suffix, ":%u", (unsigned)k->line);
-    size_t file_columns = pk_text_columns(file);
-    if (max_columns && file_columns + suffix_len > max_columns) {
-        file_columns = max_columns > suffix_len + 4 ? max_columns - suffix_len : 4;
-        pk_out_shortened(out, file, file_columns);
-    } else {
-        pk_out_puts(out, file);
-    }
-    pk_out_puts(out, suffix);
-    return file_columns + suffix_len;
-}
-
 pk_status pk_report_lines(const pk_profile *p, const pk_report_options *o, pk_output *out,
                           pk_error *err)
 {
@@ -171,11 +152,8 @@ pk_status pk_report_lines(const pk_profile *p, const pk_report_options *o, pk_ou
         pk_out_putc(out, ' ');
         pk_report_percent_cell(out, (double)entries[i].total, grand, 7);
         pk_out_puts(out, "  ");
-        size_t used = write_location(out, p, k, columns ? columns * 2 / 3 : 0);
-        if (!columns || columns > used + 2 + 8) {
-            pk_out_puts(out, "  ");
-            pk_out_shortened(out, pk_str(p, k->function_name), columns ? columns - used - 2 : 0);
-        }
+        pk_report_location(out, pk_str(p, k->file), k->line, pk_str(p, k->function_name),
+                           columns);
         pk_out_putc(out, '\n');
     }
     goto done;

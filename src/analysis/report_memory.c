@@ -177,11 +177,12 @@ static void text_sums(pk_output *out, const memory_sums *s)
                              {s->allocated, s->allocated_count},
                              {s->freed, s->freed_count}};
     for (int i = 0; i < 3; i++) {
+        if (i)
+            pk_out_putc(out, ' ');
         pk_value_text(text, sizeof text, (double)values[i][0], "bytes", false);
         pk_out_cell(out, text, 10, true);
-        pk_out_printf(out, " %7llu ", (unsigned long long)values[i][1]);
+        pk_out_printf(out, " %7llu", (unsigned long long)values[i][1]);
     }
-    pk_out_putc(out, ' ');
 }
 
 pk_status pk_report_memory(const pk_profile *p, const pk_report_options *o, pk_output *out,
@@ -315,12 +316,13 @@ pk_status pk_report_memory(const pk_profile *p, const pk_report_options *o, pk_o
         pk_out_printf(out, "%llu frees of blocks not allocated in the profile\n",
                       (unsigned long long)unknown_frees);
     pk_out_putc(out, '\n');
-    const char *header = "   unfreed  blocks  allocated  blocks      freed  blocks  ";
-    size_t name_columns = pk_report_name_columns(o, 58);
+    const char *header = "   unfreed  blocks  allocated  blocks      freed  blocks\n    ";
+    size_t name_columns = pk_report_name_columns(o, 4);
     pk_out_printf(out, "by call path, heaviest unfreed first (%zu of %zu):\n%scall path\n",
                   paths_shown, by_path.count, header);
     for (size_t i = 0; i < paths_shown; i++) {
         text_sums(out, &by_path.groups[i].sums);
+        pk_out_puts(out, "\n    ");
         if (by_path.groups[i].key == PK_NONE)
             pk_out_puts(out, "(no stack)");
         else
@@ -334,21 +336,12 @@ pk_status pk_report_memory(const pk_profile *p, const pk_report_options *o, pk_o
         text_sums(out, &by_line.groups[i].sums);
         const line_key *k = &line_keys[by_line.groups[i].key];
         if (!k->function_name && !k->line) {
-            pk_out_puts(out, "(no stack)\n");
+            pk_out_puts(out, "\n    (no stack)\n");
             continue;
         }
-        const char *file = k->file ? pk_str(p, k->file) : "?";
-        const char *function = pk_str(p, k->function_name);
-        size_t size = strlen(file) + strlen(function) + 32;
-        char *location = malloc(size);
-        if (!location)
-            goto nomem;
-        if (k->line)
-            snprintf(location, size, "%s:%u  %s", file, (unsigned)k->line, function);
-        else
-            snprintf(location, size, "%s", function);
-        pk_out_shortened(out, location, name_columns);
-        free(location);
+        pk_out_puts(out, "\n    ");
+        pk_report_location(out, pk_str(p, k->file), k->line, pk_str(p, k->function_name),
+                           name_columns);
         pk_out_putc(out, '\n');
     }
     goto done;

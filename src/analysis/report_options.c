@@ -1,6 +1,8 @@
 /* Defaults and framing shared by the report views. */
 #include "analysis/report.h"
 
+#include <stdio.h>
+
 #include "analysis/units.h"
 
 void pk_report_options_init(pk_report_options *o)
@@ -61,4 +63,34 @@ size_t pk_report_name_columns(const pk_report_options *o, size_t used)
     if (o->width == 0)
         return 0;
     return o->width > used + 8 ? o->width - used : 8;
+}
+
+void pk_report_location(pk_output *out, const char *file, uint32_t line, const char *function,
+                        size_t max_columns)
+{
+    if (line == 0) {
+        pk_out_shortened(out, function, max_columns);
+        return;
+    }
+    if (!file[0])
+        file = "?";
+    char suffix[16];
+    size_t suffix_len = (size_t)snprintf(suffix, sizeof suffix, ":%u", (unsigned)line);
+    size_t file_len = pk_text_columns(file), function_len = pk_text_columns(function);
+    size_t file_columns = 0, function_columns = 0;
+    if (max_columns) {
+        size_t room = max_columns > suffix_len + 2 ? max_columns - suffix_len - 2 : 0;
+        function_columns = function_len;
+        if (function_columns + file_len > room && function_columns > room / 2)
+            function_columns = file_len < room / 2 ? room - file_len : room / 2;
+        file_columns = room > function_columns ? room - function_columns : 1;
+        if (file_columns < 4)
+            file_columns = 4;
+    }
+    pk_out_shortened(out, file, file_columns);
+    pk_out_puts(out, suffix);
+    if (function[0]) {
+        pk_out_puts(out, "  ");
+        pk_out_shortened(out, function, function_columns ? function_columns : 0);
+    }
 }
