@@ -10,8 +10,7 @@ BUILD_PACKAGES=(
 )
 # Tests: cmocka, and the real tools profkit's output is checked against.
 TEST_PACKAGES=(
-  libcmocka-dev libxml2-dev python3 nodejs npm
-  libcmocka-dev python3 python3-jsonschema nodejs npm
+  libcmocka-dev libxml2-dev python3 python3-jsonschema nodejs npm
   golang-go google-perftools libgoogle-perftools-dev binutils
 )
 

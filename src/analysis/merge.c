@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hashmap.h"
+
 /* Index maps from src to dst, filled on first use. */
 typedef struct append_maps {
     pk_profile *dst;
@@ -14,6 +16,8 @@ typedef struct append_maps {
     uint32_t *frames;
     uint32_t *stacks;
     uint32_t *threads;
+    pk_u64map thread_by_name; /* dst thread name string -> dst thread */
+    bool thread_index_built;
 } append_maps;
 
 static uint32_t *new_map(size_t count)
@@ -76,17 +80,27 @@ static uint32_t map_thread(append_maps *m, uint32_t id)
 {
     if (id >= pk_thread_count(m->src))
         return id;
-    if (m->threads[id] == PK_NONE) {
-        const pk_thread *t = pk_thread_at(m->src, id);
-        const char *name = pk_str(m->src, t->name);
+    if (m->threads[id] != PK_NONE)
+        return m->threads[id];
+    if (!m->thread_index_built) {
+        /* Threads dst already has, first of each name. */
         size_t count = pk_thread_count(m->dst);
-        for (size_t i = 0; i < count; i++) {
-            if (strcmp(pk_str(m->dst, pk_thread_at(m->dst, (uint32_t)i)->name), name) == 0) {
-                m->threads[id] = (uint32_t)i;
-                return m->threads[id];
-            }
-        }
-        m->threads[id] = pk_add_thread(m->dst, map_string(m, t->name), t->pid, t->tid);
+        for (size_t i = 0; i < count; i++)
+            if (!pk_u64map_put(&m->thread_by_name, pk_thread_at(m->dst, (uint32_t)i)->name,
+                               (uint32_t)i, NULL, NULL))
+                return PK_NONE;
+        m->thread_index_built = true;
+    }
+    const pk_thread *t = pk_thread_at(m->src, id);
+    uint32_t name = map_string(m, t->name);
+    uint32_t *found = pk_u64map_find(&m->thread_by_name, name);
+    if (found) {
+        m->threads[id] = *found;
+    } else {
+        m->threads[id] = pk_add_thread(m->dst, name, t->pid, t->tid);
+        if (m->threads[id] != PK_NONE &&
+            !pk_u64map_put(&m->thread_by_name, name, m->threads[id], NULL, NULL))
+            return PK_NONE;
     }
     return m->threads[id];
 }
@@ -104,6 +118,7 @@ pk_status pk_profile_append(pk_profile *dst, const pk_profile *src, const uint32
         .stacks = new_map(pk_stack_count(src)),
         .threads = new_map(pk_thread_count(src)),
     };
+    pk_u64map_init(&m.thread_by_name);
     pk_status st = PK_OK;
     if (!m.strings || !m.resources || !m.functions || !m.frames || !m.stacks || !m.threads) {
         st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
@@ -139,13 +154,18 @@ pk_status pk_profile_append(pk_profile *dst, const pk_profile *src, const uint32
                 if (value_map[v] != PK_NONE && value_map[v] < dst_values)
                     values[value_map[v]] += src_row[v];
             uint32_t stack = pk_sample_stack(src, row);
-            st = pk_add_sample(dst, map_thread(&m, pk_sample_thread(src, row)),
-                               stack == PK_NONE ? PK_NONE : m.stacks[stack], values);
+            uint32_t thread = map_thread(&m, pk_sample_thread(src, row));
+            st = thread == PK_NONE
+                     ? PK_ERR_NOMEM
+                     : pk_add_sample(dst, thread, stack == PK_NONE ? PK_NONE : m.stacks[stack],
+                                     values);
             row++;
         } else {
             uint32_t thread = map_thread(&m, e.thread);
             uint32_t stack = e.stack == PK_NONE || e.stack >= stacks ? PK_NONE : m.stacks[e.stack];
-            if (e.kind == PK_MEM_ALLOC)
+            if (thread == PK_NONE)
+                st = PK_ERR_NOMEM;
+            else if (e.kind == PK_MEM_ALLOC)
                 st = pk_memory_alloc(dst, thread, stack, e.address ^ address_tag, e.size);
             else
                 st = pk_memory_free(dst, thread, stack, e.address ^ address_tag,
@@ -168,6 +188,7 @@ done:
     free(m.frames);
     free(m.stacks);
     free(m.threads);
+    pk_u64map_free(&m.thread_by_name);
     return st;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "analysis/diff.h"
 #include "cli/cli.h"
@@ -91,6 +92,13 @@ static int diff_option(void *context, int key, const char *value)
     return PK_EXIT_USAGE;
 }
 
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 static bool has_extension(const char *path, const char *extension)
 {
     size_t n = strlen(path), m = strlen(extension);
@@ -127,6 +135,11 @@ int pk_cmd_diff(int argc, char **argv)
     bool to_folded = args.output && has_extension(args.output, ".folded");
     if (args.output && !to_svg && !to_folded) {
         cli_error("diff: -o takes a file ending in .svg or .folded, not '%s'", args.output);
+        cli_free_input_options(&input);
+        return PK_EXIT_USAGE;
+    }
+    if (args.output && same_file(rest[0], args.output)) {
+        cli_error("diff: the output '%s' is BASE", args.output);
         cli_free_input_options(&input);
         return PK_EXIT_USAGE;
     }
