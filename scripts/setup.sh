@@ -28,6 +28,10 @@ fi
 
 missing=()
 for pkg in "${want[@]}"; do
+  # A Node.js from NodeSource ships npm itself and conflicts with Debian's npm package.
+  if [ "$pkg" = npm ] && command -v npm >/dev/null 2>&1; then
+    continue
+  fi
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q '^install ok installed$'; then
     missing+=("$pkg")
   fi
