@@ -29,7 +29,9 @@ static void print_usage(FILE *f)
                "\nExamples:\n"
                "  profkit convert channel.bsprof -o channel.json     # open in profiler.firefox.com\n"
                "  profkit convert channel.bsprof --to folded > out.folded\n"
-               "  profkit info channel.bsprof\n");
+               "  profkit info channel.bsprof\n"
+               "  profkit report channel.bsprof --tree               # call tree on the terminal\n"
+               "  profkit convert channel.bsprof -o flame.svg        # interactive flame graph\n");
 }
 
 int main(int argc, char **argv)
