@@ -8,22 +8,17 @@ BUILD_PACKAGES=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   zlib1g-dev libxxhash-dev libdw-dev libelf-dev libiberty-dev
 )
-# Tests: cmocka, and the real tools profkit's output is checked against.
+# Tests: cmocka, and the real tools profkit's output is checked against (pprof in Go and Perl,
+# gperftools, a headless browser that opens the SVG flame graphs).
 TEST_PACKAGES=(
   libcmocka-dev libjansson-dev libxml2-dev python3 python3-jsonschema
   golang-go google-perftools libgoogle-perftools-dev binutils
+  chromium fonts-dejavu-core
 )
-
-# Opt-in, for tests only: a headless browser that opens the SVG flame graphs
-# (PROFKIT_SETUP_BROWSER=1; CI sets it). Without it those checks are skipped with a message.
-BROWSER_PACKAGES=(chromium fonts-dejavu-core)
 
 want=("${BUILD_PACKAGES[@]}")
 if [ "${1:-}" != "--build-only" ]; then
   want+=("${TEST_PACKAGES[@]}")
-  if [ "${PROFKIT_SETUP_BROWSER:-0}" = 1 ]; then
-    want+=("${BROWSER_PACKAGES[@]}")
-  fi
 fi
 
 # Node.js and npm run the real viewers' loaders in the tests; a machine may already have them
