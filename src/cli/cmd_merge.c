@@ -24,39 +24,6 @@ static const char merge_help[] =
     "      --salvage            keep what can be read before damage in the inputs\n"
     "      --quiet              no progress bar, no warnings\n";
 
-enum { KEY_TO = 256, KEY_VALUE, KEY_WITH_THREADS, KEY_TITLE };
-
-typedef struct merge_args {
-    const char *output;
-    const char *to;
-    const char *value;
-    const char *title;
-    bool with_threads;
-} merge_args;
-
-static int merge_option(void *context, int key, const char *value)
-{
-    merge_args *a = context;
-    switch (key) {
-    case 'o':
-        a->output = value;
-        return 0;
-    case KEY_TO:
-        a->to = value;
-        return 0;
-    case KEY_VALUE:
-        a->value = value;
-        return 0;
-    case KEY_WITH_THREADS:
-        a->with_threads = true;
-        return 0;
-    case KEY_TITLE:
-        a->title = value;
-        return 0;
-    }
-    return PK_EXIT_USAGE;
-}
-
 static bool same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
@@ -66,19 +33,11 @@ static bool same_file(const char *a, const char *b)
 
 int pk_cmd_merge(int argc, char **argv)
 {
-    static const cli_option options[] = {
-        {"output", 1, 'o'},
-        {"to", 1, KEY_TO},
-        {"value", 1, KEY_VALUE},
-        {"with-threads", 0, KEY_WITH_THREADS},
-        {"title", 1, KEY_TITLE},
-        {NULL, 0, 0},
-    };
-    merge_args args = {0};
+    cli_output_args args = {0};
     cli_input_options input;
     char **rest;
     int rest_count;
-    int status = cli_parse(argc, argv, options, merge_option, &args, &input, merge_help, &rest,
+    int status = cli_parse(argc, argv, cli_output_options, cli_output_option, &args, &input, merge_help, &rest,
                            &rest_count);
     if (status != 0) {
         cli_free_input_options(&input);
@@ -89,15 +48,7 @@ int pk_cmd_merge(int argc, char **argv)
         cli_free_input_options(&input);
         return PK_EXIT_USAGE;
     }
-    const pk_format *to = NULL;
-    if (args.to)
-        to = cli_format_named(args.to, false, true);
-    else if (strcmp(args.output, "-") != 0 &&
-             !(to = pk_format_by_extension(args.output, true)))
-        cli_error("merge: cannot tell the output format from '%s'; give --to FORMAT",
-                  args.output);
-    else if (!to)
-        cli_error("merge: give --to FORMAT when writing to standard output");
+    const pk_format *to = cli_output_format(&args, "merge");
     for (int i = 0; to && i < rest_count; i++) {
         if (strcmp(args.output, "-") != 0 && same_file(rest[i], args.output)) {
             cli_error("merge: the output '%s' is one of the inputs", args.output);
@@ -126,21 +77,8 @@ int pk_cmd_merge(int argc, char **argv)
     for (int i = 0; i < rest_count; i++)
         pk_profile_free(inputs[i]);
     free(inputs);
-    if (status == PK_EXIT_OK) {
-        uint32_t value = cli_pick_value(merged, args.value, "merged profile");
-        if (value == PK_NONE && pk_value_type_count(merged) > 0) {
-            status = PK_EXIT_USAGE;
-        } else {
-            pk_write_options write_options = {
-                .value = value,
-                .with_threads = args.with_threads,
-                .extra = {input.extra, input.extra_count},
-                .title = args.title,
-            };
-            if (pk_write_file(merged, args.output, to, &write_options, rest[0], &err) != PK_OK)
-                status = cli_report_error(NULL, &err);
-        }
-    }
+    if (status == PK_EXIT_OK)
+        status = cli_write_profile(merged, &args, to, &input, rest[0], "merged profile");
     pk_profile_free(merged);
     cli_free_input_options(&input);
     return status;
