@@ -1,0 +1,1 @@
+. "$(dirname "$0")/lib.sh"; finish
