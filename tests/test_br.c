@@ -586,15 +586,22 @@ static void probe_checks_the_record_sequence(void **state)
     assert_int_equal(pk_format_br.probe(b.data, 30), PK_PROBE_WEAK); /* mappings only */
     int score = 0;
     assert_ptr_equal(pk_format_probe(b.data, b.len, NULL, &score), &pk_format_br);
-    /* A group closed twice, a record type 2, a control character in a name, other formats. */
+    /* A group closed that was never opened, a record type 2, a control character in a name,
+     * other formats. Damage after a whole group still looks like a damaged BR file. */
     tb_bytes bad = {0};
     rec_module(&bad, 1, "A.BR");
+    tb_u8(&bad, 6);
+    assert_int_equal(pk_format_br.probe(bad.data, bad.len), PK_PROBE_NO);
+    bad.len--;
     rec_line(&bad, 3, 1, 1, 1);
-    tb_u8(&bad, 6);
+    tb_u8(&bad, 2);
     tb_u8(&bad, 6);
     assert_int_equal(pk_format_br.probe(bad.data, bad.len), PK_PROBE_NO);
+    bad.data[bad.len - 2] = 6;
     bad.data[bad.len - 1] = 2;
-    assert_int_equal(pk_format_br.probe(bad.data, bad.len), PK_PROBE_NO);
+    assert_int_equal(pk_format_br.probe(bad.data, bad.len), PK_PROBE_WEAK);
+    bad.data[bad.len - 1] = 6;
+    assert_int_equal(pk_format_br.probe(bad.data, bad.len), PK_PROBE_WEAK);
     tb_free(&bad);
     rec_module(&bad, 1, "A\nBR");
     assert_int_equal(pk_format_br.probe(bad.data, bad.len), PK_PROBE_NO);

@@ -36,7 +36,7 @@
  * start line, else 0), the clause is 1 unless a "B:LINE.CLAUSE" name gives it, and a name that
  * the reader would derive from the module ("B gosub", "B main", "B") becomes that label again;
  * any other name is written as a FUNCTION NAME (cut to 255 bytes). Backtraces are written
- * nearest caller first (--br-backtrace-order outermost-first reverses them).
+ * nearest caller first, the reader's default order.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -141,7 +141,8 @@ static bool br_printable(const uint8_t *s, size_t n)
     return true;
 }
 
-/* The records must parse one after the other from the first byte, which must map a module. */
+/* The records must parse one after the other from the first byte, which must map a module.
+ * Damage after a whole group still looks like a (damaged) BR file. */
 static int br_probe(const uint8_t *data, size_t size)
 {
     if (size < 6 || data[0] != BR_MODULE)
@@ -149,29 +150,30 @@ static int br_probe(const uint8_t *data, size_t size)
     size_t pos = 0;
     bool in_group = false, whole_group = false;
     while (pos < size) {
+        int damaged = whole_group ? PK_PROBE_WEAK : PK_PROBE_NO;
         unsigned type = data[pos];
         size_t fixed = br_fixed_size(type);
         if (fixed == 0)
-            return PK_PROBE_NO;
+            return damaged;
         if (size - pos < fixed)
             break;
         size_t len = br_name_length(type, data + pos);
         if ((type == BR_MODULE || type == BR_FUNCTION) && len == 0)
-            return PK_PROBE_NO;
+            return damaged;
         size_t visible = size - pos - fixed < len ? size - pos - fixed : len;
         if (!br_printable(data + pos + fixed, visible))
-            return PK_PROBE_NO;
+            return damaged;
         if (type == BR_LINE) {
             if (in_group)
-                return PK_PROBE_NO;
+                return damaged;
             in_group = true;
         } else if (type == BR_END) {
             if (!in_group)
-                return PK_PROBE_NO;
+                return damaged;
             in_group = false;
             whole_group = true;
         } else if (type != BR_MODULE && !in_group) {
-            return PK_PROBE_NO;
+            return damaged;
         }
         if (visible < len)
             break;
@@ -184,17 +186,9 @@ static int br_probe(const uint8_t *data, size_t size)
 
 static const pk_option_spec br_read_option_specs[] = {
     {"br-backtrace-order", "innermost-first|outermost-first",
-     "order of the backtrace records in a group (default innermost-first: the first record is "
-     "the direct caller of the current line)"},
+     "order of the backtrace records (default: nearest caller first)"},
     {"br-names", "function|line",
-     "frame names: the function (FNCALC, MENU.BR gosub, MENU.BR main; default) or the line "
-     "with its clause (MENU.BR:120.2 main)"},
-    {NULL, NULL, NULL},
-};
-
-static const pk_option_spec br_write_option_specs[] = {
-    {"br-backtrace-order", "innermost-first|outermost-first",
-     "order in which to write the backtrace records (default innermost-first)"},
+     "frame names: FNCALC, MENU.BR main (default) or MENU.BR:120.2 main"},
     {NULL, NULL, NULL},
 };
 
@@ -635,15 +629,51 @@ static void br_dump_text(pk_output *out, const uint8_t *s, size_t n)
 }
 
 typedef struct br_dump_state {
-    char *names[65536]; /* module number -> file as mapped (NUL-terminated copy) */
+    pk_u64map by_number; /* module number -> index into names */
+    char **names;        /* files as mapped, NUL-terminated copies */
+    size_t count, capacity;
     uint64_t groups;
 } br_dump_state;
+
+static bool br_dump_map(br_dump_state *d, unsigned module, const uint8_t *name, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return false;
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    uint32_t *slot;
+    bool inserted;
+    if (!pk_u64map_put(&d->by_number, module, (uint32_t)d->count, &slot, &inserted)) {
+        free(copy);
+        return false;
+    }
+    if (!inserted) {
+        free(d->names[*slot]);
+        d->names[*slot] = copy;
+        return true;
+    }
+    if (d->count == d->capacity) {
+        size_t cap = d->capacity ? d->capacity * 2 : 16;
+        char **names = realloc(d->names, cap * sizeof *names);
+        if (!names) {
+            pk_u64map_remove(&d->by_number, module, NULL);
+            free(copy);
+            return false;
+        }
+        d->names = names;
+        d->capacity = cap;
+    }
+    d->names[d->count++] = copy;
+    return true;
+}
 
 static void br_dump_location(pk_output *out, br_dump_state *d, const uint8_t *rec)
 {
     unsigned module = br_be16(rec + 1);
-    if (d->names[module])
-        br_dump_text(out, (const uint8_t *)d->names[module], strlen(d->names[module]));
+    uint32_t *slot = pk_u64map_find(&d->by_number, module);
+    if (slot)
+        br_dump_text(out, (const uint8_t *)d->names[*slot], strlen(d->names[*slot]));
     else
         pk_out_printf(out, "module %u (unmapped)", module);
     pk_out_printf(out, " line %" PRIu32 " clause %u", br_be32(rec + 3), rec[7]);
@@ -653,9 +683,8 @@ static pk_status br_dump(pk_input *in, pk_output *out, bool raw, const pk_read_o
                          pk_error *err)
 {
     (void)options;
-    br_dump_state *d = calloc(1, sizeof *d);
-    if (!d)
-        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    br_dump_state state = {0}, *d = &state;
+    pk_u64map_init(&d->by_number);
     pk_status st = PK_OK;
     pk_out_puts(out, raw ? "offset  type fields\n" : "offset  record\n");
     for (;;) {
@@ -711,15 +740,8 @@ static pk_status br_dump(pk_input *in, pk_output *out, bool raw, const pk_read_o
                 unsigned module = br_be16(rec + 1);
                 pk_out_printf(out, " %u = ", module);
                 br_dump_text(out, rec + 5, size - 5);
-                char *copy = malloc(size - 5 + 1);
-                if (!copy) {
+                if (!br_dump_map(d, module, rec + 5, size - 5))
                     st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
-                    break;
-                }
-                memcpy(copy, rec + 5, size - 5);
-                copy[size - 5] = '\0';
-                free(d->names[module]);
-                d->names[module] = copy;
                 break;
             }
             case BR_LINE:
@@ -749,9 +771,10 @@ static pk_status br_dump(pk_input *in, pk_output *out, bool raw, const pk_read_o
     if (st == PK_OK && pk_in_error(in))
         st = pk_error_set(err, PK_ERR_IO, (int64_t)pk_in_offset(in), "read failed: %s",
                           strerror(pk_in_error(in)));
-    for (size_t i = 0; i < 65536; i++)
+    for (size_t i = 0; i < d->count; i++)
         free(d->names[i]);
-    free(d);
+    free(d->names);
+    pk_u64map_free(&d->by_number);
     return st;
 }
 
@@ -816,7 +839,6 @@ typedef struct br_writer {
     const pk_profile *p;
     pk_output *out;
     pk_error *err;
-    bool outermost_first;
     pk_u64map modules;       /* module key -> number */
     br_out_frame *frames;    /* by model frame index; one more for the "no stack" frame */
     br_out_frame *thread_frames;
@@ -1112,12 +1134,9 @@ static pk_status br_write(const pk_profile *p, pk_output *out, const pk_write_op
                           pk_error *err)
 {
     br_writer w = {.p = p, .out = out, .err = err, .next_module = 1};
-    pk_status st = br_backtrace_order(options ? &options->extra : NULL, &w.outermost_first, err);
-    if (st != PK_OK)
-        return st;
     uint32_t time_value, count_value;
     int64_t time_scale;
-    st = br_choose_values(p, options, &time_value, &time_scale, &count_value, err);
+    pk_status st = br_choose_values(p, options, &time_value, &time_scale, &count_value, err);
     if (st != PK_OK)
         return st;
     bool with_threads = options && options->with_threads;
@@ -1192,10 +1211,8 @@ static pk_status br_write(const pk_profile *p, pk_output *out, const pk_write_op
         w.head.len = w.tail.len = 0;
         size_t total = n + (thread_root ? 1 : 0);
         for (size_t k = 0; k < total && st == PK_OK; k++) {
-            /* k = position from the leaf: 0 = current line, 1.. = callers nearest first */
+            /* from the leaf: 0 = the current line, then the callers, nearest first */
             size_t from_leaf = k;
-            if (w.outermost_first && k > 0)
-                from_leaf = total - k;
             const br_out_frame *f;
             if (thread_root && from_leaf == total - 1)
                 f = thread_root;
@@ -1249,5 +1266,5 @@ const pk_format pk_format_br = {
     .write = br_write,
     .dump = br_dump,
     .read_options = br_read_option_specs,
-    .write_options = br_write_option_specs,
+    .write_options = NULL,
 };

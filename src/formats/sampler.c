@@ -74,7 +74,7 @@ static const char *const sm_extensions[] = {".sample", NULL};
 
 static const pk_option_spec sm_read_option_specs[] = {
     {"sampler-order", "leaf-first|root-first",
-     "order of the frames in a sample row (default: detected from the data)"},
+     "frame order in sample rows (default: detected)"},
     {NULL, NULL, NULL},
 };
 
