@@ -10,7 +10,7 @@ BUILD_PACKAGES=(
 )
 # Tests: cmocka, and the real tools profkit's output is checked against.
 TEST_PACKAGES=(
-  libcmocka-dev python3 nodejs npm
+  libcmocka-dev python3 python3-jsonschema nodejs npm
   golang-go google-perftools libgoogle-perftools-dev binutils
 )
 
@@ -39,4 +39,5 @@ fi
 
 if [ "${1:-}" != "--build-only" ]; then
   "$(dirname "$0")/setup-node-tools.sh"
+  "$(dirname "$0")/setup-speedscope.sh"
 fi
