@@ -712,10 +712,11 @@ static pk_profile *foreign_profile(void)
                           .file = pk_intern_cstr(p, "src/work.cc"), .resource = PK_NONE};
     pk_function f_memcpy = {.name = pk_intern_cstr(p, "memcpy"), .resource = libc};
     pk_function f_anon = {.name = pk_intern_cstr(p, "<anonymous>"), .resource = PK_NONE};
-    pk_frame fr_main = {.function = pk_intern_function(p, &f_main), .line = 0};
-    pk_frame fr_work = {.function = pk_intern_function(p, &f_work), .line = 42};
+    pk_frame fr_main = {.function = pk_intern_function(p, &f_main), .resource = PK_NONE};
+    pk_frame fr_work = {.function = pk_intern_function(p, &f_work), .line = 42,
+                        .resource = PK_NONE};
     pk_frame fr_memcpy = {.function = pk_intern_function(p, &f_memcpy), .resource = libc};
-    pk_frame fr_anon = {.function = pk_intern_function(p, &f_anon)};
+    pk_frame fr_anon = {.function = pk_intern_function(p, &f_anon), .resource = PK_NONE};
     uint32_t s_main = pk_intern_stack(p, PK_NONE, pk_intern_frame(p, &fr_main));
     uint32_t s_work = pk_intern_stack(p, s_main, pk_intern_frame(p, &fr_work));
     uint32_t s_memcpy = pk_intern_stack(p, s_work, pk_intern_frame(p, &fr_memcpy));
@@ -746,10 +747,11 @@ static void any_profile_can_be_written(void **state)
     assert_int_equal(pk_value_total(q, pk_value_find(q, "time")), 6005000);
     const char *samples[] = {"samples"};
     char *text = stacks_text(q, samples, 1, true);
+    /* Functions without lines get a line number of their own within their module. */
     assert_string_equal(text, "(unknown):0 1\n"
-                              "<anonymous>:0 2\n"
+                              "<anonymous>:1 2\n"
                               "main:3;do_work(int, char const*):42 1\n"
-                              "main:3;do_work(int, char const*):42;memcpy:0 3\n");
+                              "main:3;do_work(int, char const*):42;memcpy:1 3\n");
     free(text);
     /* The modules are the files (or the library) of the functions. */
     for (size_t i = 0; i < pk_function_count(q); i++) {
@@ -758,6 +760,8 @@ static void any_profile_can_be_written(void **state)
             assert_string_equal(pk_str(q, fn->file), "/usr/lib/libc.so.6");
         if (strcmp(pk_str(q, fn->name), "main") == 0)
             assert_string_equal(pk_str(q, fn->file), "src/main.c");
+        if (strcmp(pk_str(q, fn->name), "<anonymous>") == 0)
+            assert_string_equal(pk_str(q, fn->file), "(unknown)");
     }
     const char *time[] = {"time"};
     text = stacks_text(q, time, 1, false);

@@ -33,7 +33,8 @@
  * is 0 but the time is not), its time split over them. Otherwise each row becomes count groups.
  * Frames map back to BR as the reader names them: the module is the function's file (else its
  * resource's path or name, else "(unknown)"), the line is the frame's line (else the function's
- * start line, else 0), the clause is 1 unless a "B:LINE.CLAUSE" name gives it, and a name that
+ * start line, else a number of the function's own: 1, 2, ... within its module, in order of first
+ * use, so that tools that list by line still tell the functions apart), the clause is 1 unless a "B:LINE.CLAUSE" name gives it, and a name that
  * the reader would derive from the module ("B gosub", "B main", "B") becomes that label again;
  * any other name is written as a FUNCTION NAME (cut to 255 bytes). Backtraces are written
  * nearest caller first, the reader's default order.
@@ -842,6 +843,8 @@ typedef struct br_writer {
     pk_u64map modules;       /* module key -> number */
     br_out_frame *frames;    /* by model frame index; one more for the "no stack" frame */
     br_out_frame *thread_frames;
+    uint32_t *function_lines; /* made-up line per function without one, 0 = none yet */
+    pk_u64map last_line;      /* module number -> last made-up line in it */
     uint32_t next_module;
     br_bytes head, tail;
     uint32_t *stack_frames;
@@ -987,6 +990,18 @@ static pk_status br_prepare_frame(br_writer *w, br_out_frame *f, const pk_functi
     if (st != PK_OK)
         return st;
     f->line = fr && fr->line ? fr->line : fn ? fn->start_line : 0;
+    if (f->line == 0 && fn && fr) {
+        /* BR tools list by line: give each function without lines a number of its own. */
+        uint32_t *line = &w->function_lines[fr->function];
+        if (*line == 0) {
+            uint32_t *last;
+            bool inserted;
+            if (!pk_u64map_put(&w->last_line, f->module, 0, &last, &inserted))
+                return pk_error_set(w->err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+            *line = ++*last;
+        }
+        f->line = *line;
+    }
     f->clause = 1;
     const char *file = br_module_file(w, key);
     const char *base;
@@ -1167,9 +1182,11 @@ static pk_status br_write(const pk_profile *p, pk_output *out, const pk_write_op
     }
 
     pk_u64map_init(&w.modules);
+    pk_u64map_init(&w.last_line);
     w.frames = calloc(pk_frame_count(p) + 1, sizeof *w.frames);
     w.thread_frames = calloc(pk_thread_count(p) + 1, sizeof *w.thread_frames);
-    if (!w.frames || !w.thread_frames)
+    w.function_lines = calloc(pk_function_count(p) + 1, sizeof *w.function_lines);
+    if (!w.frames || !w.thread_frames || !w.function_lines)
         st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
 
     for (size_t row = 0; row < rows && st == PK_OK && !pk_out_failed(out); row++) {
@@ -1248,6 +1265,8 @@ static pk_status br_write(const pk_profile *p, pk_output *out, const pk_write_op
         }
     }
     pk_u64map_free(&w.modules);
+    pk_u64map_free(&w.last_line);
+    free(w.function_lines);
     free(w.frames);
     free(w.thread_frames);
     free(w.head.data);

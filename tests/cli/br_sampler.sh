@@ -60,7 +60,7 @@ expect_status 0 "$PROFKIT" dump via.sample
 expect_contains "$OUT" "sample 3 frames: Thread_0001; MENU.BR main; FNCALC" "br in sampler"
 expect_status 0 "$PROFKIT" convert via.sample --to br -o back.br
 expect_status 0 "$PROFKIT" dump back.br
-expect_contains "$OUT" 'current line "C:\\APP\\MENU.BR" line 0 clause 1' "module from library"
+expect_contains "$OUT" 'current line "C:\\APP\\MENU.BR" line 2 clause 1' "module from library"
 expect_contains "$OUT" "gosub" "gosub label back"
 expect_contains "$OUT" "main routine" "main label back"
 expect_contains "$OUT" 'function name "FNCALC"' "function back"
@@ -79,4 +79,29 @@ expect_contains "$OUT" "samples                count          total 4" "total ke
 expect_status 0 "$PROFKIT" dump again.sample
 expect_contains "$OUT" "sample 3 frames: Thread_0001; main; parse" "stack kept"
 expect_contains "$OUT" "sample 2 frames: Thread_0001; main" "short stack kept"
+
+# Folded stacks: BR and Sampler as flame graph input, and folded stacks through both and back.
+expect_status 0 "$PROFKIT" convert "$BR_SAMPLED" --to folded
+expect_eq "$OUT" "MENU.BR main 1
+MENU.BR main;FNCALC 1
+MENU.BR main;MENU.BR gosub 1" "br as folded"
+expect_status 0 "$PROFKIT" convert "$BR_TIMED" --to folded
+expect_eq "$OUT" "MENU.BR main 1750000" "br time as folded"
+expect_status 0 "$PROFKIT" convert "$SAMPLE" --to folded --with-threads
+expect_eq "$OUT" "Thread_0001;main 1
+Thread_0001;main;parse 2
+Thread_0001;main;eval 1" "sampler as folded"
+printf 'app;main;parse 2\napp;main;eval 1\napp;main 1\napp;main;eval;kmalloc_[k] 3\nother 4\n' > in.folded
+expect_status 0 "$PROFKIT" convert in.folded --to folded
+WANT=$OUT
+expect_status 0 "$PROFKIT" convert in.folded -o f.sample
+expect_status 0 "$PROFKIT" convert f.sample --to folded
+expect_eq "$OUT" "$WANT" "folded through sampler"
+expect_status 0 "$PROFKIT" convert in.folded --to br -o f.br
+expect_status 0 "$PROFKIT" convert f.br --to folded
+expect_eq "$OUT" "$WANT" "folded through br"
+expect_status 0 "$PROFKIT" convert f.br -o f2.sample
+expect_status 0 "$PROFKIT" convert f2.sample --to br -o f2.br
+expect_status 0 "$PROFKIT" convert f2.br --to folded
+expect_eq "$OUT" "$WANT" "folded through br, sampler, br"
 finish
