@@ -241,9 +241,16 @@ typedef struct br_reader {
     size_t module_count, module_capacity;
     uint32_t module_by_number[65536]; /* index into modules + 1, 0 = never seen */
     pk_u64map module_by_file;         /* file string (or 1 << 32 | number when unnamed) -> index */
+    pk_u64map function_cache;         /* name << 32 | module index -> function */
+    pk_u64map frame_cache;            /* function << 32 | line -> frame */
 
     br_pending_frame *frames; /* of the open group */
     size_t frame_count, frame_capacity;
+    br_pending_frame *previous; /* the last group, root first, and its stacks */
+    uint32_t *previous_stacks;
+    size_t previous_depth, previous_capacity;
+    size_t row;                 /* sample row of the last group, SIZE_MAX before any */
+    uint32_t row_stack;
     bool in_group;
     uint64_t group_offset;
     uint64_t group_time;
@@ -360,18 +367,39 @@ static uint32_t br_function_name(br_reader *r, const br_pending_frame *f)
     }
 }
 
+/* A function is its name in its module, a frame the function at a line: both are cached by
+ * those numbers, which is much cheaper than interning their fields again for every record. */
 static uint32_t br_intern_frame(br_reader *r, const br_pending_frame *f)
 {
     const br_module *m = &r->modules[f->module];
     uint32_t name = br_function_name(r, f);
     if (name == PK_NONE)
         return PK_NONE;
-    pk_function fn = {.name = name, .file = m->file, .start_line = 0, .resource = m->resource};
-    uint32_t function = pk_intern_function(r->p, &fn);
-    if (function == PK_NONE)
+    uint64_t function_key = (uint64_t)name << 32 | f->module;
+    uint32_t *slot;
+    bool inserted;
+    if (!pk_u64map_put(&r->function_cache, function_key, PK_NONE, &slot, &inserted))
         return PK_NONE;
-    pk_frame frame = {.function = function, .line = f->line, .resource = m->resource};
-    return pk_intern_frame(r->p, &frame);
+    if (inserted) {
+        pk_function fn = {.name = name, .file = m->file, .start_line = 0, .resource = m->resource};
+        *slot = pk_intern_function(r->p, &fn);
+    }
+    uint32_t function = *slot;
+    if (function == PK_NONE) {
+        pk_u64map_remove(&r->function_cache, function_key, NULL);
+        return PK_NONE;
+    }
+    uint64_t frame_key = (uint64_t)function << 32 | f->line;
+    if (!pk_u64map_put(&r->frame_cache, frame_key, PK_NONE, &slot, &inserted))
+        return PK_NONE;
+    if (inserted) {
+        pk_frame fr = {.function = function, .line = f->line, .resource = m->resource};
+        *slot = pk_intern_frame(r->p, &fr);
+    }
+    uint32_t frame = *slot;
+    if (frame == PK_NONE)
+        pk_u64map_remove(&r->frame_cache, frame_key, NULL);
+    return frame;
 }
 
 /* Turns the closed group into one sample. */
@@ -384,9 +412,22 @@ static pk_status br_finish_group(br_reader *r)
     } else if (r->group_timed && !r->timed) {
         r->stray_time_records++;
     }
-    /* frames[0] is the current line (the leaf); frames[1..] the backtrace. */
+    /* frames[0] is the current line (the leaf); frames[1..] the backtrace. Neighbouring samples
+     * mostly share their callers: the previous group's stacks serve its common root part. */
     uint32_t stack = PK_NONE;
     size_t n = r->frame_count;
+    if (n > r->previous_capacity) {
+        br_pending_frame *frames = realloc(r->previous, n * sizeof *frames);
+        if (frames)
+            r->previous = frames;
+        uint32_t *stacks = realloc(r->previous_stacks, n * sizeof *stacks);
+        if (stacks)
+            r->previous_stacks = stacks;
+        if (!frames || !stacks)
+            return br_nomem(r);
+        r->previous_capacity = n;
+    }
+    bool same = true;
     for (size_t k = 0; k < n; k++) {
         /* k-th frame from the root */
         size_t i;
@@ -396,25 +437,38 @@ static pk_status br_finish_group(br_reader *r)
             i = 1 + k;
         else
             i = n - 1 - k;
-        uint32_t frame = br_intern_frame(r, &r->frames[i]);
-        if (frame == PK_NONE)
+        const br_pending_frame *f = &r->frames[i], *before = &r->previous[k];
+        if (same && k < r->previous_depth && f->module == before->module &&
+            f->line == before->line && f->clause == before->clause &&
+            f->label == before->label && f->name == before->name) {
+            stack = r->previous_stacks[k];
+            continue;
+        }
+        same = false;
+        uint32_t frame = br_intern_frame(r, f);
+        stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(r->p, stack, frame);
+        if (stack == PK_NONE) {
+            r->previous_depth = 0;
             return br_nomem(r);
-        stack = pk_intern_stack(r->p, stack, frame);
-        if (stack == PK_NONE)
+        }
+        r->previous[k] = *f;
+        r->previous_stacks[k] = stack;
+    }
+    r->previous_depth = n;
+    if (r->row == SIZE_MAX || stack != r->row_stack) {
+        r->row = pk_sample_row(r->p, r->thread, stack);
+        r->row_stack = stack;
+        if (r->row == SIZE_MAX)
             return br_nomem(r);
     }
-    int64_t values[2] = {0, 0};
-    values[r->samples_value] = 1;
+    pk_sample_row_add(r->p, r->row, r->samples_value, 1);
     if (r->timed) {
         if (r->group_time > INT64_MAX) {
             r->clamped_times++;
             r->group_time = INT64_MAX;
         }
-        values[r->time_value] = (int64_t)r->group_time;
+        pk_sample_row_add(r->p, r->row, r->time_value, (int64_t)r->group_time);
     }
-    pk_status st = pk_add_sample(r->p, r->thread, stack, values);
-    if (st != PK_OK)
-        return pk_error_set(r->err, st, PK_NO_OFFSET, "cannot add a sample");
     r->groups++;
     r->in_group = false;
     return PK_OK;
@@ -583,7 +637,10 @@ static pk_status br_read(pk_input *in, pk_profile *p, const pk_read_options *opt
     r->p = p;
     r->options = options;
     r->err = err;
+    r->row = SIZE_MAX;
     pk_u64map_init(&r->module_by_file);
+    pk_u64map_init(&r->function_cache);
+    pk_u64map_init(&r->frame_cache);
     pk_status st = br_backtrace_order(options ? &options->extra : NULL, &r->outermost_first, err);
     const char *names = options ? pk_option_get(&options->extra, "br-names") : NULL;
     if (st == PK_OK && names) {
@@ -606,8 +663,12 @@ static pk_status br_read(pk_input *in, pk_profile *p, const pk_read_options *opt
     if (st == PK_OK)
         br_report_oddities(r);
     free(r->frames);
+    free(r->previous);
+    free(r->previous_stacks);
     free(r->modules);
     pk_u64map_free(&r->module_by_file);
+    pk_u64map_free(&r->function_cache);
+    pk_u64map_free(&r->frame_cache);
     free(r);
     return st;
 }

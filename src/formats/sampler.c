@@ -15,7 +15,8 @@
  * warning). A symbol is a function in the resource of its first library path. A thread is
  * named by its symbol entry when that starts with "Thread_", else "Thread_" and the hex digits
  * of its block header. An unknown frame id becomes a function "0x%08x".
- * Frame order inside a row is not documented. Unless --sampler-order says, it is detected:
+ * Frame order inside a row is not documented. Unless --sampler-order says, it is detected from
+ * the first 4096 rows (kept until then; the rest stream straight into the model):
  *   1. rows that start with their own thread's id are root first (this writer's files), rows
  *      that end with it leaf first; the majority decides;
  *   2. else the end with fewer distinct ids over rows of two or more frames is the root (real
@@ -86,18 +87,11 @@ typedef struct sm_symbol {
     uint32_t frame;    /* model frame, PK_NONE until used */
 } sm_symbol;
 
-typedef struct sm_node {
-    uint32_t parent; /* PK_NONE at the first frame of a row */
-    uint32_t symbol; /* frame id as in the file */
-    uint32_t first;  /* frame id of the row's first frame */
-    uint32_t depth;
-} sm_node;
+typedef enum sm_order { SM_ORDER_DETECT, SM_ORDER_ROOT_FIRST, SM_ORDER_LEAF_FIRST } sm_order;
 
-typedef struct sm_row {
-    uint32_t thread; /* model thread */
-    uint32_t node;   /* PK_NONE for a row without frames */
-    uint64_t count;
-} sm_row;
+/* Rows kept while the frame order is not decided yet, and how many of them decide it. */
+#define SM_DETECT_ROWS 4096
+#define SM_DETECT_WORDS ((size_t)1 << 22)
 
 typedef struct sm_parser {
     pk_profile *p; /* the profile read, or a scratch one that holds names for the dump */
@@ -116,13 +110,18 @@ typedef struct sm_parser {
     uint32_t thread;        /* model thread of the open block */
     uint32_t thread_id;
 
-    /* Rows as read, before the frame order is known: a prefix tree in file order. */
-    sm_node *nodes;
-    size_t node_count, node_capacity;
-    pk_u64map node_by_key; /* parent << 32 | frame id -> node */
-    sm_row *rows;
-    size_t row_count, row_capacity;
-    pk_u64map row_by_key; /* thread << 32 | node -> row */
+    sm_order order;
+    const char *order_reason;
+    uint32_t value;       /* samples */
+    uint32_t *row;        /* frame ids of the row being read */
+    size_t row_capacity;
+    uint32_t *previous_ids, *previous_stacks; /* the last row, root first, and its stacks */
+    size_t previous_depth, previous_capacity;
+    uint32_t previous_thread, previous_stack; /* and its sample row */
+    size_t previous_row;
+    /* Until the order is decided: (model thread, n, n frame ids) per row. */
+    uint32_t *pending;
+    size_t pending_words, pending_capacity, pending_rows;
 
     uint64_t sample_rows;
     uint64_t odd_words;
@@ -414,43 +413,86 @@ static pk_status sm_begin_thread(sm_parser *s, pk_input *in)
     return PK_OK;
 }
 
-/* Adds one frame id to the row being read: returns the node of the row so far. */
-static uint32_t sm_child(sm_parser *s, uint32_t parent, uint32_t frame)
+static uint32_t sm_frame_of(sm_parser *s, uint32_t id);
+static pk_status sm_decide(sm_parser *s);
+
+/* The model stack of a row given root first or leaf first; the thread's own id at the root end
+ * is the thread, not a function, and is left out. Neighbouring samples mostly share their root
+ * part, so the stacks of the previous row's common prefix are reused without hashing. */
+static pk_status sm_stack_of(sm_parser *s, uint32_t own, const uint32_t *ids, size_t n,
+                             bool leaf_first, uint32_t *stack)
 {
-    uint64_t key = (uint64_t)parent << 32 | frame;
-    uint32_t *slot;
-    bool inserted;
-    if (!pk_u64map_put(&s->node_by_key, key, (uint32_t)s->node_count, &slot, &inserted))
-        return PK_NONE;
-    if (!inserted)
-        return *slot;
-    if (s->node_count >= PK_NONE - 1 ||
-        !sm_grow((void **)&s->nodes, &s->node_capacity, s->node_count, sizeof *s->nodes))
-        return PK_NONE;
-    const sm_node *up = parent == PK_NONE ? NULL : &s->nodes[parent];
-    s->nodes[s->node_count] = (sm_node){
-        .parent = parent,
-        .symbol = frame,
-        .first = up ? up->first : frame,
-        .depth = up ? up->depth + 1 : 1,
-    };
-    return (uint32_t)s->node_count++;
+    *stack = PK_NONE;
+    size_t skip = n > 0 && ids[leaf_first ? n - 1 : 0] == own;
+    size_t depth = n - skip;
+    if (depth > s->previous_capacity) {
+        size_t cap = depth < 64 ? 64 : depth;
+        uint32_t *ids_grown = realloc(s->previous_ids, cap * sizeof *ids_grown);
+        if (ids_grown)
+            s->previous_ids = ids_grown;
+        uint32_t *stacks_grown = realloc(s->previous_stacks, cap * sizeof *stacks_grown);
+        if (stacks_grown)
+            s->previous_stacks = stacks_grown;
+        if (!ids_grown || !stacks_grown)
+            return sm_nomem(s);
+        s->previous_capacity = cap;
+    }
+    bool same = true;
+    for (size_t k = 0; k < depth; k++) {
+        uint32_t id = ids[leaf_first ? n - 1 - skip - k : skip + k];
+        if (same && k < s->previous_depth && s->previous_ids[k] == id) {
+            *stack = s->previous_stacks[k];
+            continue;
+        }
+        same = false;
+        uint32_t frame = sm_frame_of(s, id);
+        *stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(s->p, *stack, frame);
+        if (*stack == PK_NONE) {
+            s->previous_depth = 0;
+            return sm_nomem(s);
+        }
+        s->previous_ids[k] = id;
+        s->previous_stacks[k] = *stack;
+    }
+    s->previous_depth = depth;
+    return PK_OK;
 }
 
-static pk_status sm_count_row(sm_parser *s, uint32_t node)
+static pk_status sm_add_row(sm_parser *s, uint32_t thread, uint32_t stack)
 {
-    uint64_t key = (uint64_t)s->thread << 32 | node;
-    uint32_t *slot;
-    bool inserted;
-    if (!pk_u64map_put(&s->row_by_key, key, (uint32_t)s->row_count, &slot, &inserted))
-        return sm_nomem(s);
-    if (inserted) {
-        if (!sm_grow((void **)&s->rows, &s->row_capacity, s->row_count, sizeof *s->rows))
+    if (thread != s->previous_thread || stack != s->previous_stack) {
+        s->previous_row = pk_sample_row(s->p, thread, stack);
+        if (s->previous_row == SIZE_MAX)
             return sm_nomem(s);
-        s->rows[s->row_count++] = (sm_row){.thread = s->thread, .node = node, .count = 0};
+        s->previous_thread = thread;
+        s->previous_stack = stack;
     }
-    s->rows[*slot].count++;
+    pk_sample_row_add(s->p, s->previous_row, s->value, 1);
     s->sample_rows++;
+    return PK_OK;
+}
+
+/* Keeps a row until the order is decided; decides once enough rows are in. */
+static pk_status sm_keep_row(sm_parser *s, size_t n)
+{
+    if (s->pending_capacity - s->pending_words < n + 2) {
+        size_t cap = s->pending_capacity ? s->pending_capacity : 1024;
+        while (cap - s->pending_words < n + 2)
+            cap *= 2;
+        uint32_t *grown = realloc(s->pending, cap * sizeof *grown);
+        if (!grown)
+            return sm_nomem(s);
+        s->pending = grown;
+        s->pending_capacity = cap;
+    }
+    uint32_t *w = s->pending + s->pending_words;
+    w[0] = s->thread;
+    w[1] = (uint32_t)n;
+    memcpy(w + 2, s->row, n * sizeof *w);
+    s->pending_words += n + 2;
+    s->pending_rows++;
+    if (s->pending_rows >= SM_DETECT_ROWS || s->pending_words >= SM_DETECT_WORDS)
+        return sm_decide(s);
     return PK_OK;
 }
 
@@ -496,7 +538,21 @@ static pk_status sm_sample_row(sm_parser *s, pk_input *in)
         else
             pk_out_printf(s->dump, "sample %" PRIu32 " frames:", n);
     }
-    uint32_t node = PK_NONE;
+    uint32_t stack = PK_NONE;
+    uint32_t own = s->dump ? 0 : s->thread_ids[s->thread];
+    if (!s->dump && n > s->row_capacity) {
+        /* Grows with the frames actually read, never with the count alone. */
+        size_t cap = s->row_capacity ? s->row_capacity : 64;
+        while (cap < n && cap < 16384)
+            cap *= 2;
+        if (cap > s->row_capacity) {
+            uint32_t *grown = realloc(s->row, cap * sizeof *grown);
+            if (!grown)
+                return sm_nomem(s);
+            s->row = grown;
+            s->row_capacity = cap;
+        }
+    }
     for (uint32_t done = 0; done < n;) {
         uint32_t chunk = n - done < 16384 ? n - done : 16384;
         have = pk_in_peek(in, (size_t)chunk * 4, &d);
@@ -516,9 +572,14 @@ static pk_status sm_sample_row(sm_parser *s, pk_input *in)
                 pk_out_puts(s->dump, s->raw || done + i == 0 ? " " : "; ");
                 sm_dump_frame(s, id);
             } else {
-                node = sm_child(s, node, id);
-                if (node == PK_NONE)
-                    return sm_nomem(s);
+                if (done + i >= s->row_capacity) {
+                    uint32_t *grown = realloc(s->row, 2 * s->row_capacity * sizeof *grown);
+                    if (!grown)
+                        return sm_nomem(s);
+                    s->row = grown;
+                    s->row_capacity *= 2;
+                }
+                s->row[done + i] = id;
             }
         }
         pk_in_skip_buffered(in, (size_t)chunk * 4);
@@ -538,7 +599,10 @@ static pk_status sm_sample_row(sm_parser *s, pk_input *in)
     pk_in_getc(in);
     if (s->dump)
         return PK_OK;
-    return sm_count_row(s, node);
+    if (s->order == SM_ORDER_DETECT)
+        return sm_keep_row(s, n);
+    pk_status st = sm_stack_of(s, own, s->row, n, s->order == SM_ORDER_LEAF_FIRST, &stack);
+    return st == PK_OK ? sm_add_row(s, s->thread, stack) : st;
 }
 
 /* Parses the whole file; returns PK_OK, an error, or SM_STOP after damage when salvaging. */
@@ -634,12 +698,12 @@ static void sm_parser_free(sm_parser *s)
 {
     free(s->symbols);
     free(s->thread_ids);
-    free(s->nodes);
-    free(s->rows);
+    free(s->row);
+    free(s->pending);
+    free(s->previous_ids);
+    free(s->previous_stacks);
     pk_u64map_free(&s->symbol_by_id);
     pk_u64map_free(&s->thread_by_id);
-    pk_u64map_free(&s->node_by_key);
-    pk_u64map_free(&s->row_by_key);
 }
 
 static void sm_parser_init(sm_parser *s, pk_profile *p, const pk_read_options *options,
@@ -651,82 +715,77 @@ static void sm_parser_init(sm_parser *s, pk_profile *p, const pk_read_options *o
     s->err = err;
     pk_u64map_init(&s->symbol_by_id);
     pk_u64map_init(&s->thread_by_id);
-    pk_u64map_init(&s->node_by_key);
-    pk_u64map_init(&s->row_by_key);
+    s->previous_thread = PK_NONE;
 }
 
-/* ---- reader: from rows in file order to stacks ----------------------------------------------- */
-
-typedef enum sm_order { SM_ORDER_DETECT, SM_ORDER_ROOT_FIRST, SM_ORDER_LEAF_FIRST } sm_order;
+/* ---- reader: the frame order -------------------------------------------------------------- */
 
 /* Sample weight per distinct id at one end of the rows. */
 typedef struct sm_tally {
-    pk_u64map index; /* id -> slot */
-    uint64_t *weights;
-    size_t count, capacity;
-    uint64_t top;
+    pk_u64map index; /* id -> weight */
+    size_t count;
+    uint32_t top;
 } sm_tally;
 
-static bool sm_tally_add(sm_tally *t, uint32_t id, uint64_t weight)
+static bool sm_tally_add(sm_tally *t, uint32_t id)
 {
     uint32_t *slot;
     bool inserted;
-    if (!pk_u64map_put(&t->index, id, (uint32_t)t->count, &slot, &inserted))
+    if (!pk_u64map_put(&t->index, id, 0, &slot, &inserted))
         return false;
-    if (inserted) {
-        if (!sm_grow((void **)&t->weights, &t->capacity, t->count, sizeof *t->weights))
-            return false;
-        t->weights[t->count++] = 0;
-    }
-    uint64_t *w = &t->weights[*slot];
-    *w += weight;
-    if (*w > t->top)
-        t->top = *w;
+    t->count += inserted;
+    if (++*slot > t->top)
+        t->top = *slot;
     return true;
 }
 
-static void sm_tally_free(sm_tally *t)
-{
-    pk_u64map_free(&t->index);
-    free(t->weights);
-}
-
-static pk_status sm_detect(sm_parser *s, sm_order *order, const char **reason)
+/* Decides the order from the rows kept so far (see the top of the file), then adds them. */
+static pk_status sm_decide(sm_parser *s)
 {
     uint64_t own_first = 0, own_last = 0;
     sm_tally first = {0}, last = {0};
     pk_u64map_init(&first.index);
     pk_u64map_init(&last.index);
     bool ok = true;
-    for (size_t i = 0; i < s->row_count && ok; i++) {
-        const sm_row *row = &s->rows[i];
-        if (row->node == PK_NONE || s->nodes[row->node].depth < 2)
+    for (size_t w = 0; w < s->pending_words && ok; w += 2 + s->pending[w + 1]) {
+        uint32_t own = s->thread_ids[s->pending[w]], n = s->pending[w + 1];
+        const uint32_t *ids = s->pending + w + 2;
+        if (n < 2)
             continue;
-        const sm_node *leafward = &s->nodes[row->node];
-        uint32_t own = s->thread_ids[row->thread];
-        own_first += leafward->first == own;
-        own_last += leafward->symbol == own;
-        ok = sm_tally_add(&first, leafward->first, row->count) &&
-             sm_tally_add(&last, leafward->symbol, row->count);
+        own_first += ids[0] == own;
+        own_last += ids[n - 1] == own;
+        ok = sm_tally_add(&first, ids[0]) && sm_tally_add(&last, ids[n - 1]);
     }
-    if (ok) {
-        if (own_first != own_last) {
-            *order = own_first > own_last ? SM_ORDER_ROOT_FIRST : SM_ORDER_LEAF_FIRST;
-            *reason = "thread id at the root end";
-        } else if (first.count != last.count) {
-            *order = first.count < last.count ? SM_ORDER_ROOT_FIRST : SM_ORDER_LEAF_FIRST;
-            *reason = "fewer distinct frames at the root end";
-        } else if (first.top != last.top) {
-            *order = first.top > last.top ? SM_ORDER_ROOT_FIRST : SM_ORDER_LEAF_FIRST;
-            *reason = "most frequent frame at the root end";
-        } else {
-            *order = SM_ORDER_ROOT_FIRST;
-            *reason = "no evidence, the default";
-        }
+    pk_u64map_free(&first.index);
+    pk_u64map_free(&last.index);
+    if (!ok)
+        return sm_nomem(s);
+    if (own_first != own_last) {
+        s->order = own_first > own_last ? SM_ORDER_ROOT_FIRST : SM_ORDER_LEAF_FIRST;
+        s->order_reason = "thread id at the root end";
+    } else if (first.count != last.count) {
+        s->order = first.count < last.count ? SM_ORDER_ROOT_FIRST : SM_ORDER_LEAF_FIRST;
+        s->order_reason = "fewer distinct frames at the root end";
+    } else if (first.top != last.top) {
+        s->order = first.top > last.top ? SM_ORDER_ROOT_FIRST : SM_ORDER_LEAF_FIRST;
+        s->order_reason = "most frequent frame at the root end";
+    } else {
+        s->order = SM_ORDER_ROOT_FIRST;
+        s->order_reason = "no evidence, the default";
     }
-    sm_tally_free(&first);
-    sm_tally_free(&last);
-    return ok ? PK_OK : sm_nomem(s);
+    pk_status st = PK_OK;
+    for (size_t w = 0; w < s->pending_words && st == PK_OK; w += 2 + s->pending[w + 1]) {
+        uint32_t thread = s->pending[w], n = s->pending[w + 1];
+        uint32_t stack;
+        st = sm_stack_of(s, s->thread_ids[thread], s->pending + w + 2, n,
+                         s->order == SM_ORDER_LEAF_FIRST, &stack);
+        if (st == PK_OK)
+            st = sm_add_row(s, thread, stack);
+    }
+    free(s->pending);
+    s->pending = NULL;
+    s->pending_words = s->pending_capacity = s->pending_rows = 0;
+    return st;
 }
 
 static uint32_t sm_frame_of(sm_parser *s, uint32_t id)
@@ -763,101 +822,19 @@ static uint32_t sm_frame_of(sm_parser *s, uint32_t id)
     return sym->frame;
 }
 
-/* Builds the model's stacks and samples from the rows. */
+/* Adds the rows still kept, records the order and the oddities. */
 static pk_status sm_finish(sm_parser *s)
 {
-    sm_order order = SM_ORDER_DETECT;
-    const char *wanted = s->options ? pk_option_get(&s->options->extra, "sampler-order") : NULL;
-    const char *reason = "--sampler-order";
-    if (wanted && strcmp(wanted, "root-first") == 0)
-        order = SM_ORDER_ROOT_FIRST;
-    else if (wanted && strcmp(wanted, "leaf-first") == 0)
-        order = SM_ORDER_LEAF_FIRST;
-    pk_status st = PK_OK;
-    if (order == SM_ORDER_DETECT)
-        st = sm_detect(s, &order, &reason);
-    if (st != PK_OK)
-        return st;
+    if (s->order == SM_ORDER_DETECT) {
+        pk_status st = sm_decide(s);
+        if (st != PK_OK)
+            return st;
+    }
     char property[96];
     snprintf(property, sizeof property, "%s (%s)",
-             order == SM_ORDER_ROOT_FIRST ? "root-first" : "leaf-first", reason);
+             s->order == SM_ORDER_ROOT_FIRST ? "root-first" : "leaf-first", s->order_reason);
     if (pk_property_set(s->p, "sampler.frame-order", property) != PK_OK)
         return sm_nomem(s);
-
-    uint32_t value = pk_add_value_type(s->p, "samples", "count");
-    if (value == PK_NONE)
-        return sm_nomem(s);
-
-    /* Root first: the stack of a node extends the stack of its parent. The thread's own id at
-     * the root end is the thread; rows whose root is another thread's id keep it (slow path). */
-    uint32_t *memo = NULL;
-    if (order == SM_ORDER_ROOT_FIRST && s->node_count) {
-        memo = malloc(s->node_count * sizeof *memo);
-        if (!memo)
-            return sm_nomem(s);
-        for (size_t i = 0; i < s->node_count && st == PK_OK; i++) {
-            const sm_node *node = &s->nodes[i];
-            uint32_t parent = node->parent == PK_NONE ? PK_NONE : memo[node->parent];
-            if (node->parent == PK_NONE && pk_u64map_find(&s->thread_by_id, node->symbol)) {
-                memo[i] = PK_NONE;
-                continue;
-            }
-            uint32_t frame = sm_frame_of(s, node->symbol);
-            memo[i] = frame == PK_NONE ? PK_NONE : pk_intern_stack(s->p, parent, frame);
-            if (memo[i] == PK_NONE)
-                st = sm_nomem(s);
-        }
-    }
-    uint32_t *path = NULL;
-    size_t path_capacity = 0;
-    for (size_t i = 0; i < s->row_count && st == PK_OK; i++) {
-        const sm_row *row = &s->rows[i];
-        uint32_t own = s->thread_ids[row->thread];
-        uint32_t stack = PK_NONE;
-        if (row->node != PK_NONE) {
-            const sm_node *node = &s->nodes[row->node];
-            bool fast = memo && (node->first == own || !pk_u64map_find(&s->thread_by_id, node->first));
-            if (fast) {
-                stack = memo[row->node];
-            } else {
-                if (node->depth > path_capacity) {
-                    uint32_t *grown = realloc(path, node->depth * sizeof *path);
-                    if (!grown) {
-                        st = sm_nomem(s);
-                        break;
-                    }
-                    path = grown;
-                    path_capacity = node->depth;
-                }
-                /* Walking up gives the row last frame first. */
-                size_t n = 0;
-                for (uint32_t k = row->node; k != PK_NONE; k = s->nodes[k].parent)
-                    path[n++] = s->nodes[k].symbol;
-                for (size_t k = 0; k < n; k++) {
-                    size_t from_root = order == SM_ORDER_LEAF_FIRST ? k : n - 1 - k;
-                    uint32_t id = path[from_root];
-                    if (k == 0 && id == own)
-                        continue;
-                    uint32_t frame = sm_frame_of(s, id);
-                    stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(s->p, stack, frame);
-                    if (stack == PK_NONE) {
-                        st = sm_nomem(s);
-                        break;
-                    }
-                }
-            }
-        }
-        if (st == PK_OK) {
-            int64_t count = row->count > INT64_MAX ? INT64_MAX : (int64_t)row->count;
-            st = pk_add_sample_value(s->p, row->thread, stack, value, count);
-            if (st != PK_OK)
-                pk_error_set(s->err, st, PK_NO_OFFSET, "cannot add a sample");
-        }
-    }
-    free(path);
-    free(memo);
-    if (st != PK_OK)
-        return st;
     if (s->odd_words)
         pk_warn(s->p,
                 "%" PRIu64 " sample rows start with other words than 1 0 1; each still counts once",
@@ -882,7 +859,12 @@ static pk_status sm_read(pk_input *in, pk_profile *p, const pk_read_options *opt
                             "--sampler-order takes leaf-first or root-first, not '%s'", order);
     sm_parser s;
     sm_parser_init(&s, p, options, err);
-    pk_status st = sm_parse(&s, in);
+    s.order = !order ? SM_ORDER_DETECT
+              : strcmp(order, "root-first") == 0 ? SM_ORDER_ROOT_FIRST
+                                                 : SM_ORDER_LEAF_FIRST;
+    s.order_reason = "--sampler-order";
+    s.value = pk_add_value_type(p, "samples", "count");
+    pk_status st = s.value == PK_NONE ? sm_nomem(&s) : sm_parse(&s, in);
     if (st == (pk_status)SM_STOP)
         st = PK_OK;
     if (st == PK_OK)
