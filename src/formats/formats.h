@@ -5,6 +5,7 @@
 #include "profkit/format.h"
 
 /* formats:begin */
+extern const pk_format pk_format_firefox;
 extern const pk_format pk_format_folded;
 extern const pk_format pk_format_speedscope;
 extern const pk_format pk_format_br;

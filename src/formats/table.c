@@ -4,6 +4,7 @@
 
 static const pk_format *const pk_format_table[] = {
     /* table:begin */
+    &pk_format_firefox,
     &pk_format_folded,
     &pk_format_speedscope,
     &pk_format_br,
