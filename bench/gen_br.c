@@ -1,7 +1,8 @@
 /* Writes a large realistic BR profiler file to standard output: 60 modules, labelled frames
  * (FUNCTION NAME, GOSUB, main routine) along the paths of a random call tree of 40000 lines,
  * each group one sample with its backtrace (nearest caller first), and with --timed a TIME
- * SPENT IN LINE record per group.
+ * SPENT IN LINE record per group. Like a program sampled over time, half of the samples stay
+ * on the previous line, a fifth move to its caller, the rest jump anywhere.
  * Usage: gen_br MEGABYTES [SEED] [--timed] */
 #include <stdint.h>
 #include <stdio.h>
@@ -96,8 +97,13 @@ int main(int argc, char **argv)
                  next_random() % 10000, next_random() % 4 ? "" : "$");
     }
     setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+    int leaf = 0;
     while (written < limit) {
-        int leaf = (int)(next_random() % NODES);
+        uint32_t step = next_random() % 10;
+        if (step >= 7 || leaf == 0)
+            leaf = (int)(next_random() % NODES);
+        else if (step >= 5)
+            leaf = nodes[leaf].parent;
         for (int k = leaf; k >= 0; k = nodes[k].parent)
             map_module(nodes[k].module);
         put_frame(3, &nodes[leaf]);

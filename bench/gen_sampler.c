@@ -1,7 +1,8 @@
 /* Writes a large realistic Apple Sampler file to standard output: 8000 symbols in 40 libraries,
  * 8 threads, rows leaf first (as stack walkers record them) along the paths of a random call
  * tree of 100000 nodes under the thread-start frames, ids chosen so that many contain TAB and
- * LF bytes.
+ * LF bytes. Like a program sampled over time, half of a thread's samples stay in the previous
+ * function, a fifth move to its caller, the rest jump anywhere.
  * Usage: gen_sampler MEGABYTES [SEED] */
 #include <stdint.h>
 #include <stdio.h>
@@ -116,8 +117,13 @@ int main(int argc, char **argv)
         snprintf(header, sizeof header, "@threadV1.0\t%04X\n", t);
         put(header, strlen(header));
         uint64_t stop = written + per_thread;
+        int leaf = 1;
         while (written < stop && written < limit) {
-            int leaf = 2 + (int)(next_random() % (NODES - 2));
+            uint32_t step = next_random() % 10;
+            if (step >= 7 || leaf < 2)
+                leaf = 2 + (int)(next_random() % (NODES - 2));
+            else if (step >= 5)
+                leaf = parent[leaf];
             uint32_t n = 0;
             for (int k = leaf; k >= 0; k = parent[k])
                 frames[n++] = symbol_of[k];

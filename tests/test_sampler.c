@@ -296,6 +296,36 @@ static void leaf_first_rows_are_detected(void **state)
     tb_free(&b);
 }
 
+/* More rows than the detection keeps: the first rows decide, the rest stream in that order. */
+static void long_files_stream_after_the_decision(void **state)
+{
+    (void)state;
+    tb_bytes b = {0};
+    head(&b);
+    sym(&b, 1, 0, "start", "", "");
+    sym(&b, 2, 0, "loop", "", "");
+    sym(&b, 3, 0, "leaf_a", "", "");
+    sym(&b, 4, 0, "leaf_b", "", "");
+    tb_str(&b, "@end\n");
+    thread(&b, "0010");
+    for (int i = 0; i < 10000; i++) {
+        uint32_t frames[3] = {i % 3 ? 3 : 4, 2, 1};
+        row(&b, i % 7 ? 3 : 2, i % 7 ? frames : frames + 1);
+    }
+    tb_str(&b, "@end\n");
+    pk_profile *p = read_ok(b.data, b.len, NULL);
+    assert_string_equal(pk_property_get(p, "sampler.frame-order"),
+                        "leaf-first (fewer distinct frames at the root end)");
+    char *text = stacks_text(p, 0, false);
+    /* i % 7 == 0: 1429 rows of start;loop; of the others, i % 3 == 0 gives leaf_b. */
+    assert_string_equal(text, "start;loop 1429\n"
+                              "start;loop;leaf_a 5714\n"
+                              "start;loop;leaf_b 2857\n");
+    free(text);
+    pk_profile_free(p);
+    tb_free(&b);
+}
+
 static void reference_files_read(void **state)
 {
     (void)state;
@@ -692,6 +722,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(leaf_first_rows_are_detected),
+        cmocka_unit_test(long_files_stream_after_the_decision),
         cmocka_unit_test(reference_files_read),
         cmocka_unit_test(threads_are_named_and_merged),
         cmocka_unit_test(oddities_are_warnings),
