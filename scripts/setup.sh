@@ -7,16 +7,25 @@ set -euo pipefail
 BUILD_PACKAGES=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   zlib1g-dev libxxhash-dev libdw-dev libelf-dev libiberty-dev
+  time  # /usr/bin/time -v: peak memory in the benchmarks (bench/)
 )
-# Tests: cmocka, and the real tools profkit's output is checked against.
+# Tests: cmocka, and the real tools profkit's output is checked against (pprof in Go and Perl,
+# gperftools, a headless browser that opens the SVG flame graphs).
 TEST_PACKAGES=(
-  libcmocka-dev python3 nodejs npm
+  libcmocka-dev libjansson-dev libxml2-dev python3 python3-jsonschema
   golang-go google-perftools libgoogle-perftools-dev binutils
+  chromium fonts-dejavu-core
 )
 
 want=("${BUILD_PACKAGES[@]}")
 if [ "${1:-}" != "--build-only" ]; then
   want+=("${TEST_PACKAGES[@]}")
+fi
+
+# Node.js and npm run the real viewers' loaders in the tests; a machine may already have them
+# from elsewhere than Debian (whose npm package would then conflict), so look for the commands.
+if [ "${1:-}" != "--build-only" ] && ! command -v npm >/dev/null 2>&1; then
+  want+=(nodejs npm)
 fi
 
 missing=()
@@ -39,4 +48,5 @@ fi
 
 if [ "${1:-}" != "--build-only" ]; then
   "$(dirname "$0")/setup-node-tools.sh"
+  "$(dirname "$0")/setup-speedscope.sh"
 fi

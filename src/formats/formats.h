@@ -5,6 +5,13 @@
 #include "profkit/format.h"
 
 /* formats:begin */
+extern const pk_format pk_format_bsprof;
+extern const pk_format pk_format_firefox;
+extern const pk_format pk_format_folded;
+extern const pk_format pk_format_speedscope;
+extern const pk_format pk_format_svg;
+extern const pk_format pk_format_br;
+extern const pk_format pk_format_sampler;
 extern const pk_format pk_format_gperftools;
 /* formats:end */
 

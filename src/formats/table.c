@@ -4,6 +4,13 @@
 
 static const pk_format *const pk_format_table[] = {
     /* table:begin */
+    &pk_format_bsprof,
+    &pk_format_firefox,
+    &pk_format_folded,
+    &pk_format_speedscope,
+    &pk_format_svg,
+    &pk_format_br,
+    &pk_format_sampler,
     &pk_format_gperftools,
     /* table:end */
     NULL, /* keeps the table valid C while it is being filled; not counted */
