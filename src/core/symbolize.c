@@ -746,11 +746,16 @@ static uint32_t sym_function_from_die(pk_symbolizer *s, sym_resource *r, uint32_
     uint32_t *known = pk_u64map_find(&r->by_die, offset);
     if (known)
         return *known;
+    /* A mangled linkage name demangles to the qualified name with parameters; a C one is
+     * often an internal alias (glibc's __GI___qsort_r for qsort_r): the source name is better. */
     const char *name = sym_die_string(die, DW_AT_linkage_name);
     if (!name)
         name = sym_die_string(die, DW_AT_MIPS_linkage_name);
-    if (!name)
-        name = sym_die_string(die, DW_AT_name);
+    if (!name || name[0] != '_' || name[1] != 'Z') {
+        const char *plain = sym_die_string(die, DW_AT_name);
+        if (plain)
+            name = plain;
+    }
     pk_function fn = {0, 0, 0, resource};
     fn.name = name ? sym_intern_name(s->dst, name) : pk_intern_cstr(s->dst, "??");
     const char *file = dwarf_decl_file(die);
