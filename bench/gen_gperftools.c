@@ -13,7 +13,8 @@
  *    few frames above its leaf and walks down again through random call sites (so stacks
  *    share long prefixes, as in a real program), sometimes walks down fresh from main, and
  *    sometimes repeats an earlier stack (the profiler's evictions). Depth is capped at 200;
- *    leaf PCs are any instruction of the leaf function; counts are 1 + exponential(5).
+ *    leaf PCs are one of 16 instructions spread over the leaf function; counts are
+ *    1 + exponential(5).
  *    The maps text holds the program's and libc's real segments at made-up load addresses.
  *
  * Prints what it wrote (records, samples, distinct PCs, largest depth) on standard error.
@@ -299,8 +300,11 @@ static void walk_down(stack *s, unsigned target)
             }
         }
     }
+    /* Samples land on a function's hot instructions: 16 of them, spread over its code. */
     frame *leaf = &s->frames[s->depth - 1];
-    leaf->site = (uint32_t)below(functions[leaf->function].instruction_count);
+    size_t n = functions[leaf->function].instruction_count;
+    size_t hot = n < 16 ? n : 16;
+    leaf->site = (uint32_t)(below(hot) * (n / hot));
 }
 
 static uint64_t parse_size(const char *s)
