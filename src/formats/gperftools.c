@@ -1041,8 +1041,10 @@ static pk_status gp_build(gp_reader *r, pk_error *err)
     for (size_t i = 0; i < r->tree.count && !failed; i++) {
         const gp_node *n = &r->tree.nodes[i];
         uint32_t stack = n->parent == PK_NONE ? PK_NONE : stacks[n->parent];
+        /* Nodes are distinct (parent, address) pairs and frames carry their address, so every
+         * stack made here is new: no lookup needed. */
         for (uint32_t k = 0; k < chain_counts[n->address] && !failed; k++) {
-            stack = pk_intern_stack(p, stack, chains[n->address][k]);
+            stack = pk_append_stack(p, stack, chains[n->address][k]);
             failed = stack == PK_NONE;
         }
         stacks[i] = stack;
