@@ -620,7 +620,7 @@ typedef struct gp_reader {
     gp_tree tree;
     uint32_t *row_nodes;
     uint64_t *row_counts;
-    size_t row_count, row_cap;
+    size_t row_count, row_cap, row_counts_cap;
 
     uint64_t *pcs; /* the record being read, leaf first */
     size_t pcs_cap;
@@ -741,13 +741,9 @@ static bool gp_add_record(gp_reader *r, uint64_t count, size_t depth)
 
     uint32_t row = r->tree.nodes[node].row;
     if (row == PK_NONE) {
-        if (!PK_ARRAY_RESERVE(r->row_nodes, r->row_cap, r->row_count + 1))
+        if (!PK_ARRAY_RESERVE(r->row_nodes, r->row_cap, r->row_count + 1) ||
+            !PK_ARRAY_RESERVE(r->row_counts, r->row_counts_cap, r->row_count + 1))
             return false;
-        size_t cap = r->row_cap;
-        uint64_t *counts = realloc(r->row_counts, cap * sizeof *counts);
-        if (!counts)
-            return false;
-        r->row_counts = counts;
         row = (uint32_t)r->row_count++;
         r->row_nodes[row] = node;
         r->row_counts[row] = 0;
