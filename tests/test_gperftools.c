@@ -1327,6 +1327,100 @@ static void symbol_path_finds_a_moved_binary(void **state)
     unlink(copy);
 }
 
+/* The build ID of a binary, from readelf. */
+static bool build_id_of(const char *path, char *id, size_t size)
+{
+    char command[2048];
+    snprintf(command, sizeof command, "readelf -n '%s' 2>/dev/null | awk '/Build ID/ {print $3}'",
+             path);
+    FILE *f = popen(command, "r");
+    bool ok = f && fgets(id, (int)size, f) != NULL;
+    if (f)
+        pclose(f);
+    if (ok)
+        id[strcspn(id, "\n")] = '\0';
+    return ok && strlen(id) > 2;
+}
+
+static void build_id_finds_the_binary_in_debug_directories(void **state)
+{
+    (void)state;
+    char id[128];
+    if (!build_id_of(PK_GPERF_DEMO, id, sizeof id))
+        skip();
+    /* DIR/.build-id/xx/rest.debug holds the program. */
+    const char *tmp = getenv("PK_TEST_TMPDIR");
+    char dir[1024], sub[1200], file[1400];
+    snprintf(dir, sizeof dir, "%s/gperftools-debug", tmp ? tmp : "/tmp");
+    snprintf(sub, sizeof sub, "%s/.build-id/%.2s", dir, id);
+    snprintf(file, sizeof file, "%s/%s.debug", sub, id + 2);
+    char mid[1100];
+    snprintf(mid, sizeof mid, "%s/.build-id", dir);
+    mkdir(dir, 0755);
+    mkdir(mid, 0755);
+    mkdir(sub, 0755);
+    copy_file(PK_GPERF_DEMO, file);
+
+    /* The profile's frames in the program, and their names when the binary is at its path. */
+    pk_status status;
+    pk_error err;
+    pk_profile *raw = read_file_with(demo_profile_path, no_symbols_option, 1, &status, &err);
+    pk_profile *named = read_file_with(demo_profile_path, NULL, 0, &status, &err);
+    assert_non_null(raw);
+    assert_non_null(named);
+    const pk_resource *demo = NULL;
+    for (size_t i = 0; i < pk_resource_count(raw); i++)
+        if (strstr(pk_str(raw, pk_resource_at(raw, (uint32_t)i)->path), "gperftools_demo"))
+            demo = pk_resource_at(raw, (uint32_t)i);
+    assert_non_null(demo);
+
+    for (int mode = 0; mode < 3; mode++) {
+        /* 0: the directory as --symbol-path; 1: as the debug directory; 2: the program at its
+         * path, but the profile names another build. */
+        pk_profile *p = pk_profile_new();
+        pk_resource res = *demo;
+        res.name = pk_intern_cstr(p, "gperftools_demo");
+        res.path = pk_intern_cstr(p, mode == 2 ? pk_str(raw, demo->path)
+                                               : "/nonexistent/gperftools_demo");
+        res.build_id = pk_intern_cstr(p, mode == 2 ? "0123456789abcdef" : id);
+        uint32_t r = pk_intern_resource(p, &res);
+        pk_symbolizer *s = pk_symbolizer_new(p, NULL);
+        if (mode == 0) {
+            assert_true(pk_symbolizer_add_search_dir(s, dir));
+        } else {
+            const char *dirs[1] = {dir};
+            assert_true(pk_symbolizer_set_debug_dirs(s, dirs, 1));
+        }
+        size_t checked = 0;
+        for (size_t i = 0; i < pk_frame_count(named); i++) {
+            const pk_frame *f = pk_frame_at(named, (uint32_t)i);
+            if (f->resource == PK_NONE || (f->flags & PK_FRAME_INLINED) ||
+                !strstr(pk_str(named, pk_resource_at(named, f->resource)->path), "gperftools_demo"))
+                continue;
+            const uint32_t *frames;
+            size_t n = pk_symbolizer_frames(s, r, f->address, &frames);
+            assert_true(n >= 1);
+            if (mode == 2) {
+                assert_true(pk_symbolize_is_unresolved(p, frames[n - 1]));
+            } else {
+                assert_string_equal(pk_frame_name(p, frames[0]), pk_frame_name(named, (uint32_t)i));
+                assert_int_equal(pk_frame_at(p, frames[0])->line, f->line);
+            }
+            checked++;
+        }
+        assert_true(checked > 5);
+        pk_symbolizer_free(s);
+        if (mode == 2)
+            assert_true(has_warning(p, "has another build ID"));
+        else
+            assert_int_equal(pk_warning_count(p), 0);
+        pk_profile_free(p);
+    }
+    unlink(file);
+    pk_profile_free(raw);
+    pk_profile_free(named);
+}
+
 static void symbolize_profile_pass_names_address_frames(void **state)
 {
     (void)state;
@@ -1426,6 +1520,7 @@ int main(void)
         cmocka_unit_test(demo_inlined_frames_match_addr2line),
         cmocka_unit_test(symbol_path_finds_a_moved_binary),
         cmocka_unit_test(symbolize_profile_pass_names_address_frames),
+        cmocka_unit_test(build_id_finds_the_binary_in_debug_directories),
     };
     failed += cmocka_run_group_tests_name("gperftools with libprofiler", demo_tests, demo_setup,
                                           NULL);
