@@ -12,10 +12,11 @@
  *   - fills a profile with address frames and hands it to pk_symbolize_profile, which copies it
  *     into a new profile with every unresolved frame replaced by its chain.
  *
- * Binaries are found at the resource's path, under each --symbol-path directory (by base name,
- * by full path and by build ID), and by build ID in the debug directories
- * (/usr/lib/debug/.build-id/xx/rest.debug); separate debug files are found the way elfutils
- * finds them. Each binary is opened once and each distinct address looked up once. A binary
+ * Binaries are looked for under each --symbol-path directory first (by base name, by full path
+ * and by build ID), then at the resource's path, then by build ID in the debug directories
+ * (/usr/lib/debug/.build-id/xx/rest.debug); a candidate with another build ID, or without a
+ * loadable segment where the mapping's file offset says, is passed over. Separate debug files
+ * are found the way elfutils finds them. Each binary is opened once and each distinct address looked up once. A binary
  * that is missing or does not match its mapping leaves its addresses named by address, with
  * the library as their resource, and yields one warning in the profile.
  */
@@ -32,8 +33,7 @@
 /* The read options every format with native addresses declares; put this macro in its
  * pk_option_spec table (before the terminating entry). */
 #define PK_SYMBOLIZE_READ_OPTION_SPECS                                                          \
-    {"symbol-path", "DIR",                                                                      \
-     "look for binaries and debug files under DIR too (repeatable)"},                        \
+    {"symbol-path", "DIR", "look for binaries and debug files under DIR too (repeatable)"},   \
     {"no-symbols", NULL, "keep addresses: do not read binaries for symbols"}
 
 /* False when --no-symbols was given. */
