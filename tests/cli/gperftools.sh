@@ -89,6 +89,16 @@ if [ -n "${PK_GPERF_DEMO:-}" ] && [ -x "$PK_GPERF_DEMO" ]; then
     expect_status 0 "$PROFKIT" info demo.prof
     expect_not_contains "$OUT$ERR" "binary not found" "program found at its path"
     expect_not_contains "$OUT$ERR" "warnings (1)" "no warnings"
+    # Per-function samples agree with google-pprof (which strips no frame here: no caller is
+    # shared by every sample of this program).
+    if "$PROFKIT" report --help > /dev/null 2>&1 && command -v google-pprof > /dev/null; then
+        expect_status 0 "$PROFKIT" report --value samples --top 0 --wide demo.prof
+        mine=$(printf '%s\n' "$OUT" | awk '$6 ~ /^(multiply|fib|hash_block|main|sort_phase)$/ {print $6, $1, $4}' | sort)
+        theirs=$(google-pprof --text "$(readlink -f "$PK_GPERF_DEMO")" demo.prof 2>/dev/null |
+                 awk '$6 ~ /^(multiply|fib|hash_block|main|sort_phase)$/ {print $6, $1, $4}' | sort)
+        expect_eq "$mine" "$theirs" "self and total samples per function against google-pprof"
+        expect_contains "$mine" "main" "main in the report"
+    fi
     # The same profile from a program that moved: found again with --symbol-path.
     real=$(readlink -f "$PK_GPERF_DEMO")
     moved="$(dirname "$real")/xperftools_demo"
