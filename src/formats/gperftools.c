@@ -542,9 +542,13 @@ static void gp_tree_free(gp_tree *t)
     memset(t, 0, sizeof *t);
 }
 
+/* One multiply and a shift per frame: for a given parent hash, distinct addresses give
+ * distinct hashes (every step is invertible), and the shift brings the product's high bits
+ * down to the low bits that choose a slot. */
 static inline uint64_t gp_prefix_hash(uint64_t parent_hash, uint64_t address)
 {
-    return pk_hash_u64(parent_hash + address * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
+    uint64_t h = (parent_hash ^ address) * 0x9e3779b97f4a7c15ULL;
+    return h ^ (h >> 29);
 }
 
 static bool gp_tree_grow(gp_tree *t)
@@ -699,10 +703,8 @@ static bool gp_add_record(gp_reader *r, uint64_t count, size_t depth)
         hashes[k] = gp_prefix_hash(hashes[k - 1], addresses[k]);
     }
     /* New stacks mostly branch off a known one a few frames above the leaf: probe the full
-     * record, then 1, 2, 4, ... frames up (those slots fetched from memory together), then
-     * bisect between the last unknown and the first known prefix. */
-    for (size_t step = 0; step <= depth && step <= 32; step = step ? step * 2 : 1)
-        __builtin_prefetch(&r->tree.slots[(size_t)hashes[depth - step] & r->tree.mask]);
+     * record, then 1, 2, 4, ... frames up, then bisect between the last unknown and the first
+     * known prefix. */
     size_t known = 0;
     uint32_t node = gp_tree_find(&r->tree, hashes[depth], (uint32_t)depth);
     if (node != PK_NONE) {
