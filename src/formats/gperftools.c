@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 
 #include "core/array.h"
@@ -551,10 +552,25 @@ static inline uint64_t gp_prefix_hash(uint64_t parent_hash, uint64_t address)
     return h ^ (h >> 29);
 }
 
+/* Zeroed memory for a large hash table. Probes land anywhere in it, so it is backed by huge
+ * pages where the system allows: far fewer page faults and TLB misses. */
+static void *gp_table_alloc(size_t bytes)
+{
+    const size_t huge = 2u << 20;
+    if (bytes < 4 * huge)
+        return calloc(1, bytes);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, bytes) != 0)
+        return NULL;
+    madvise(p, bytes, MADV_HUGEPAGE);
+    memset(p, 0, bytes);
+    return p;
+}
+
 static bool gp_tree_grow(gp_tree *t)
 {
     size_t size = t->slots ? (t->mask + 1) * 2 : 1u << 14;
-    gp_slot *slots = calloc(size, sizeof *slots);
+    gp_slot *slots = gp_table_alloc(size * sizeof *slots);
     if (!slots)
         return false;
     size_t mask = size - 1;
