@@ -34,7 +34,7 @@ typedef struct pk_error {
 pk_status pk_error_set(pk_error *err, pk_status status, int64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 pk_status pk_error_vset(pk_error *err, pk_status status, int64_t offset, const char *fmt,
-                        va_list ap);
+                        va_list ap) __attribute__((format(printf, 4, 0)));
 void pk_error_clear(pk_error *err);
 
 /* A short English name of a status ("bad input", "I/O error", ...). */

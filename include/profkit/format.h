@@ -64,7 +64,8 @@ typedef struct pk_read_options {
 } pk_read_options;
 
 typedef struct pk_write_options {
-    uint32_t value;       /* value type to write where a format carries one; PK_NONE = default */
+    uint32_t value;       /* value type to write where a format carries one; PK_NONE = default
+                           * (writers always see a concrete index, resolved by pk_write_*) */
     bool with_threads;    /* formats without threads: put the thread name as the root frame */
     pk_option_list extra; /* format-specific options */
     const char *title;    /* visual outputs; NULL = derived from the profile */
@@ -104,8 +105,8 @@ const pk_format *pk_format_probe(const uint8_t *data, size_t size, const char *p
 /* ---- whole-file entry points ----------------------------------------------------------------- */
 
 /* Reads path ("-" = standard input) with format (NULL = probe the content). On success *out
- * receives a new profile. On failure with options->salvage, *out may still receive the profile
- * read up to the damage; the error describes it. */
+ * receives a new profile. With options->salvage, a reader keeps what it read before damage,
+ * records the damage as a warning and succeeds. */
 pk_status pk_read_file(const char *path, const pk_format *format, const pk_read_options *options,
                        pk_profile **out, pk_error *err);
 pk_status pk_read_memory(const void *data, size_t size, const pk_format *format,
@@ -116,6 +117,11 @@ pk_status pk_read_memory(const void *data, size_t size, const pk_format *format,
 pk_status pk_write_file(const pk_profile *p, const char *path, const pk_format *format,
                         const pk_write_options *options, const char *protect_path,
                         pk_error *err);
+/* Prints the records of path ("-" = standard input) to output_path ("-" = standard output)
+ * with the format's dumper (format NULL = probe the content). */
+pk_status pk_dump_file(const char *path, const pk_format *format, bool raw,
+                       const pk_read_options *options, const char *output_path, pk_error *err);
+
 /* Writes into a malloc'ed buffer (*data, *size), for tests and embedding. */
 pk_status pk_write_memory(const pk_profile *p, const pk_format *format,
                           const pk_write_options *options, char **data, size_t *size,

@@ -176,6 +176,11 @@ pk_status pk_add_sample(pk_profile *p, uint32_t thread, uint32_t stack, const in
 /* Adds v to one value of the row of (thread, stack). */
 pk_status pk_add_sample_value(pk_profile *p, uint32_t thread, uint32_t stack, uint32_t value,
                               int64_t v);
+/* The row of (thread, stack), created when absent: readers that add to the same row again and
+ * again can keep the row and skip the lookup. Returns SIZE_MAX when out of memory. */
+size_t pk_sample_row(pk_profile *p, uint32_t thread, uint32_t stack);
+/* Adds v to one value of a row (saturating at the int64 limits). */
+void pk_sample_row_add(pk_profile *p, size_t row, uint32_t value, int64_t v);
 size_t pk_sample_count(const pk_profile *p); /* number of (thread, stack) rows */
 uint32_t pk_sample_thread(const pk_profile *p, size_t row);
 uint32_t pk_sample_stack(const pk_profile *p, size_t row);

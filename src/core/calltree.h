@@ -24,6 +24,7 @@ typedef struct pk_calltree_node {
     uint32_t function;     /* a function with this name (the first seen); PK_NONE for threads/root */
     uint32_t parent;       /* PK_NONE for node 0 */
     uint32_t first_child;  /* PK_NONE when none */
+    uint32_t last_child;   /* PK_NONE when none; makes appending a child O(1) */
     uint32_t next_sibling; /* PK_NONE when none */
     uint32_t depth;        /* 0 for node 0 */
     int64_t self;          /* value of samples ending exactly here */

@@ -37,7 +37,8 @@ pk_status pk_output_open(pk_output *out, const char *path, const char *protect_p
 void pk_output_init_memory(pk_output *out);
 /* Flushes and, for a file, fsyncs and renames the temporary into place. On any error the
  * temporary is removed and the final path is untouched. Always releases the output, except
- * the memory buffer of a memory output, which the caller takes with pk_output_take_memory. */
+ * the memory buffer of a successful memory output, which the caller takes with
+ * pk_output_take_memory. */
 pk_status pk_output_commit(pk_output *out, pk_error *err);
 /* Discards everything: removes the temporary, frees buffers. */
 void pk_output_abort(pk_output *out);
@@ -69,7 +70,8 @@ static inline void pk_out_putc(pk_output *out, char c)
 
 void pk_out_puts(pk_output *out, const char *s);
 void pk_out_printf(pk_output *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void pk_out_vprintf(pk_output *out, const char *fmt, va_list ap);
+void pk_out_vprintf(pk_output *out, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 void pk_out_u64(pk_output *out, uint64_t v);
 void pk_out_i64(pk_output *out, int64_t v);
 /* A double as JSON accepts it (no NaN/Inf: those print as 0), shortest round-trip form. */

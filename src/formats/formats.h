@@ -5,9 +5,6 @@
 #include "profkit/format.h"
 
 /* formats:begin */
-extern const pk_format pk_format_bsprof;
-extern const pk_format pk_format_firefox;
-extern const pk_format pk_format_folded;
 extern const pk_format pk_format_pprof;
 /* formats:end */
 

@@ -1,0 +1,88 @@
+/* Shared pieces of the profkit command: option parsing with the formats' own options, reading
+ * a profile with messages, and exit statuses. Each command lives in its own cmd_*.c file. */
+#ifndef PK_CLI_H
+#define PK_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "profkit/format.h"
+#include "profkit/profile.h"
+
+enum {
+    PK_EXIT_OK = 0,
+    PK_EXIT_FAILURE = 1, /* bad input or I/O failure */
+    PK_EXIT_USAGE = 2
+};
+
+typedef struct pk_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+} pk_command;
+
+/* Options every command that reads a profile accepts. */
+typedef struct cli_input_options {
+    const char *from;   /* --from FORMAT */
+    bool salvage;       /* --salvage */
+    bool quiet;         /* --quiet */
+    bool keep_warnings; /* the command shows the warnings itself: do not print them */
+    pk_option *extra;   /* format-specific options, in command-line order */
+    size_t extra_count;
+} cli_input_options;
+
+/* A command's own long option, for cli_parse. */
+typedef struct cli_option {
+    const char *name;
+    int has_arg; /* 0 flag, 1 required argument */
+    int key;     /* returned to the command's handler; a short option letter or >= 256 */
+} cli_option;
+
+/* Called for each of the command's own options; returns 0, or an exit status to stop with. */
+typedef int (*cli_option_handler)(void *context, int key, const char *value);
+
+/* Parses argv: the command's own options, the common input options (when input is not NULL)
+ * and every format-specific option of the registry (collected into input->extra). Positional
+ * arguments are left in *positional / *positional_count (they point into argv). Prints usage
+ * errors itself and returns PK_EXIT_USAGE for them; help_text is printed for --help (returns
+ * -1 then, meaning "exit 0"). */
+int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler handler,
+              void *context, cli_input_options *input, const char *help_text,
+              char ***positional, int *positional_count);
+
+/* Reads path with the common input options, printing errors as
+ * "profkit: FILE: byte OFFSET: message" and warnings unless quiet. Returns an exit status. */
+int cli_read_profile(const char *path, const cli_input_options *input, pk_profile **out);
+
+/* Resolves --value NAME (NULL = default) to an index, or prints the values this profile has
+ * and returns PK_NONE. */
+uint32_t cli_pick_value(const pk_profile *p, const char *name, const char *path);
+
+/* Looks a format up by name for --from/--to, printing the known names when unknown. */
+const pk_format *cli_format_named(const char *name, bool need_reader, bool need_writer);
+
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints err about file (which may be NULL) and returns the exit status for its status. */
+int cli_report_error(const char *file, const pk_error *err);
+int cli_exit_status(pk_status status);
+
+void cli_free_input_options(cli_input_options *input);
+
+/* Progress bar on standard error while reading (only when it is a terminal). */
+void cli_progress(void *context, uint64_t done, uint64_t total);
+void cli_progress_done(void);
+
+/* The help text of the format-specific options, for --help. */
+void cli_print_format_options(FILE *f, bool readers, bool writers);
+
+/* The commands, one per cmd_*.c file. */
+int pk_cmd_convert(int argc, char **argv);
+int pk_cmd_info(int argc, char **argv);
+int pk_cmd_formats(int argc, char **argv);
+int pk_cmd_dump(int argc, char **argv);
+/* commands:declarations */
+
+extern const pk_command pk_commands[];
+extern const size_t pk_command_count;
+
+#endif

@@ -1,0 +1,247 @@
+#include <ctype.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+enum {
+    KEY_HELP = 0x1000,
+    KEY_FROM,
+    KEY_SALVAGE,
+    KEY_QUIET,
+    KEY_FORMAT_OPTION = 0x2000 /* + index into the collected format options */
+};
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("profkit: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_exit_status(pk_status status)
+{
+    switch (status) {
+    case PK_OK:
+        return PK_EXIT_OK;
+    case PK_ERR_USAGE:
+        return PK_EXIT_USAGE;
+    default:
+        return PK_EXIT_FAILURE;
+    }
+}
+
+int cli_report_error(const char *file, const pk_error *err)
+{
+    const char *message = err->message[0] ? err->message : pk_status_name(err->status);
+    if (file && err->offset >= 0)
+        cli_error("%s: byte %lld: %s", file, (long long)err->offset, message);
+    else if (file)
+        cli_error("%s: %s", file, message);
+    else
+        cli_error("%s", message);
+    return cli_exit_status(err->status);
+}
+
+/* Every distinct format-specific option of the registry, in registry order. */
+static const pk_option_spec *format_options[256];
+static size_t format_option_count;
+
+static void collect_format_options(void)
+{
+    format_option_count = 0;
+    for (size_t i = 0; i < pk_format_count(); i++) {
+        const pk_format *f = pk_format_at(i);
+        const pk_option_spec *lists[2] = {f->read_options, f->write_options};
+        for (size_t l = 0; l < 2; l++) {
+            for (const pk_option_spec *o = lists[l]; o && o->name; o++) {
+                bool seen = false;
+                for (size_t k = 0; k < format_option_count && !seen; k++)
+                    seen = strcmp(format_options[k]->name, o->name) == 0;
+                if (!seen && format_option_count < sizeof format_options / sizeof *format_options)
+                    format_options[format_option_count++] = o;
+            }
+        }
+    }
+}
+
+void cli_print_format_options(FILE *f, bool readers, bool writers)
+{
+    bool header = false;
+    for (size_t i = 0; i < pk_format_count(); i++) {
+        const pk_format *fmt = pk_format_at(i);
+        const pk_option_spec *lists[2] = {readers ? fmt->read_options : NULL,
+                                          writers ? fmt->write_options : NULL};
+        for (size_t l = 0; l < 2; l++) {
+            for (const pk_option_spec *o = lists[l]; o && o->name; o++) {
+                if (!header) {
+                    fprintf(f, "\nFormat options:\n");
+                    header = true;
+                }
+                char left[64];
+                snprintf(left, sizeof left, "--%s%s%s", o->name, o->argument ? " " : "",
+                         o->argument ? o->argument : "");
+                fprintf(f, "  %-24s %s (%s %s)\n", left, o->help, fmt->name,
+                        l == 0 ? "input" : "output");
+            }
+        }
+    }
+}
+
+int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler handler,
+              void *context, cli_input_options *input, const char *help_text,
+              char ***positional, int *positional_count)
+{
+    struct option longs[300];
+    size_t n = 0;
+    /* No leading "+": options may follow the input name, so getopt permutes. */
+    char shorts[64] = "h";
+    size_t short_len = 1;
+    for (const cli_option *o = own; o && o->name; o++) {
+        longs[n++] = (struct option){o->name, o->has_arg ? required_argument : no_argument, NULL,
+                                     o->key};
+        if (o->key < 256 && isalpha(o->key) && short_len + 2 < sizeof shorts) {
+            shorts[short_len++] = (char)o->key;
+            if (o->has_arg)
+                shorts[short_len++] = ':';
+            shorts[short_len] = '\0';
+        }
+    }
+    longs[n++] = (struct option){"help", no_argument, NULL, KEY_HELP};
+    if (input) {
+        memset(input, 0, sizeof *input);
+        longs[n++] = (struct option){"from", required_argument, NULL, KEY_FROM};
+        longs[n++] = (struct option){"salvage", no_argument, NULL, KEY_SALVAGE};
+        longs[n++] = (struct option){"quiet", no_argument, NULL, KEY_QUIET};
+        collect_format_options();
+        for (size_t i = 0; i < format_option_count && n + 1 < sizeof longs / sizeof *longs; i++)
+            longs[n++] = (struct option){format_options[i]->name,
+                                         format_options[i]->argument ? required_argument
+                                                                     : no_argument,
+                                         NULL, KEY_FORMAT_OPTION + (int)i};
+    }
+    longs[n] = (struct option){0, 0, 0, 0};
+
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+        if (c == 'h' || c == KEY_HELP) {
+            fputs(help_text, stdout);
+            if (input)
+                cli_print_format_options(stdout, true, true);
+            return -1;
+        }
+        if (c == '?' || c == ':') {
+            const char *arg = argv[optind - 1];
+            if (optopt > 0 && optopt < 256 && isalpha(optopt))
+                cli_error("%s: option -%c %s", argv[0], optopt,
+                          strchr(shorts, optopt) ? "needs an argument" : "is unknown");
+            else
+                cli_error("%s: option '%s' is unknown or needs an argument (see `profkit %s "
+                          "--help`)",
+                          argv[0], arg, argv[0]);
+            return PK_EXIT_USAGE;
+        }
+        if (input && c == KEY_FROM) {
+            input->from = optarg;
+        } else if (input && c == KEY_SALVAGE) {
+            input->salvage = true;
+        } else if (input && c == KEY_QUIET) {
+            input->quiet = true;
+        } else if (input && c >= KEY_FORMAT_OPTION) {
+            pk_option *grown = realloc(input->extra, (input->extra_count + 1) * sizeof *grown);
+            if (!grown) {
+                cli_error("out of memory");
+                return PK_EXIT_FAILURE;
+            }
+            input->extra = grown;
+            input->extra[input->extra_count++] =
+                (pk_option){format_options[c - KEY_FORMAT_OPTION]->name, optarg ? optarg : ""};
+        } else {
+            int status = handler ? handler(context, c, optarg) : PK_EXIT_USAGE;
+            if (status != 0)
+                return status;
+        }
+    }
+    *positional = argv + optind;
+    *positional_count = argc - optind;
+    return 0;
+}
+
+void cli_free_input_options(cli_input_options *input)
+{
+    free(input->extra);
+    input->extra = NULL;
+    input->extra_count = 0;
+}
+
+const pk_format *cli_format_named(const char *name, bool need_reader, bool need_writer)
+{
+    const pk_format *f = pk_format_by_name(name);
+    if (f && (!need_reader || f->read) && (!need_writer || f->write))
+        return f;
+    fprintf(stderr, "profkit: %s format '%s'; %s:", f ? "cannot use the" : "unknown", name,
+            need_writer ? "formats profkit writes" : "formats profkit reads");
+    for (size_t i = 0; i < pk_format_count(); i++) {
+        const pk_format *g = pk_format_at(i);
+        if ((!need_reader || g->read) && (!need_writer || g->write))
+            fprintf(stderr, " %s", g->name);
+    }
+    fputc('\n', stderr);
+    return NULL;
+}
+
+int cli_read_profile(const char *path, const cli_input_options *input, pk_profile **out)
+{
+    const pk_format *format = NULL;
+    if (input->from && !(format = cli_format_named(input->from, true, false)))
+        return PK_EXIT_USAGE;
+    pk_read_options options = {
+        .salvage = input->salvage,
+        .extra = {input->extra, input->extra_count},
+        .progress = input->quiet ? NULL : cli_progress,
+        .progress_context = NULL,
+    };
+    pk_error err;
+    pk_error_clear(&err);
+    pk_status status = pk_read_file(path, format, &options, out, &err);
+    cli_progress_done();
+    const char *shown = strcmp(path, "-") == 0 ? "standard input" : path;
+    if (status != PK_OK) {
+        int exit_status = cli_report_error(shown, &err);
+        if (status == PK_ERR_INPUT && !input->salvage)
+            fprintf(stderr, "profkit: (--salvage keeps what can be read before the damage)\n");
+        return exit_status;
+    }
+    if (!input->quiet && !input->keep_warnings) {
+        for (size_t i = 0; i < pk_warning_count(*out); i++)
+            cli_error("%s: warning: %s", shown, pk_warning_at(*out, i));
+        if (pk_warnings_dropped(*out))
+            cli_error("%s: warning: %zu more warnings", shown, pk_warnings_dropped(*out));
+    }
+    return PK_EXIT_OK;
+}
+
+uint32_t cli_pick_value(const pk_profile *p, const char *name, const char *path)
+{
+    if (pk_value_type_count(p) == 0) {
+        cli_error("%s: the profile has no values", path);
+        return PK_NONE;
+    }
+    if (!name)
+        return pk_default_value(p);
+    uint32_t v = pk_value_find(p, name);
+    if (v != PK_NONE)
+        return v;
+    fprintf(stderr, "profkit: %s: no value '%s'; this profile has:", path, name);
+    for (uint32_t i = 0; i < pk_value_type_count(p); i++)
+        fprintf(stderr, " %s", pk_str(p, pk_value_type_at(p, i)->name));
+    fputc('\n', stderr);
+    return PK_NONE;
+}

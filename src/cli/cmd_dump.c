@@ -1,0 +1,56 @@
+/* profkit dump: a binary file record by record, for when a file looks wrong. */
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char dump_help[] =
+    "Usage: profkit dump INPUT [--raw] [--from FORMAT]\n"
+    "\n"
+    "Prints the file record by record with the byte offset of each record and its decoded\n"
+    "fields. Names are resolved (string IDs, module numbers, symbols) unless --raw is given,\n"
+    "which prints every field as stored.\n";
+
+enum { KEY_RAW = 256 };
+
+static int dump_option(void *context, int key, const char *value)
+{
+    (void)value;
+    if (key != KEY_RAW)
+        return PK_EXIT_USAGE;
+    *(bool *)context = true;
+    return 0;
+}
+
+int pk_cmd_dump(int argc, char **argv)
+{
+    static const cli_option options[] = {{"raw", 0, KEY_RAW}, {NULL, 0, 0}};
+    bool raw = false;
+    cli_input_options input;
+    char **rest;
+    int rest_count;
+    int status =
+        cli_parse(argc, argv, options, dump_option, &raw, &input, dump_help, &rest, &rest_count);
+    if (status != 0) {
+        cli_free_input_options(&input);
+        return status < 0 ? PK_EXIT_OK : status;
+    }
+    if (rest_count != 1) {
+        cli_error("dump: give one INPUT file (see `profkit dump --help`)");
+        cli_free_input_options(&input);
+        return PK_EXIT_USAGE;
+    }
+    const pk_format *format = NULL;
+    if (input.from && !(format = cli_format_named(input.from, true, false))) {
+        cli_free_input_options(&input);
+        return PK_EXIT_USAGE;
+    }
+    pk_read_options read_options = {.salvage = input.salvage,
+                                    .extra = {input.extra, input.extra_count}};
+    pk_error err;
+    pk_error_clear(&err);
+    pk_status dumped = pk_dump_file(rest[0], format, raw, &read_options, "-", &err);
+    if (dumped != PK_OK)
+        status = cli_report_error(strcmp(rest[0], "-") == 0 ? "standard input" : rest[0], &err);
+    cli_free_input_options(&input);
+    return status;
+}

@@ -1,0 +1,53 @@
+/* profkit: read, write, convert and analyse profiler data files. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "profkit/version.h"
+
+const pk_command pk_commands[] = {
+    /* commands:begin */
+    {"convert", "convert a profile to another format", pk_cmd_convert},
+    {"info", "show what a profile holds: metadata, threads, values, warnings", pk_cmd_info},
+    {"dump", "print a binary profile record by record with byte offsets", pk_cmd_dump},
+    {"formats", "list the formats profkit reads and writes", pk_cmd_formats},
+    /* commands:end */
+};
+const size_t pk_command_count = sizeof pk_commands / sizeof pk_commands[0];
+
+static void print_usage(FILE *f)
+{
+    fprintf(f, "Usage: profkit COMMAND [OPTIONS] ...\n\n"
+               "Reads, writes, converts and analyses profiler data files.\n\nCommands:\n");
+    for (size_t i = 0; i < pk_command_count; i++)
+        fprintf(f, "  %-10s %s\n", pk_commands[i].name, pk_commands[i].summary);
+    fprintf(f, "\nRun `profkit COMMAND --help` for the options of a command,\n"
+               "`profkit formats` for the formats.\n"
+               "\nExamples:\n"
+               "  profkit convert channel.bsprof -o channel.json     # open in profiler.firefox.com\n"
+               "  profkit convert channel.bsprof --to folded > out.folded\n"
+               "  profkit info channel.bsprof\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return PK_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        print_usage(stdout);
+        return PK_EXIT_OK;
+    }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
+        printf("profkit %s\n", PROFKIT_VERSION);
+        return PK_EXIT_OK;
+    }
+    for (size_t i = 0; i < pk_command_count; i++) {
+        if (strcmp(name, pk_commands[i].name) == 0)
+            return pk_commands[i].run(argc - 1, argv + 1);
+    }
+    cli_error("unknown command '%s' (see `profkit --help`)", name);
+    return PK_EXIT_USAGE;
+}

@@ -1,0 +1,171 @@
+#include "core/calltree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arith.h"
+#include "core/array.h"
+#include "core/hashmap.h"
+
+static uint32_t calltree_child(pk_calltree *tree, uint32_t parent, uint32_t name,
+                               uint32_t function)
+{
+    uint64_t key = ((uint64_t)parent << 32) | name;
+    uint32_t *slot;
+    bool inserted;
+    if (tree->count == PK_NONE - 1 ||
+        !pk_u64map_put(tree->index, key, tree->count, &slot, &inserted))
+        return PK_NONE;
+    if (!inserted)
+        return *slot;
+    size_t capacity = tree->capacity;
+    if (!PK_ARRAY_RESERVE(tree->nodes, capacity, (size_t)tree->count + 1)) {
+        pk_u64map_remove(tree->index, key, NULL);
+        return PK_NONE;
+    }
+    tree->capacity = (uint32_t)(capacity > PK_NONE ? PK_NONE : capacity);
+    uint32_t id = tree->count++;
+    pk_calltree_node *parent_node = &tree->nodes[parent];
+    tree->nodes[id] = (pk_calltree_node){
+        .name = name,
+        .function = function,
+        .parent = parent,
+        .first_child = PK_NONE,
+        .last_child = PK_NONE,
+        .next_sibling = PK_NONE,
+        .depth = parent_node->depth + 1,
+    };
+    /* Append, so children keep their order of creation. */
+    if (parent_node->first_child == PK_NONE)
+        parent_node->first_child = id;
+    else
+        tree->nodes[parent_node->last_child].next_sibling = id;
+    parent_node->last_child = id;
+    return id;
+}
+
+static uint32_t frame_child(pk_calltree *tree, const pk_profile *p, uint32_t parent,
+                            uint32_t frame)
+{
+    const pk_frame *f = pk_frame_at(p, frame);
+    const pk_function *fn = pk_function_at(p, f->function);
+    return calltree_child(tree, parent, fn->name, f->function);
+}
+
+/* Node of a stack below base (non-inverted), memoised per (base, stack) in memo. */
+static uint32_t stack_node(pk_calltree *tree, const pk_profile *p, pk_u64map *memo,
+                           uint32_t base, uint32_t stack)
+{
+    if (stack == PK_NONE)
+        return base;
+    uint64_t key = ((uint64_t)base << 32) | stack;
+    uint32_t *found = pk_u64map_find(memo, key);
+    if (found)
+        return *found;
+    /* Walk up to the first memoised ancestor, then create the missing nodes top-down. */
+    uint32_t chain_depth = 0;
+    uint32_t top = stack;
+    while (top != PK_NONE && !pk_u64map_find(memo, ((uint64_t)base << 32) | top)) {
+        chain_depth++;
+        top = pk_stack_at(p, top)->parent;
+    }
+    uint32_t *chain = malloc((size_t)chain_depth * sizeof *chain);
+    if (!chain)
+        return PK_NONE;
+    uint32_t i = chain_depth;
+    for (uint32_t t = stack; t != top; t = pk_stack_at(p, t)->parent)
+        chain[--i] = t;
+    uint32_t node = top == PK_NONE ? base : *pk_u64map_find(memo, ((uint64_t)base << 32) | top);
+    for (i = 0; i < chain_depth && node != PK_NONE; i++) {
+        node = frame_child(tree, p, node, pk_stack_at(p, chain[i])->frame);
+        if (node != PK_NONE &&
+            !pk_u64map_put(memo, ((uint64_t)base << 32) | chain[i], node, NULL, NULL))
+            node = PK_NONE;
+    }
+    free(chain);
+    return node;
+}
+
+static uint32_t inverted_node(pk_calltree *tree, const pk_profile *p, uint32_t base,
+                              uint32_t stack)
+{
+    uint32_t node = base;
+    for (uint32_t s = stack; s != PK_NONE && node != PK_NONE; s = pk_stack_at(p, s)->parent)
+        node = frame_child(tree, p, node, pk_stack_at(p, s)->frame);
+    return node;
+}
+
+pk_status pk_calltree_build(pk_calltree *tree, const pk_profile *p, uint32_t value,
+                            unsigned flags, int (*thread_filter)(void *ctx, uint32_t thread),
+                            void *filter_context, pk_error *err)
+{
+    memset(tree, 0, sizeof *tree);
+    if (value >= pk_value_type_count(p))
+        return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET, "no such value type");
+    tree->index = malloc(sizeof *tree->index);
+    size_t capacity = 0;
+    if (!tree->index || !PK_ARRAY_RESERVE(tree->nodes, capacity, 1024)) {
+        pk_calltree_free(tree);
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    }
+    pk_u64map_init(tree->index);
+    tree->capacity = (uint32_t)capacity;
+    tree->nodes[0] = (pk_calltree_node){.function = PK_NONE, .parent = PK_NONE,
+                                        .first_child = PK_NONE, .last_child = PK_NONE,
+                                        .next_sibling = PK_NONE};
+    tree->count = 1;
+
+    pk_u64map memo;
+    pk_u64map_init(&memo);
+    pk_status status = PK_OK;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        int64_t v = pk_sample_values(p, row)[value];
+        if (v == 0 && !(flags & PK_CALLTREE_KEEP_ZERO))
+            continue;
+        uint32_t thread = pk_sample_thread(p, row);
+        if (thread_filter && !thread_filter(filter_context, thread))
+            continue;
+        uint32_t base = 0;
+        if (flags & PK_CALLTREE_THREAD_ROOTS)
+            base = calltree_child(tree, 0, pk_thread_at(p, thread)->name, PK_NONE);
+        uint32_t stack = pk_sample_stack(p, row);
+        uint32_t node = PK_NONE;
+        if (base != PK_NONE)
+            node = (flags & PK_CALLTREE_INVERTED) ? inverted_node(tree, p, base, stack)
+                                                  : stack_node(tree, p, &memo, base, stack);
+        if (node == PK_NONE) {
+            status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+            break;
+        }
+        tree->nodes[node].self = pk_add_saturating(tree->nodes[node].self, v);
+        for (uint32_t n = node; n != PK_NONE; n = tree->nodes[n].parent)
+            tree->nodes[n].total = pk_add_saturating(tree->nodes[n].total, v);
+    }
+    pk_u64map_free(&memo);
+    if (status != PK_OK)
+        pk_calltree_free(tree);
+    return status;
+}
+
+void pk_calltree_free(pk_calltree *tree)
+{
+    free(tree->nodes);
+    if (tree->index) {
+        pk_u64map_free(tree->index);
+        free(tree->index);
+    }
+    memset(tree, 0, sizeof *tree);
+}
+
+uint32_t pk_calltree_path(const pk_calltree *tree, uint32_t node, uint32_t *names,
+                          uint32_t capacity)
+{
+    if (node >= tree->count)
+        return 0;
+    uint32_t depth = tree->nodes[node].depth;
+    if (depth > capacity)
+        return depth;
+    for (uint32_t n = node, i = depth; n != 0; n = tree->nodes[n].parent)
+        names[--i] = tree->nodes[n].name;
+    return depth;
+}

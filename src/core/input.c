@@ -1,0 +1,174 @@
+#include "core/input.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void pk_input_init_memory(pk_input *in, const void *data, size_t size)
+{
+    memset(in, 0, sizeof *in);
+    in->start = in->pos = data;
+    in->end = in->start + size;
+    in->fd = -1;
+    in->at_eof = true;
+    in->size_hint = size;
+}
+
+pk_status pk_input_init_fd(pk_input *in, int fd, uint64_t size_hint, pk_error *err)
+{
+    memset(in, 0, sizeof *in);
+    /* Twice the chunk: one chunk of lookahead can always be kept while a new one is read. */
+    in->capacity = 2 * (size_t)PK_INPUT_CHUNK;
+    in->owned = malloc(in->capacity);
+    if (!in->owned)
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory for the input buffer");
+    in->start = in->pos = in->end = in->owned;
+    in->fd = fd;
+    in->size_hint = size_hint;
+    return PK_OK;
+}
+
+void pk_input_release(pk_input *in)
+{
+    free(in->owned);
+    in->owned = NULL;
+    in->start = in->pos = in->end = NULL;
+}
+
+size_t pk_input_fill(pk_input *in, size_t want)
+{
+    if (want > PK_INPUT_CHUNK)
+        want = PK_INPUT_CHUNK;
+    size_t have = pk_in_available(in);
+    if (have >= want || in->at_eof || !in->owned)
+        return have;
+    /* Move the unread bytes to the front, then read until want bytes are there. */
+    if (in->pos != in->owned) {
+        in->base += (uint64_t)(in->pos - in->start);
+        memmove(in->owned, in->pos, have);
+        in->start = in->pos = in->owned;
+        in->end = in->owned + have;
+    }
+    while (have < want && !in->at_eof) {
+        ssize_t n = read(in->fd, in->owned + have, in->capacity - have);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            in->read_errno = errno;
+            in->at_eof = true;
+            break;
+        }
+        if (n == 0) {
+            in->at_eof = true;
+            break;
+        }
+        have += (size_t)n;
+        in->end = in->owned + have;
+    }
+    if (in->progress)
+        in->progress(in->progress_context, in->base + have, in->size_hint);
+    return have;
+}
+
+size_t pk_in_read(pk_input *in, void *dst, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        size_t have = pk_in_available(in);
+        if (have == 0 && (have = pk_input_fill(in, 1)) == 0)
+            break;
+        size_t take = n - done < have ? n - done : have;
+        memcpy((uint8_t *)dst + done, in->pos, take);
+        in->pos += take;
+        done += take;
+    }
+    return done;
+}
+
+uint64_t pk_in_skip(pk_input *in, uint64_t n)
+{
+    uint64_t done = 0;
+    while (done < n) {
+        size_t have = pk_in_available(in);
+        if (have == 0 && (have = pk_input_fill(in, 1)) == 0)
+            break;
+        uint64_t take = n - done < have ? n - done : have;
+        in->pos += take;
+        done += take;
+    }
+    return done;
+}
+
+bool pk_in_at_end(pk_input *in)
+{
+    return pk_in_available(in) == 0 && pk_input_fill(in, 1) == 0;
+}
+
+int pk_in_error(const pk_input *in)
+{
+    return in->read_errno;
+}
+
+int64_t pk_in_line(pk_input *in, const char **line, size_t max)
+{
+    if (max > PK_INPUT_CHUNK - 1)
+        max = PK_INPUT_CHUNK - 1;
+    size_t scanned = 0;
+    for (;;) {
+        size_t have = pk_in_available(in);
+        const uint8_t *lf = scanned < have ? memchr(in->pos + scanned, '\n', have - scanned) : NULL;
+        if (lf) {
+            size_t len = (size_t)(lf - in->pos);
+            if (len > max) {
+                in->pos = lf + 1;
+                return -2;
+            }
+            *line = (const char *)in->pos;
+            in->pos = lf + 1;
+            return (int64_t)len;
+        }
+        scanned = have;
+        if (have > max) {
+            /* Over-long: consume through the next LF or the end. */
+            for (;;) {
+                in->pos = in->end;
+                if (pk_input_fill(in, 1) == 0)
+                    return -2;
+                const uint8_t *nl = memchr(in->pos, '\n', pk_in_available(in));
+                if (nl) {
+                    in->pos = nl + 1;
+                    return -2;
+                }
+            }
+        }
+        size_t now = pk_input_fill(in, have + 1);
+        if (now == have) {
+            if (have == 0)
+                return -1;
+            *line = (const char *)in->pos;
+            in->pos = in->end;
+            return (int64_t)have;
+        }
+    }
+}
+
+int pk_in_varint_slow(pk_input *in, uint64_t *value)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        int c = pk_in_getc(in);
+        if (c < 0)
+            return 0;
+        if (shift == 63 && (c & 0x7f) > 1)
+            return -1;
+        v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) {
+            *value = v;
+            return 1;
+        }
+        if (shift == 63)
+            return -1;
+    }
+    return -1;
+}

@@ -1,0 +1,417 @@
+#include "core/output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void output_reset(pk_output *out)
+{
+    memset(out, 0, sizeof *out);
+    out->fd = -1;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
+        return false;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+pk_status pk_output_open(pk_output *out, const char *path, const char *protect_path,
+                         pk_error *err)
+{
+    output_reset(out);
+    out->cap = PK_OUTPUT_BUFFER;
+    out->buf = malloc(out->cap);
+    if (!out->buf)
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    if (!path || strcmp(path, "-") == 0) {
+        out->fd = STDOUT_FILENO;
+        return PK_OK;
+    }
+    if (protect_path && strcmp(protect_path, "-") != 0 &&
+        (strcmp(path, protect_path) == 0 || same_file(path, protect_path))) {
+        free(out->buf);
+        output_reset(out);
+        return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET,
+                            "%s: refusing to write the output over the input", path);
+    }
+    struct stat st;
+    out->final_path = strdup(path);
+    if (!out->final_path) {
+        pk_output_abort(out);
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* A device or FIFO (e.g. /dev/null) cannot be replaced by a rename: write in place. */
+        out->fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (out->fd < 0) {
+            int e = errno;
+            pk_output_abort(out);
+            return pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET, "%s: %s", path, strerror(e));
+        }
+        return PK_OK;
+    }
+    size_t n = strlen(path);
+    out->temp_path = malloc(n + 16);
+    if (!out->temp_path) {
+        pk_output_abort(out);
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    }
+    /* The temporary sits beside the final file, so the rename stays on one file system. */
+    snprintf(out->temp_path, n + 16, "%s.tmp-XXXXXX", path);
+    out->fd = mkstemp(out->temp_path);
+    if (out->fd < 0) {
+        int e = errno;
+        free(out->temp_path);
+        out->temp_path = NULL; /* nothing was created, so abort must not unlink */
+        pk_output_abort(out);
+        return pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET, "%s: cannot create: %s", path,
+                            strerror(e));
+    }
+    /* mkstemp makes the file 0600; give it the usual permissions for a new file. */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(out->fd, 0666 & ~mask);
+    return PK_OK;
+}
+
+void pk_output_init_memory(pk_output *out)
+{
+    output_reset(out);
+    out->memory = true;
+    out->cap = 4096;
+    out->buf = malloc(out->cap);
+    if (!out->buf) {
+        out->cap = 0;
+        out->out_of_memory = true;
+    }
+}
+
+static void write_all(pk_output *out, const char *data, size_t n)
+{
+    while (n > 0 && out->write_errno == 0) {
+        ssize_t w = write(out->fd, data, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            out->write_errno = errno;
+            return;
+        }
+        data += w;
+        n -= (size_t)w;
+    }
+}
+
+void pk_out_flush_buffer(pk_output *out)
+{
+    if (out->memory || out->len == 0)
+        return;
+    write_all(out, out->buf, out->len);
+    out->len = 0;
+}
+
+bool pk_out_failed(const pk_output *out)
+{
+    return out->write_errno != 0 || out->out_of_memory;
+}
+
+void pk_out_write_slow(pk_output *out, const void *data, size_t n)
+{
+    if (pk_out_failed(out))
+        return;
+    if (out->memory) {
+        size_t need = out->len + n + 1;
+        if (need < n) {
+            out->out_of_memory = true;
+            return;
+        }
+        size_t cap = out->cap ? out->cap : 4096;
+        while (cap < need)
+            cap *= 2;
+        char *grown = realloc(out->buf, cap);
+        if (!grown) {
+            out->out_of_memory = true;
+            return;
+        }
+        out->buf = grown;
+        out->cap = cap;
+        memcpy(out->buf + out->len, data, n);
+        out->len += n;
+        return;
+    }
+    pk_out_flush_buffer(out);
+    if (n >= out->cap) {
+        write_all(out, data, n);
+        return;
+    }
+    memcpy(out->buf, data, n);
+    out->len = n;
+}
+
+pk_status pk_output_commit(pk_output *out, pk_error *err)
+{
+    if (out->memory) {
+        /* Keep room for the terminating NUL that pk_output_take_memory adds. */
+        pk_out_putc(out, '\0');
+        out->len--;
+        if (!out->out_of_memory)
+            return PK_OK;
+        free(out->buf);
+        output_reset(out);
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory for the output");
+    }
+    pk_out_flush_buffer(out);
+    const char *name = out->final_path ? out->final_path : "standard output";
+    int e = out->write_errno;
+    if (e == 0 && out->temp_path && fsync(out->fd) != 0 && errno != EINVAL)
+        e = errno;
+    if (out->fd != STDOUT_FILENO && out->fd >= 0 && close(out->fd) != 0 && e == 0)
+        e = errno;
+    out->fd = -1;
+    if (e == 0 && out->temp_path && rename(out->temp_path, out->final_path) != 0)
+        e = errno;
+    pk_status status = PK_OK;
+    if (e != 0)
+        status = pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET, "%s: cannot write: %s", name,
+                              strerror(e));
+    if (status != PK_OK && out->temp_path)
+        unlink(out->temp_path);
+    free(out->buf);
+    free(out->final_path);
+    free(out->temp_path);
+    output_reset(out);
+    return status;
+}
+
+void pk_output_abort(pk_output *out)
+{
+    if (out->fd >= 0 && out->fd != STDOUT_FILENO)
+        close(out->fd);
+    if (out->temp_path)
+        unlink(out->temp_path);
+    free(out->buf);
+    free(out->final_path);
+    free(out->temp_path);
+    output_reset(out);
+}
+
+char *pk_output_take_memory(pk_output *out, size_t *size)
+{
+    char *data = out->buf;
+    if (size)
+        *size = out->len;
+    if (data)
+        data[out->len] = '\0';
+    output_reset(out);
+    return data;
+}
+
+void pk_out_puts(pk_output *out, const char *s)
+{
+    pk_out_write(out, s, strlen(s));
+}
+
+void pk_out_vprintf(pk_output *out, const char *fmt, va_list ap)
+{
+    char small[512];
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(small, sizeof small, fmt, copy);
+    va_end(copy);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        pk_out_write(out, small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        out->out_of_memory = true;
+        return;
+    }
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    pk_out_write(out, big, (size_t)n);
+    free(big);
+}
+
+void pk_out_printf(pk_output *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pk_out_vprintf(out, fmt, ap);
+    va_end(ap);
+}
+
+void pk_out_u64(pk_output *out, uint64_t v)
+{
+    char digits[20];
+    size_t n = 0;
+    do {
+        digits[sizeof digits - ++n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    pk_out_write(out, digits + sizeof digits - n, n);
+}
+
+void pk_out_i64(pk_output *out, int64_t v)
+{
+    if (v < 0) {
+        pk_out_putc(out, '-');
+        pk_out_u64(out, (uint64_t)0 - (uint64_t)v);
+    } else {
+        pk_out_u64(out, (uint64_t)v);
+    }
+}
+
+void pk_out_double(pk_output *out, double v)
+{
+    if (!isfinite(v))
+        v = 0;
+    if (v == (double)(int64_t)v && fabs(v) < 9007199254740992.0) {
+        pk_out_i64(out, (int64_t)v);
+        return;
+    }
+    /* The shortest of %.15g..%.17g that reads back as the same double. */
+    char buf[32];
+    for (int precision = 15; precision <= 17; precision++) {
+        snprintf(buf, sizeof buf, "%.*g", precision, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    pk_out_puts(out, buf);
+}
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not valid. */
+static size_t utf8_sequence(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    uint32_t cp;
+    if ((c & 0xe0) == 0xc0) {
+        n = 2;
+        cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+        n = 3;
+        cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+        n = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    static const uint32_t min_for_length[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min_for_length[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+void pk_out_json_string(pk_output *out, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    pk_out_putc(out, '"');
+    while (*p) {
+        const unsigned char *run = p;
+        while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+            p++;
+        if (p > run)
+            pk_out_write(out, run, (size_t)(p - run));
+        if (!*p)
+            break;
+        unsigned char c = *p;
+        if (c == '"' || c == '\\') {
+            char esc[2] = {'\\', (char)c};
+            pk_out_write(out, esc, 2);
+            p++;
+        } else if (c < 0x20) {
+            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            if (c == '\n')
+                pk_out_write(out, "\\n", 2);
+            else if (c == '\t')
+                pk_out_write(out, "\\t", 2);
+            else if (c == '\r')
+                pk_out_write(out, "\\r", 2);
+            else
+                pk_out_write(out, esc, 6);
+            p++;
+        } else {
+            size_t n = utf8_sequence(p);
+            if (n == 0) {
+                pk_out_write(out, "\\ufffd", 6);
+                p++;
+            } else {
+                pk_out_write(out, p, n);
+                p += n;
+            }
+        }
+    }
+    pk_out_putc(out, '"');
+}
+
+void pk_out_xml_text(pk_output *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        const unsigned char *run = p;
+        while (*p && *p != '<' && *p != '>' && *p != '&' && *p != '"' && *p != '\'' &&
+               (*p >= 0x20 || *p == '\t' || *p == '\n') && *p < 0x80)
+            p++;
+        if (p > run)
+            pk_out_write(out, run, (size_t)(p - run));
+        if (!*p)
+            break;
+        switch (*p) {
+        case '<':
+            pk_out_puts(out, "&lt;");
+            p++;
+            break;
+        case '>':
+            pk_out_puts(out, "&gt;");
+            p++;
+            break;
+        case '&':
+            pk_out_puts(out, "&amp;");
+            p++;
+            break;
+        case '"':
+            pk_out_puts(out, "&quot;");
+            p++;
+            break;
+        case '\'':
+            pk_out_puts(out, "&apos;");
+            p++;
+            break;
+        default:
+            if (*p < 0x20) {
+                /* Control characters are not allowed in XML 1.0. */
+                pk_out_putc(out, '?');
+                p++;
+            } else {
+                size_t n = utf8_sequence(p);
+                if (n == 0) {
+                    pk_out_puts(out, "\xef\xbf\xbd");
+                    p++;
+                } else {
+                    pk_out_write(out, p, n);
+                    p += n;
+                }
+            }
+        }
+    }
+}

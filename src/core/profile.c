@@ -1,0 +1,558 @@
+/* The profile model: interning tables, sample rows, metadata and warnings. Memory events are
+ * in memory.c. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arith.h"
+#include "core/array.h"
+#include "core/profile_internal.h"
+
+pk_profile *pk_profile_new(void)
+{
+    pk_profile *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    if (pk_strtab_init(&p->strings) != 0) {
+        free(p);
+        return NULL;
+    }
+    pk_index_init(&p->resource_index);
+    pk_index_init(&p->function_index);
+    pk_index_init(&p->frame_index);
+    pk_u64map_init(&p->stack_index);
+    pk_u64map_init(&p->sample_index);
+    pk_u64map_init(&p->memory.live);
+    p->metadata.start_time = PK_TIME_UNKNOWN;
+    p->metadata.end_time = PK_TIME_UNKNOWN;
+    return p;
+}
+
+void pk_profile_free(pk_profile *p)
+{
+    if (!p)
+        return;
+    pk_strtab_free(&p->strings);
+    free(p->threads);
+    free(p->resources);
+    pk_index_free(&p->resource_index);
+    free(p->functions);
+    pk_index_free(&p->function_index);
+    free(p->frames);
+    pk_index_free(&p->frame_index);
+    free(p->stacks);
+    free(p->stack_depths);
+    pk_u64map_free(&p->stack_index);
+    free(p->sample_threads);
+    free(p->sample_stacks);
+    free(p->sample_orders);
+    free(p->sample_values);
+    pk_u64map_free(&p->sample_index);
+    pk_memory_table *m = &p->memory;
+    free(m->address);
+    free(m->size);
+    free(m->order);
+    free(m->thread);
+    free(m->stack);
+    free(m->kind);
+    free(m->matched);
+    pk_u64map_free(&m->live);
+    free(p->property_keys);
+    free(p->property_values);
+    for (size_t i = 0; i < p->warning_count; i++)
+        free(p->warnings[i]);
+    free(p);
+}
+
+/* ---- strings ---------------------------------------------------------------------------- */
+
+uint32_t pk_intern(pk_profile *p, const char *s, size_t len)
+{
+    uint32_t id = pk_strtab_intern(&p->strings, s, len);
+    return id == UINT32_MAX ? PK_NONE : id;
+}
+
+uint32_t pk_intern_cstr(pk_profile *p, const char *s)
+{
+    return pk_intern(p, s ? s : "", s ? strlen(s) : 0);
+}
+
+uint32_t pk_intern_printf(pk_profile *p, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return PK_NONE;
+    if ((size_t)n < sizeof small)
+        return pk_intern(p, small, (size_t)n);
+    char *big = malloc((size_t)n + 1);
+    if (!big)
+        return PK_NONE;
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    uint32_t id = pk_intern(p, big, (size_t)n);
+    free(big);
+    return id;
+}
+
+const char *pk_str(const pk_profile *p, uint32_t id)
+{
+    return id < p->strings.count ? p->strings.entries[id].text : "";
+}
+
+size_t pk_str_len(const pk_profile *p, uint32_t id)
+{
+    return id < p->strings.count ? p->strings.entries[id].len : 0;
+}
+
+size_t pk_string_count(const pk_profile *p)
+{
+    return p->strings.count;
+}
+
+/* ---- value types --------------------------------------------------------------------------- */
+
+uint32_t pk_add_value_type(pk_profile *p, const char *name, const char *unit)
+{
+    if (p->value_count == PK_MAX_VALUES || p->sample_count > 0)
+        return PK_NONE;
+    uint32_t n = pk_intern_cstr(p, name), u = pk_intern_cstr(p, unit);
+    if (n == PK_NONE || u == PK_NONE)
+        return PK_NONE;
+    p->value_types[p->value_count] = (pk_value_type){n, u};
+    return p->value_count++;
+}
+
+size_t pk_value_type_count(const pk_profile *p)
+{
+    return p->value_count;
+}
+
+const pk_value_type *pk_value_type_at(const pk_profile *p, uint32_t index)
+{
+    return index < p->value_count ? &p->value_types[index] : NULL;
+}
+
+uint32_t pk_value_find(const pk_profile *p, const char *name)
+{
+    for (uint32_t i = 0; i < p->value_count; i++) {
+        if (strcmp(pk_str(p, p->value_types[i].name), name) == 0)
+            return i;
+    }
+    return PK_NONE;
+}
+
+void pk_set_default_value(pk_profile *p, uint32_t index)
+{
+    if (index < p->value_count)
+        p->default_value = index;
+}
+
+uint32_t pk_default_value(const pk_profile *p)
+{
+    return p->default_value;
+}
+
+/* ---- threads ------------------------------------------------------------------------------- */
+
+uint32_t pk_add_thread(pk_profile *p, uint32_t name, int64_t pid, int64_t tid)
+{
+    if (p->thread_count >= PK_NONE || !PK_ARRAY_RESERVE(p->threads, p->thread_capacity,
+                                                        p->thread_count + 1))
+        return PK_NONE;
+    p->threads[p->thread_count] = (pk_thread){name, pid, tid};
+    return (uint32_t)p->thread_count++;
+}
+
+size_t pk_thread_count(const pk_profile *p)
+{
+    return p->thread_count;
+}
+
+const pk_thread *pk_thread_at(const pk_profile *p, uint32_t index)
+{
+    return index < p->thread_count ? &p->threads[index] : NULL;
+}
+
+void pk_thread_rename(pk_profile *p, uint32_t index, uint32_t name)
+{
+    if (index < p->thread_count)
+        p->threads[index].name = name;
+}
+
+/* ---- interned records ----------------------------------------------------------------------
+ * Resources, functions and frames are plain structs interned on every field. Each is hashed
+ * over its fields one by one (never over padding). */
+
+static bool resource_equal(const void *context, uint32_t entry, const void *key)
+{
+    const pk_resource *a = &((const pk_profile *)context)->resources[entry], *b = key;
+    return a->name == b->name && a->path == b->path && a->build_id == b->build_id &&
+           a->start == b->start && a->limit == b->limit && a->offset == b->offset;
+}
+
+static bool function_equal(const void *context, uint32_t entry, const void *key)
+{
+    const pk_function *a = &((const pk_profile *)context)->functions[entry], *b = key;
+    return a->name == b->name && a->file == b->file && a->start_line == b->start_line &&
+           a->resource == b->resource;
+}
+
+static bool frame_equal(const void *context, uint32_t entry, const void *key)
+{
+    const pk_frame *a = &((const pk_profile *)context)->frames[entry], *b = key;
+    return a->function == b->function && a->line == b->line && a->address == b->address &&
+           a->resource == b->resource && a->flags == b->flags;
+}
+
+uint32_t pk_intern_resource(pk_profile *p, const pk_resource *r)
+{
+    uint64_t fields[6] = {r->name, r->path, r->build_id, r->start, r->limit, r->offset};
+    uint64_t hash = pk_hash_bytes(fields, sizeof fields);
+    uint32_t found = pk_index_find(&p->resource_index, hash, resource_equal, p, r);
+    if (found != UINT32_MAX)
+        return found;
+    if (p->resource_count >= PK_NONE - 1 ||
+        !PK_ARRAY_RESERVE(p->resources, p->resource_capacity, p->resource_count + 1) ||
+        !pk_index_insert(&p->resource_index, hash, (uint32_t)p->resource_count))
+        return PK_NONE;
+    p->resources[p->resource_count] = *r;
+    return (uint32_t)p->resource_count++;
+}
+
+size_t pk_resource_count(const pk_profile *p)
+{
+    return p->resource_count;
+}
+
+const pk_resource *pk_resource_at(const pk_profile *p, uint32_t index)
+{
+    return index < p->resource_count ? &p->resources[index] : NULL;
+}
+
+uint32_t pk_intern_function(pk_profile *p, const pk_function *f)
+{
+    uint32_t fields[4] = {f->name, f->file, f->start_line, f->resource};
+    uint64_t hash = pk_hash_bytes(fields, sizeof fields);
+    uint32_t found = pk_index_find(&p->function_index, hash, function_equal, p, f);
+    if (found != UINT32_MAX)
+        return found;
+    if (p->function_count >= PK_NONE - 1 ||
+        !PK_ARRAY_RESERVE(p->functions, p->function_capacity, p->function_count + 1) ||
+        !pk_index_insert(&p->function_index, hash, (uint32_t)p->function_count))
+        return PK_NONE;
+    p->functions[p->function_count] = *f;
+    return (uint32_t)p->function_count++;
+}
+
+size_t pk_function_count(const pk_profile *p)
+{
+    return p->function_count;
+}
+
+const pk_function *pk_function_at(const pk_profile *p, uint32_t index)
+{
+    return index < p->function_count ? &p->functions[index] : NULL;
+}
+
+uint32_t pk_intern_frame(pk_profile *p, const pk_frame *f)
+{
+    if (f->function >= p->function_count)
+        return PK_NONE;
+    uint64_t fields[4] = {((uint64_t)f->function << 32) | f->line, f->address,
+                          ((uint64_t)f->resource << 32) | f->flags, 0};
+    uint64_t hash = pk_hash_bytes(fields, sizeof fields);
+    uint32_t found = pk_index_find(&p->frame_index, hash, frame_equal, p, f);
+    if (found != UINT32_MAX)
+        return found;
+    if (p->frame_count >= PK_NONE - 1 ||
+        !PK_ARRAY_RESERVE(p->frames, p->frame_capacity, p->frame_count + 1) ||
+        !pk_index_insert(&p->frame_index, hash, (uint32_t)p->frame_count))
+        return PK_NONE;
+    p->frames[p->frame_count] = *f;
+    return (uint32_t)p->frame_count++;
+}
+
+size_t pk_frame_count(const pk_profile *p)
+{
+    return p->frame_count;
+}
+
+const pk_frame *pk_frame_at(const pk_profile *p, uint32_t index)
+{
+    return index < p->frame_count ? &p->frames[index] : NULL;
+}
+
+const char *pk_frame_name(const pk_profile *p, uint32_t frame)
+{
+    if (frame >= p->frame_count)
+        return "";
+    return pk_str(p, p->functions[p->frames[frame].function].name);
+}
+
+/* ---- stacks --------------------------------------------------------------------------------- */
+
+uint32_t pk_intern_stack(pk_profile *p, uint32_t parent, uint32_t frame)
+{
+    if (frame >= p->frame_count || (parent != PK_NONE && parent >= p->stack_count))
+        return PK_NONE;
+    uint64_t key = ((uint64_t)parent << 32) | frame;
+    uint32_t *slot;
+    bool inserted;
+    if (p->stack_count >= PK_NONE - 1 ||
+        !pk_u64map_put(&p->stack_index, key, (uint32_t)p->stack_count, &slot, &inserted))
+        return PK_NONE;
+    if (!inserted)
+        return *slot;
+    if (!PK_ARRAY_RESERVE(p->stacks, p->stack_capacity, p->stack_count + 1) ||
+        !PK_ARRAY_RESERVE(p->stack_depths, p->stack_depth_capacity, p->stack_count + 1)) {
+        pk_u64map_remove(&p->stack_index, key, NULL);
+        return PK_NONE;
+    }
+    p->stacks[p->stack_count] = (pk_stack){parent, frame};
+    p->stack_depths[p->stack_count] = parent == PK_NONE ? 1 : p->stack_depths[parent] + 1;
+    return (uint32_t)p->stack_count++;
+}
+
+size_t pk_stack_count(const pk_profile *p)
+{
+    return p->stack_count;
+}
+
+const pk_stack *pk_stack_at(const pk_profile *p, uint32_t index)
+{
+    return index < p->stack_count ? &p->stacks[index] : NULL;
+}
+
+uint32_t pk_stack_depth(const pk_profile *p, uint32_t stack)
+{
+    return stack < p->stack_count ? p->stack_depths[stack] : 0;
+}
+
+size_t pk_stack_frames(const pk_profile *p, uint32_t stack, uint32_t *frames, size_t capacity)
+{
+    size_t depth = pk_stack_depth(p, stack);
+    if (depth > capacity)
+        return depth;
+    size_t i = depth;
+    for (uint32_t s = stack; s != PK_NONE; s = p->stacks[s].parent)
+        frames[--i] = p->stacks[s].frame;
+    return depth;
+}
+
+/* ---- samples -------------------------------------------------------------------------------- */
+
+size_t pk_sample_row(pk_profile *p, uint32_t thread, uint32_t stack)
+{
+    uint64_t key = ((uint64_t)thread << 32) | stack;
+    uint32_t *slot;
+    bool inserted;
+    if (thread >= p->thread_count || (stack != PK_NONE && stack >= p->stack_count) ||
+        p->sample_count >= PK_NONE - 1)
+        return SIZE_MAX;
+    if (!pk_u64map_put(&p->sample_index, key, (uint32_t)p->sample_count, &slot, &inserted))
+        return SIZE_MAX;
+    if (!inserted)
+        return *slot;
+    size_t row = p->sample_count;
+    size_t capacity = p->sample_capacity;
+    bool ok = PK_ARRAY_RESERVE(p->sample_threads, capacity, row + 1);
+    capacity = p->sample_capacity;
+    ok = ok && PK_ARRAY_RESERVE(p->sample_stacks, capacity, row + 1);
+    capacity = p->sample_capacity;
+    ok = ok && PK_ARRAY_RESERVE(p->sample_orders, capacity, row + 1);
+    ok = ok && (p->value_count == 0 ||
+                PK_ARRAY_RESERVE(p->sample_values, p->sample_values_capacity,
+                                 (row + 1) * p->value_count));
+    if (!ok) {
+        pk_u64map_remove(&p->sample_index, key, NULL);
+        return SIZE_MAX;
+    }
+    p->sample_capacity = capacity;
+    p->sample_threads[row] = thread;
+    p->sample_stacks[row] = stack;
+    p->sample_orders[row] = p->next_order;
+    for (uint32_t v = 0; v < p->value_count; v++)
+        p->sample_values[row * p->value_count + v] = 0;
+    p->sample_count++;
+    return row;
+}
+
+void pk_sample_row_add(pk_profile *p, size_t row, uint32_t value, int64_t v)
+{
+    if (row >= p->sample_count || value >= p->value_count)
+        return;
+    int64_t *cell = &p->sample_values[row * p->value_count + value];
+    *cell = pk_add_saturating(*cell, v);
+    p->next_order++;
+}
+
+pk_status pk_add_sample(pk_profile *p, uint32_t thread, uint32_t stack, const int64_t *values)
+{
+    size_t row = pk_sample_row(p, thread, stack);
+    if (row == SIZE_MAX)
+        return thread >= p->thread_count || (stack != PK_NONE && stack >= p->stack_count)
+                   ? PK_ERR_USAGE
+                   : PK_ERR_NOMEM;
+    if (values) {
+        int64_t *cells = &p->sample_values[row * p->value_count];
+        for (uint32_t v = 0; v < p->value_count; v++)
+            cells[v] = pk_add_saturating(cells[v], values[v]);
+    }
+    p->next_order++;
+    return PK_OK;
+}
+
+pk_status pk_add_sample_value(pk_profile *p, uint32_t thread, uint32_t stack, uint32_t value,
+                              int64_t v)
+{
+    if (value >= p->value_count)
+        return PK_ERR_USAGE;
+    size_t row = pk_sample_row(p, thread, stack);
+    if (row == SIZE_MAX)
+        return thread >= p->thread_count || (stack != PK_NONE && stack >= p->stack_count)
+                   ? PK_ERR_USAGE
+                   : PK_ERR_NOMEM;
+    pk_sample_row_add(p, row, value, v);
+    return PK_OK;
+}
+
+size_t pk_sample_count(const pk_profile *p)
+{
+    return p->sample_count;
+}
+
+uint32_t pk_sample_thread(const pk_profile *p, size_t row)
+{
+    return row < p->sample_count ? p->sample_threads[row] : PK_NONE;
+}
+
+uint32_t pk_sample_stack(const pk_profile *p, size_t row)
+{
+    return row < p->sample_count ? p->sample_stacks[row] : PK_NONE;
+}
+
+const int64_t *pk_sample_values(const pk_profile *p, size_t row)
+{
+    return row < p->sample_count && p->value_count ? &p->sample_values[row * p->value_count]
+                                                   : NULL;
+}
+
+uint64_t pk_sample_order(const pk_profile *p, size_t row)
+{
+    return row < p->sample_count ? p->sample_orders[row] : 0;
+}
+
+uint64_t pk_event_order_count(const pk_profile *p)
+{
+    return p->next_order;
+}
+
+int64_t pk_value_total(const pk_profile *p, uint32_t value)
+{
+    int64_t total = 0;
+    if (value >= p->value_count)
+        return 0;
+    for (size_t row = 0; row < p->sample_count; row++)
+        total = pk_add_saturating(total, p->sample_values[row * p->value_count + value]);
+    return total;
+}
+
+/* ---- metadata, properties, warnings ----------------------------------------------------------- */
+
+pk_metadata *pk_metadata_of(pk_profile *p)
+{
+    return &p->metadata;
+}
+
+const pk_metadata *pk_metadata_get(const pk_profile *p)
+{
+    return &p->metadata;
+}
+
+pk_status pk_property_set(pk_profile *p, const char *key, const char *value)
+{
+    uint32_t k = pk_intern_cstr(p, key), v = pk_intern_cstr(p, value);
+    if (k == PK_NONE || v == PK_NONE)
+        return PK_ERR_NOMEM;
+    for (size_t i = 0; i < p->property_count; i++) {
+        if (p->property_keys[i] == k) {
+            p->property_values[i] = v;
+            return PK_OK;
+        }
+    }
+    size_t capacity = p->property_capacity;
+    if (!PK_ARRAY_RESERVE(p->property_keys, capacity, p->property_count + 1))
+        return PK_ERR_NOMEM;
+    capacity = p->property_capacity;
+    if (!PK_ARRAY_RESERVE(p->property_values, capacity, p->property_count + 1))
+        return PK_ERR_NOMEM;
+    p->property_capacity = capacity;
+    p->property_keys[p->property_count] = k;
+    p->property_values[p->property_count] = v;
+    p->property_count++;
+    return PK_OK;
+}
+
+size_t pk_property_count(const pk_profile *p)
+{
+    return p->property_count;
+}
+
+const char *pk_property_key(const pk_profile *p, size_t index)
+{
+    return index < p->property_count ? pk_str(p, p->property_keys[index]) : NULL;
+}
+
+const char *pk_property_value(const pk_profile *p, size_t index)
+{
+    return index < p->property_count ? pk_str(p, p->property_values[index]) : NULL;
+}
+
+const char *pk_property_get(const pk_profile *p, const char *key)
+{
+    for (size_t i = 0; i < p->property_count; i++) {
+        if (strcmp(pk_str(p, p->property_keys[i]), key) == 0)
+            return pk_str(p, p->property_values[i]);
+    }
+    return NULL;
+}
+
+void pk_warn(pk_profile *p, const char *fmt, ...)
+{
+    if (p->warning_count == PK_MAX_WARNINGS) {
+        p->warnings_dropped++;
+        return;
+    }
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *copy = strdup(buf);
+    if (!copy) {
+        p->warnings_dropped++;
+        return;
+    }
+    p->warnings[p->warning_count++] = copy;
+}
+
+size_t pk_warning_count(const pk_profile *p)
+{
+    return p->warning_count;
+}
+
+size_t pk_warnings_dropped(const pk_profile *p)
+{
+    return p->warnings_dropped;
+}
+
+const char *pk_warning_at(const pk_profile *p, size_t index)
+{
+    return index < p->warning_count ? p->warnings[index] : NULL;
+}

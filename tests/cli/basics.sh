@@ -1,0 +1,34 @@
+# The command itself: help, version, usage errors and exit statuses.
+. "$(dirname "$0")/lib.sh"
+
+expect_status 0 "$PROFKIT" --help
+expect_contains "$OUT" "convert" "--help"
+expect_contains "$OUT" "formats" "--help"
+expect_status 0 "$PROFKIT" --version
+expect_contains "$OUT" "profkit " "--version"
+expect_status 2 "$PROFKIT"
+expect_status 2 "$PROFKIT" frobnicate
+expect_contains "$ERR" "unknown command" "unknown command message"
+for cmd in convert info formats dump; do
+    expect_status 0 "$PROFKIT" "$cmd" --help
+    expect_contains "$OUT" "Usage: profkit $cmd" "$cmd --help"
+done
+expect_status 0 "$PROFKIT" formats
+expect_contains "$OUT" "FORMAT" "formats header"
+expect_status 2 "$PROFKIT" convert
+expect_status 2 "$PROFKIT" convert a b
+expect_status 2 "$PROFKIT" convert --bogus x
+expect_status 2 "$PROFKIT" convert x --to no-such-format
+expect_contains "$ERR" "unknown format 'no-such-format'" "unknown --to"
+expect_status 2 "$PROFKIT" convert x.bin
+expect_contains "$ERR" "--to" "no output format"
+expect_status 1 "$PROFKIT" info does-not-exist
+expect_contains "$ERR" "does-not-exist: cannot open" "missing input"
+: > empty.bin
+expect_status 1 "$PROFKIT" info empty.bin
+expect_contains "$ERR" "empty.bin: byte 0: the file is empty" "empty input"
+printf 'garbage that is no profile\000\001' > junk.bin
+expect_status 1 "$PROFKIT" info junk.bin
+expect_contains "$ERR" "not a profile format" "unknown content"
+expect_status 1 "$PROFKIT" info .
+finish

@@ -1,0 +1,224 @@
+/* The model: interning, the stack prefix tree, sample aggregation, memory matching. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/calltree.h"
+#include "core/hashmap.h"
+#include "profkit/profile.h"
+
+static uint32_t make_frame(pk_profile *p, const char *name, uint32_t line)
+{
+    pk_function fn = {pk_intern_cstr(p, name), pk_intern_cstr(p, "file.brs"), 1, PK_NONE};
+    pk_frame fr = {pk_intern_function(p, &fn), line, 0, PK_NONE, 0};
+    return pk_intern_frame(p, &fr);
+}
+
+static void strings_are_interned(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    assert_string_equal(pk_str(p, 0), "");
+    uint32_t a = pk_intern_cstr(p, "main");
+    uint32_t b = pk_intern(p, "mainly", 4);
+    assert_int_equal(a, b);
+    assert_string_equal(pk_str(p, a), "main");
+    assert_int_equal(pk_intern(p, "a\0b", 3), pk_intern_cstr(p, "a"));
+    assert_string_equal(pk_str(p, PK_NONE), "");
+    /* Many strings: pointers handed out earlier stay valid. */
+    const char *first = pk_str(p, a);
+    for (int i = 0; i < 100000; i++)
+        assert_int_not_equal(pk_intern_printf(p, "s%d", i), PK_NONE);
+    assert_ptr_equal(first, pk_str(p, a));
+    assert_int_equal(pk_intern_printf(p, "s%d", 77), pk_intern_cstr(p, "s77"));
+    pk_profile_free(p);
+}
+
+static void stacks_form_a_prefix_tree(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    uint32_t fa = make_frame(p, "a", 0), fb = make_frame(p, "b", 3), fc = make_frame(p, "c", 0);
+    assert_int_equal(make_frame(p, "b", 3), fb);
+    assert_int_not_equal(make_frame(p, "b", 4), fb);
+    uint32_t sa = pk_intern_stack(p, PK_NONE, fa);
+    uint32_t sab = pk_intern_stack(p, sa, fb);
+    uint32_t sabc = pk_intern_stack(p, sab, fc);
+    assert_int_equal(pk_intern_stack(p, sa, fb), sab);
+    assert_true(sa < sab && sab < sabc);
+    assert_int_equal(pk_stack_depth(p, sabc), 3);
+    uint32_t frames[3];
+    assert_int_equal(pk_stack_frames(p, sabc, frames, 3), 3);
+    assert_int_equal(frames[0], fa);
+    assert_int_equal(frames[2], fc);
+    assert_int_equal(pk_stack_frames(p, sabc, frames, 2), 3);
+    assert_string_equal(pk_frame_name(p, fb), "b");
+    assert_int_equal(pk_intern_stack(p, 999, fa), PK_NONE);
+    pk_profile_free(p);
+}
+
+static void samples_aggregate_per_thread_and_stack(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    assert_int_equal(pk_add_value_type(p, "cpu", "operations"), 0);
+    assert_int_equal(pk_add_value_type(p, "calls", "count"), 1);
+    pk_set_default_value(p, 0);
+    uint32_t t0 = pk_add_thread(p, pk_intern_cstr(p, "main"), 1, 1);
+    uint32_t t1 = pk_add_thread(p, pk_intern_cstr(p, "render"), 1, 2);
+    uint32_t s = pk_intern_stack(p, PK_NONE, make_frame(p, "a", 0));
+    int64_t v[2] = {10, 1};
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(pk_add_sample(p, t0, s, v), PK_OK);
+    assert_int_equal(pk_add_sample_value(p, t1, s, 1, 5), PK_OK);
+    assert_int_equal(pk_sample_count(p), 2);
+    assert_int_equal(pk_sample_values(p, 0)[0], 10000);
+    assert_int_equal(pk_sample_values(p, 1)[1], 5);
+    assert_int_equal(pk_value_total(p, 1), 1005);
+    assert_true(pk_sample_order(p, 0) < pk_sample_order(p, 1));
+    /* Value types are fixed once samples exist. */
+    assert_int_equal(pk_add_value_type(p, "late", "count"), PK_NONE);
+    assert_int_equal(pk_value_find(p, "calls"), 1);
+    assert_int_equal(pk_value_find(p, "nope"), PK_NONE);
+    assert_int_equal(pk_add_sample(p, 7, s, v), PK_ERR_USAGE);
+    /* Saturation instead of overflow. */
+    size_t row = pk_sample_row(p, t0, s);
+    pk_sample_row_add(p, row, 0, INT64_MAX);
+    assert_int_equal(pk_sample_values(p, row)[0], INT64_MAX);
+    pk_profile_free(p);
+}
+
+static void frees_match_allocations_by_address(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    uint32_t bytes = pk_add_value_type(p, "live-bytes", "bytes");
+    uint32_t count = pk_add_value_type(p, "live-allocs", "count");
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 0, 0);
+    uint32_t s1 = pk_intern_stack(p, PK_NONE, make_frame(p, "alloc_a", 0));
+    uint32_t s2 = pk_intern_stack(p, PK_NONE, make_frame(p, "alloc_b", 0));
+    uint64_t freed = 99;
+    assert_int_equal(pk_memory_alloc(p, t, s1, 0x1000, 64), PK_OK);
+    assert_int_equal(pk_memory_alloc(p, t, s2, 0x2000, 128), PK_OK);
+    assert_int_equal(pk_memory_free(p, t, s2, 0x1000, PK_MEM_FREE, &freed), PK_OK);
+    assert_int_equal(freed, 64);
+    assert_int_equal(pk_memory_free(p, t, s2, 0x3000, PK_MEM_REALLOC_FREE, &freed), PK_OK);
+    assert_int_equal(freed, 0);
+    assert_int_equal(pk_memory_event_count(p), 4);
+    pk_memory_event e;
+    pk_memory_event_at(p, 0, &e);
+    assert_true(e.matched);
+    assert_int_equal(e.kind, PK_MEM_ALLOC);
+    pk_memory_event_at(p, 2, &e);
+    assert_int_equal(e.size, 64);
+    assert_int_equal(e.kind, PK_MEM_FREE);
+    pk_memory_event_at(p, 3, &e);
+    assert_false(e.matched);
+    assert_int_equal(pk_memory_add_live_values(p, bytes, count), PK_OK);
+    assert_int_equal(pk_value_total(p, bytes), 128);
+    assert_int_equal(pk_value_total(p, count), 1);
+    pk_profile_free(p);
+}
+
+static void metadata_properties_and_warnings(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    assert_int_equal(pk_metadata_get(p)->start_time, PK_TIME_UNKNOWN);
+    pk_property_set(p, "target", "Channel");
+    pk_property_set(p, "device", "Roku");
+    pk_property_set(p, "target", "Other");
+    assert_int_equal(pk_property_count(p), 2);
+    assert_string_equal(pk_property_get(p, "target"), "Other");
+    assert_null(pk_property_get(p, "missing"));
+    for (int i = 0; i < 150; i++)
+        pk_warn(p, "warning %d", i);
+    assert_int_equal(pk_warning_count(p), 100);
+    assert_int_equal(pk_warnings_dropped(p), 50);
+    assert_string_equal(pk_warning_at(p, 3), "warning 3");
+    pk_profile_free(p);
+}
+
+static void u64map_removes_without_losing_neighbours(void **state)
+{
+    (void)state;
+    pk_u64map m;
+    pk_u64map_init(&m);
+    for (uint64_t k = 0; k < 5000; k++)
+        assert_true(pk_u64map_put(&m, k * 7919, (uint32_t)k, NULL, NULL));
+    for (uint64_t k = 0; k < 5000; k += 2)
+        assert_true(pk_u64map_remove(&m, k * 7919, NULL));
+    for (uint64_t k = 0; k < 5000; k++) {
+        uint32_t *v = pk_u64map_find(&m, k * 7919);
+        if (k % 2)
+            assert_true(v && *v == k);
+        else
+            assert_null(v);
+    }
+    assert_int_equal(m.count, 2500);
+    pk_u64map_free(&m);
+}
+
+static void calltree_merges_by_name(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "samples", "count");
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 0, 0);
+    /* a;b at two different lines of b: one node in the tree. */
+    uint32_t sa = pk_intern_stack(p, PK_NONE, make_frame(p, "a", 0));
+    uint32_t sab1 = pk_intern_stack(p, sa, make_frame(p, "b", 1));
+    uint32_t sab2 = pk_intern_stack(p, sa, make_frame(p, "b", 2));
+    uint32_t sabc = pk_intern_stack(p, sab1, make_frame(p, "c", 0));
+    pk_add_sample_value(p, t, sab1, 0, 3);
+    pk_add_sample_value(p, t, sab2, 0, 4);
+    pk_add_sample_value(p, t, sabc, 0, 5);
+    pk_add_sample_value(p, t, sa, 0, 1);
+    pk_calltree tree;
+    assert_int_equal(pk_calltree_build(&tree, p, 0, 0, NULL, NULL, NULL), PK_OK);
+    assert_int_equal(tree.count, 4); /* root, a, b, c */
+    assert_int_equal(tree.nodes[0].total, 13);
+    uint32_t a = tree.nodes[0].first_child;
+    assert_string_equal(pk_str(p, tree.nodes[a].name), "a");
+    assert_int_equal(tree.nodes[a].self, 1);
+    assert_int_equal(tree.nodes[a].total, 13);
+    uint32_t b = tree.nodes[a].first_child;
+    assert_int_equal(tree.nodes[b].self, 7);
+    assert_int_equal(tree.nodes[b].total, 12);
+    uint32_t names[4];
+    uint32_t c = tree.nodes[b].first_child;
+    assert_int_equal(pk_calltree_path(&tree, c, names, 4), 3);
+    assert_string_equal(pk_str(p, names[0]), "a");
+    assert_string_equal(pk_str(p, names[2]), "c");
+    pk_calltree_free(&tree);
+
+    assert_int_equal(pk_calltree_build(&tree, p, 0, PK_CALLTREE_INVERTED | PK_CALLTREE_THREAD_ROOTS,
+                                       NULL, NULL, NULL),
+                     PK_OK);
+    uint32_t thread_node = tree.nodes[0].first_child;
+    assert_string_equal(pk_str(p, tree.nodes[thread_node].name), "main");
+    /* Leaves first: b (7), c (5), a (1). */
+    uint32_t first_leaf = tree.nodes[thread_node].first_child;
+    assert_string_equal(pk_str(p, tree.nodes[first_leaf].name), "b");
+    assert_int_equal(tree.nodes[first_leaf].total, 7);
+    pk_calltree_free(&tree);
+    pk_profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(strings_are_interned),
+        cmocka_unit_test(stacks_form_a_prefix_tree),
+        cmocka_unit_test(samples_aggregate_per_thread_and_stack),
+        cmocka_unit_test(frees_match_allocations_by_address),
+        cmocka_unit_test(metadata_properties_and_warnings),
+        cmocka_unit_test(u64map_removes_without_losing_neighbours),
+        cmocka_unit_test(calltree_merges_by_name),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
