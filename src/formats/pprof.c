@@ -23,6 +23,8 @@
 #include <protobuf-c/protobuf-c.h>
 #include <zlib.h>
 
+#include "core/arith.h"
+#include "core/array.h"
 #include "core/hashmap.h"
 #include "core/input.h"
 #include "core/output.h"
@@ -102,29 +104,6 @@ static bool wire_type_fits(unsigned field, int wire)
     return wire == field_wire_type(field);
 }
 
-/* ---- growable arrays ------------------------------------------------------------------------ */
-
-static bool grow_array(void **items, size_t *capacity, size_t need, size_t item_size)
-{
-    if (need <= *capacity)
-        return true;
-    size_t cap = *capacity ? *capacity : 16;
-    while (cap < need) {
-        if (cap > SIZE_MAX / 2 / item_size)
-            return false;
-        cap *= 2;
-    }
-    void *grown = realloc(*items, cap * item_size);
-    if (!grown)
-        return false;
-    *items = grown;
-    *capacity = cap;
-    return true;
-}
-
-#define GROW(array, capacity, need) \
-    grow_array((void **)&(array), &(capacity), (need), sizeof *(array))
-
 static size_t encode_varint(uint8_t *out, uint64_t v)
 {
     size_t n = 0;
@@ -153,14 +132,6 @@ static bool decode_varint(const uint8_t **pos, const uint8_t *end, uint64_t *val
         }
     }
     return false;
-}
-
-static int64_t saturating_add(int64_t a, int64_t b)
-{
-    int64_t sum;
-    if (__builtin_add_overflow(a, b, &sum))
-        return b > 0 ? INT64_MAX : INT64_MIN;
-    return sum;
 }
 
 /* ---- an arena for protobuf-c's unpacking ------------------------------------------------------
@@ -407,7 +378,7 @@ static size_t source_bytes(source *s, size_t n, const uint8_t **data, uint8_t **
             break;
         size_t take = have < n - copied ? have : n - copied;
         /* grow only as far as bytes actually arrive */
-        if (!GROW(*scratch, *scratch_capacity, copied + take)) {
+        if (!PK_ARRAY_RESERVE(*scratch, *scratch_capacity, copied + take)) {
             *nomem = true;
             return copied;
         }
@@ -538,7 +509,8 @@ typedef struct reader {
     ProtobufCAllocator allocator;
     uint8_t *scratch;
     size_t scratch_capacity;
-    bool lenient; /* salvage after damage: skip what cannot be resolved */
+    bool lenient;           /* salvage: skip what cannot be resolved */
+    size_t missing_strings; /* references read as "" when salvaging */
 
     uint32_t *strings; /* pprof string index -> model string */
     size_t string_count, string_capacity;
@@ -668,7 +640,7 @@ static pk_status read_sample_type(reader *r, const uint8_t *data, size_t len, ui
         perftools__profiles__value_type__unpack(&r->allocator, len, data);
     if (!vt)
         return reader_fail(r, PK_ERR_INPUT, at, "malformed sample_type");
-    if (!GROW(r->sample_types, r->sample_type_capacity, r->sample_type_count + 1))
+    if (!PK_ARRAY_RESERVE(r->sample_types, r->sample_type_capacity, r->sample_type_count + 1))
         return reader_nomem(r);
     r->sample_types[r->sample_type_count++] = (sample_type_entry){vt->type, vt->unit, at};
     return PK_OK;
@@ -695,7 +667,7 @@ static pk_status location_index(reader *r, uint64_t id, uint64_t at, uint32_t *i
     if (!pk_u64map_put(&r->location_ids, id, (uint32_t)r->location_count, &slot, &inserted))
         return reader_nomem(r);
     if (inserted) {
-        if (!GROW(r->locations, r->location_capacity, r->location_count + 1))
+        if (!PK_ARRAY_RESERVE(r->locations, r->location_capacity, r->location_count + 1))
             return reader_nomem(r);
         location_entry *loc = &r->locations[r->location_count++];
         memset(loc, 0, sizeof *loc);
@@ -726,7 +698,7 @@ static pk_status intern_label_set(reader *r, size_t first_value, uint64_t at, ui
         return PK_OK;
     }
     if (r->label_set_count == 0) {
-        if (!GROW(r->label_sets, r->label_set_capacity, 1))
+        if (!PK_ARRAY_RESERVE(r->label_sets, r->label_set_capacity, 1))
             return reader_nomem(r);
         r->label_sets[0] = (label_set){0, 0, 0, PK_NONE};
         r->label_set_count = 1;
@@ -741,7 +713,7 @@ static pk_status intern_label_set(reader *r, size_t first_value, uint64_t at, ui
     }
     if (r->label_set_count >= UINT32_MAX - 1 || first_value / 4 > UINT32_MAX)
         return reader_fail(r, PK_ERR_LIMIT, at, "too many distinct label sets");
-    if (!GROW(r->label_sets, r->label_set_capacity, r->label_set_count + 1))
+    if (!PK_ARRAY_RESERVE(r->label_sets, r->label_set_capacity, r->label_set_count + 1))
         return reader_nomem(r);
     uint32_t index = (uint32_t)r->label_set_count;
     if (!pk_index_insert(&r->label_index, hash, index))
@@ -788,8 +760,8 @@ static pk_status read_sample(reader *r, const uint8_t *data, size_t len, uint64_
         if (!pk_u64map_put(&r->node_ids, key, (uint32_t)r->node_count, &slot, &inserted))
             return reader_nomem(r);
         if (inserted) {
-            if (!GROW(r->node_parent, r->node_capacity_parent, r->node_count + 1) ||
-                !GROW(r->node_location, r->node_capacity_location, r->node_count + 1))
+            if (!PK_ARRAY_RESERVE(r->node_parent, r->node_capacity_parent, r->node_count + 1) ||
+                !PK_ARRAY_RESERVE(r->node_location, r->node_capacity_location, r->node_count + 1))
                 return reader_nomem(r);
             r->node_parent[r->node_count] = node;
             r->node_location[r->node_count] = loc;
@@ -803,7 +775,7 @@ static pk_status read_sample(reader *r, const uint8_t *data, size_t len, uint64_
         const Perftools__Profiles__Label *label = s->label[i];
         if (label->key == 0)
             continue;
-        if (!GROW(r->label_values, r->label_value_capacity, r->label_value_count + 4))
+        if (!PK_ARRAY_RESERVE(r->label_values, r->label_value_capacity, r->label_value_count + 4))
             return reader_nomem(r);
         int64_t *v = r->label_values + r->label_value_count;
         v[0] = label->key;
@@ -812,7 +784,7 @@ static pk_status read_sample(reader *r, const uint8_t *data, size_t len, uint64_
         v[3] = label->num_unit;
         r->label_value_count += 4;
     }
-    uint32_t labels;
+    uint32_t labels = 0;
     pk_status st = intern_label_set(r, first_value, at, &labels);
     if (st != PK_OK)
         return st;
@@ -826,9 +798,9 @@ static pk_status read_sample(reader *r, const uint8_t *data, size_t len, uint64_
         return reader_nomem(r);
     size_t nv = r->stored_values;
     if (inserted) {
-        if (!GROW(r->row_node, r->row_capacity_node, r->row_count + 1) ||
-            !GROW(r->row_labels, r->row_capacity_labels, r->row_count + 1) ||
-            !GROW(r->row_values, r->row_capacity_values, (r->row_count + 1) * (nv ? nv : 1)))
+        if (!PK_ARRAY_RESERVE(r->row_node, r->row_capacity_node, r->row_count + 1) ||
+            !PK_ARRAY_RESERVE(r->row_labels, r->row_capacity_labels, r->row_count + 1) ||
+            !PK_ARRAY_RESERVE(r->row_values, r->row_capacity_values, (r->row_count + 1) * (nv ? nv : 1)))
             return reader_nomem(r);
         r->row_node[r->row_count] = node;
         r->row_labels[r->row_count] = labels;
@@ -837,7 +809,7 @@ static pk_status read_sample(reader *r, const uint8_t *data, size_t len, uint64_
     }
     int64_t *values = r->row_values + (size_t)*slot * nv;
     for (size_t k = 0; k < nv; k++)
-        values[k] = saturating_add(values[k], s->value[k]);
+        values[k] = pk_add_saturating(values[k], s->value[k]);
     return PK_OK;
 }
 
@@ -856,7 +828,7 @@ static pk_status read_mapping(reader *r, const uint8_t *data, size_t len, uint64
         return reader_nomem(r);
     if (!inserted)
         return reader_fail(r, PK_ERR_INPUT, at, "duplicate mapping id %" PRIu64, m->id);
-    if (!GROW(r->mappings, r->mapping_capacity, r->mapping_count + 1))
+    if (!PK_ARRAY_RESERVE(r->mappings, r->mapping_capacity, r->mapping_count + 1))
         return reader_nomem(r);
     r->mappings[r->mapping_count++] = (mapping_entry){
         m->id, m->memory_start, m->memory_limit, m->file_offset, m->filename, m->build_id, at,
@@ -880,7 +852,7 @@ static pk_status read_function(reader *r, const uint8_t *data, size_t len, uint6
         return reader_nomem(r);
     if (!inserted)
         return reader_fail(r, PK_ERR_INPUT, at, "duplicate function id %" PRIu64, f->id);
-    if (!GROW(r->functions, r->function_capacity, r->function_count + 1))
+    if (!PK_ARRAY_RESERVE(r->functions, r->function_capacity, r->function_count + 1))
         return reader_nomem(r);
     r->functions[r->function_count++] = (function_entry){
         f->id, f->name, f->system_name, f->filename, f->start_line, at, 0, 0};
@@ -904,7 +876,7 @@ static pk_status read_location(reader *r, const uint8_t *data, size_t len, uint6
         return reader_fail(r, PK_ERR_INPUT, at, "duplicate location id %" PRIu64, l->id);
     if (r->line_count + l->n_line >= UINT32_MAX)
         return reader_fail(r, PK_ERR_LIMIT, at, "too many lines");
-    if (!GROW(r->lines, r->line_capacity, r->line_count + l->n_line))
+    if (!PK_ARRAY_RESERVE(r->lines, r->line_capacity, r->line_count + l->n_line))
         return reader_nomem(r);
     loc->defined = true;
     loc->at = at;
@@ -931,7 +903,7 @@ static pk_status read_string(reader *r, const uint8_t *data, size_t len, uint64_
     }
     if (r->string_count >= UINT32_MAX)
         return reader_fail(r, PK_ERR_LIMIT, at, "too many strings");
-    if (!GROW(r->strings, r->string_capacity, r->string_count + 1))
+    if (!PK_ARRAY_RESERVE(r->strings, r->string_capacity, r->string_count + 1))
         return reader_nomem(r);
     uint32_t id = pk_intern(r->p, (const char *)data, len);
     if (id == PK_NONE)
@@ -947,7 +919,7 @@ static pk_status read_comments(reader *r, const uint8_t *data, size_t len, uint6
         uint64_t v;
         if (!decode_varint(&p, end, &v))
             return reader_fail(r, PK_ERR_INPUT, at, "malformed packed comment");
-        if (!GROW(r->comments, r->comment_capacity, r->comment_count + 1))
+        if (!PK_ARRAY_RESERVE(r->comments, r->comment_capacity, r->comment_count + 1))
             return reader_nomem(r);
         r->comments[r->comment_count++] = (deferred_string){(int64_t)v, at};
     }
@@ -972,7 +944,7 @@ static pk_status read_scalar(reader *r, unsigned field, uint64_t v, uint64_t at)
     case PROFILE_DURATION_NANOS: r->duration_nanos = (int64_t)v; break;
     case PROFILE_PERIOD: r->period = (int64_t)v; break;
     case PROFILE_COMMENT:
-        if (!GROW(r->comments, r->comment_capacity, r->comment_count + 1))
+        if (!PK_ARRAY_RESERVE(r->comments, r->comment_capacity, r->comment_count + 1))
             return reader_nomem(r);
         r->comments[r->comment_count++] = ref;
         break;
@@ -1099,7 +1071,12 @@ static pk_status resolve_string(reader *r, int64_t index, uint64_t at, const cha
         *out = r->strings[index];
         return PK_OK;
     }
-    if (r->lenient || (index == 0 && r->string_count == 0)) {
+    if (index == 0 && r->string_count == 0) {
+        *out = 0;
+        return PK_OK;
+    }
+    if (r->lenient) {
+        r->missing_strings++;
         *out = 0;
         return PK_OK;
     }
@@ -1141,9 +1118,11 @@ static pk_status build_resources(reader *r)
     /* pprof puts the main binary first; it names the program when nothing else does. */
     pk_metadata *meta = pk_metadata_of(r->p);
     if (r->mapping_count && meta->product == 0) {
-        const char *path = pk_str(r->p, pk_resource_at(r->p, r->mappings[0].resource)->path);
-        if (*path && *path != '[')
-            meta->product = pk_intern_cstr(r->p, base_name(path));
+        const pk_resource *main_binary = pk_resource_at(r->p, r->mappings[0].resource);
+        const char *name = base_name(pk_str(r->p, main_binary->path));
+        if (main_binary->limit > main_binary->start && *name && *name != '[' &&
+            !strstr(name, ".so"))
+            meta->product = pk_intern_cstr(r->p, name);
     }
     return PK_OK;
 }
@@ -1195,7 +1174,7 @@ static pk_status build_frames(reader *r, uint32_t **frames_out, size_t *frame_to
         }
         uint32_t resource = resource_of_mapping(r, loc->mapping_id);
         uint32_t n = loc->line_count ? loc->line_count : 1;
-        if (!GROW(frames, capacity, count + n)) {
+        if (!PK_ARRAY_RESERVE(frames, capacity, count + n)) {
             free(frames);
             return reader_nomem(r);
         }
@@ -1281,27 +1260,13 @@ static pk_status build_threads(reader *r)
     if (r->row_count == 0)
         return PK_OK;
     if (r->label_set_count == 0) {
-        if (!GROW(r->label_sets, r->label_set_capacity, 1))
+        if (!PK_ARRAY_RESERVE(r->label_sets, r->label_set_capacity, 1))
             return reader_nomem(r);
         r->label_sets[0] = (label_set){0, 0, 0, PK_NONE};
         r->label_set_count = 1;
     }
-    /* string indexes of the keys that name threads; -1 when absent from the table */
-    int64_t key_thread = -1, key_thread_name = -1, key_pid = -1, key_tid = -1;
-    for (size_t i = 1; i < r->string_count; i++) {
-        const char *s = pk_str(r->p, r->strings[i]);
-        if (key_thread < 0 && strcmp(s, LABEL_THREAD) == 0)
-            key_thread = (int64_t)i;
-        else if (key_thread_name < 0 && strcmp(s, LABEL_THREAD_NAME) == 0)
-            key_thread_name = (int64_t)i;
-        else if (key_pid < 0 && strcmp(s, LABEL_PID) == 0)
-            key_pid = (int64_t)i;
-        else if (key_tid < 0 && strcmp(s, LABEL_TID) == 0)
-            key_tid = (int64_t)i;
-    }
     pk_u64map threads;
     pk_u64map_init(&threads);
-    uint32_t default_thread = PK_NONE;
     pk_status st = PK_OK;
     for (size_t i = 0; i < r->label_set_count && st == PK_OK; i++) {
         label_set *set = &r->label_sets[i];
@@ -1310,41 +1275,37 @@ static pk_status build_threads(reader *r)
         int64_t pid = -1, tid = -1;
         for (uint32_t k = 0; k < set->count && st == PK_OK; k++) {
             const int64_t *v = r->label_values + ((size_t)set->first + k) * 4;
-            uint32_t value, ignored;
-            st = resolve_string(r, v[0], set->at, "label key", &ignored);
+            uint32_t key, value, unit;
+            st = resolve_string(r, v[0], set->at, "label key", &key);
             if (st == PK_OK)
                 st = resolve_string(r, v[1], set->at, "label value", &value);
             if (st == PK_OK)
-                st = resolve_string(r, v[3], set->at, "label unit", &ignored);
+                st = resolve_string(r, v[3], set->at, "label unit", &unit);
+            (void)unit;
             if (st != PK_OK)
                 break;
-            if (v[0] == key_thread && value) {
+            /* by content: a table may hold the same string at several indexes */
+            const char *k_text = pk_str(r->p, key);
+            if (value && strcmp(k_text, LABEL_THREAD) == 0) {
                 name = value;
                 named_by_thread = true;
-            } else if (v[0] == key_thread_name && value && !named_by_thread) {
+            } else if (value && !named_by_thread && strcmp(k_text, LABEL_THREAD_NAME) == 0) {
                 name = value;
-            } else if (v[0] == key_pid && v[1] == 0) {
+            } else if (!value && strcmp(k_text, LABEL_PID) == 0) {
                 pid = v[2];
-            } else if (v[0] == key_tid && v[1] == 0) {
+            } else if (!value && strcmp(k_text, LABEL_TID) == 0) {
                 tid = v[2];
             }
         }
         if (st != PK_OK)
             break;
-        if (name == 0 && pid < 0 && tid < 0) {
-            if (default_thread == PK_NONE) {
-                /* a profile without thread labels: one thread, named after the program */
-                uint32_t product = pk_metadata_get(r->p)->product;
-                uint32_t tname = product ? product : pk_intern_cstr(r->p, "main");
-                if (tname != PK_NONE)
-                    default_thread = pk_add_thread(r->p, tname, -1, -1);
-            }
-            set->thread = default_thread;
-        } else {
+        /* sets without thread labels get the default thread when a row uses them */
+        set->thread = PK_NONE;
+        if (name != 0 || pid >= 0 || tid >= 0) {
             set->thread = find_thread(r->p, &threads, name, pid, tid);
+            if (set->thread == PK_NONE)
+                st = reader_nomem(r);
         }
-        if (set->thread == PK_NONE)
-            st = reader_nomem(r);
     }
     pk_u64map_free(&threads);
     return st;
@@ -1392,7 +1353,7 @@ static pk_status set_property_from(reader *r, const char *key, deferred_string r
 {
     if (ref.index == 0)
         return PK_OK;
-    uint32_t s;
+    uint32_t s = 0;
     pk_status st = resolve_string(r, ref.index, ref.at, key, &s);
     if (st != PK_OK)
         return st;
@@ -1415,7 +1376,7 @@ static pk_status build_metadata(reader *r)
     if (r->has_time && r->time_nanos != 0) {
         meta->start_time = r->time_nanos;
         if (r->duration_nanos > 0)
-            meta->end_time = saturating_add(r->time_nanos, r->duration_nanos);
+            meta->end_time = pk_add_saturating(r->time_nanos, r->duration_nanos);
     } else if (r->duration_nanos > 0) {
         char text[32];
         snprintf(text, sizeof text, "%" PRId64, r->duration_nanos);
@@ -1450,7 +1411,7 @@ static pk_status build_metadata(reader *r)
             continue;
         }
         size_t len = strlen(text);
-        if (!GROW(plain, plain_cap, plain_len + len + 2)) {
+        if (!PK_ARRAY_RESERVE(plain, plain_cap, plain_len + len + 2)) {
             st = reader_nomem(r);
             break;
         }
@@ -1525,6 +1486,7 @@ static pk_status build_model(reader *r)
     }
 
     size_t lost_rows = 0;
+    uint32_t default_thread = PK_NONE;
     for (size_t row = 0; row < r->row_count; row++) {
         uint32_t stack = stacks[r->row_node[row]];
         if (stack == lost) {
@@ -1536,7 +1498,21 @@ static pk_status build_model(reader *r)
         size_t types = pk_value_type_count(r->p);
         for (size_t k = 0; k < nv && k < types; k++)
             values[k] = r->row_values[row * nv + k];
-        st = pk_add_sample(r->p, r->label_sets[r->row_labels[row]].thread, stack, values);
+        uint32_t thread = r->label_sets[r->row_labels[row]].thread;
+        if (thread == PK_NONE) {
+            if (default_thread == PK_NONE) {
+                /* samples without thread labels: one thread, named after the program */
+                uint32_t product = pk_metadata_get(r->p)->product;
+                uint32_t name = product ? product : pk_intern_cstr(r->p, "main");
+                default_thread = name == PK_NONE ? PK_NONE : pk_add_thread(r->p, name, -1, -1);
+                if (default_thread == PK_NONE) {
+                    st = reader_nomem(r);
+                    goto done;
+                }
+            }
+            thread = default_thread;
+        }
+        st = pk_add_sample(r->p, thread, stack, values);
         if (st != PK_OK) {
             st = pk_error_set(r->err, st, PK_NO_OFFSET, "cannot add a sample");
             goto done;
@@ -1569,27 +1545,33 @@ static pk_status pprof_read(pk_input *in, pk_profile *p, const pk_read_options *
         reader_release(&r);
         return pk_error_set(err, PK_ERR_INPUT, 0, "empty input");
     }
+    /* with salvage, references to what the damage cut off are dropped, not errors */
+    r.lenient = options && options->salvage;
     st = read_fields(&r);
     if (st != PK_OK && r.src.failure != PK_OK)
         st = pk_error_set(err, r.src.failure, r.src.failure_offset, "%s",
                           r.src.failure_message);
     bool trailing = r.src.trailing_garbage;
     source_close(&r.src);
-    if (st == PK_OK) {
-        st = build_model(&r);
-        if (st == PK_OK && trailing)
-            pk_warn(p, "bytes after the end of the gzip data were ignored");
-    } else if (options && options->salvage && (st == PK_ERR_INPUT || st == PK_ERR_LIMIT)) {
-        pk_error damage = *err;
-        r.lenient = true;
+    pk_error damage = {0};
+    if (st != PK_OK && r.lenient && (st == PK_ERR_INPUT || st == PK_ERR_LIMIT)) {
+        damage = *err;
         pk_error_clear(err);
-        if (build_model(&r) == PK_OK) {
+        st = PK_OK;
+    }
+    if (st == PK_OK)
+        st = build_model(&r);
+    if (st == PK_OK) {
+        if (damage.status != PK_OK)
             pk_warn(p, "damaged data at byte %" PRId64 ": %s; kept what was read before it",
                     damage.offset, damage.message);
-            st = PK_OK;
-        } else {
-            *err = damage;
-        }
+        if (r.missing_strings)
+            pk_warn(p, "%zu references to strings beyond the string table were read as empty",
+                    r.missing_strings);
+        if (trailing)
+            pk_warn(p, "bytes after the end of the gzip data were ignored");
+    } else if (damage.status != PK_OK) {
+        *err = damage;
     }
     reader_release(&r);
     return st;
@@ -1682,6 +1664,8 @@ static int pprof_probe(const uint8_t *data, size_t size)
         inflateEnd(&z);
         if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
             return PK_PROBE_NO;
+        if (n == 0 && rc != Z_STREAM_END)
+            return PK_PROBE_WEAK; /* valid gzip so far, too short a window to judge */
         bool whole;
         int fields = count_profile_fields(inflated, n, &whole);
         if (fields <= 0)
@@ -1719,6 +1703,9 @@ typedef struct writer {
     uint32_t *location_outer;    /* per location: the location it extends, PK_NONE for a base */
     uint32_t *location_frame;    /* per location: its innermost frame */
     size_t location_count, location_capacity_outer, location_capacity_frame;
+    uint32_t *location_id;    /* per location: its ID in the file, 0 when no sample uses it */
+    uint32_t *used_locations; /* locations in ID order */
+    size_t used_count;
     bool *resource_unsymbolized; /* per resource */
     bool *resource_has_files;
     bool *resource_has_lines;
@@ -1818,7 +1805,7 @@ static int64_t extra_string(writer *w, const char *s)
         if (strcmp(w->extra_strings[i], s) == 0)
             return (int64_t)(base + i);
     char *copy = strdup(s);
-    if (!copy || !GROW(w->extra_strings, w->extra_capacity, w->extra_count + 1)) {
+    if (!copy || !PK_ARRAY_RESERVE(w->extra_strings, w->extra_capacity, w->extra_count + 1)) {
         free(copy);
         w->failed = true;
         return 0;
@@ -1874,8 +1861,8 @@ static bool build_locations(writer *w)
             break;
         }
         if (inserted) {
-            if (!GROW(w->location_outer, w->location_capacity_outer, w->location_count + 1) ||
-                !GROW(w->location_frame, w->location_capacity_frame, w->location_count + 1)) {
+            if (!PK_ARRAY_RESERVE(w->location_outer, w->location_capacity_outer, w->location_count + 1) ||
+                !PK_ARRAY_RESERVE(w->location_frame, w->location_capacity_frame, w->location_count + 1)) {
                 ok = false;
                 break;
             }
@@ -1915,7 +1902,8 @@ static bool note_resources(writer *w)
     if (!w->resource_unsymbolized || !w->resource_has_files || !w->resource_has_lines ||
         !w->resource_has_inlines)
         return false;
-    for (uint32_t l = 0; l < w->location_count; l++) {
+    for (size_t u = 0; u < w->used_count; u++) {
+        uint32_t l = w->used_locations[u];
         const pk_frame *base = location_base_frame(w, l);
         uint32_t r = frame_resource(p, base);
         if (r == PK_NONE || r >= n)
@@ -1936,6 +1924,55 @@ static bool note_resources(writer *w)
     return true;
 }
 
+/* The locations of a stack, leaf first, into w->ids (as location indexes). */
+static bool sample_locations(writer *w, uint32_t stack, size_t *depth_out)
+{
+    const pk_profile *p = w->p;
+    size_t depth = 0;
+    for (uint32_t s = stack; s != PK_NONE;) {
+        if (!PK_ARRAY_RESERVE(w->ids, w->ids_capacity, depth + 1)) {
+            w->failed = true;
+            return false;
+        }
+        w->ids[depth++] = w->stack_location[s];
+        /* the inlined frames of this location continue down to its base frame */
+        const pk_stack *node = pk_stack_at(p, s);
+        while ((pk_frame_at(p, node->frame)->flags & PK_FRAME_INLINED) &&
+               node->parent != PK_NONE) {
+            s = node->parent;
+            node = pk_stack_at(p, s);
+        }
+        s = node->parent;
+    }
+    *depth_out = depth;
+    return true;
+}
+
+/* Numbers the locations that samples use 1..N in order of first use; the chains that only
+ * lead up to a longer inline chain are not written. */
+static bool number_locations(writer *w)
+{
+    const pk_profile *p = w->p;
+    w->location_id = calloc(w->location_count ? w->location_count : 1, sizeof *w->location_id);
+    w->used_locations = malloc((w->location_count ? w->location_count : 1) *
+                               sizeof *w->used_locations);
+    if (!w->location_id || !w->used_locations)
+        return false;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        size_t depth;
+        if (!sample_locations(w, pk_sample_stack(p, row), &depth))
+            return false;
+        for (size_t k = 0; k < depth; k++) {
+            uint32_t location = (uint32_t)w->ids[k];
+            if (w->location_id[location] == 0) {
+                w->used_locations[w->used_count++] = location;
+                w->location_id[location] = (uint32_t)w->used_count;
+            }
+        }
+    }
+    return true;
+}
+
 static void write_samples(writer *w)
 {
     const pk_profile *p = w->p;
@@ -1945,22 +1982,11 @@ static void write_samples(writer *w)
     Perftools__Profiles__Label *label_pointers[3];
     for (size_t row = 0; row < pk_sample_count(p) && !w->failed; row++) {
         uint32_t stack = pk_sample_stack(p, row);
-        size_t depth = 0;
-        for (uint32_t s = stack; s != PK_NONE;) {
-            if (!GROW(w->ids, w->ids_capacity, depth + 1)) {
-                w->failed = true;
-                return;
-            }
-            w->ids[depth++] = (uint64_t)w->stack_location[s] + 1;
-            /* the inlined frames of this location continue down to its base frame */
-            const pk_stack *node = pk_stack_at(p, s);
-            while ((pk_frame_at(p, node->frame)->flags & PK_FRAME_INLINED) &&
-                   node->parent != PK_NONE) {
-                s = node->parent;
-                node = pk_stack_at(p, s);
-            }
-            s = node->parent;
-        }
+        size_t depth;
+        if (!sample_locations(w, stack, &depth))
+            return;
+        for (size_t k = 0; k < depth; k++)
+            w->ids[k] = w->location_id[w->ids[k]];
         Perftools__Profiles__Sample sample = PERFTOOLS__PROFILES__SAMPLE__INIT;
         sample.n_location_id = depth;
         sample.location_id = w->ids;
@@ -2024,18 +2050,19 @@ static void write_mappings(writer *w)
 static void write_locations(writer *w)
 {
     const pk_profile *p = w->p;
-    for (uint32_t l = 0; l < w->location_count && !w->failed; l++) {
+    for (size_t u = 0; u < w->used_count && !w->failed; u++) {
+        uint32_t l = w->used_locations[u];
         const pk_frame *base = location_base_frame(w, l);
         Perftools__Profiles__Location loc = PERFTOOLS__PROFILES__LOCATION__INIT;
-        loc.id = (uint64_t)l + 1;
+        loc.id = w->location_id[l];
         uint32_t resource = frame_resource(p, base);
         loc.mapping_id = resource == PK_NONE ? 0 : (uint64_t)resource + 1;
         loc.address = (base->flags & PK_FRAME_HAS_ADDRESS) ? base->address : 0;
         size_t n = 0;
         if (!location_is_bare(w, l)) {
             for (uint32_t c = l; c != PK_NONE; c = w->location_outer[c]) {
-                if (!GROW(w->lines, w->lines_capacity, n + 1) ||
-                    !GROW(w->line_pointers, w->line_pointers_capacity, n + 1)) {
+                if (!PK_ARRAY_RESERVE(w->lines, w->lines_capacity, n + 1) ||
+                    !PK_ARRAY_RESERVE(w->line_pointers, w->line_pointers_capacity, n + 1)) {
                     w->failed = true;
                     return;
                 }
@@ -2092,7 +2119,7 @@ static void collect_comments(writer *w, int64_t **out, size_t *count)
                 const char *nl = strchr(line, '\n');
                 size_t len = nl ? (size_t)(nl - line) : strlen(line);
                 char *copy = strndup(line, len);
-                if (!copy || !GROW(list, cap, n + 1)) {
+                if (!copy || !PK_ARRAY_RESERVE(list, cap, n + 1)) {
                     free(copy);
                     w->failed = true;
                     break;
@@ -2105,7 +2132,7 @@ static void collect_comments(writer *w, int64_t **out, size_t *count)
         }
         size_t len = strlen(key) + strlen(value) + 2;
         char *text = malloc(len);
-        if (!text || !GROW(list, cap, n + 1)) {
+        if (!text || !PK_ARRAY_RESERVE(list, cap, n + 1)) {
             free(text);
             w->failed = true;
             break;
@@ -2136,6 +2163,8 @@ static void writer_release(writer *w)
     free(w->stack_location);
     free(w->location_outer);
     free(w->location_frame);
+    free(w->location_id);
+    free(w->used_locations);
     free(w->resource_unsymbolized);
     free(w->resource_has_files);
     free(w->resource_has_lines);
@@ -2181,7 +2210,7 @@ static pk_status pprof_write(const pk_profile *p, pk_output *out, const pk_write
             goto nomem;
         w.z_ready = true;
     }
-    if (!build_locations(&w) || !note_resources(&w))
+    if (!build_locations(&w) || !number_locations(&w) || !note_resources(&w))
         goto nomem;
 
     for (uint32_t i = 0; i < nv; i++) {

@@ -1,0 +1,3 @@
+# pprof: placeholder replaced below
+. "$(dirname "$0")/lib.sh"
+finish
