@@ -1103,12 +1103,11 @@ static pk_status build_resources(reader *r)
             return st;
         pk_resource res = {0, filename, build_id, m->start, m->limit, m->file_offset};
         const char *path = pk_str(r->p, filename);
+        /* pprof itself calls a mapping without a file <unknown>: its name stays empty */
         if (*path)
             res.name = pk_intern_cstr(r->p, base_name(path));
-        else if (build_id)
-            res.name = build_id;
         else
-            res.name = pk_intern_printf(r->p, "[mapping %" PRIu64 "]", m->id);
+            res.name = build_id;
         if (res.name == PK_NONE)
             return reader_nomem(r);
         m->resource = pk_intern_resource(r->p, &res);
@@ -1267,6 +1266,8 @@ static pk_status build_threads(reader *r)
     }
     pk_u64map threads;
     pk_u64map_init(&threads);
+    size_t dropped_labels = 0; /* in distinct label sets */
+    uint32_t dropped_key = 0;
     pk_status st = PK_OK;
     for (size_t i = 0; i < r->label_set_count && st == PK_OK; i++) {
         label_set *set = &r->label_sets[i];
@@ -1295,6 +1296,9 @@ static pk_status build_threads(reader *r)
                 pid = v[2];
             } else if (!value && strcmp(k_text, LABEL_TID) == 0) {
                 tid = v[2];
+            } else {
+                if (dropped_labels++ == 0)
+                    dropped_key = key;
             }
         }
         if (st != PK_OK)
@@ -1308,6 +1312,9 @@ static pk_status build_threads(reader *r)
         }
     }
     pk_u64map_free(&threads);
+    if (st == PK_OK && dropped_labels)
+        pk_warn(r->p, "sample labels other than thread names are not kept (%zu, e.g. \"%s\")",
+                dropped_labels, pk_str(r->p, dropped_key));
     return st;
 }
 
