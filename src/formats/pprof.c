@@ -483,7 +483,6 @@ typedef struct location_entry {
     uint32_t line_count;
     bool defined;
     /* set when finishing: its frames in the model, outermost first */
-    bool usable;
     uint32_t first_frame;
     uint32_t frame_count;
 } location_entry;
@@ -539,24 +538,21 @@ typedef struct reader {
     size_t line_count, line_capacity;
     size_t unsymbolized_locations;
 
-    /* prefix tree of dense location indexes, root first; node 0 is the empty stack */
-    uint32_t *node_parent;
-    uint32_t *node_location;
-    size_t node_count, node_capacity_parent, node_capacity_location;
-    pk_u64map node_ids;
-
     int64_t *label_values;
     size_t label_value_count, label_value_capacity;
     label_set *label_sets; /* set 0 = no labels */
     size_t label_set_count, label_set_capacity;
     pk_index label_index;
 
-    /* aggregated samples: (label set, node) -> row */
-    uint32_t *row_node;
-    uint32_t *row_labels;
+    /* distinct samples, each kept as the bytes of its key: the label set and the location
+     * IDs, leaf first, as varints (far smaller than a tree of nodes) */
+    uint8_t *row_keys;
+    size_t row_keys_len, row_keys_capacity;
+    size_t *row_key_start;
+    uint64_t *row_at; /* offset of the row's first sample */
     int64_t *row_values;
-    size_t row_count, row_capacity_node, row_capacity_labels, row_capacity_values;
-    pk_u64map row_ids;
+    size_t row_count, row_capacity_start, row_capacity_at, row_capacity_values;
+    pk_index row_index;
 
     deferred_string drop_frames, keep_frames, default_sample_type, doc_url;
     deferred_string period_type_name, period_type_unit;
@@ -601,8 +597,7 @@ static void reader_init(reader *r, pk_profile *p, const pk_read_options *options
     pk_u64map_init(&r->mapping_ids);
     pk_u64map_init(&r->function_ids);
     pk_u64map_init(&r->location_ids);
-    pk_u64map_init(&r->node_ids);
-    pk_u64map_init(&r->row_ids);
+    pk_index_init(&r->row_index);
     pk_index_init(&r->label_index);
 }
 
@@ -619,16 +614,14 @@ static void reader_release(reader *r)
     free(r->locations);
     pk_u64map_free(&r->location_ids);
     free(r->lines);
-    free(r->node_parent);
-    free(r->node_location);
-    pk_u64map_free(&r->node_ids);
     free(r->label_values);
     free(r->label_sets);
     pk_index_free(&r->label_index);
-    free(r->row_node);
-    free(r->row_labels);
+    free(r->row_keys);
+    free(r->row_key_start);
+    free(r->row_at);
     free(r->row_values);
-    pk_u64map_free(&r->row_ids);
+    pk_index_free(&r->row_index);
     free(r->comments);
 }
 
@@ -724,6 +717,17 @@ static pk_status intern_label_set(reader *r, size_t first_value, uint64_t at, ui
     return PK_OK;
 }
 
+/* Compares row entry with the candidate key at the end of row_keys (key = its start). */
+static bool row_key_equal(const void *context, uint32_t entry, const void *key)
+{
+    const reader *r = context;
+    size_t start = *(const size_t *)key;
+    size_t len = r->row_keys_len - start;
+    size_t entry_start = r->row_key_start[entry];
+    return r->row_key_start[entry + 1] - entry_start == len &&
+           memcmp(r->row_keys + entry_start, r->row_keys + start, len) == 0;
+}
+
 static pk_status read_sample(reader *r, const uint8_t *data, size_t len, uint64_t at)
 {
     Perftools__Profiles__Sample *s = perftools__profiles__sample__unpack(&r->allocator, len, data);
@@ -741,33 +745,6 @@ static pk_status read_sample(reader *r, const uint8_t *data, size_t len, uint64_
     } else if (s->n_value != r->values_per_sample) {
         return reader_fail(r, PK_ERR_INPUT, at, "sample has %zu values, earlier samples have %zu",
                            s->n_value, r->values_per_sample);
-    }
-
-    /* the stack, root first */
-    uint32_t node = 0;
-    for (size_t i = s->n_location_id; i-- > 0;) {
-        uint32_t loc;
-        pk_status st = location_index(r, s->location_id[i], at, &loc);
-        if (st != PK_OK)
-            return st;
-        uint64_t key = ((uint64_t)node << 32) | loc;
-        uint32_t *slot;
-        bool inserted;
-        if (r->node_count == 0)
-            r->node_count = 1; /* node 0: the empty stack */
-        if (r->node_count >= UINT32_MAX)
-            return reader_fail(r, PK_ERR_LIMIT, at, "too many distinct stacks");
-        if (!pk_u64map_put(&r->node_ids, key, (uint32_t)r->node_count, &slot, &inserted))
-            return reader_nomem(r);
-        if (inserted) {
-            if (!PK_ARRAY_RESERVE(r->node_parent, r->node_capacity_parent, r->node_count + 1) ||
-                !PK_ARRAY_RESERVE(r->node_location, r->node_capacity_location, r->node_count + 1))
-                return reader_nomem(r);
-            r->node_parent[r->node_count] = node;
-            r->node_location[r->node_count] = loc;
-            r->node_count++;
-        }
-        node = *slot;
     }
 
     size_t first_value = r->label_value_count;
@@ -789,25 +766,38 @@ static pk_status read_sample(reader *r, const uint8_t *data, size_t len, uint64_
     if (st != PK_OK)
         return st;
 
-    uint64_t key = ((uint64_t)labels << 32) | node;
-    uint32_t *slot;
-    bool inserted;
-    if (r->row_count >= UINT32_MAX)
-        return reader_fail(r, PK_ERR_LIMIT, at, "too many distinct samples");
-    if (!pk_u64map_put(&r->row_ids, key, (uint32_t)r->row_count, &slot, &inserted))
+    /* the key goes at the end of row_keys; it stays there only if it is new */
+    size_t start = r->row_keys_len;
+    if (s->n_location_id > (SIZE_MAX - start) / 10 - 1 ||
+        !PK_ARRAY_RESERVE(r->row_keys, r->row_keys_capacity, start + 10 * (s->n_location_id + 1)))
         return reader_nomem(r);
+    size_t key_len = encode_varint(r->row_keys + start, labels);
+    for (size_t i = 0; i < s->n_location_id; i++)
+        key_len += encode_varint(r->row_keys + start + key_len, s->location_id[i]);
+    r->row_keys_len = start + key_len;
+    uint64_t hash = pk_hash_bytes(r->row_keys + start, key_len);
+    uint32_t row = pk_index_find(&r->row_index, hash, row_key_equal, r, &start);
     size_t nv = r->stored_values;
-    if (inserted) {
-        if (!PK_ARRAY_RESERVE(r->row_node, r->row_capacity_node, r->row_count + 1) ||
-            !PK_ARRAY_RESERVE(r->row_labels, r->row_capacity_labels, r->row_count + 1) ||
-            !PK_ARRAY_RESERVE(r->row_values, r->row_capacity_values, (r->row_count + 1) * (nv ? nv : 1)))
+    if (row != UINT32_MAX) {
+        r->row_keys_len = start;
+    } else {
+        if (r->row_count >= UINT32_MAX - 1)
+            return reader_fail(r, PK_ERR_LIMIT, at, "too many distinct samples");
+        if (!PK_ARRAY_RESERVE(r->row_key_start, r->row_capacity_start, r->row_count + 2) ||
+            !PK_ARRAY_RESERVE(r->row_at, r->row_capacity_at, r->row_count + 1) ||
+            !PK_ARRAY_RESERVE(r->row_values, r->row_capacity_values,
+                              (r->row_count + 1) * (nv ? nv : 1)))
             return reader_nomem(r);
-        r->row_node[r->row_count] = node;
-        r->row_labels[r->row_count] = labels;
-        memset(r->row_values + r->row_count * nv, 0, nv * sizeof(int64_t));
+        row = (uint32_t)r->row_count;
+        if (!pk_index_insert(&r->row_index, hash, row))
+            return reader_nomem(r);
+        r->row_key_start[row] = start;
+        r->row_key_start[row + 1] = r->row_keys_len;
+        r->row_at[row] = at;
+        memset(r->row_values + (size_t)row * nv, 0, nv * sizeof(int64_t));
         r->row_count++;
     }
-    int64_t *values = r->row_values + (size_t)*slot * nv;
+    int64_t *values = r->row_values + (size_t)row * nv;
     for (size_t k = 0; k < nv; k++)
         values[k] = pk_add_saturating(values[k], s->value[k]);
     return PK_OK;
@@ -867,7 +857,7 @@ static pk_status read_location(reader *r, const uint8_t *data, size_t len, uint6
         return reader_fail(r, PK_ERR_INPUT, at, "malformed location");
     if (l->id == 0)
         return reader_fail(r, PK_ERR_INPUT, at, "location with the reserved id 0");
-    uint32_t index;
+    uint32_t index = 0;
     pk_status st = location_index(r, l->id, at, &index);
     if (st != PK_OK)
         return st;
@@ -1161,16 +1151,6 @@ static pk_status build_frames(reader *r, uint32_t **frames_out, size_t *frame_to
     size_t missing_functions = 0;
     for (size_t i = 0; i < r->location_count; i++) {
         location_entry *loc = &r->locations[i];
-        if (!loc->defined) {
-            if (!r->lenient) {
-                free(frames);
-                return reader_fail(r, PK_ERR_INPUT, loc->at,
-                                   "sample refers to location id %" PRIu64
-                                   ", which is not defined",
-                                   loc->id);
-            }
-            continue;
-        }
         uint32_t resource = resource_of_mapping(r, loc->mapping_id);
         uint32_t n = loc->line_count ? loc->line_count : 1;
         if (!PK_ARRAY_RESERVE(frames, capacity, count + n)) {
@@ -1179,7 +1159,6 @@ static pk_status build_frames(reader *r, uint32_t **frames_out, size_t *frame_to
         }
         loc->first_frame = (uint32_t)count;
         loc->frame_count = n;
-        loc->usable = true;
         uint32_t flags = loc->address ? PK_FRAME_HAS_ADDRESS : 0;
         if (loc->line_count == 0) {
             /* an unsymbolized address: named by itself until symbols are found */
@@ -1446,6 +1425,48 @@ static pk_status symbolize_addresses(reader *r)
     return PK_OK;
 }
 
+/* Dense index of a defined location ID, or UINT32_MAX. IDs written densely 1..N, as pprof
+ * does, are found without hashing. */
+static uint32_t find_location(const reader *r, uint64_t id)
+{
+    if (id >= 1 && id <= r->location_count && r->locations[id - 1].id == id)
+        return (uint32_t)(id - 1);
+    uint32_t *index = pk_u64map_find(&r->location_ids, id);
+    return index ? *index : UINT32_MAX;
+}
+
+/* The model stack of a row's location IDs (leaf first in the key). Sets *missing, with the
+ * ID, when one is not defined. */
+static pk_status row_stack(reader *r, const uint8_t *key, const uint8_t *end,
+                           const uint32_t *frames, uint64_t **ids, size_t *ids_capacity,
+                           uint32_t *stack_out, bool *missing, uint64_t *missing_id)
+{
+    size_t depth = 0;
+    uint64_t id;
+    while (key < end && decode_varint(&key, end, &id)) {
+        if (!PK_ARRAY_RESERVE(*ids, *ids_capacity, depth + 1))
+            return reader_nomem(r);
+        (*ids)[depth++] = id;
+    }
+    uint32_t stack = PK_NONE;
+    for (size_t i = depth; i-- > 0;) {
+        uint32_t index = find_location(r, (*ids)[i]);
+        if (index == UINT32_MAX) {
+            *missing = true;
+            *missing_id = (*ids)[i];
+            return PK_OK;
+        }
+        const location_entry *loc = &r->locations[index];
+        for (uint32_t k = 0; k < loc->frame_count; k++) {
+            stack = pk_intern_stack(r->p, stack, frames[loc->first_frame + k]);
+            if (stack == PK_NONE)
+                return reader_nomem(r);
+        }
+    }
+    *stack_out = stack;
+    return PK_OK;
+}
+
 static pk_status build_model(reader *r)
 {
     pk_status st = build_value_types(r);
@@ -1460,43 +1481,32 @@ static pk_status build_model(reader *r)
     st = build_frames(r, &frames, &frame_total);
     if (st != PK_OK)
         return st;
-    uint32_t *stacks = NULL;
+    uint64_t *ids = NULL;
+    size_t ids_capacity = 0;
     st = build_threads(r);
     if (st != PK_OK)
         goto done;
 
-    /* every prefix-tree node becomes a model stack; parents come before children */
-    stacks = malloc((r->node_count ? r->node_count : 1) * sizeof *stacks);
-    if (!stacks) {
-        st = reader_nomem(r);
-        goto done;
-    }
-    stacks[0] = PK_NONE;
-    /* UINT32_MAX - 1 marks a stack lost to an undefined location (salvage only) */
-    const uint32_t lost = UINT32_MAX - 1;
-    for (size_t n = 1; n < r->node_count; n++) {
-        uint32_t parent = stacks[r->node_parent[n]];
-        const location_entry *loc = &r->locations[r->node_location[n]];
-        if (parent == lost || !loc->usable) {
-            stacks[n] = lost;
-            continue;
-        }
-        uint32_t stack = parent;
-        for (uint32_t k = 0; k < loc->frame_count; k++) {
-            stack = pk_intern_stack(r->p, stack, frames[loc->first_frame + k]);
-            if (stack == PK_NONE) {
-                st = reader_nomem(r);
-                goto done;
-            }
-        }
-        stacks[n] = stack;
-    }
-
     size_t lost_rows = 0;
     uint32_t default_thread = PK_NONE;
     for (size_t row = 0; row < r->row_count; row++) {
-        uint32_t stack = stacks[r->row_node[row]];
-        if (stack == lost) {
+        const uint8_t *key = r->row_keys + r->row_key_start[row];
+        const uint8_t *end = r->row_keys + r->row_key_start[row + 1];
+        uint64_t labels = 0;
+        decode_varint(&key, end, &labels);
+        uint32_t stack = PK_NONE;
+        bool missing = false;
+        uint64_t missing_id = 0;
+        st = row_stack(r, key, end, frames, &ids, &ids_capacity, &stack, &missing, &missing_id);
+        if (st != PK_OK)
+            goto done;
+        if (missing) {
+            if (!r->lenient) {
+                st = reader_fail(r, PK_ERR_INPUT, r->row_at[row],
+                                 "sample refers to location id %" PRIu64 ", which is not defined",
+                                 missing_id);
+                goto done;
+            }
             lost_rows++;
             continue;
         }
@@ -1505,7 +1515,7 @@ static pk_status build_model(reader *r)
         size_t types = pk_value_type_count(r->p);
         for (size_t k = 0; k < nv && k < types; k++)
             values[k] = r->row_values[row * nv + k];
-        uint32_t thread = r->label_sets[r->row_labels[row]].thread;
+        uint32_t thread = r->label_sets[labels].thread;
         if (thread == PK_NONE) {
             if (default_thread == PK_NONE) {
                 /* samples without thread labels: one thread, named after the program */
@@ -1532,7 +1542,7 @@ static pk_status build_model(reader *r)
     if (st == PK_OK)
         st = symbolize_addresses(r);
 done:
-    free(stacks);
+    free(ids);
     free(frames);
     return st;
 }
