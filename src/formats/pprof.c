@@ -537,6 +537,7 @@ typedef struct reader {
     line_entry *lines;
     size_t line_count, line_capacity;
     size_t unsymbolized_locations;
+    uint32_t address_frame; /* the chain address_frames returns */
 
     int64_t *label_values;
     size_t label_value_count, label_value_capacity;
@@ -1142,6 +1143,26 @@ static uint32_t resource_of_mapping(reader *r, uint64_t mapping_id)
     return index ? r->mappings[*index].resource : PK_NONE;
 }
 
+/* The frames of an address that the file gives no lines for, outermost first: a single frame
+ * named by the address, in its mapping's resource.
+ * Naming such addresses from the binaries' symbols is a pass shared with the gperftools
+ * reader (src/core/symbolize.h, a pk_symbolizer's pk_symbolizer_frames returns exactly this
+ * chain); it is called here, unless --no-symbols, once it is part of the library. */
+static size_t address_frames(reader *r, uint32_t resource, uint64_t address,
+                             const uint32_t **chain)
+{
+    pk_function fn = {pk_intern_printf(r->p, "0x%" PRIx64, address), 0, 0, resource};
+    if (fn.name == PK_NONE)
+        return 0;
+    uint32_t function = pk_intern_function(r->p, &fn);
+    if (function == PK_NONE)
+        return 0;
+    pk_frame frame = {function, 0, address, resource, address ? PK_FRAME_HAS_ADDRESS : 0};
+    r->address_frame = pk_intern_frame(r->p, &frame);
+    *chain = &r->address_frame;
+    return r->address_frame == PK_NONE ? 0 : 1;
+}
+
 /* Frames of every location, outermost (the caller line) first; pprof lists the inlined
  * callees first and the caller last. */
 static pk_status build_frames(reader *r, uint32_t **frames_out, size_t *frame_total)
@@ -1152,31 +1173,26 @@ static pk_status build_frames(reader *r, uint32_t **frames_out, size_t *frame_to
     for (size_t i = 0; i < r->location_count; i++) {
         location_entry *loc = &r->locations[i];
         uint32_t resource = resource_of_mapping(r, loc->mapping_id);
-        uint32_t n = loc->line_count ? loc->line_count : 1;
-        if (!PK_ARRAY_RESERVE(frames, capacity, count + n)) {
+        uint32_t flags = loc->address ? PK_FRAME_HAS_ADDRESS : 0;
+        if (loc->line_count == 0) {
+            const uint32_t *chain;
+            size_t n = address_frames(r, resource, loc->address, &chain);
+            if (n == 0 || !PK_ARRAY_RESERVE(frames, capacity, count + n)) {
+                free(frames);
+                return reader_nomem(r);
+            }
+            loc->first_frame = (uint32_t)count;
+            loc->frame_count = (uint32_t)n;
+            memcpy(frames + count, chain, n * sizeof *chain);
+            count += n;
+            continue;
+        }
+        if (!PK_ARRAY_RESERVE(frames, capacity, count + loc->line_count)) {
             free(frames);
             return reader_nomem(r);
         }
         loc->first_frame = (uint32_t)count;
-        loc->frame_count = n;
-        uint32_t flags = loc->address ? PK_FRAME_HAS_ADDRESS : 0;
-        if (loc->line_count == 0) {
-            /* an unsymbolized address: named by itself until symbols are found */
-            pk_function fn = {pk_intern_printf(r->p, "0x%" PRIx64, loc->address), 0, 0,
-                              resource};
-            if (fn.name == PK_NONE) {
-                free(frames);
-                return reader_nomem(r);
-            }
-            uint32_t function = pk_intern_function(r->p, &fn);
-            pk_frame frame = {function, 0, loc->address, resource, flags};
-            frames[count++] = pk_intern_frame(r->p, &frame);
-            if (function == PK_NONE || frames[count - 1] == PK_NONE) {
-                free(frames);
-                return reader_nomem(r);
-            }
-            continue;
-        }
+        loc->frame_count = loc->line_count;
         for (uint32_t k = loc->line_count; k-- > 0;) {
             const line_entry *line = &r->lines[loc->first_line + k];
             pk_function fn = {0, 0, 0, resource};
@@ -1413,18 +1429,6 @@ static pk_status build_metadata(reader *r)
     return st;
 }
 
-/* Names the frames of locations that have no lines from the binaries' symbols.
- * Symbolization by binary is a pass of its own (shared with the gperftools reader); until it
- * is available, such frames keep their address names and their mapping as resource. */
-static pk_status symbolize_addresses(reader *r)
-{
-    if (r->unsymbolized_locations == 0)
-        return PK_OK;
-    if (r->options && pk_option_get(&r->options->extra, "no-symbols"))
-        return PK_OK;
-    return PK_OK;
-}
-
 /* Dense index of a defined location ID, or UINT32_MAX. IDs written densely 1..N, as pprof
  * does, are found without hashing. */
 static uint32_t find_location(const reader *r, uint64_t id)
@@ -1539,8 +1543,6 @@ static pk_status build_model(reader *r)
         pk_warn(r->p, "%zu samples dropped: they refer to locations that were not read",
                 lost_rows);
     st = build_metadata(r);
-    if (st == PK_OK)
-        st = symbolize_addresses(r);
 done:
     free(ids);
     free(frames);
