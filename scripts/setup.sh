@@ -11,13 +11,19 @@ BUILD_PACKAGES=(
 )
 # Tests: cmocka, and the real tools profkit's output is checked against.
 TEST_PACKAGES=(
-  libcmocka-dev python3 nodejs npm
+  libcmocka-dev libjansson-dev python3 python3-jsonschema
   golang-go google-perftools libgoogle-perftools-dev binutils
 )
 
 want=("${BUILD_PACKAGES[@]}")
 if [ "${1:-}" != "--build-only" ]; then
   want+=("${TEST_PACKAGES[@]}")
+fi
+
+# Node.js and npm run the real viewers' loaders in the tests; a machine may already have them
+# from elsewhere than Debian (whose npm package would then conflict), so look for the commands.
+if [ "${1:-}" != "--build-only" ] && ! command -v npm >/dev/null 2>&1; then
+  want+=(nodejs npm)
 fi
 
 missing=()
@@ -40,4 +46,5 @@ fi
 
 if [ "${1:-}" != "--build-only" ]; then
   "$(dirname "$0")/setup-node-tools.sh"
+  "$(dirname "$0")/setup-speedscope.sh"
 fi

@@ -5,7 +5,10 @@
 #include "profkit/format.h"
 
 /* formats:begin */
+extern const pk_format pk_format_firefox;
+extern const pk_format pk_format_folded;
 extern const pk_format pk_format_pprof;
+extern const pk_format pk_format_speedscope;
 /* formats:end */
 
 #endif

@@ -4,7 +4,10 @@
 
 static const pk_format *const pk_format_table[] = {
     /* table:begin */
+    &pk_format_firefox,
+    &pk_format_folded,
     &pk_format_pprof,
+    &pk_format_speedscope,
     /* table:end */
     NULL, /* keeps the table valid C while it is being filled; not counted */
 };

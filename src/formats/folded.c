@@ -1,0 +1,699 @@
+/* Folded (collapsed) stacks: one line per stack, `root;caller;...;leaf COUNT`, the input of
+ * flamegraph.pl and inferno. Documented in docs/formats/folded.md.
+ *
+ * Reader: every non-blank line is a stack of frame names separated by ';' and, after the last
+ * run of blanks, a count. Lines are streamed; memory grows with the distinct stacks only.
+ * Writer: one line per distinct sequence of function names, weighted by the chosen value.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arith.h"
+#include "core/array.h"
+#include "core/hashmap.h"
+#include "core/input.h"
+#include "core/output.h"
+#include "formats/formats.h"
+
+/* Longest line the reader accepts. */
+#define FOLDED_MAX_LINE (PK_INPUT_CHUNK - 1)
+
+static const char *const folded_aliases[] = {"collapsed", NULL};
+static const char *const folded_extensions[] = {".folded", ".collapsed", ".collapsedstack.txt",
+                                                NULL};
+
+static const pk_option_spec folded_read_options[] = {
+    {"folded-threads", NULL,
+     "the first frame of every line is a thread name (as written by --with-threads)"},
+    {NULL, NULL, NULL},
+};
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* ---- one line ---------------------------------------------------------------------------------- */
+
+typedef struct folded_line {
+    const char *stack; /* frames, ';'-separated */
+    size_t stack_len;
+    int64_t count;
+    bool rounded;      /* the count had a fraction */
+    bool two_counts;   /* the stack itself ends in a number: probably a differential line */
+} folded_line;
+
+typedef enum line_kind {
+    LINE_BLANK,
+    LINE_STACK,
+    LINE_BAD
+} line_kind;
+
+/* What is wrong with a bad line, and where (offsets within the line). */
+typedef struct line_problem {
+    const char *what;   /* completes "line N ..." */
+    size_t at;          /* offset of the problem */
+    size_t token_len;   /* > 0: the bad count token at `at` is quoted in the message */
+} line_problem;
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Parses the count token [s, s + n): digits, optionally a '.' and more digits. Rounds a fraction
+ * to the nearest integer. Returns NULL, or what is wrong with the token. */
+static const char *parse_count(const char *s, size_t n, int64_t *count, bool *rounded)
+{
+    size_t i = 0;
+    uint64_t v = 0;
+    while (i < n && is_digit(s[i])) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > ((uint64_t)INT64_MAX - d) / 10)
+            return "is too large";
+        v = v * 10 + d;
+        i++;
+    }
+    if (i == 0)
+        return "is not a count";
+    *rounded = false;
+    if (i < n && s[i] == '.') {
+        i++;
+        bool round_up = i < n && s[i] >= '5' && s[i] <= '9';
+        bool fraction = false;
+        while (i < n && is_digit(s[i])) {
+            if (s[i] != '0')
+                fraction = true;
+            i++;
+        }
+        if (fraction) {
+            *rounded = true;
+            if (round_up) {
+                if (v == (uint64_t)INT64_MAX)
+                    return "is too large";
+                v++;
+            }
+        }
+    }
+    if (i != n)
+        return "is not a count";
+    *count = (int64_t)v;
+    return NULL;
+}
+
+/* Splits a line (without its LF). */
+static line_kind parse_line(const char *line, size_t len, folded_line *out, line_problem *problem)
+{
+    if (len > 0 && line[len - 1] == '\r')
+        len--;
+    const char *nul = memchr(line, '\0', len);
+    if (nul) {
+        *problem = (line_problem){"contains a NUL byte (this is not a text file)",
+                                  (size_t)(nul - line), 0};
+        return LINE_BAD;
+    }
+    size_t end = len;
+    while (end > 0 && is_blank(line[end - 1]))
+        end--;
+    if (end == 0)
+        return LINE_BLANK;
+    size_t count_start = end;
+    while (count_start > 0 && !is_blank(line[count_start - 1]))
+        count_start--;
+    size_t stack_end = count_start;
+    while (stack_end > 0 && is_blank(line[stack_end - 1]))
+        stack_end--;
+    if (count_start == 0) {
+        *problem = (line_problem){"has no count: expected 'frame;frame;... COUNT'", end, 0};
+        return LINE_BAD;
+    }
+    if (stack_end == 0) {
+        *problem = (line_problem){"has a count but no stack", 0, 0};
+        return LINE_BAD;
+    }
+    const char *bad = parse_count(line + count_start, end - count_start, &out->count,
+                                  &out->rounded);
+    if (bad) {
+        *problem = (line_problem){bad, count_start, end - count_start};
+        return LINE_BAD;
+    }
+    out->stack = line;
+    out->stack_len = stack_end;
+    /* "a;b 3 4" (difffolded.pl output) reads as stack "a;b 3" with count 4: worth a warning. */
+    size_t t = stack_end;
+    while (t > 0 && is_digit(line[t - 1]))
+        t--;
+    out->two_counts = t < stack_end && t > 0 && is_blank(line[t - 1]);
+    return LINE_STACK;
+}
+
+/* ---- probe ------------------------------------------------------------------------------------- */
+
+/* Plausible folded text: no control bytes, the first stack line well formed and most others
+ * too (a damaged file is still recognised, so that --salvage can work on it). */
+static int folded_probe(const uint8_t *data, size_t size)
+{
+    const char *text = (const char *)data;
+    size_t stacks = 0, bad = 0, with_callers = 0, pos = 0;
+    /* The window may end inside a line: only lines with their LF count, unless the whole
+     * input is shown (shorter than the window). */
+    bool whole = size < PK_PROBE_BYTES;
+    for (size_t i = 0; i < size; i++) {
+        unsigned char c = data[i];
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+            return PK_PROBE_NO;
+    }
+    while (pos < size) {
+        const char *lf = memchr(text + pos, '\n', size - pos);
+        if (!lf && !whole)
+            break;
+        size_t len = lf ? (size_t)(lf - (text + pos)) : size - pos;
+        folded_line line;
+        line_problem problem;
+        line_kind kind = parse_line(text + pos, len, &line, &problem);
+        if (kind == LINE_BAD) {
+            if (stacks == 0)
+                return PK_PROBE_NO;
+            bad++;
+        } else if (kind == LINE_STACK) {
+            stacks++;
+            if (memchr(line.stack, ';', line.stack_len))
+                with_callers++;
+        }
+        pos += len + 1;
+    }
+    if (stacks == 0 || bad * 2 > stacks)
+        return PK_PROBE_NO;
+    return with_callers > 0 && bad == 0 ? PK_PROBE_LIKELY : PK_PROBE_WEAK;
+}
+
+/* ---- reader ------------------------------------------------------------------------------------ */
+
+/* A frame of the previous line: where its name ends in the copy of that line, and its stack. */
+typedef struct prev_frame {
+    uint32_t end;
+    uint32_t stack;
+} prev_frame;
+
+typedef struct folded_reader {
+    pk_profile *p;
+    bool thread_roots;
+    uint32_t thread;   /* the one thread, without thread_roots */
+    pk_u64map threads; /* thread name string -> thread, with thread_roots */
+    /* The previous line's frames: sorted input shares prefixes, whose stacks are reused. */
+    char *prev_text;
+    size_t prev_text_cap;
+    prev_frame *prev;
+    size_t prev_depth, prev_cap;
+    uint32_t prev_thread;
+    uint64_t rounded, two_counts;
+} folded_reader;
+
+static void reader_free(folded_reader *r)
+{
+    pk_u64map_free(&r->threads);
+    free(r->prev_text);
+    free(r->prev);
+}
+
+static uint32_t intern_frame_named(pk_profile *p, const char *name, size_t len)
+{
+    uint32_t s = pk_intern(p, name, len);
+    if (s == PK_NONE)
+        return PK_NONE;
+    pk_function f = {.name = s, .file = 0, .start_line = 0, .resource = PK_NONE};
+    uint32_t fn = pk_intern_function(p, &f);
+    if (fn == PK_NONE)
+        return PK_NONE;
+    pk_frame fr = {.function = fn, .line = 0, .address = 0, .resource = PK_NONE, .flags = 0};
+    return pk_intern_frame(p, &fr);
+}
+
+static uint32_t thread_named(folded_reader *r, const char *name, size_t len)
+{
+    uint32_t s = pk_intern(r->p, name, len);
+    if (s == PK_NONE)
+        return PK_NONE;
+    uint32_t *known = pk_u64map_find(&r->threads, s);
+    if (known)
+        return *known;
+    uint32_t t = pk_add_thread(r->p, s, -1, -1);
+    uint32_t *slot;
+    bool inserted;
+    if (t == PK_NONE || !pk_u64map_put(&r->threads, s, t, &slot, &inserted))
+        return PK_NONE;
+    return t;
+}
+
+/* Adds one parsed line to the profile. Returns false when memory runs out. */
+static bool add_line(folded_reader *r, const folded_line *line)
+{
+    const char *s = line->stack;
+    size_t n = line->stack_len, first = 0;
+    uint32_t thread = r->thread;
+    if (r->thread_roots) {
+        const char *semi = memchr(s, ';', n);
+        size_t len = semi ? (size_t)(semi - s) : n;
+        thread = thread_named(r, s, len);
+        if (thread == PK_NONE)
+            return false;
+        first = semi ? len + 1 : n;
+    }
+    const char *frames = s + first;
+    size_t frames_len = n - first;
+    /* Frames equal to the previous line's, from the root on, keep their stacks. */
+    bool same = thread == r->prev_thread;
+    size_t depth = 0;
+    uint32_t stack = PK_NONE;
+    for (size_t pos = 0; frames_len > 0;) {
+        const char *semi = memchr(frames + pos, ';', frames_len - pos);
+        size_t end = semi ? (size_t)(semi - frames) : frames_len;
+        if (same && depth < r->prev_depth && r->prev[depth].end == end &&
+            memcmp(r->prev_text + pos, frames + pos, end - pos) == 0) {
+            stack = r->prev[depth].stack;
+        } else {
+            same = false;
+            uint32_t frame = intern_frame_named(r->p, frames + pos, end - pos);
+            if (frame == PK_NONE)
+                return false;
+            stack = pk_intern_stack(r->p, stack, frame);
+            if (stack == PK_NONE)
+                return false;
+        }
+        if (!PK_ARRAY_RESERVE(r->prev, r->prev_cap, depth + 1))
+            return false;
+        r->prev[depth++] = (prev_frame){.end = (uint32_t)end, .stack = stack};
+        if (!semi)
+            break;
+        pos = end + 1;
+    }
+    if (!PK_ARRAY_RESERVE(r->prev_text, r->prev_text_cap, frames_len + 1))
+        return false;
+    memcpy(r->prev_text, frames, frames_len);
+    r->prev_depth = depth;
+    r->prev_thread = thread;
+    r->rounded += line->rounded;
+    r->two_counts += line->two_counts;
+    return pk_add_sample_value(r->p, thread, stack, 0, line->count) == PK_OK;
+}
+
+static void reader_warnings(folded_reader *r)
+{
+    if (r->rounded)
+        pk_warn(r->p, "%llu count%s had a fractional part and %s rounded to whole samples",
+                (unsigned long long)r->rounded, r->rounded == 1 ? "" : "s",
+                r->rounded == 1 ? "was" : "were");
+    if (r->two_counts)
+        pk_warn(r->p,
+                "%llu line%s end%s in two numbers (a differential file?): the last number was "
+                "taken as the count, the other one stays in the leaf frame's name",
+                (unsigned long long)r->two_counts, r->two_counts == 1 ? "" : "s",
+                r->two_counts == 1 ? "s" : "");
+}
+
+/* Records a bad line as an error or, when salvaging, as a warning that ends the reading. */
+static pk_status bad_line(pk_profile *p, const pk_read_options *options, uint64_t line_number,
+                          uint64_t line_offset, const char *text, const line_problem *problem,
+                          pk_error *err)
+{
+    char what[200];
+    if (problem->token_len > 0) {
+        /* A long token is cut so that the message stays readable. */
+        int shown = (int)(problem->token_len > 40 ? 40 : problem->token_len);
+        snprintf(what, sizeof what, "ends in \"%.*s%s\", which %s", shown, text + problem->at,
+                 problem->token_len > (size_t)shown ? "..." : "", problem->what);
+    } else {
+        snprintf(what, sizeof what, "%s", problem->what);
+    }
+    if (options && options->salvage) {
+        pk_warn(p, "line %llu %s; it and the rest of the input (from byte %llu) were skipped",
+                (unsigned long long)line_number, what, (unsigned long long)line_offset);
+        return PK_OK;
+    }
+    return pk_error_set(err, PK_ERR_INPUT, (int64_t)(line_offset + problem->at), "line %llu %s",
+                        (unsigned long long)line_number, what);
+}
+
+static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options *options,
+                             pk_error *err)
+{
+    folded_reader r;
+    memset(&r, 0, sizeof r);
+    r.p = p;
+    r.thread_roots = options && pk_option_get(&options->extra, "folded-threads") != NULL;
+    r.prev_thread = PK_NONE;
+    r.thread = PK_NONE;
+    pk_u64map_init(&r.threads);
+
+    pk_status status = PK_OK;
+    if (pk_add_value_type(p, "samples", "count") == PK_NONE)
+        goto nomem;
+    if (!r.thread_roots) {
+        uint32_t name = pk_intern_cstr(p, "all");
+        r.thread = name == PK_NONE ? PK_NONE : pk_add_thread(p, name, -1, -1);
+        if (r.thread == PK_NONE)
+            goto nomem;
+    }
+
+    uint64_t line_number = 0, stacks = 0;
+    for (;;) {
+        uint64_t line_offset = pk_in_offset(in);
+        const char *text = NULL;
+        int64_t len = pk_in_line(in, &text, FOLDED_MAX_LINE);
+        if (len == -1)
+            break;
+        line_number++;
+        folded_line line;
+        line_problem problem;
+        line_kind kind;
+        if (len == -2) {
+            kind = LINE_BAD;
+            problem = (line_problem){"is longer than 1048575 bytes", 0, 0};
+        } else {
+            kind = parse_line(text, (size_t)len, &line, &problem);
+        }
+        if (kind == LINE_BLANK)
+            continue;
+        if (kind == LINE_BAD) {
+            if (pk_in_error(in))
+                break;
+            status = bad_line(p, options, line_number, line_offset, text, &problem, err);
+            if (status != PK_OK)
+                goto done;
+            reader_warnings(&r);
+            goto done;
+        }
+        if (!add_line(&r, &line))
+            goto nomem;
+        stacks++;
+    }
+    if (pk_in_error(in)) {
+        status = pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET, "read failed");
+        goto done;
+    }
+    if (stacks == 0) {
+        if (options && options->salvage)
+            pk_warn(p, "no stack lines were found");
+        else
+            status = pk_error_set(err, PK_ERR_INPUT, (int64_t)pk_in_offset(in),
+                                  "no stack lines found: expected 'frame;frame;... COUNT' lines");
+    }
+    reader_warnings(&r);
+done:
+    reader_free(&r);
+    return status;
+nomem:
+    reader_free(&r);
+    return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+}
+
+/* ---- writer ------------------------------------------------------------------------------------ */
+
+/* Names are written with ';', LF and CR replaced by '_', and an empty name as "_", so that each
+ * frame reads back as one name. Two names that look alike after that are one name in the
+ * output: the writer merges stacks by their written text. */
+static bool needs_underscore(char c)
+{
+    return c == ';' || c == '\n' || c == '\r';
+}
+
+static bool written_names_equal(const char *a, size_t alen, const char *b, size_t blen)
+{
+    if (alen == 0)
+        a = "_", alen = 1;
+    if (blen == 0)
+        b = "_", blen = 1;
+    if (alen != blen)
+        return false;
+    for (size_t i = 0; i < alen; i++) {
+        char ca = needs_underscore(a[i]) ? '_' : a[i];
+        char cb = needs_underscore(b[i]) ? '_' : b[i];
+        if (ca != cb)
+            return false;
+    }
+    return true;
+}
+
+/* Hash of the written text of a name, taken in chunks so that no allocation is needed. */
+static uint64_t written_name_hash(const char *s, size_t len)
+{
+    if (len == 0)
+        s = "_", len = 1;
+    uint64_t h = len;
+    char chunk[256];
+    for (size_t start = 0; start < len; start += sizeof chunk) {
+        size_t n = len - start < sizeof chunk ? len - start : sizeof chunk;
+        for (size_t i = 0; i < n; i++)
+            chunk[i] = needs_underscore(s[start + i]) ? '_' : s[start + i];
+        h = pk_hash_u64(h ^ pk_hash_bytes(chunk, n));
+    }
+    return h;
+}
+
+/* Writes a name (NUL-terminated, len bytes) as folded output spells it. */
+static void write_name(pk_output *out, const char *s, size_t len)
+{
+    if (len == 0) {
+        pk_out_putc(out, '_');
+        return;
+    }
+    for (;;) {
+        size_t plain = strcspn(s, ";\n\r");
+        pk_out_write(out, s, plain);
+        if (plain == len)
+            return;
+        pk_out_putc(out, '_');
+        s += plain + 1;
+        len -= plain + 1;
+    }
+}
+
+/* A tree of written names: node (parent, name) with the summed value of the stacks that end
+ * there. Names are canonical string ids: the first string seen with a given written text. */
+typedef struct name_node {
+    uint32_t parent; /* PK_NONE for a root */
+    uint32_t name;   /* canonical string id */
+    int64_t self;
+} name_node;
+
+typedef struct folded_writer {
+    const pk_profile *p;
+    name_node *nodes;
+    size_t count, cap;
+    pk_u64map children;    /* (parent + 1) << 32 | name -> node */
+    pk_u64map canonical;   /* string id -> canonical string id */
+    pk_index written;      /* written text -> canonical string id (through canon_ids) */
+    uint32_t *canon_ids;
+    size_t canon_count, canon_cap;
+    pk_u64map stack_nodes; /* (root node + 1) << 32 | stack -> node */
+    uint32_t *chain;
+    size_t chain_cap;
+} folded_writer;
+
+static bool canon_equal(const void *context, uint32_t entry, const void *key)
+{
+    const folded_writer *w = context;
+    const uint32_t *id = key;
+    const char *a = pk_str(w->p, w->canon_ids[entry]);
+    const char *b = pk_str(w->p, *id);
+    return written_names_equal(a, pk_str_len(w->p, w->canon_ids[entry]), b,
+                               pk_str_len(w->p, *id));
+}
+
+/* The canonical string id of name, or PK_NONE when out of memory. */
+static uint32_t canonical_name(folded_writer *w, uint32_t name)
+{
+    uint32_t *known = pk_u64map_find(&w->canonical, name);
+    if (known)
+        return *known;
+    const char *s = pk_str(w->p, name);
+    uint64_t h = written_name_hash(s, pk_str_len(w->p, name));
+    uint32_t entry = pk_index_find(&w->written, h, canon_equal, w, &name);
+    uint32_t canon;
+    if (entry != UINT32_MAX) {
+        canon = w->canon_ids[entry];
+    } else {
+        if (!PK_ARRAY_RESERVE(w->canon_ids, w->canon_cap, w->canon_count + 1))
+            return PK_NONE;
+        w->canon_ids[w->canon_count] = name;
+        if (!pk_index_insert(&w->written, h, (uint32_t)w->canon_count))
+            return PK_NONE;
+        w->canon_count++;
+        canon = name;
+    }
+    uint32_t *slot;
+    bool inserted;
+    if (!pk_u64map_put(&w->canonical, name, canon, &slot, &inserted))
+        return PK_NONE;
+    return canon;
+}
+
+static uint32_t child_node(folded_writer *w, uint32_t parent, uint32_t name)
+{
+    uint32_t canon = canonical_name(w, name);
+    if (canon == PK_NONE)
+        return PK_NONE;
+    uint64_t key = ((uint64_t)(parent + 1u) << 32) | canon;
+    uint32_t *slot;
+    bool inserted;
+    if (!pk_u64map_put(&w->children, key, (uint32_t)w->count, &slot, &inserted))
+        return PK_NONE;
+    if (!inserted)
+        return *slot;
+    if (w->count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(w->nodes, w->cap, w->count + 1)) {
+        uint32_t ignored;
+        pk_u64map_remove(&w->children, key, &ignored);
+        return PK_NONE;
+    }
+    w->nodes[w->count] = (name_node){.parent = parent, .name = canon, .self = 0};
+    return (uint32_t)w->count++;
+}
+
+/* The node of (root, stack), creating it and its callers. root is PK_NONE without threads.
+ * Returns root itself for an empty stack, and PK_NONE when out of memory. */
+static uint32_t stack_node(folded_writer *w, uint32_t root, uint32_t stack, bool *nomem)
+{
+    *nomem = false;
+    size_t depth = 0;
+    uint32_t node = root;
+    /* Walk up to the first stack already placed under this root, then come back down. */
+    for (uint32_t s = stack; s != PK_NONE; s = pk_stack_at(w->p, s)->parent) {
+        uint32_t *known = pk_u64map_find(&w->stack_nodes, ((uint64_t)(root + 1u) << 32) | s);
+        if (known) {
+            node = *known;
+            break;
+        }
+        if (!PK_ARRAY_RESERVE(w->chain, w->chain_cap, depth + 1)) {
+            *nomem = true;
+            return PK_NONE;
+        }
+        w->chain[depth++] = s;
+    }
+    while (depth > 0) {
+        uint32_t s = w->chain[--depth];
+        const pk_frame *frame = pk_frame_at(w->p, pk_stack_at(w->p, s)->frame);
+        uint32_t name = pk_function_at(w->p, frame->function)->name;
+        node = child_node(w, node, name);
+        uint32_t *slot;
+        bool inserted;
+        if (node == PK_NONE ||
+            !pk_u64map_put(&w->stack_nodes, ((uint64_t)(root + 1u) << 32) | s, node, &slot,
+                           &inserted)) {
+            *nomem = true;
+            return PK_NONE;
+        }
+    }
+    return node;
+}
+
+static void writer_free(folded_writer *w)
+{
+    free(w->nodes);
+    pk_u64map_free(&w->children);
+    pk_u64map_free(&w->canonical);
+    pk_index_free(&w->written);
+    free(w->canon_ids);
+    pk_u64map_free(&w->stack_nodes);
+    free(w->chain);
+}
+
+/* The value a writer weighs by: options->value, else the profile's default. */
+static pk_status chosen_value(const pk_profile *p, const pk_write_options *options,
+                              uint32_t *value, pk_error *err)
+{
+    size_t values = pk_value_type_count(p);
+    if (values == 0)
+        return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
+                            "the profile has no values to weigh stacks by");
+    uint32_t v = options && options->value != PK_NONE ? options->value : pk_default_value(p);
+    if (v >= values)
+        return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET, "value %u does not exist", v);
+    *value = v;
+    return PK_OK;
+}
+
+static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_write_options *options,
+                              pk_error *err)
+{
+    uint32_t value = PK_NONE;
+    pk_status status = chosen_value(p, options, &value, err);
+    if (status != PK_OK)
+        return status;
+    bool with_threads = options && options->with_threads;
+
+    folded_writer w;
+    memset(&w, 0, sizeof w);
+    w.p = p;
+    pk_u64map_init(&w.children);
+    pk_u64map_init(&w.canonical);
+    pk_index_init(&w.written);
+    pk_u64map_init(&w.stack_nodes);
+
+    /* Thread roots are nodes too, so that one name tree holds every line. */
+    size_t rows = pk_sample_count(p);
+    for (size_t row = 0; row < rows; row++) {
+        int64_t v = pk_sample_values(p, row)[value];
+        if (v == 0)
+            continue;
+        uint32_t stack = pk_sample_stack(p, row);
+        uint32_t root = PK_NONE;
+        if (with_threads) {
+            const pk_thread *t = pk_thread_at(p, pk_sample_thread(p, row));
+            root = t ? child_node(&w, PK_NONE, t->name) : child_node(&w, PK_NONE, 0);
+            if (root == PK_NONE)
+                goto nomem;
+        } else if (stack == PK_NONE) {
+            continue; /* an empty stack has no name to write */
+        }
+        bool nomem;
+        uint32_t node = stack_node(&w, root, stack, &nomem);
+        if (nomem)
+            goto nomem;
+        w.nodes[node].self = pk_add_saturating(w.nodes[node].self, v);
+    }
+
+    uint32_t *path = NULL;
+    size_t path_cap = 0;
+    for (size_t i = 0; i < w.count; i++) {
+        if (w.nodes[i].self <= 0)
+            continue;
+        size_t depth = 0;
+        for (uint32_t n = (uint32_t)i; n != PK_NONE; n = w.nodes[n].parent) {
+            if (!PK_ARRAY_RESERVE(path, path_cap, depth + 1)) {
+                free(path);
+                goto nomem;
+            }
+            path[depth++] = w.nodes[n].name;
+        }
+        while (depth > 0) {
+            uint32_t name = path[--depth];
+            write_name(out, pk_str(p, name), pk_str_len(p, name));
+            pk_out_putc(out, depth > 0 ? ';' : ' ');
+        }
+        pk_out_i64(out, w.nodes[i].self);
+        pk_out_putc(out, '\n');
+        if ((i & 0xffff) == 0 && pk_out_failed(out))
+            break;
+    }
+    free(path);
+    writer_free(&w);
+    return PK_OK;
+nomem:
+    writer_free(&w);
+    return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+}
+
+const pk_format pk_format_folded = {
+    .name = "folded",
+    .aliases = folded_aliases,
+    .extensions = folded_extensions,
+    .description = "folded stacks: 'root;...;leaf COUNT' lines (flamegraph.pl, inferno)",
+    .probe = folded_probe,
+    .read = folded_read,
+    .write = folded_write,
+    .dump = NULL,
+    .read_options = folded_read_options,
+    .write_options = NULL,
+};

@@ -1,0 +1,321 @@
+/* speedscope's JSON file format (https://www.speedscope.app/file-format-schema.json), written as
+ * one sampled profile per thread. Documented in docs/formats/speedscope.md.
+ *
+ * A speedscope frame is a function: (name, file, start line), so that the flame graph and the
+ * sandwich view merge every line of a function into one box. Samples are the (thread, stack)
+ * rows of the model with a positive value, their stacks root first.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arith.h"
+#include "core/array.h"
+#include "core/hashmap.h"
+#include "core/output.h"
+#include "formats/formats.h"
+#include "profkit/version.h"
+
+#define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
+
+static const char *const speedscope_extensions[] = {".speedscope.json", NULL};
+
+/* speedscope's units; anything else is written as "none". */
+static const char *speedscope_unit(const char *unit)
+{
+    static const struct {
+        const char *ours;
+        const char *theirs;
+    } units[] = {
+        {"nanoseconds", "nanoseconds"}, {"ns", "nanoseconds"},
+        {"microseconds", "microseconds"}, {"us", "microseconds"},
+        {"milliseconds", "milliseconds"}, {"ms", "milliseconds"},
+        {"seconds", "seconds"}, {"s", "seconds"},
+        {"bytes", "bytes"}, {"byte", "bytes"},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(unit, units[i].ours) == 0)
+            return units[i].theirs;
+    return "none";
+}
+
+typedef struct speedscope_writer {
+    const pk_profile *p;
+    uint32_t value;
+    uint32_t *frame_of_function; /* function -> speedscope frame, PK_NONE until used */
+    uint32_t *function_of_frame; /* speedscope frame -> its first function */
+    size_t frame_count, frame_cap;
+    pk_index frames;             /* (name, file, start line) -> speedscope frame */
+    uint8_t *stack_done;         /* stacks whose frames are numbered */
+    size_t *rows_by_thread;      /* rows grouped by thread (counting sort) */
+    size_t *thread_start;        /* thread t's rows: [thread_start[t], thread_start[t + 1]) */
+    uint32_t *path;
+    size_t path_cap;
+} speedscope_writer;
+
+static void writer_free(speedscope_writer *w)
+{
+    free(w->frame_of_function);
+    free(w->function_of_frame);
+    pk_index_free(&w->frames);
+    free(w->stack_done);
+    free(w->rows_by_thread);
+    free(w->thread_start);
+    free(w->path);
+}
+
+static bool same_frame(const void *context, uint32_t entry, const void *key)
+{
+    const speedscope_writer *w = context;
+    const pk_function *a = pk_function_at(w->p, w->function_of_frame[entry]);
+    const pk_function *b = key;
+    return a->name == b->name && a->file == b->file && a->start_line == b->start_line;
+}
+
+/* Numbers the function's speedscope frame. False when out of memory. */
+static bool number_function(speedscope_writer *w, uint32_t function)
+{
+    if (w->frame_of_function[function] != PK_NONE)
+        return true;
+    const pk_function *f = pk_function_at(w->p, function);
+    uint32_t key[3] = {f->name, f->file, f->start_line};
+    uint64_t h = pk_hash_bytes(key, sizeof key);
+    uint32_t frame = pk_index_find(&w->frames, h, same_frame, w, f);
+    if (frame == UINT32_MAX) {
+        if (!PK_ARRAY_RESERVE(w->function_of_frame, w->frame_cap, w->frame_count + 1))
+            return false;
+        frame = (uint32_t)w->frame_count;
+        w->function_of_frame[frame] = function;
+        if (!pk_index_insert(&w->frames, h, frame))
+            return false;
+        w->frame_count++;
+    }
+    w->frame_of_function[function] = frame;
+    return true;
+}
+
+/* Numbers the frames of a stack not numbered yet, callers first. */
+static bool number_stack(speedscope_writer *w, uint32_t stack)
+{
+    /* Once a stack is numbered, so are all its callers. */
+    size_t depth = 0;
+    for (uint32_t s = stack; s != PK_NONE && !w->stack_done[s]; s = pk_stack_at(w->p, s)->parent) {
+        if (!PK_ARRAY_RESERVE(w->path, w->path_cap, depth + 1))
+            return false;
+        w->path[depth++] = s;
+    }
+    while (depth > 0) {
+        uint32_t s = w->path[--depth];
+        w->stack_done[s] = 1;
+        if (!number_function(w, pk_frame_at(w->p, pk_stack_at(w->p, s)->frame)->function))
+            return false;
+    }
+    return true;
+}
+
+static int64_t row_weight(const speedscope_writer *w, size_t row)
+{
+    return pk_sample_values(w->p, row)[w->value];
+}
+
+static void write_frames(speedscope_writer *w, pk_output *out)
+{
+    pk_out_puts(out, "\"shared\":{\"frames\":[");
+    for (size_t i = 0; i < w->frame_count; i++) {
+        const pk_function *f = pk_function_at(w->p, w->function_of_frame[i]);
+        pk_out_puts(out, i ? ",\n{\"name\":" : "\n{\"name\":");
+        const char *name = pk_str(w->p, f->name);
+        pk_out_json_string(out, name[0] ? name : "(unnamed)");
+        if (f->file != 0 && f->file != PK_NONE) {
+            pk_out_puts(out, ",\"file\":");
+            pk_out_json_string(out, pk_str(w->p, f->file));
+        }
+        if (f->start_line != 0) {
+            pk_out_puts(out, ",\"line\":");
+            pk_out_u64(out, f->start_line);
+        }
+        pk_out_putc(out, '}');
+    }
+    pk_out_puts(out, "]}");
+}
+
+/* One sampled profile: the thread's rows with a positive weight. */
+static bool write_thread(speedscope_writer *w, pk_output *out, uint32_t thread, const char *unit)
+{
+    const pk_thread *t = pk_thread_at(w->p, thread);
+    const char *name = t ? pk_str(w->p, t->name) : "";
+    size_t first = w->thread_start[thread], last = w->thread_start[thread + 1];
+    int64_t total = 0;
+    for (size_t i = first; i < last; i++) {
+        int64_t v = row_weight(w, w->rows_by_thread[i]);
+        if (v > 0)
+            total = pk_add_saturating(total, v);
+    }
+    pk_out_puts(out, "{\"type\":\"sampled\",\"name\":");
+    if (name[0]) {
+        pk_out_json_string(out, name);
+    } else {
+        pk_out_printf(out, "\"thread %u\"", thread + 1);
+    }
+    pk_out_puts(out, ",\"unit\":\"");
+    pk_out_puts(out, unit);
+    pk_out_puts(out, "\",\"startValue\":0,\"endValue\":");
+    pk_out_i64(out, total);
+
+    pk_out_puts(out, ",\n\"samples\":[");
+    bool any = false;
+    for (size_t i = first; i < last; i++) {
+        size_t row = w->rows_by_thread[i];
+        if (row_weight(w, row) <= 0)
+            continue;
+        uint32_t stack = pk_sample_stack(w->p, row);
+        size_t depth = pk_stack_depth(w->p, stack);
+        if (!PK_ARRAY_RESERVE(w->path, w->path_cap, depth + 1))
+            return false;
+        pk_stack_frames(w->p, stack, w->path, w->path_cap);
+        pk_out_puts(out, any ? ",\n[" : "\n[");
+        for (size_t d = 0; d < depth; d++) {
+            if (d)
+                pk_out_putc(out, ',');
+            pk_out_u64(out, w->frame_of_function[pk_frame_at(w->p, w->path[d])->function]);
+        }
+        pk_out_putc(out, ']');
+        any = true;
+    }
+    pk_out_puts(out, "],\n\"weights\":[");
+    any = false;
+    for (size_t i = first; i < last; i++) {
+        int64_t v = row_weight(w, w->rows_by_thread[i]);
+        if (v <= 0)
+            continue;
+        if (any)
+            pk_out_putc(out, ',');
+        pk_out_i64(out, v);
+        any = true;
+    }
+    pk_out_puts(out, "]}");
+    return true;
+}
+
+/* Groups the rows by thread, in row order within a thread (a counting sort). */
+static bool group_rows(speedscope_writer *w, size_t threads)
+{
+    size_t rows = pk_sample_count(w->p);
+    w->thread_start = calloc(threads + 1, sizeof *w->thread_start);
+    w->rows_by_thread = malloc((rows ? rows : 1) * sizeof *w->rows_by_thread);
+    size_t *next = malloc((threads ? threads : 1) * sizeof *next);
+    if (!w->thread_start || !w->rows_by_thread || !next) {
+        free(next);
+        return false;
+    }
+    for (size_t row = 0; row < rows; row++) {
+        uint32_t t = pk_sample_thread(w->p, row);
+        if (t < threads)
+            w->thread_start[t + 1]++;
+    }
+    for (size_t t = 0; t < threads; t++) {
+        w->thread_start[t + 1] += w->thread_start[t];
+        next[t] = w->thread_start[t];
+    }
+    for (size_t row = 0; row < rows; row++) {
+        uint32_t t = pk_sample_thread(w->p, row);
+        if (t < threads)
+            w->rows_by_thread[next[t]++] = row;
+    }
+    free(next);
+    return true;
+}
+
+static pk_status speedscope_write(const pk_profile *p, pk_output *out,
+                                  const pk_write_options *options, pk_error *err)
+{
+    size_t values = pk_value_type_count(p);
+    if (values == 0)
+        return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
+                            "the profile has no values to use as sample weights");
+    uint32_t value = options && options->value != PK_NONE ? options->value : pk_default_value(p);
+    if (value >= values)
+        return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET, "value %u does not exist", value);
+
+    speedscope_writer w;
+    memset(&w, 0, sizeof w);
+    w.p = p;
+    w.value = value;
+    pk_index_init(&w.frames);
+    size_t functions = pk_function_count(p), stacks = pk_stack_count(p);
+    size_t threads = pk_thread_count(p), rows = pk_sample_count(p);
+    w.frame_of_function = malloc((functions ? functions : 1) * sizeof *w.frame_of_function);
+    w.stack_done = calloc(stacks ? stacks : 1, 1);
+    if (!w.frame_of_function || !w.stack_done || !group_rows(&w, threads))
+        goto nomem;
+    for (size_t i = 0; i < functions; i++)
+        w.frame_of_function[i] = PK_NONE;
+
+    /* Frames used by the samples written, numbered in order of first use. */
+    for (size_t row = 0; row < rows; row++)
+        if (row_weight(&w, row) > 0 && !number_stack(&w, pk_sample_stack(p, row)))
+            goto nomem;
+
+    const pk_value_type *vt = pk_value_type_at(p, value);
+    const char *unit = speedscope_unit(pk_str(p, vt->unit));
+
+    pk_out_puts(out, "{\"$schema\":\"" SPEEDSCOPE_SCHEMA "\",\n");
+    write_frames(&w, out);
+    pk_out_puts(out, ",\n\"profiles\":[");
+    /* The heaviest thread is shown first. */
+    size_t heaviest = 0;
+    int64_t heaviest_total = -1;
+    for (size_t t = 0; t < threads; t++) {
+        int64_t total = 0;
+        for (size_t i = w.thread_start[t]; i < w.thread_start[t + 1]; i++) {
+            int64_t v = row_weight(&w, w.rows_by_thread[i]);
+            if (v > 0)
+                total = pk_add_saturating(total, v);
+        }
+        if (total > heaviest_total) {
+            heaviest_total = total;
+            heaviest = t;
+        }
+        if (t)
+            pk_out_puts(out, ",\n");
+        if (!write_thread(&w, out, (uint32_t)t, unit))
+            goto nomem;
+    }
+    if (threads == 0) {
+        /* speedscope names the file after its first profile, so there is always one. */
+        pk_out_puts(out, "{\"type\":\"sampled\",\"name\":\"empty\",\"unit\":\"");
+        pk_out_puts(out, unit);
+        pk_out_puts(out, "\",\"startValue\":0,\"endValue\":0,\"samples\":[],\"weights\":[]}");
+    }
+    pk_out_puts(out, "],\n");
+
+    const char *title = options ? options->title : NULL;
+    if (!title || !title[0])
+        title = pk_str(p, pk_metadata_get(p)->product);
+    if (title[0]) {
+        pk_out_puts(out, "\"name\":");
+        pk_out_json_string(out, title);
+        pk_out_puts(out, ",\n");
+    }
+    pk_out_puts(out, "\"activeProfileIndex\":");
+    pk_out_u64(out, heaviest);
+    pk_out_puts(out, ",\n\"exporter\":\"profkit@" PROFKIT_VERSION "\"}\n");
+    writer_free(&w);
+    return PK_OK;
+nomem:
+    writer_free(&w);
+    return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+}
+
+const pk_format pk_format_speedscope = {
+    .name = "speedscope",
+    .aliases = NULL,
+    .extensions = speedscope_extensions,
+    .description = "speedscope JSON, one sampled profile per thread",
+    .probe = NULL,
+    .read = NULL,
+    .write = speedscope_write,
+    .dump = NULL,
+    .read_options = NULL,
+    .write_options = NULL,
+};

@@ -1,0 +1,154 @@
+# Folded stacks in and out, speedscope out: round trips, error messages, and the speedscope
+# output checked against speedscope's own schema and importer (the speedscope npm package,
+# installed by scripts/setup-speedscope.sh), and profkit's folded output read by speedscope's
+# collapsed-stack importer.
+. "$(dirname "$0")/lib.sh"
+
+SPEEDSCOPE=$SRC/tools/speedscope/node_modules/speedscope
+SCHEMA=$SPEEDSCOPE/dist/release/file-format-schema.json
+IMPORT="node $SRC/tests/tools/speedscope_import.js $SPEEDSCOPE"
+DATA=$SRC/tests/data/folded
+
+if [ ! -f "$SCHEMA" ]; then
+    echo "FAIL: speedscope is not installed in $SPEEDSCOPE (run scripts/setup.sh)" >&2
+    exit 1
+fi
+PYTHON=
+for candidate in /usr/bin/python3 python3; do
+    if "$candidate" -c 'import jsonschema' 2>/dev/null; then
+        PYTHON=$candidate
+        break
+    fi
+done
+if [ -z "$PYTHON" ]; then
+    echo "FAIL: no python3 with jsonschema (apt-get install python3-jsonschema)" >&2
+    exit 1
+fi
+
+sorted() {
+    LC_ALL=C sort "$@"
+}
+
+# Sum of the weights of folded lines on standard input.
+folded_total() {
+    awk '{ total += $NF } END { print total + 0 }'
+}
+
+# The folded lines speedscope found in profile INDEX of its import summary FILE, sorted.
+speedscope_lines() {
+    node -e '
+        const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+        const p = r.profiles[Number(process.argv[2])];
+        if (p) for (const l of p.folded) console.log(l);' "$1" "$2" | sorted
+}
+
+# speedscope_field FILE EXPRESSION: a value of the import summary (r is the summary).
+speedscope_field() {
+    node -e '
+        const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+        console.log(eval(process.argv[2]));' "$1" "$2"
+}
+
+# check_speedscope FILE: valid against the schema and imported by speedscope; the summary goes
+# to FILE.import.json.
+check_speedscope() {
+    expect_status 0 "$PYTHON" "$SRC/tests/tools/validate_json_schema.py" "$SCHEMA" "$1"
+    expect_status 0 $IMPORT "$1"
+    printf '%s\n' "$OUT" > "$1.import.json"
+    expect_contains "$OUT" '"importer": "Importing as speedscope json file"' "speedscope import of $1"
+}
+
+# ---- folded -> folded ----------------------------------------------------------------------
+expect_status 0 "$PROFKIT" info "$DATA/synthetic.folded"
+expect_contains "$OUT" "format                   folded" "probed format"
+expect_status 0 "$PROFKIT" convert "$DATA/synthetic.folded" -o round.folded
+expect_eq "$(sorted round.folded)" "$(sorted "$DATA/synthetic.folded")" "folded round trip"
+expect_status 0 "$PROFKIT" convert round.folded --to collapsed
+expect_eq "$(printf '%s\n' "$OUT" | sorted)" "$(sorted "$DATA/synthetic.folded")" "second round trip"
+
+# CRLF, blank lines, duplicates, decimals, from standard input.
+printf 'b;c 1\r\n\r\na 2.5\r\nb;c 4\r\n' > crlf.txt
+expect_status 0 "$PROFKIT" convert - --from folded --to folded < crlf.txt
+expect_eq "$(printf '%s\n' "$OUT" | sorted)" "$(printf 'a 3\nb;c 5\n' | sorted)" "CRLF input"
+expect_contains "$ERR" "1 count had a fractional part" "rounding warning"
+
+# Threads: --with-threads writes them first, --folded-threads reads them back.
+printf 'worker;run;step 4\nmain;start;run 30\nmain;start 1\nworker;run;step 2\n' > threads.folded
+expect_status 0 "$PROFKIT" convert threads.folded --folded-threads --with-threads --to folded
+expect_eq "$(printf '%s\n' "$OUT" | sorted)" \
+    "$(printf 'main;start 1\nmain;start;run 30\nworker;run;step 6\n' | sorted)" "thread round trip"
+expect_status 0 "$PROFKIT" convert threads.folded --folded-threads --to folded
+expect_eq "$(printf '%s\n' "$OUT" | sorted)" \
+    "$(printf 'start 1\nstart;run 30\nrun;step 6\n' | sorted)" "threads dropped"
+
+# ---- errors ----------------------------------------------------------------------------------
+printf 'main;parse 2\nmain;eval x3\nmain 1\n' > bad.folded
+expect_status 1 "$PROFKIT" convert bad.folded -o bad-out.folded
+expect_contains "$ERR" "profkit: bad.folded: byte 23: line 2 ends in \"x3\", which is not a count" \
+    "bad count message"
+expect_no_file bad-out.folded
+expect_status 0 "$PROFKIT" convert bad.folded -o salvaged.folded --salvage
+expect_eq "$(cat salvaged.folded)" "main;parse 2" "salvaged lines"
+expect_contains "$ERR" "line 2" "salvage warning"
+printf 'a;b\n' > nocount.folded
+expect_status 1 "$PROFKIT" convert nocount.folded --from folded --to folded
+expect_contains "$ERR" "byte 3: line 1 has no count" "missing count message"
+expect_status 2 "$PROFKIT" convert "$DATA/synthetic.folded" --to folded --value cpu
+expect_contains "$ERR" "samples" "unknown value lists the values"
+
+# ---- speedscope ------------------------------------------------------------------------------
+expect_status 0 "$PROFKIT" convert "$DATA/synthetic.folded" -o synthetic.speedscope.json
+check_speedscope synthetic.speedscope.json
+expect_eq "$(speedscope_lines synthetic.speedscope.json.import.json 0)" \
+    "$(sorted "$DATA/synthetic.folded")" "speedscope sees the folded stacks"
+expect_eq "$(speedscope_field synthetic.speedscope.json.import.json 'r.profiles.length')" 1 \
+    "one profile"
+expect_eq "$(speedscope_field synthetic.speedscope.json.import.json 'r.profiles[0].total')" \
+    "$(folded_total < "$DATA/synthetic.folded")" "speedscope total"
+expect_eq "$(speedscope_field synthetic.speedscope.json.import.json 'r.profiles[0].name')" "all" \
+    "profile name"
+expect_contains "$(cat synthetic.speedscope.json)" '"exporter":"profkit@' "exporter"
+
+# Several threads: one profile each in thread order; the heaviest is the one shown first.
+expect_status 0 "$PROFKIT" convert threads.folded --folded-threads --to speedscope \
+    -o threads.speedscope.json --title "two threads"
+check_speedscope threads.speedscope.json
+summary=threads.speedscope.json.import.json
+expect_eq "$(speedscope_field $summary 'r.profiles.map(p => p.name).join(",")')" "worker,main" \
+    "thread profiles"
+expect_eq "$(speedscope_lines $summary 0)" "run;step 6" "worker stacks"
+expect_eq "$(speedscope_lines $summary 1)" "$(printf 'start 1\nstart;run 30\n' | sorted)" \
+    "main stacks"
+expect_eq "$(speedscope_field $summary 'r.active')" 1 "heaviest thread shown first"
+expect_eq "$(speedscope_field $summary 'r.name')" "two threads" "title"
+
+# Names that need JSON escaping and names that folded output must sanitise.
+printf 'r\xc3\xa9sum\xc3\xa9;"quoted" \\back;tab\there 5\nx<y>&z;a b c 2\n' > names.folded
+expect_status 0 "$PROFKIT" convert names.folded -o names.speedscope.json
+check_speedscope names.speedscope.json
+expect_eq "$(speedscope_lines names.speedscope.json.import.json 0)" "$(sorted names.folded)" \
+    "escaped names"
+
+# ---- speedscope reads profkit's folded output with its own collapsed-stack importer --------
+expect_status 0 "$PROFKIT" convert "$DATA/synthetic.folded" -o synthetic.collapsedstack.txt
+expect_status 0 $IMPORT synthetic.collapsedstack.txt
+printf '%s\n' "$OUT" > collapsed.import.json
+expect_contains "$OUT" '"importer": "Importing as collapsed stack format"' "collapsed import"
+expect_eq "$(speedscope_lines collapsed.import.json 0)" "$(sorted "$DATA/synthetic.folded")" \
+    "speedscope reads profkit folded output"
+
+# ---- every bundled example that profkit reads: speedscope and folded agree --------------------
+for example in "$SRC"/examples/*; do
+    [ -f "$example" ] || continue
+    "$PROFKIT" info "$example" >/dev/null 2>&1 || continue
+    name=$(basename "$example")
+    expect_status 0 "$PROFKIT" convert "$example" --quiet -o "$name.speedscope.json"
+    check_speedscope "$name.speedscope.json"
+    expect_status 0 "$PROFKIT" convert "$example" --quiet --to folded
+    folded_sum=$(printf '%s\n' "$OUT" | folded_total)
+    speedscope_sum=$(speedscope_field "$name.speedscope.json.import.json" \
+        'r.profiles.reduce((s, p) => s + p.total, 0)')
+    expect_eq "$speedscope_sum" "$folded_sum" "$name: speedscope and folded totals"
+done
+
+finish

@@ -1,0 +1,839 @@
+/* Folded stacks: the reader (good and bad lines, CRLF, errors naming the line, salvage, every
+ * truncation point), the writer's contract (weights, sanitised names, threads, zero weights)
+ * and round trips. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "formats/formats.h"
+#include "profkit/format.h"
+#include "profkit/profile.h"
+
+/* ---- helpers --------------------------------------------------------------------------------- */
+
+static pk_status read_folded_opts(const char *text, size_t len, bool salvage, bool threads,
+                                  pk_profile **out, pk_error *err)
+{
+    pk_option thread_option = {"folded-threads", ""};
+    pk_read_options options = {0};
+    options.salvage = salvage;
+    if (threads) {
+        options.extra.items = &thread_option;
+        options.extra.count = 1;
+    }
+    *out = NULL;
+    pk_error_clear(err);
+    return pk_read_memory(text, len, &pk_format_folded, &options, out, err);
+}
+
+/* Reads text that must be valid. */
+static pk_profile *read_ok(const char *text)
+{
+    pk_profile *p = NULL;
+    pk_error err;
+    pk_status status = read_folded_opts(text, strlen(text), false, false, &p, &err);
+    if (status != PK_OK)
+        fail_msg("read failed: %s", err.message);
+    assert_non_null(p);
+    return p;
+}
+
+static char *write_with(const pk_profile *p, const pk_format *format, uint32_t value,
+                        bool with_threads)
+{
+    pk_write_options options = {0};
+    options.value = value;
+    options.with_threads = with_threads;
+    char *data = NULL;
+    size_t size = 0;
+    pk_error err;
+    pk_error_clear(&err);
+    pk_status status = pk_write_memory(p, format, &options, &data, &size, &err);
+    if (status != PK_OK)
+        fail_msg("write failed: %s", err.message);
+    assert_int_equal(strlen(data), size);
+    return data;
+}
+
+static char *write_folded(const pk_profile *p, uint32_t value, bool with_threads)
+{
+    return write_with(p, &pk_format_folded, value, with_threads);
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of text, sorted, joined by LF (each line ends in LF). Blank lines are dropped.
+ * Frees text. */
+static char *sorted_lines(char *text)
+{
+    size_t count = 0, cap = 16;
+    char **lines = malloc(cap * sizeof *lines);
+    assert_non_null(lines);
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        if (count == cap) {
+            cap *= 2;
+            lines = realloc(lines, cap * sizeof *lines);
+            assert_non_null(lines);
+        }
+        lines[count++] = line;
+    }
+    qsort(lines, count, sizeof *lines, compare_strings);
+    size_t total = 1;
+    for (size_t i = 0; i < count; i++)
+        total += strlen(lines[i]) + 1;
+    char *joined = malloc(total);
+    assert_non_null(joined);
+    joined[0] = '\0';
+    char *end = joined;
+    for (size_t i = 0; i < count; i++) {
+        size_t n = strlen(lines[i]);
+        memcpy(end, lines[i], n);
+        end[n] = '\n';
+        end += n + 1;
+        *end = '\0';
+    }
+    free(lines);
+    free(text);
+    return joined;
+}
+
+static char *dup_text(const char *s)
+{
+    char *d = strdup(s);
+    assert_non_null(d);
+    return d;
+}
+
+/* Asserts the folded output of p (value, threads) equals `want` as a set of lines. */
+static void assert_folded(const pk_profile *p, uint32_t value, bool with_threads, const char *want)
+{
+    char *got = sorted_lines(write_folded(p, value, with_threads));
+    char *expected = sorted_lines(dup_text(want));
+    assert_string_equal(got, expected);
+    free(got);
+    free(expected);
+}
+
+/* The names of a stack's frames joined by ';'. */
+static void stack_text(const pk_profile *p, uint32_t stack, char *buf, size_t cap)
+{
+    uint32_t frames[64];
+    size_t depth = pk_stack_frames(p, stack, frames, 64);
+    assert_true(depth <= 64);
+    buf[0] = '\0';
+    for (size_t i = 0; i < depth; i++) {
+        if (i)
+            strncat(buf, ";", cap - strlen(buf) - 1);
+        strncat(buf, pk_frame_name(p, frames[i]), cap - strlen(buf) - 1);
+    }
+}
+
+/* The count of the row whose stack reads `stack`, or -1 when absent. */
+static int64_t row_count(const pk_profile *p, const char *stack)
+{
+    char buf[512];
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        stack_text(p, pk_sample_stack(p, row), buf, sizeof buf);
+        if (strcmp(buf, stack) == 0)
+            return pk_sample_values(p, row)[0];
+    }
+    return -1;
+}
+
+static bool has_warning(const pk_profile *p, const char *needle)
+{
+    for (size_t i = 0; i < pk_warning_count(p); i++)
+        if (strstr(pk_warning_at(p, i), needle))
+            return true;
+    return false;
+}
+
+/* ---- reader ---------------------------------------------------------------------------------- */
+
+static void test_read_basic(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok("main;parse 2\nmain;eval 1\nmain 1\nmain;eval;kmalloc_[k] 3\n");
+    assert_int_equal(pk_value_type_count(p), 1);
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->name), "samples");
+    assert_int_equal(pk_thread_count(p), 1);
+    assert_int_equal(pk_sample_count(p), 4);
+    assert_int_equal(pk_value_total(p, 0), 7);
+    assert_int_equal(row_count(p, "main;parse"), 2);
+    assert_int_equal(row_count(p, "main;eval"), 1);
+    assert_int_equal(row_count(p, "main"), 1);
+    assert_int_equal(row_count(p, "main;eval;kmalloc_[k]"), 3);
+    /* "main" is one function and one frame however often it appears. */
+    assert_int_equal(pk_function_count(p), 4);
+    assert_int_equal(pk_warning_count(p), 0);
+    pk_profile_free(p);
+}
+
+static void test_read_whitespace_and_crlf(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok("\r\n"
+                            "a b;c  d 5\r\n"
+                            "   \n"
+                            "x;y\t7\n"
+                            "x;y   2  \r\n"
+                            "\t\n"
+                            "last 4");
+    assert_int_equal(pk_sample_count(p), 3);
+    assert_int_equal(row_count(p, "a b;c  d"), 5);
+    assert_int_equal(row_count(p, "x;y"), 9);
+    assert_int_equal(row_count(p, "last"), 4);
+    pk_profile_free(p);
+}
+
+static void test_read_same_stack_summed_and_zero(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok("a;b 2\nc 0\na;b 3\n");
+    assert_int_equal(row_count(p, "a;b"), 5);
+    assert_int_equal(row_count(p, "c"), 0);
+    assert_int_equal(pk_value_total(p, 0), 5);
+    pk_profile_free(p);
+}
+
+static void test_read_decimals_rounded(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok("a 1.5\nb 2.0\nc 7.49\nd 3.\n");
+    assert_int_equal(row_count(p, "a"), 2);
+    assert_int_equal(row_count(p, "b"), 2);
+    assert_int_equal(row_count(p, "c"), 7);
+    assert_int_equal(row_count(p, "d"), 3);
+    /* "2.0" and "3." are whole: only two counts were rounded. */
+    assert_true(has_warning(p, "2 counts had a fractional part"));
+    pk_profile_free(p);
+}
+
+static void test_read_differential_warns(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok("a;b 3 4\n");
+    assert_int_equal(row_count(p, "a;b 3"), 4);
+    assert_true(has_warning(p, "two numbers"));
+    pk_profile_free(p);
+}
+
+static void test_read_shared_prefixes(void **state)
+{
+    (void)state;
+    /* Neighbouring lines that share, almost share or extend prefixes. */
+    const char *text = "a;b;c 1\na;b;d 2\na;x;c 3\na;b 4\na;bb 5\na 6\nab;c 7\na;b;c 8\n"
+                       "a;b;c;d;e 9\nb;b;c 10\na;;c 11\na; 12\n";
+    pk_profile *p = read_ok(text);
+    assert_int_equal(row_count(p, "a;b;c"), 9);
+    assert_int_equal(row_count(p, "a;b;d"), 2);
+    assert_int_equal(row_count(p, "a;x;c"), 3);
+    assert_int_equal(row_count(p, "a;b"), 4);
+    assert_int_equal(row_count(p, "a;bb"), 5);
+    assert_int_equal(row_count(p, "a"), 6);
+    assert_int_equal(row_count(p, "ab;c"), 7);
+    assert_int_equal(row_count(p, "a;b;c;d;e"), 9);
+    assert_int_equal(row_count(p, "b;b;c"), 10);
+    assert_int_equal(row_count(p, "a;;c"), 11);
+    assert_int_equal(row_count(p, "a;"), 12);
+    assert_int_equal(pk_value_total(p, 0), 78);
+    pk_profile_free(p);
+}
+
+static void test_read_thread_roots(void **state)
+{
+    (void)state;
+    pk_profile *p = NULL;
+    pk_error err;
+    const char *text = "t1;a;b 1\nt2;a 2\nt1;a;b 3\nt2 4\n";
+    assert_int_equal(read_folded_opts(text, strlen(text), false, true, &p, &err), PK_OK);
+    assert_int_equal(pk_thread_count(p), 2);
+    assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "t1");
+    assert_string_equal(pk_str(p, pk_thread_at(p, 1)->name), "t2");
+    assert_folded(p, PK_NONE, true, "t1;a;b 4\nt2;a 2\nt2 4\n");
+    assert_folded(p, PK_NONE, false, "a;b 4\na 2\n");
+    pk_profile_free(p);
+}
+
+typedef struct bad_case {
+    const char *text;
+    int64_t offset;      /* expected error offset */
+    const char *message; /* expected in the message */
+} bad_case;
+
+static void test_read_errors_name_the_line(void **state)
+{
+    (void)state;
+    const bad_case cases[] = {
+        {"main;parse 2\nmain;parse\n", 23, "line 2 has no count"},
+        {"a 1\r\nb;c x1\r\n", 9, "line 2 ends in \"x1\", which is not a count"},
+        {"a 1\n\n\nb -3\n", 8, "line 4 ends in \"-3\", which is not a count"},
+        {"a 99999999999999999999\n", 2, "line 1 ends in \"99999999999999999999\", which is too large"},
+        {"a 1\n5\n", 5, "line 2 has no count"},
+        {"a 1\n  5\n", 4, "line 2 has a count but no stack"},
+        {"a 1\nb 1.2.3\n", 6, "is not a count"},
+        {"a 1\nb 0x10\n", 6, "is not a count"},
+        {"a 1\nb\0c 2\n", 5, "line 2 contains a NUL byte"},
+        {"", 0, "the file is empty"},
+        {"\n\r\n  \n", 6, "no stack lines found"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len = strlen(cases[i].text);
+        if (strstr(cases[i].message, "NUL"))
+            len = 10;
+        pk_profile *p = NULL;
+        pk_error err;
+        pk_status status = read_folded_opts(cases[i].text, len, false, false, &p, &err);
+        if (status != PK_ERR_INPUT || !strstr(err.message, cases[i].message) ||
+            err.offset != cases[i].offset)
+            fail_msg("case %zu: status %d, offset %lld, message \"%s\"", i, (int)status,
+                     (long long)err.offset, err.message);
+        pk_profile_free(p);
+    }
+}
+
+static void test_read_long_token_is_cut_in_message(void **state)
+{
+    (void)state;
+    char text[200];
+    memset(text, 0, sizeof text);
+    strcpy(text, "a ");
+    memset(text + 2, 'z', 100);
+    pk_profile *p = NULL;
+    pk_error err;
+    assert_int_equal(read_folded_opts(text, strlen(text), false, false, &p, &err), PK_ERR_INPUT);
+    assert_non_null(strstr(err.message, "zzz...\""));
+    assert_true(strlen(err.message) < 150);
+    pk_profile_free(p);
+}
+
+static void test_read_overlong_line(void **state)
+{
+    (void)state;
+    size_t long_len = (1u << 20) + 10;
+    char *text = malloc(long_len + 32);
+    assert_non_null(text);
+    strcpy(text, "a 1\n");
+    memset(text + 4, 'f', long_len);
+    strcpy(text + 4 + long_len, " 1\nb 2\n");
+    pk_profile *p = NULL;
+    pk_error err;
+    assert_int_equal(read_folded_opts(text, strlen(text), false, false, &p, &err), PK_ERR_INPUT);
+    assert_non_null(strstr(err.message, "line 2 is longer than"));
+    assert_int_equal(err.offset, 4);
+    pk_profile_free(p);
+    free(text);
+}
+
+static void test_read_salvage_keeps_lines_before(void **state)
+{
+    (void)state;
+    const char *text = "a;b 1\nc 2\nbroken line\nd 3\n";
+    pk_profile *p = NULL;
+    pk_error err;
+    assert_int_equal(read_folded_opts(text, strlen(text), true, false, &p, &err), PK_OK);
+    assert_non_null(p);
+    assert_int_equal(pk_value_total(p, 0), 3);
+    assert_int_equal(row_count(p, "d"), -1);
+    assert_true(has_warning(p, "line 3 ends in \"line\", which is not a count"));
+    assert_true(has_warning(p, "from byte 10"));
+    pk_profile_free(p);
+}
+
+/* What a prefix of `full` must read as: the sum of the complete good lines and, for the last
+ * partial line, whether it is still a valid line (cut inside the count's digits). */
+static bool partial_line_valid(const char *line, size_t len)
+{
+    /* valid: at least one non-blank stack byte, a blank, then digits only. */
+    size_t end = len;
+    while (end > 0 && (line[end - 1] == ' ' || line[end - 1] == '\t' || line[end - 1] == '\r'))
+        end--;
+    size_t digits = end;
+    while (digits > 0 && line[digits - 1] >= '0' && line[digits - 1] <= '9')
+        digits--;
+    if (digits == end || digits == 0 || line[digits - 1] != ' ')
+        return false;
+    for (size_t i = 0; i + 1 < digits; i++)
+        if (line[i] != ' ')
+            return true;
+    return false;
+}
+
+static void test_read_every_truncation(void **state)
+{
+    (void)state;
+    const char *full = "main;parse 2\r\nmain;eval 13\n\nmain 1\nmain;eval;kmalloc_[k] 3\n";
+    size_t n = strlen(full);
+    for (size_t cut = 0; cut <= n; cut++) {
+        /* Expected: totals of complete lines, and the state of the last partial line. */
+        int64_t complete_total = 0, partial_count = 0;
+        size_t lines = 0, line_start = 0;
+        bool any_stack = false;
+        for (size_t i = 0; i < cut; i++) {
+            if (full[i] != '\n')
+                continue;
+            lines++;
+            size_t end = i;
+            long long count = 0;
+            const char *space = NULL;
+            for (size_t j = line_start; j < end; j++)
+                if (full[j] == ' ')
+                    space = full + j;
+            if (space) {
+                count = strtoll(space + 1, NULL, 10);
+                complete_total += count;
+                any_stack = true;
+            }
+            line_start = i + 1;
+        }
+        bool partial = line_start < cut;
+        bool partial_ok = partial && partial_line_valid(full + line_start, cut - line_start);
+        bool partial_blank = partial && cut - line_start == 1 && full[line_start] == '\r';
+        if (partial_ok) {
+            const char *space = NULL;
+            for (size_t j = line_start; j < cut; j++)
+                if (full[j] == ' ')
+                    space = full + j;
+            /* Only the digits before the cut. */
+            char digits[32] = "";
+            size_t ndigits = (size_t)(full + cut - (space + 1));
+            memcpy(digits, space + 1, ndigits < sizeof digits - 1 ? ndigits : sizeof digits - 1);
+            partial_count = strtoll(digits, NULL, 10);
+        }
+
+        pk_profile *p = NULL;
+        pk_error err;
+        pk_status status = read_folded_opts(full, cut, false, false, &p, &err);
+        bool expect_ok = (!partial || partial_ok || partial_blank) && (any_stack || partial_ok);
+        if (expect_ok) {
+            if (status != PK_OK)
+                fail_msg("cut %zu: %s", cut, err.message);
+            if (pk_value_total(p, 0) != complete_total + partial_count)
+                fail_msg("cut %zu: total %lld, wanted %lld", cut,
+                         (long long)pk_value_total(p, 0),
+                         (long long)(complete_total + partial_count));
+        } else {
+            if (status != PK_ERR_INPUT)
+                fail_msg("cut %zu: status %d", cut, (int)status);
+            char want[64];
+            if (cut == 0)
+                snprintf(want, sizeof want, "the file is empty");
+            else if (!any_stack && !partial)
+                snprintf(want, sizeof want, "no stack lines found");
+            else
+                snprintf(want, sizeof want, "line %zu ", lines + 1);
+            if (!strstr(err.message, want))
+                fail_msg("cut %zu: message \"%s\" lacks \"%s\"", cut, err.message, want);
+        }
+        pk_profile_free(p);
+
+        /* Salvage succeeds (on anything but an empty input) and keeps exactly the complete
+         * good lines before damage. */
+        status = read_folded_opts(full, cut, true, false, &p, &err);
+        if (cut == 0) {
+            assert_int_equal(status, PK_ERR_INPUT);
+            continue;
+        }
+        if (status != PK_OK)
+            fail_msg("salvage cut %zu: %s", cut, err.message);
+        assert_non_null(p);
+        assert_int_equal(pk_value_total(p, 0),
+                         complete_total + (partial_ok ? partial_count : 0));
+        pk_profile_free(p);
+    }
+}
+
+/* ---- probe ------------------------------------------------------------------------------------ */
+
+static int probe_text(const char *s)
+{
+    return pk_format_folded.probe((const uint8_t *)s, strlen(s));
+}
+
+static void test_probe(void **state)
+{
+    (void)state;
+    assert_int_equal(probe_text("main;parse 2\nmain 1\n"), PK_PROBE_LIKELY);
+    assert_int_equal(probe_text("main 2\nother 1\n"), PK_PROBE_WEAK);
+    assert_int_equal(probe_text("\r\nmain;x 2\r\n"), PK_PROBE_LIKELY);
+    assert_int_equal(probe_text(""), PK_PROBE_NO);
+    assert_int_equal(probe_text("{\n \"a\": 1\n}\n"), PK_PROBE_NO);
+    assert_int_equal(probe_text("@supersamplerV1.0\n@symboltableV1.1\n"), PK_PROBE_NO);
+    assert_int_equal(probe_text("not folded\nmain;parse 2\n"), PK_PROBE_NO);
+    /* Damage after good lines is still folded text, for --salvage to read. */
+    assert_int_equal(probe_text("main;parse 2\nmain 3\ncut"), PK_PROBE_WEAK);
+    assert_int_equal(probe_text("main;parse 2\nbad\nbad\n"), PK_PROBE_NO);
+    const uint8_t binary[] = {'a', ' ', '1', '\n', 0x00, 0x01, 'b', ' ', '2', '\n'};
+    assert_int_equal(pk_format_folded.probe(binary, sizeof binary), PK_PROBE_NO);
+    const uint8_t bsprof_like[] = {'b', 's', 'p', 'r', 'o', 'f', 0, 0, 1, 0};
+    assert_int_equal(pk_format_folded.probe(bsprof_like, sizeof bsprof_like), PK_PROBE_NO);
+
+    /* A window that ends inside a line judges the complete lines only. */
+    char big[PK_PROBE_BYTES + 100];
+    size_t len = 0;
+    while (len + 20 < PK_PROBE_BYTES)
+        len += (size_t)snprintf(big + len, sizeof big - len, "root;fn%zu 1\n", len);
+    memcpy(big + len, "root;cut-in-the-middle-of-this-line 1\n", 38);
+    assert_int_equal(pk_format_folded.probe((const uint8_t *)big, PK_PROBE_BYTES),
+                     PK_PROBE_LIKELY);
+}
+
+/* ---- writer ------------------------------------------------------------------------------------ */
+
+/* A profile built through the model API: two value types, three threads, functions that share
+ * names across files, frames at several lines. */
+typedef struct fixture {
+    pk_profile *p;
+    uint32_t cpu, calls;
+    uint32_t t_main, t_worker, t_main2;
+} fixture;
+
+static uint32_t frame_of(pk_profile *p, const char *name, const char *file, uint32_t line)
+{
+    pk_function f = {.name = pk_intern_cstr(p, name),
+                     .file = file ? pk_intern_cstr(p, file) : 0,
+                     .start_line = 0,
+                     .resource = PK_NONE};
+    pk_frame fr = {.function = pk_intern_function(p, &f), .line = line, .address = 0,
+                   .resource = PK_NONE, .flags = 0};
+    return pk_intern_frame(p, &fr);
+}
+
+/* The stack of the given frames, root first, NULL-terminated names at line 1 of "x.c". */
+static uint32_t stack_of(pk_profile *p, ...)
+{
+    va_list ap;
+    va_start(ap, p);
+    uint32_t stack = PK_NONE;
+    for (const char *name = va_arg(ap, const char *); name; name = va_arg(ap, const char *))
+        stack = pk_intern_stack(p, stack, frame_of(p, name, "x.c", 1));
+    va_end(ap);
+    return stack;
+}
+
+static void add(fixture *f, uint32_t thread, uint32_t stack, int64_t cpu, int64_t calls)
+{
+    int64_t values[2] = {cpu, calls};
+    assert_int_equal(pk_add_sample(f->p, thread, stack, values), PK_OK);
+}
+
+static void fixture_build(fixture *f)
+{
+    f->p = pk_profile_new();
+    assert_non_null(f->p);
+    f->cpu = pk_add_value_type(f->p, "cpu", "nanoseconds");
+    f->calls = pk_add_value_type(f->p, "calls", "count");
+    f->t_main = pk_add_thread(f->p, pk_intern_cstr(f->p, "main"), 1, 1);
+    f->t_worker = pk_add_thread(f->p, pk_intern_cstr(f->p, "worker"), 1, 2);
+    f->t_main2 = pk_add_thread(f->p, pk_intern_cstr(f->p, "main"), 2, 1);
+}
+
+static void test_write_weights_sum_by_names(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_build(&f);
+    pk_profile *p = f.p;
+    /* Same names through different frames (other file, other line) are one line. */
+    uint32_t a1 = pk_intern_stack(p, PK_NONE, frame_of(p, "main", "a.c", 10));
+    uint32_t a2 = pk_intern_stack(p, PK_NONE, frame_of(p, "main", "b.c", 20));
+    uint32_t a1b = pk_intern_stack(p, a1, frame_of(p, "work", "a.c", 11));
+    uint32_t a2b = pk_intern_stack(p, a2, frame_of(p, "work", "a.c", 12));
+    add(&f, f.t_main, a1b, 100, 1);
+    add(&f, f.t_main, a2b, 50, 2);
+    add(&f, f.t_worker, a1b, 7, 0);
+    add(&f, f.t_main, a1, 3, 0);
+    add(&f, f.t_main, a2, 0, 5);
+    assert_folded(p, PK_NONE, false, "main;work 157\nmain 3\n");
+    assert_folded(p, f.cpu, false, "main;work 157\nmain 3\n");
+    assert_folded(p, f.calls, false, "main;work 3\nmain 5\n");
+    pk_set_default_value(p, f.calls);
+    assert_folded(p, PK_NONE, false, "main;work 3\nmain 5\n");
+    pk_profile_free(p);
+}
+
+static void test_write_zero_and_negative_omitted(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_build(&f);
+    add(&f, f.t_main, stack_of(f.p, "a", "zero", NULL), 0, 1);
+    add(&f, f.t_main, stack_of(f.p, "a", "negative", NULL), -5, 1);
+    add(&f, f.t_main, stack_of(f.p, "a", "cancels", NULL), -5, 1);
+    add(&f, f.t_worker, stack_of(f.p, "a", "cancels", NULL), 5, 1);
+    add(&f, f.t_main, stack_of(f.p, "a", "net", NULL), -5, 1);
+    add(&f, f.t_worker, stack_of(f.p, "a", "net", NULL), 8, 1);
+    add(&f, f.t_main, stack_of(f.p, "a", NULL), 1, 0);
+    assert_folded(f.p, f.cpu, false, "a;net 3\na 1\n");
+    /* Per thread, the negative rows stand alone and are dropped. */
+    assert_folded(f.p, f.cpu, true, "worker;a;cancels 5\nworker;a;net 8\nmain;a 1\n");
+    assert_folded(f.p, f.calls, false,
+                  "a;zero 1\na;negative 1\na;cancels 2\na;net 2\n");
+    pk_profile_free(f.p);
+}
+
+static void test_write_sanitises_names(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_build(&f);
+    add(&f, f.t_main, stack_of(f.p, "ns::a;b", "line\nbreak\r", "sp ace 42", NULL), 2, 0);
+    /* "x;y" and "x_y" are written alike, so their stacks are one line. */
+    add(&f, f.t_main, stack_of(f.p, "x;y", NULL), 1, 0);
+    add(&f, f.t_main, stack_of(f.p, "x_y", NULL), 4, 0);
+    add(&f, f.t_main, stack_of(f.p, "x\ny", "", NULL), 8, 0);
+    char *out = write_folded(f.p, f.cpu, false);
+    /* No name leaks a separator: every line has exactly one space before the count and the
+     * right number of ';'. */
+    assert_null(strchr(out, '\r'));
+    char *sorted = sorted_lines(out);
+    assert_string_equal(sorted, "ns::a_b;line_break_;sp ace 42 2\nx_y 5\nx_y;_ 8\n");
+    free(sorted);
+
+    /* The sanitised output reads back with the same weights. */
+    out = write_folded(f.p, f.cpu, false);
+    pk_profile *back = read_ok(out);
+    assert_int_equal(row_count(back, "ns::a_b;line_break_;sp ace 42"), 2);
+    assert_int_equal(row_count(back, "x_y"), 5);
+    assert_int_equal(row_count(back, "x_y;_"), 8);
+    pk_profile_free(back);
+    free(out);
+    pk_profile_free(f.p);
+
+    /* Long names (hashed in pieces) merge the same way. */
+    fixture g;
+    fixture_build(&g);
+    char plain[601], semi[601];
+    memset(plain, 'n', 600);
+    plain[600] = '\0';
+    plain[400] = '_';
+    memcpy(semi, plain, sizeof semi);
+    semi[400] = ';';
+    add(&g, g.t_main, stack_of(g.p, plain, NULL), 1, 0);
+    add(&g, g.t_worker, stack_of(g.p, semi, NULL), 2, 0);
+    out = write_folded(g.p, g.cpu, false);
+    char want[700];
+    snprintf(want, sizeof want, "%s 3\n", plain);
+    assert_string_equal(out, want);
+    free(out);
+    pk_profile_free(g.p);
+}
+
+static void test_write_with_threads(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_build(&f);
+    uint32_t ab = stack_of(f.p, "a", "b", NULL);
+    add(&f, f.t_main, ab, 1, 0);
+    add(&f, f.t_main2, ab, 2, 0); /* another thread called "main": the same line */
+    add(&f, f.t_worker, ab, 4, 0);
+    add(&f, f.t_worker, PK_NONE, 8, 0); /* empty stack */
+    pk_thread_rename(f.p, f.t_worker, pk_intern_cstr(f.p, "pool;1\n"));
+    assert_folded(f.p, f.cpu, true, "main;a;b 3\npool_1_;a;b 4\npool_1_ 8\n");
+    /* Without threads an empty stack has no name to write. */
+    assert_folded(f.p, f.cpu, false, "a;b 7\n");
+    pk_profile_free(f.p);
+}
+
+static void test_write_exact_format(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_build(&f);
+    add(&f, f.t_main, stack_of(f.p, "root", "leaf", NULL), 9223372036854775807LL, 0);
+    add(&f, f.t_worker, stack_of(f.p, "root", "leaf", NULL), 5, 0); /* saturates */
+    add(&f, f.t_main, stack_of(f.p, "root", NULL), 12, 0);
+    char *out = write_folded(f.p, f.cpu, false);
+    /* Lines come in order of first appearance of their stack, callers before callees. */
+    assert_string_equal(out, "root 12\nroot;leaf 9223372036854775807\n");
+    free(out);
+    pk_profile_free(f.p);
+}
+
+static void test_write_without_values_is_unsupported(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_write_options options = {0};
+    options.value = PK_NONE;
+    char *data = NULL;
+    size_t size = 0;
+    pk_error err;
+    assert_int_equal(pk_write_memory(p, &pk_format_folded, &options, &data, &size, &err),
+                     PK_ERR_UNSUPPORTED);
+    free(data);
+    pk_profile_free(p);
+}
+
+static void test_write_empty_profile(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_build(&f);
+    char *out = write_folded(f.p, PK_NONE, true);
+    assert_string_equal(out, "");
+    free(out);
+    pk_profile_free(f.p);
+}
+
+/* ---- round trips ------------------------------------------------------------------------------- */
+
+static char *read_file_text(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        fail_msg("cannot open %s", path);
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, fp), (size_t)n);
+    s[n] = '\0';
+    fclose(fp);
+    return s;
+}
+
+static void test_round_trip_reference(void **state)
+{
+    (void)state;
+    const char *source = getenv("PK_SOURCE_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/data/folded/synthetic.folded", source ? source : ".");
+    char *text = read_file_text(path);
+    pk_profile *p = read_ok(text);
+    char *once = write_folded(p, PK_NONE, false);
+    pk_profile *again = read_ok(once);
+    char *twice = write_folded(again, PK_NONE, false);
+    char *a = sorted_lines(dup_text(text));
+    char *b = sorted_lines(once);
+    char *c = sorted_lines(twice);
+    assert_string_equal(a, b);
+    assert_string_equal(b, c);
+    free(a);
+    free(b);
+    free(c);
+    free(text);
+    pk_profile_free(p);
+    pk_profile_free(again);
+}
+
+static void test_round_trip_merges_and_normalises(void **state)
+{
+    (void)state;
+    /* Duplicates merge, zero lines vanish, CRLF and extra blanks normalise; threads survive
+     * --with-threads and --folded-threads. */
+    pk_profile *p = read_ok("b;c 1\r\na 2\nb;c  4 \n\nz 0\na;b;c;d 1\n");
+    assert_folded(p, PK_NONE, false, "b;c 5\na 2\na;b;c;d 1\n");
+    char *with = write_folded(p, PK_NONE, true);
+    pk_profile *q = NULL;
+    pk_error err;
+    assert_int_equal(read_folded_opts(with, strlen(with), false, true, &q, &err), PK_OK);
+    assert_folded(q, PK_NONE, true, "all;b;c 5\nall;a 2\nall;a;b;c;d 1\n");
+    free(with);
+    pk_profile_free(q);
+    pk_profile_free(p);
+}
+
+/* Many random lines from a small vocabulary (so that stacks repeat and share prefixes), in
+ * random order: the output must be the input merged by stack. */
+static void test_round_trip_random(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"main", "a", "b", "a b", "run_[k]", "x", "xy", "-"};
+    uint64_t seed = 0x9e3779b97f4a7c15ULL;
+    size_t lines = 3000, cap = lines * 80, len = 0;
+    char *text = malloc(cap);
+    char *expected = malloc(cap);
+    assert_non_null(text);
+    assert_non_null(expected);
+    size_t expected_len = 0;
+    for (size_t i = 0; i < lines; i++) {
+        char stack[64];
+        size_t slen = 0;
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        unsigned depth = 1 + (unsigned)((seed >> 33) % 5);
+        for (unsigned d = 0; d < depth; d++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            slen += (size_t)snprintf(stack + slen, sizeof stack - slen, "%s%s", d ? ";" : "",
+                                     names[(seed >> 40) % 8]);
+        }
+        unsigned count = (unsigned)((seed >> 20) % 4);
+        len += (size_t)snprintf(text + len, cap - len, "%s%s%u\n", stack,
+                                i % 7 == 0 ? " \t " : " ", count);
+        expected_len += (size_t)snprintf(expected + expected_len, cap - expected_len, "%s %u\n",
+                                         stack, count);
+    }
+    /* Merge the expected lines: sort, then sum neighbours with the same stack. */
+    char *sorted = sorted_lines(expected);
+    char *merged = malloc(strlen(sorted) + 1);
+    assert_non_null(merged);
+    size_t merged_len = 0;
+    char prev[64] = "";
+    unsigned long long sum = 0;
+    for (char *save = NULL, *line = strtok_r(sorted, "\n", &save);; line = strtok_r(NULL, "\n", &save)) {
+        char *space = line ? strrchr(line, ' ') : NULL;
+        if (space)
+            *space = '\0';
+        if (!line || strcmp(line, prev) != 0) {
+            if (prev[0] && sum > 0)
+                merged_len += (size_t)sprintf(merged + merged_len, "%s %llu\n", prev, sum);
+            if (!line)
+                break;
+            snprintf(prev, sizeof prev, "%s", line);
+            sum = 0;
+        }
+        sum += strtoull(space + 1, NULL, 10);
+    }
+    merged[merged_len] = '\0';
+    char *want = sorted_lines(merged);
+    pk_profile *p = read_ok(text);
+    char *got = sorted_lines(write_folded(p, PK_NONE, false));
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    free(sorted);
+    free(text);
+    pk_profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_read_basic),
+        cmocka_unit_test(test_read_whitespace_and_crlf),
+        cmocka_unit_test(test_read_same_stack_summed_and_zero),
+        cmocka_unit_test(test_read_decimals_rounded),
+        cmocka_unit_test(test_read_differential_warns),
+        cmocka_unit_test(test_read_shared_prefixes),
+        cmocka_unit_test(test_read_thread_roots),
+        cmocka_unit_test(test_read_errors_name_the_line),
+        cmocka_unit_test(test_read_long_token_is_cut_in_message),
+        cmocka_unit_test(test_read_overlong_line),
+        cmocka_unit_test(test_read_salvage_keeps_lines_before),
+        cmocka_unit_test(test_read_every_truncation),
+        cmocka_unit_test(test_probe),
+        cmocka_unit_test(test_write_weights_sum_by_names),
+        cmocka_unit_test(test_write_zero_and_negative_omitted),
+        cmocka_unit_test(test_write_sanitises_names),
+        cmocka_unit_test(test_write_with_threads),
+        cmocka_unit_test(test_write_exact_format),
+        cmocka_unit_test(test_write_without_values_is_unsupported),
+        cmocka_unit_test(test_write_empty_profile),
+        cmocka_unit_test(test_round_trip_reference),
+        cmocka_unit_test(test_round_trip_merges_and_normalises),
+        cmocka_unit_test(test_round_trip_random),
+    };
+    return cmocka_run_group_tests_name("folded", tests, NULL, NULL);
+}

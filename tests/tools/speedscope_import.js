@@ -1,0 +1,97 @@
+// Opens a profile file with speedscope's own importer (from the speedscope npm package, run
+// without a browser) and prints what speedscope understood, as JSON:
+//   {"importer": "Importing as ...", "name": ..., "active": N,
+//    "profiles": [{"name", "unit", "total", "folded": ["a;b 3", ...]}]}
+// "folded" lists every root-to-node path of speedscope's merged call tree with its self weight,
+// so it compares line for line with folded stacks.
+// Usage: node speedscope_import.js SPEEDSCOPE_PACKAGE_DIR FILE [NAME_SEEN_BY_SPEEDSCOPE]
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const vm = require('vm');
+
+function fail(message) {
+  process.stderr.write(`speedscope_import: ${message}\n`);
+  process.exit(2);
+}
+
+const [packageDir, file, shownName] = process.argv.slice(2);
+if (!packageDir || !file) fail('usage: speedscope_import.js PACKAGE_DIR FILE [NAME]');
+const release = path.join(packageDir, 'dist', 'release');
+const html = fs.readFileSync(path.join(release, 'index.html'), 'utf8');
+const bundleName = (html.match(/<script src="(speedscope-[^"]+\.js)">/) || [])[1];
+if (!bundleName) fail('no speedscope bundle named in index.html');
+let source = fs.readFileSync(path.join(release, bundleName), 'utf8');
+
+// The bundle is the whole web app. Its import module is kept and the start of the user
+// interface (the last statement) is cut off; the module is found by its exported names.
+const exportsMatch = source.match(/\$l\((\w+),\{importFromFileSystemDirectoryEntry:/) ||
+  source.match(/(\w+)=\{\};\w+\(\1,\{importFromFileSystemDirectoryEntry:/);
+if (!exportsMatch) fail('import module not found in the bundle');
+const moduleObject = exportsMatch[1];
+const initMatch = source.match(new RegExp(
+  '\\w+=Promise\\.resolve\\(\\)\\.then\\(\\(\\)=>\\((\\w+)\\(\\),' + moduleObject + '\\)\\)'));
+if (!initMatch) fail('initialiser of the import module not found');
+const uiStart = source.lastIndexOf('console.log(`speedscope v$');
+const bundleEnd = source.lastIndexOf('})();');
+if (uiStart < 0 || bundleEnd < uiStart) fail('start of the user interface not found');
+source = source.slice(0, uiStart) +
+  `globalThis.__importModule=()=>(${initMatch[1]}(),${moduleObject});` + source.slice(bundleEnd);
+
+const logged = [];
+const sandbox = {
+  console: { log: (...a) => logged.push(a.join(' ')), warn() {}, error: (...a) => logged.push(a.join(' ')), info() {} },
+  TextDecoder, TextEncoder, URL, atob, btoa, WebAssembly, setTimeout, clearTimeout,
+  Blob: class {},
+  navigator: { userAgent: 'node', platform: 'linux' },
+  location: { hash: '', search: '', href: 'file:///speedscope' },
+  document: {
+    createElement: () => ({ style: {}, getContext: () => null, setAttribute() {}, appendChild() {} }),
+    head: { appendChild() {} }, body: {}, addEventListener() {}, querySelector: () => null,
+  },
+  addEventListener() {},
+  matchMedia: () => ({ matches: false, addEventListener() {}, addListener() {} }),
+  localStorage: { getItem: () => null, setItem() {} },
+};
+sandbox.window = sandbox;
+sandbox.self = sandbox;
+sandbox.globalThis = sandbox;
+vm.createContext(sandbox);
+vm.runInContext(source, sandbox, { filename: bundleName });
+const importer = sandbox.__importModule();
+
+function foldedLines(profile) {
+  const sums = new Map();
+  const walk = (node, names) => {
+    for (const child of node.children) {
+      const here = names.concat(child.frame.name);
+      const self = child.getSelfWeight();
+      if (self > 0) {
+        const key = here.join(';');
+        sums.set(key, (sums.get(key) || 0) + self);
+      }
+      walk(child, here);
+    }
+  };
+  walk(profile.getGroupedCalltreeRoot(), []);
+  return [...sums].map(([stack, weight]) => `${stack} ${weight}`).sort();
+}
+
+(async () => {
+  const bytes = fs.readFileSync(file);
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const group = await importer.importProfilesFromArrayBuffer(shownName || path.basename(file), buffer);
+  if (!group) fail(`speedscope could not import ${file}: ${logged.join(' | ')}`);
+  const result = {
+    importer: logged.find(l => l.startsWith('Importing as')) || null,
+    name: group.name,
+    active: group.indexToView,
+    profiles: group.profiles.map(p => ({
+      name: p.getName(),
+      unit: p.getWeightUnit(),
+      total: p.getTotalWeight(),
+      folded: foldedLines(p),
+    })),
+  };
+  process.stdout.write(JSON.stringify(result, null, 1) + '\n');
+})().catch(e => fail(`speedscope failed on ${file}: ${e && e.stack || e}`));
