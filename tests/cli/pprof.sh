@@ -26,6 +26,23 @@ report() {
     go tool pprof "-$1" -symbolize=none "$2" 2>/dev/null | grep -v 'thread:'
 }
 
+# Per function "name flat cum" from go tool pprof -top, one value (inline marks left out).
+pprof_functions() {
+    go tool pprof -top -symbolize=none -nodecount=100000 -nodefraction=0 -sample_index="$2" "$1" 2>/dev/null |
+        awk 'started { name = $6; for (i = 7; i <= NF; i++) name = name " " $i
+                       sub(/ \(inline\)$/, "", name); print name, $1, $4 }
+             /flat%/ { started = 1 }' | sort
+}
+
+# The same from profkit's folded output: flat = leaf weight, cum = weight of the stacks that
+# hold the function (once per stack, as pprof counts recursion).
+profkit_functions() {
+    "$PROFKIT" convert "$1" --to folded --value "$2" --quiet |
+        awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); self[f[k]] += n
+               split("", seen); for (i = 1; i <= k; i++) if (!(f[i] in seen)) { seen[f[i]] = 1; cum[f[i]] += n } }
+             END { for (x in cum) print x, self[x] + 0, cum[x] }' | sort
+}
+
 # ---- legacy CPU profiles turned into profile.proto by go tool pprof -----------------------------
 for spec in real.prof:298 cppbench.cpu:712 gobench.cpu:305 java.cpu:7; do
     name=${spec%%:*}
@@ -54,7 +71,10 @@ for spec in real.prof:298 cppbench.cpu:712 gobench.cpu:305 java.cpu:7; do
     expect_eq "$(report top "$name.again.pprof")" "$(report top "$name.pb.gz")" "$name: -top twice"
 done
 
-# Function names survive: the Java profile names its functions in the proto.
+# Function names survive: the Java profile names its functions in the proto; per function,
+# profkit's flat and cumulative samples are pprof's.
+expect_eq "$(profkit_functions java.cpu.pb.gz samples)" "$(pprof_functions java.cpu.pb.gz samples)" \
+    "java: per-function flat and cum samples"
 expect_status 0 "$PROFKIT" dump java.cpu.out.pb.gz
 expect_contains "$OUT" '"com.example.function06"' "java: function name in profkit's output"
 expect_contains "$(report top java.cpu.out.pb.gz)" "com.example.function06" "java: -top names"
@@ -81,6 +101,10 @@ if go run goprof.go >go-run.log 2>&1; then
     expect_eq "$(report top cpu.out.pb.gz)" "$(report top cpu.pprof)" "cpu.pprof: -top"
     expect_eq "$(report traces cpu.out.pb.gz)" "$(report traces cpu.pprof)" "cpu.pprof: -traces"
     expect_contains "$(report top cpu.out.pb.gz)" "main.leafWork (inline)" "inlined frame kept"
+    expect_eq "$(profkit_functions cpu.pprof samples)" "$(pprof_functions cpu.pprof samples)" \
+        "cpu.pprof: per-function flat and cum samples"
+    expect_eq "$(profkit_functions heap.pprof alloc_objects)" \
+        "$(pprof_functions heap.pprof alloc_objects)" "heap.pprof: per-function alloc_objects"
     expect_contains "$(go tool pprof -traces cpu.out.pb.gz 2>/dev/null)" "thread:  worker" \
         "thread label written"
 
