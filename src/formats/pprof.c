@@ -478,10 +478,8 @@ typedef struct location_entry {
     uint64_t id;
     uint64_t mapping_id;
     uint64_t address;
-    uint64_t at; /* where it was defined, or first referenced while undefined */
     uint32_t first_line;
     uint32_t line_count;
-    bool defined;
     /* set when finishing: its frames in the model, outermost first */
     uint32_t first_frame;
     uint32_t frame_count;
@@ -513,7 +511,6 @@ typedef struct reader {
 
     uint32_t *strings; /* pprof string index -> model string */
     size_t string_count, string_capacity;
-    uint64_t first_string_at;
 
     sample_type_entry *sample_types;
     size_t sample_type_count, sample_type_capacity;
@@ -536,7 +533,7 @@ typedef struct reader {
     pk_u64map location_ids;
     line_entry *lines;
     size_t line_count, line_capacity;
-    size_t unsymbolized_locations;
+    size_t unsymbolized_locations; /* locations without lines: symbolization has work */
     uint32_t address_frame; /* the chain address_frames returns */
 
     int64_t *label_values;
@@ -648,27 +645,6 @@ static pk_status read_period_type(reader *r, const uint8_t *data, size_t len, ui
         return reader_fail(r, PK_ERR_INPUT, at, "malformed period_type");
     r->period_type_name = (deferred_string){vt->type, at};
     r->period_type_unit = (deferred_string){vt->unit, at};
-    return PK_OK;
-}
-
-/* Dense index of a location ID, creating an undefined entry on first sight. */
-static pk_status location_index(reader *r, uint64_t id, uint64_t at, uint32_t *index)
-{
-    uint32_t *slot;
-    bool inserted;
-    if (r->location_count >= UINT32_MAX - 1)
-        return reader_fail(r, PK_ERR_LIMIT, at, "too many locations");
-    if (!pk_u64map_put(&r->location_ids, id, (uint32_t)r->location_count, &slot, &inserted))
-        return reader_nomem(r);
-    if (inserted) {
-        if (!PK_ARRAY_RESERVE(r->locations, r->location_capacity, r->location_count + 1))
-            return reader_nomem(r);
-        location_entry *loc = &r->locations[r->location_count++];
-        memset(loc, 0, sizeof *loc);
-        loc->id = id;
-        loc->at = at;
-    }
-    *index = *slot;
     return PK_OK;
 }
 
@@ -858,19 +834,23 @@ static pk_status read_location(reader *r, const uint8_t *data, size_t len, uint6
         return reader_fail(r, PK_ERR_INPUT, at, "malformed location");
     if (l->id == 0)
         return reader_fail(r, PK_ERR_INPUT, at, "location with the reserved id 0");
-    uint32_t index = 0;
-    pk_status st = location_index(r, l->id, at, &index);
-    if (st != PK_OK)
-        return st;
-    location_entry *loc = &r->locations[index];
-    if (loc->defined)
+    uint32_t *slot;
+    bool inserted;
+    if (r->location_count >= UINT32_MAX - 1)
+        return reader_fail(r, PK_ERR_LIMIT, at, "too many locations");
+    if (!pk_u64map_put(&r->location_ids, l->id, (uint32_t)r->location_count, &slot, &inserted))
+        return reader_nomem(r);
+    if (!inserted)
         return reader_fail(r, PK_ERR_INPUT, at, "duplicate location id %" PRIu64, l->id);
+    if (!PK_ARRAY_RESERVE(r->locations, r->location_capacity, r->location_count + 1))
+        return reader_nomem(r);
+    location_entry *loc = &r->locations[r->location_count++];
+    memset(loc, 0, sizeof *loc);
+    loc->id = l->id;
     if (r->line_count + l->n_line >= UINT32_MAX)
         return reader_fail(r, PK_ERR_LIMIT, at, "too many lines");
     if (!PK_ARRAY_RESERVE(r->lines, r->line_capacity, r->line_count + l->n_line))
         return reader_nomem(r);
-    loc->defined = true;
-    loc->at = at;
     loc->mapping_id = l->mapping_id;
     loc->address = l->address;
     loc->first_line = (uint32_t)r->line_count;
@@ -887,11 +867,8 @@ static pk_status read_location(reader *r, const uint8_t *data, size_t len, uint6
 
 static pk_status read_string(reader *r, const uint8_t *data, size_t len, uint64_t at)
 {
-    if (r->string_count == 0) {
-        r->first_string_at = at;
-        if (len != 0)
-            return reader_fail(r, PK_ERR_INPUT, at, "string_table[0] must be empty");
-    }
+    if (r->string_count == 0 && len != 0)
+        return reader_fail(r, PK_ERR_INPUT, at, "string_table[0] must be empty");
     if (r->string_count >= UINT32_MAX)
         return reader_fail(r, PK_ERR_LIMIT, at, "too many strings");
     if (!PK_ARRAY_RESERVE(r->strings, r->string_capacity, r->string_count + 1))
@@ -967,7 +944,6 @@ static pk_status read_message_field(reader *r, unsigned field, const uint8_t *da
 static pk_status read_fields(reader *r)
 {
     source *s = &r->src;
-    uint64_t last_progress = 0;
     for (;;) {
         uint64_t at = source_offset(s);
         uint64_t tag;
@@ -1037,15 +1013,6 @@ static pk_status read_fields(reader *r)
         }
         if (st != PK_OK)
             return st;
-        if (r->options && r->options->progress) {
-            /* progress counts bytes of the file, compressed or not */
-            source_sync(s);
-            uint64_t done = pk_in_offset(s->in);
-            if (done - last_progress >= (4u << 20)) {
-                last_progress = done;
-                r->options->progress(r->options->progress_context, done, s->in->size_hint);
-            }
-        }
     }
     if (s->failure != PK_OK)
         return PK_ERR_INPUT;
