@@ -542,6 +542,50 @@ static void unsymbolized_locations(void **state)
     tb_free(&b);
 }
 
+/* More sample types than the model holds: the first eight are kept, with a warning; labels
+ * other than thread names are dropped with a warning; pid and tid labels make threads. */
+static void many_sample_types_and_labels(void **state)
+{
+    (void)state;
+    tb_bytes b = {0}, sub = {0}, label = {0};
+    for (int i = 0; i < 10; i++)
+        pb_value_type(&b, 1, 1 + i, 0);
+    pb_varint(&sub, 1, 1);
+    for (int i = 0; i < 10; i++)
+        pb_varint(&sub, 2, (uint64_t)(i + 1) * 10);
+    pb_varint(&label, 1, 11); /* "bytes" = 512 */
+    pb_varint(&label, 3, 512);
+    pb_message(&sub, 3, &label);
+    pb_varint(&label, 1, 12); /* "tid" = 77 */
+    pb_varint(&label, 3, 77);
+    pb_message(&sub, 3, &label);
+    pb_message(&b, 2, &sub);
+    pb_varint(&sub, 1, 1);
+    pb_message(&b, 4, &sub);
+    pb_string(&b, "");
+    for (int i = 0; i < 10; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "v%d", i);
+        pb_string(&b, name);
+    }
+    pb_string(&b, "bytes");
+    pb_string(&b, "tid");
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(b.data, b.len, false, &p, &err), PK_OK);
+    assert_int_equal(pk_value_type_count(p), PK_MAX_VALUES);
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 7)->name), "v7");
+    assert_int_equal(pk_default_value(p), PK_MAX_VALUES - 1);
+    assert_int_equal(pk_value_total(p, 7), 80);
+    assert_int_equal(pk_thread_count(p), 1);
+    assert_int_equal(pk_thread_at(p, 0)->tid, 77);
+    assert_int_equal(pk_warning_count(p), 2);
+    assert_non_null(strstr(pk_warning_at(p, 0), "10 sample types"));
+    assert_non_null(strstr(pk_warning_at(p, 1), "\"bytes\""));
+    pk_profile_free(p);
+    tb_free(&b);
+}
+
 static void probe_scores(void **state)
 {
     (void)state;
@@ -902,6 +946,7 @@ int main(void)
         cmocka_unit_test(every_truncation_point),
         cmocka_unit_test(damaged_files_are_clear_errors),
         cmocka_unit_test(unsymbolized_locations),
+        cmocka_unit_test(many_sample_types_and_labels),
         cmocka_unit_test(probe_scores),
         cmocka_unit_test(writes_what_pprof_expects),
         cmocka_unit_test(round_trip_keeps_the_model),
