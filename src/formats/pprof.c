@@ -59,6 +59,8 @@ enum { WIRE_VARINT = 0, WIRE_FIXED64 = 1, WIRE_BYTES = 2, WIRE_FIXED32 = 5 };
 #define PROPERTY_DOC_URL "pprof.doc_url"
 #define PROPERTY_COMMENT "comment"
 #define PROPERTY_DURATION "duration_nanos"
+/* The comment that carries the program's name, which pprof has no field for. */
+#define COMMENT_PRODUCT "product"
 
 /* Sample label keys that name a thread. */
 #define LABEL_THREAD "thread"
@@ -1375,8 +1377,13 @@ static pk_status build_metadata(reader *r)
             char key[128];
             memcpy(key, text, key_len);
             key[key_len] = '\0';
-            if (pk_property_set(r->p, key, eq + 1) != PK_OK)
+            if (strcmp(key, COMMENT_PRODUCT) == 0 && !pk_metadata_get(r->p)->product) {
+                pk_metadata_of(r->p)->product = pk_intern_cstr(r->p, eq + 1);
+                if (pk_metadata_get(r->p)->product == PK_NONE)
+                    st = reader_nomem(r);
+            } else if (pk_property_set(r->p, key, eq + 1) != PK_OK) {
                 st = reader_nomem(r);
+            }
             continue;
         }
         size_t len = strlen(text);
@@ -2099,16 +2106,34 @@ static bool property_is_field(const char *key)
            strcmp(key, PROPERTY_DOC_URL) == 0 || strcmp(key, PROPERTY_DURATION) == 0;
 }
 
-/* Comments: plain comment lines, then every other property as "key=value". */
+/* Comments: the product and every property as "key=value", the comment property line by
+ * line. */
 static void collect_comments(writer *w, int64_t **out, size_t *count)
 {
     const pk_profile *p = w->p;
     int64_t *list = NULL;
     size_t n = 0, cap = 0;
+    /* pprof names the program after the first mapping; the comment only when that does not */
+    uint32_t product = pk_metadata_get(p)->product;
+    if (product && pk_resource_count(p) > 0 && pk_resource_at(p, 0)->name == product)
+        product = 0;
+    if (product) {
+        const char *name = pk_str(p, product);
+        size_t len = strlen(COMMENT_PRODUCT) + strlen(name) + 2;
+        char *text = malloc(len);
+        if (!text || !PK_ARRAY_RESERVE(list, cap, n + 1)) {
+            free(text);
+            w->failed = true;
+        } else {
+            snprintf(text, len, "%s=%s", COMMENT_PRODUCT, name);
+            list[n++] = extra_string(w, text);
+            free(text);
+        }
+    }
     for (size_t i = 0; i < pk_property_count(p) && !w->failed; i++) {
         const char *key = pk_property_key(p, i);
         const char *value = pk_property_value(p, i);
-        if (property_is_field(key))
+        if (property_is_field(key) || (product && strcmp(key, COMMENT_PRODUCT) == 0))
             continue;
         if (strcmp(key, PROPERTY_COMMENT) == 0) {
             const char *line = value;

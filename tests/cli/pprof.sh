@@ -122,6 +122,29 @@ else
     sed 's/^/  go: /' go-run.log | head -20 >&2
 fi
 
+# ---- a Roku BrightScript profile ------------------------------------------------------------------
+ROKU=$SRC/examples/roku-channel.bsprof
+if "$PROFKIT" formats | grep -q '^bsprof .*read' && [ -f "$ROKU" ]; then
+    expect_status 0 "$PROFKIT" convert "$ROKU" -o roku.pb.gz
+    expect_status 0 "$PROFKIT" info roku.pb.gz
+    expect_contains "$OUT" "product                  Streamline TV" "roku: product kept"
+    expect_contains "$OUT" "VideoPlayer" "roku: threads kept"
+    for value in cpu calls alloc-bytes; do
+        expect_eq "$(profkit_total roku.pb.gz $value)" "$(profkit_total "$ROKU" $value)" \
+            "roku: $value total after conversion"
+    done
+    expect_eq "$(pprof_total roku.pb.gz cpu)" "$(profkit_total "$ROKU" cpu)operations" \
+        "roku: cpu total in go tool pprof"
+    # BrightScript functions in go tool pprof -top, with profkit's own per-function numbers
+    expect_contains "$(report top roku.pb.gz)" "PadLeft" "roku: frames in go tool pprof -top"
+    expect_eq "$(pprof_functions roku.pb.gz calls)" "$(profkit_functions "$ROKU" calls)" \
+        "roku: per-function calls"
+    expect_eq "$(pprof_functions roku.pb.gz cpu | sed 's/operations//g')" \
+        "$(profkit_functions "$ROKU" cpu)" "roku: per-function cpu"
+else
+    echo "note: no bsprof reader or example in this build; the Roku checks were not run"
+fi
+
 # ---- damage --------------------------------------------------------------------------------------
 head -c 300 cppbench.raw.pb > cut.pb
 expect_status 1 "$PROFKIT" info --from pprof cut.pb
