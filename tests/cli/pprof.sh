@@ -53,8 +53,9 @@ for spec in real.prof:298 cppbench.cpu:712 gobench.cpu:305 java.cpu:7; do
     expect_eq "$(profkit_total "$name.pb.gz" samples)" "$want" "$name: profkit samples total"
     expect_eq "$(pprof_total "$name.pb.gz" samples)" "$want" "$name: pprof samples total"
 
-    # profkit's output: same totals and the same reports in go tool pprof
-    expect_status 0 "$PROFKIT" convert "$name.pb.gz" -o "$name.out.pb.gz"
+    # profkit's output: same totals and the same reports in go tool pprof (addresses left as
+    # they are, as -symbolize=none left them)
+    expect_status 0 "$PROFKIT" convert "$name.pb.gz" --no-symbols -o "$name.out.pb.gz"
     expect_eq "$(pprof_total "$name.out.pb.gz" samples)" "$want" "$name: total of profkit's output"
     expect_eq "$(pprof_total "$name.out.pb.gz" cpu)" "$(pprof_total "$name.pb.gz" cpu)" \
         "$name: cpu total of profkit's output"
@@ -67,7 +68,7 @@ for spec in real.prof:298 cppbench.cpu:712 gobench.cpu:305 java.cpu:7; do
     expect_eq "$raw_sum" "$want" "$name: sum of -raw samples"
 
     # pprof -> pprof -> pprof keeps the reports
-    expect_status 0 "$PROFKIT" convert "$name.out.pb.gz" --to pprof -o "$name.again.pprof"
+    expect_status 0 "$PROFKIT" convert "$name.out.pb.gz" --no-symbols --to pprof -o "$name.again.pprof"
     expect_eq "$(report top "$name.again.pprof")" "$(report top "$name.pb.gz")" "$name: -top twice"
 done
 
@@ -143,6 +144,29 @@ if "$PROFKIT" formats | grep -q '^bsprof .*read' && [ -f "$ROKU" ]; then
         "$(profkit_functions "$ROKU" cpu)" "roku: per-function cpu"
 else
     echo "note: no bsprof reader or example in this build; the Roku checks were not run"
+fi
+
+# ---- addresses without lines, named from the binary ---------------------------------------------
+if "$PROFKIT" convert --help | grep -q -- '--symbol-path' && [ -e /usr/lib/x86_64-linux-gnu/libprofiler.so.0 ] &&
+   gcc -O0 -g -fno-omit-frame-pointer "$DATA/native.c" -o native \
+       -Wl,--no-as-needed /usr/lib/x86_64-linux-gnu/libprofiler.so.0 2>gcc.log; then
+    CPUPROFILE=native.prof CPUPROFILE_FREQUENCY=1000 ./native 2>/dev/null
+    go tool pprof -symbolize=none -proto ./native native.prof > native.pb.gz 2>/dev/null
+    expect_status 0 "$PROFKIT" convert native.pb.gz --to folded -o native.folded
+    expect_contains "$(cat native.folded)" "main;middle;leaf " "native: stacks named from the binary"
+    expect_contains "$(cat native.folded)" "main;other " "native: second stack"
+    expect_status 0 "$PROFKIT" convert native.pb.gz --to folded --no-symbols -o native.raw.folded
+    expect_not_contains "$(cat native.raw.folded)" "middle" "native: --no-symbols keeps addresses"
+    expect_contains "$(cat native.raw.folded)" "0x" "native: address names"
+    # the symbolized output reads in go tool pprof without the binary, with the same numbers
+    expect_status 0 "$PROFKIT" convert native.pb.gz -o native.out.pb.gz
+    want=$(profkit_functions native.pb.gz samples | grep -E '^(leaf|middle|other|main) ')
+    expect_contains "$want" "middle 0 " "native: profkit's per-function samples"
+    mv native native.moved
+    expect_eq "$(pprof_functions native.out.pb.gz samples | grep -E '^(leaf|middle|other|main) ')" \
+        "$want" "native: per-function samples in go tool pprof"
+else
+    echo "note: no symbolization pass, gcc or libprofiler in this build; the native checks were not run"
 fi
 
 # ---- damage --------------------------------------------------------------------------------------
