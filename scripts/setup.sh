@@ -9,10 +9,12 @@ BUILD_PACKAGES=(
   zlib1g-dev libxxhash-dev libdw-dev libelf-dev libiberty-dev
   libprotobuf-c-dev protobuf-c-compiler
 )
-# Tests: cmocka, and the real tools profkit's output is checked against.
+# Tests: cmocka, and the real tools profkit's output is checked against (pprof in Go and Perl,
+# gperftools, a headless browser that opens the SVG flame graphs).
 TEST_PACKAGES=(
-  libcmocka-dev libjansson-dev python3 python3-jsonschema
+  libcmocka-dev libjansson-dev libxml2-dev python3 python3-jsonschema
   golang-go google-perftools libgoogle-perftools-dev binutils
+  chromium fonts-dejavu-core
 )
 
 want=("${BUILD_PACKAGES[@]}")

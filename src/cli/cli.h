@@ -35,8 +35,17 @@ typedef struct cli_input_options {
 typedef struct cli_option {
     const char *name;
     int has_arg; /* 0 flag, 1 required argument */
-    int key;     /* returned to the command's handler; a short option letter or >= 256 */
+    int key;     /* returned to the command's handler: a short option letter, or 256..0xfff */
 } cli_option;
+
+/* The options of commands that write a profile (convert, merge). */
+typedef struct cli_output_args {
+    const char *output; /* -o, --output; NULL = standard output */
+    const char *to;     /* --to FORMAT */
+    const char *value;  /* --value NAME */
+    const char *title;  /* --title TEXT */
+    bool with_threads;  /* --with-threads */
+} cli_output_args;
 
 /* Called for each of the command's own options; returns 0, or an exit status to stop with. */
 typedef int (*cli_option_handler)(void *context, int key, const char *value);
@@ -49,6 +58,18 @@ typedef int (*cli_option_handler)(void *context, int key, const char *value);
 int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler handler,
               void *context, cli_input_options *input, const char *help_text,
               char ***positional, int *positional_count);
+
+/* The option table of cli_output_args (terminated by a NULL name) and its handler, whose
+ * context is a cli_output_args. */
+extern const struct cli_option cli_output_options[];
+int cli_output_option(void *context, int key, const char *value);
+/* The output format from --to, else from the output name; prints why not and returns NULL. */
+const pk_format *cli_output_format(const cli_output_args *args, const char *command);
+/* Writes p as args ask, with the format options of input; protect_path is never written over.
+ * Returns an exit status. */
+int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk_format *to,
+                      const cli_input_options *input, const char *protect_path,
+                      const char *shown_name);
 
 /* Reads path with the common input options, printing errors as
  * "profkit: FILE: byte OFFSET: message" and warnings unless quiet. Returns an exit status. */
@@ -80,6 +101,9 @@ int pk_cmd_convert(int argc, char **argv);
 int pk_cmd_info(int argc, char **argv);
 int pk_cmd_formats(int argc, char **argv);
 int pk_cmd_dump(int argc, char **argv);
+int pk_cmd_report(int argc, char **argv);
+int pk_cmd_diff(int argc, char **argv);
+int pk_cmd_merge(int argc, char **argv);
 /* commands:declarations */
 
 extern const pk_command pk_commands[];

@@ -245,3 +245,74 @@ uint32_t cli_pick_value(const pk_profile *p, const char *name, const char *path)
     fputc('\n', stderr);
     return PK_NONE;
 }
+
+enum { KEY_OUT_TO = 0x800, KEY_OUT_VALUE, KEY_OUT_WITH_THREADS, KEY_OUT_TITLE };
+
+const cli_option cli_output_options[] = {
+    {"output", 1, 'o'},
+    {"to", 1, KEY_OUT_TO},
+    {"value", 1, KEY_OUT_VALUE},
+    {"with-threads", 0, KEY_OUT_WITH_THREADS},
+    {"title", 1, KEY_OUT_TITLE},
+    {NULL, 0, 0},
+};
+
+int cli_output_option(void *context, int key, const char *value)
+{
+    cli_output_args *a = context;
+    switch (key) {
+    case 'o':
+        a->output = value;
+        return 0;
+    case KEY_OUT_TO:
+        a->to = value;
+        return 0;
+    case KEY_OUT_VALUE:
+        a->value = value;
+        return 0;
+    case KEY_OUT_WITH_THREADS:
+        a->with_threads = true;
+        return 0;
+    case KEY_OUT_TITLE:
+        a->title = value;
+        return 0;
+    }
+    return PK_EXIT_USAGE;
+}
+
+const pk_format *cli_output_format(const cli_output_args *args, const char *command)
+{
+    const char *output = args->output ? args->output : "-";
+    if (args->to)
+        return cli_format_named(args->to, false, true);
+    if (strcmp(output, "-") == 0) {
+        cli_error("%s: give --to FORMAT when writing to standard output", command);
+        return NULL;
+    }
+    const pk_format *to = pk_format_by_extension(output, true);
+    if (!to)
+        cli_error("%s: cannot tell the output format from '%s'; give --to FORMAT", command,
+                  output);
+    return to;
+}
+
+int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk_format *to,
+                      const cli_input_options *input, const char *protect_path,
+                      const char *shown_name)
+{
+    uint32_t value = cli_pick_value(p, args->value, shown_name);
+    if (value == PK_NONE && pk_value_type_count(p) > 0)
+        return PK_EXIT_USAGE;
+    pk_write_options write_options = {
+        .value = value,
+        .with_threads = args->with_threads,
+        .extra = {input->extra, input->extra_count},
+        .title = args->title,
+    };
+    pk_error err;
+    pk_error_clear(&err);
+    if (pk_write_file(p, args->output ? args->output : "-", to, &write_options, protect_path,
+                      &err) != PK_OK)
+        return cli_report_error(NULL, &err);
+    return PK_EXIT_OK;
+}

@@ -11,6 +11,9 @@ const pk_command pk_commands[] = {
     {"info", "show what a profile holds: metadata, threads, values, warnings", pk_cmd_info},
     {"dump", "print a binary profile record by record with byte offsets", pk_cmd_dump},
     {"formats", "list the formats profkit reads and writes", pk_cmd_formats},
+    {"report", "top functions, call tree, callers, lines, memory leaks, threads", pk_cmd_report},
+    {"diff", "compare two profiles: table, folded lines or differential flame graph", pk_cmd_diff},
+    {"merge", "sum several profiles into one", pk_cmd_merge},
     /* commands:end */
 };
 const size_t pk_command_count = sizeof pk_commands / sizeof pk_commands[0];
@@ -26,7 +29,9 @@ static void print_usage(FILE *f)
                "\nExamples:\n"
                "  profkit convert channel.bsprof -o channel.json     # open in profiler.firefox.com\n"
                "  profkit convert channel.bsprof --to folded > out.folded\n"
-               "  profkit info channel.bsprof\n");
+               "  profkit info channel.bsprof\n"
+               "  profkit report channel.bsprof --tree               # call tree on the terminal\n"
+               "  profkit convert channel.bsprof -o flame.svg        # interactive flame graph\n");
 }
 
 int main(int argc, char **argv)

@@ -9,6 +9,7 @@ extern const pk_format pk_format_firefox;
 extern const pk_format pk_format_folded;
 extern const pk_format pk_format_pprof;
 extern const pk_format pk_format_speedscope;
+extern const pk_format pk_format_svg;
 /* formats:end */
 
 #endif

@@ -8,6 +8,7 @@ static const pk_format *const pk_format_table[] = {
     &pk_format_folded,
     &pk_format_pprof,
     &pk_format_speedscope,
+    &pk_format_svg,
     /* table:end */
     NULL, /* keeps the table valid C while it is being filled; not counted */
 };

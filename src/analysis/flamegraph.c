@@ -1,0 +1,475 @@
+/* Flame graph layout and SVG output. Children are ordered by name, as in the classic flame
+ * graph, so that the same code lands at the same place in two graphs. */
+#define _GNU_SOURCE /* qsort_r */
+#include "analysis/flamegraph.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analysis/flamegraph_script.h"
+#include "analysis/units.h"
+#include "core/hashmap.h"
+
+#define FONT_SIZE 12.0
+#define CHAR_WIDTH (0.59 * FONT_SIZE)
+#define PAD 10.0
+#define TOP_MARGIN 62.0
+#define BOTTOM_MARGIN 34.0
+#define MATCH_COLOUR "rgb(230,0,230)"
+
+typedef struct drawn_frame {
+    uint32_t node;         /* tree node, or the parent of a group of merged narrow frames */
+    uint32_t merged;       /* 0 for a node; otherwise how many narrow frames this one stands for */
+    uint32_t depth;
+    double x, w;
+    int64_t total;
+    double base;           /* differential: base value */
+} drawn_frame;
+
+typedef struct layout {
+    drawn_frame *frames;
+    size_t count, capacity;
+    uint32_t max_depth;
+} layout;
+
+typedef struct pending {
+    uint32_t node;
+    uint32_t depth;
+    double x;
+} pending;
+
+void pk_flamegraph_options_init(pk_flamegraph_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->image_width = 1200;
+    o->frame_height = 16;
+    o->min_width = 0.1;
+}
+
+static bool add_frame(layout *l, drawn_frame f)
+{
+    if (l->count == l->capacity) {
+        size_t cap = l->capacity ? l->capacity * 2 : 1024;
+        drawn_frame *grown = realloc(l->frames, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        l->frames = grown;
+        l->capacity = cap;
+    }
+    l->frames[l->count++] = f;
+    if (f.depth > l->max_depth)
+        l->max_depth = f.depth;
+    return true;
+}
+
+static int compare_by_name(const void *pa, const void *pb, void *context)
+{
+    const pk_calltree *tree = ((const void *const *)context)[0];
+    const pk_profile *p = ((const void *const *)context)[1];
+    const pk_calltree_node *a = &tree->nodes[*(const uint32_t *)pa];
+    const pk_calltree_node *b = &tree->nodes[*(const uint32_t *)pb];
+    int c = strcmp(pk_str(p, a->name), pk_str(p, b->name));
+    if (c == 0)
+        c = a < b ? -1 : a > b;
+    return c;
+}
+
+/* Places every frame at least min_width wide; narrow siblings become one frame at the end of
+ * their parent. */
+static pk_status lay_out(layout *l, const pk_profile *p, const pk_calltree *tree, double scale,
+                         const pk_flamegraph_options *o, pk_error *err)
+{
+    pending *work = NULL;
+    size_t work_count = 0, work_capacity = 0;
+    uint32_t *children = NULL;
+    size_t children_capacity = 0;
+    const void *context[2] = {tree, p};
+    pk_status st = PK_OK;
+    const pk_calltree_node *root = &tree->nodes[0];
+    if (!add_frame(l, (drawn_frame){0, 0, 0, PAD, (double)root->total * scale, root->total,
+                                    o->base_totals ? o->base_totals[0] : 0}))
+        goto nomem;
+    work = malloc(64 * sizeof *work);
+    if (!work)
+        goto nomem;
+    work_capacity = 64;
+    work[work_count++] = (pending){0, 0, PAD};
+    while (work_count) {
+        pending item = work[--work_count];
+        size_t n = 0;
+        for (uint32_t c = tree->nodes[item.node].first_child; c != PK_NONE;
+             c = tree->nodes[c].next_sibling) {
+            if (tree->nodes[c].total <= 0)
+                continue;
+            if (n == children_capacity) {
+                size_t cap = children_capacity ? children_capacity * 2 : 64;
+                uint32_t *grown = realloc(children, cap * sizeof *grown);
+                if (!grown)
+                    goto nomem;
+                children = grown;
+                children_capacity = cap;
+            }
+            children[n++] = c;
+        }
+        if (n > 1)
+            qsort_r(children, n, sizeof *children, compare_by_name, context);
+        double x = item.x;
+        uint32_t merged = 0;
+        int64_t merged_total = 0;
+        double merged_base = 0;
+        for (size_t i = 0; i < n; i++) {
+            const pk_calltree_node *c = &tree->nodes[children[i]];
+            double w = (double)c->total * scale;
+            double base = o->base_totals ? o->base_totals[children[i]] : 0;
+            if (w < o->min_width) {
+                merged++;
+                merged_total += c->total;
+                merged_base += base;
+                continue;
+            }
+            if (!add_frame(l, (drawn_frame){children[i], 0, item.depth + 1, x, w, c->total, base}))
+                goto nomem;
+            if (work_count == work_capacity) {
+                size_t cap = work_capacity * 2;
+                pending *grown = realloc(work, cap * sizeof *grown);
+                if (!grown)
+                    goto nomem;
+                work = grown;
+                work_capacity = cap;
+            }
+            work[work_count++] = (pending){children[i], item.depth + 1, x};
+            x += w;
+        }
+        double merged_w = (double)merged_total * scale;
+        if (merged && merged_w >= o->min_width &&
+            !add_frame(l, (drawn_frame){item.node, merged, item.depth + 1, x, merged_w,
+                                        merged_total, merged_base}))
+            goto nomem;
+    }
+    goto done;
+nomem:
+    st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+done:
+    free(work);
+    free(children);
+    return st;
+}
+
+/* A colour family and the spread of each channel. */
+typedef struct palette {
+    const char *kind;
+    unsigned char low[3];
+    unsigned char high[3];
+} palette;
+
+enum {
+    PALETTE_NATIVE,
+    PALETTE_LIBRARY,
+    PALETTE_KERNEL,
+    PALETTE_JIT,
+    PALETTE_INLINED,
+    PALETTE_BRIGHTSCRIPT,
+    PALETTE_JAVA,
+    PALETTE_JAVASCRIPT,
+    PALETTE_PYTHON,
+    PALETTE_THREAD,
+    PALETTE_OTHER
+};
+
+static const palette palettes[] = {
+    [PALETTE_NATIVE] = {"native code", {205, 60, 0}, {250, 200, 50}},
+    [PALETTE_LIBRARY] = {"library", {195, 185, 45}, {235, 225, 95}},
+    [PALETTE_KERNEL] = {"kernel", {225, 115, 0}, {255, 165, 40}},
+    [PALETTE_JIT] = {"JIT code", {55, 175, 55}, {105, 225, 95}},
+    [PALETTE_INLINED] = {"inlined", {55, 185, 185}, {105, 225, 225}},
+    [PALETTE_BRIGHTSCRIPT] = {"BrightScript", {165, 105, 205}, {205, 145, 250}},
+    [PALETTE_JAVA] = {"Java", {60, 170, 60}, {110, 215, 110}},
+    [PALETTE_JAVASCRIPT] = {"JavaScript", {175, 200, 50}, {210, 230, 90}},
+    [PALETTE_PYTHON] = {"Python", {80, 130, 215}, {125, 170, 250}},
+    [PALETTE_THREAD] = {"thread", {150, 160, 185}, {170, 180, 205}},
+    [PALETTE_OTHER] = {"", {175, 175, 175}, {200, 200, 200}},
+};
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+static bool looks_like_library(const char *name)
+{
+    return strstr(name, ".so") || ends_with(name, ".dylib") || ends_with(name, ".dll") ||
+           strstr(name, ".framework");
+}
+
+static int language_of_file(const char *file)
+{
+    static const struct {
+        const char *extension;
+        int palette;
+    } languages[] = {
+        {".brs", PALETTE_BRIGHTSCRIPT}, {".bs", PALETTE_BRIGHTSCRIPT},
+        {".java", PALETTE_JAVA},        {".kt", PALETTE_JAVA},
+        {".scala", PALETTE_JAVA},       {".js", PALETTE_JAVASCRIPT},
+        {".mjs", PALETTE_JAVASCRIPT},   {".ts", PALETTE_JAVASCRIPT},
+        {".py", PALETTE_PYTHON},
+    };
+    for (size_t i = 0; i < sizeof languages / sizeof languages[0]; i++)
+        if (ends_with(file, languages[i].extension))
+            return languages[i].palette;
+    return -1;
+}
+
+/* The kind of a frame picks its colour family; resource names the library when known. */
+static int frame_palette(const pk_profile *p, const pk_calltree *tree, uint32_t node,
+                         bool thread_roots, const char **resource)
+{
+    const pk_calltree_node *n = &tree->nodes[node];
+    const char *name = pk_str(p, n->name);
+    *resource = NULL;
+    if (node == 0)
+        return PALETTE_OTHER;
+    if (thread_roots && n->depth == 1)
+        return PALETTE_THREAD;
+    if (ends_with(name, "_[k]"))
+        return PALETTE_KERNEL;
+    if (ends_with(name, "_[j]"))
+        return PALETTE_JIT;
+    if (ends_with(name, "_[i]"))
+        return PALETTE_INLINED;
+    if (strcmp(name, "-") == 0 || (name[0] == '[' && ends_with(name, "]")) ||
+        (name[0] == '(' && ends_with(name, ")")))
+        return PALETTE_OTHER;
+    if (n->function == PK_NONE)
+        return PALETTE_NATIVE;
+    const pk_function *f = pk_function_at(p, n->function);
+    int language = language_of_file(pk_str(p, f->file));
+    if (language >= 0)
+        return language;
+    if (f->resource != PK_NONE) {
+        const pk_resource *r = pk_resource_at(p, f->resource);
+        const char *rname = pk_str(p, r->name);
+        if (!rname[0])
+            rname = pk_str(p, r->path);
+        *resource = rname;
+        language = language_of_file(rname);
+        if (language >= 0)
+            return language;
+        if (looks_like_library(rname))
+            return PALETTE_LIBRARY;
+    }
+    if (strstr(name, "java.") == name || strstr(name, "Ljava/") == name)
+        return PALETTE_JAVA;
+    return PALETTE_NATIVE;
+}
+
+static void palette_colour(int which, const char *name, char *buf, size_t size)
+{
+    const palette *pal = &palettes[which];
+    uint64_t h = pk_hash_bytes(name, strlen(name));
+    unsigned rgb[3];
+    for (int c = 0; c < 3; c++) {
+        unsigned spread = (unsigned)(pal->high[c] - pal->low[c]);
+        unsigned pick = (unsigned)((h >> (c * 16)) & 0xFFFF);
+        rgb[c] = pal->low[c] + (spread ? pick % (spread + 1) : 0);
+    }
+    snprintf(buf, size, "rgb(%u,%u,%u)", rgb[0], rgb[1], rgb[2]);
+}
+
+static void differential_colour(double delta, double max_delta, char *buf, size_t size)
+{
+    double share = max_delta > 0 ? fabs(delta) / max_delta : 0;
+    unsigned fade = (unsigned)(255 - 205 * share);
+    if (delta > 0)
+        snprintf(buf, size, "rgb(255,%u,%u)", fade, fade);
+    else if (delta < 0)
+        snprintf(buf, size, "rgb(%u,%u,255)", fade, fade);
+    else
+        snprintf(buf, size, "rgb(250,250,250)");
+}
+
+/* The label drawn inside a frame: the name without a kind suffix (_[k] kernel, _[j] JIT,
+ * _[i] inlined, _[w] waker), cut with ".." to what fits. */
+static void write_label(pk_output *out, const char *full_name, double w)
+{
+    double room = (w - 6) / CHAR_WIDTH;
+    if (room < 3)
+        return;
+    size_t fit = (size_t)room;
+    size_t len = strlen(full_name);
+    char *name = malloc(len + 3);
+    if (!name)
+        return;
+    memcpy(name, full_name, len + 1);
+    if (len > 4 && name[len - 4] == '_' && name[len - 3] == '[' && strchr("kjiw", name[len - 2]) &&
+        name[len - 1] == ']')
+        name[len - 4] = '\0';
+    size_t have = pk_text_columns(name);
+    if (have <= fit) {
+        pk_out_xml_text(out, name);
+        free(name);
+        return;
+    }
+    /* Cut at a character boundary. */
+    size_t keep = fit - 2, i = 0, seen = 0;
+    for (; name[i]; i++) {
+        if (((unsigned char)name[i] & 0xC0) != 0x80) {
+            if (seen == keep)
+                break;
+            seen++;
+        }
+    }
+    memcpy(name + i, "..", 3);
+    pk_out_xml_text(out, name);
+    free(name);
+}
+
+static void write_frame(pk_output *out, const pk_profile *p, const pk_calltree *tree,
+                        const pk_flamegraph_options *o, const drawn_frame *f, double y,
+                        int64_t root_total, double max_delta)
+{
+    char name_buf[64];
+    const char *name;
+    if (f->merged) {
+        snprintf(name_buf, sizeof name_buf, "(%u small frames)", (unsigned)f->merged);
+        name = name_buf;
+    } else if (f->node == 0) {
+        name = "all";
+    } else {
+        name = pk_str(p, tree->nodes[f->node].name);
+    }
+    const char *resource = NULL;
+    int which = f->merged ? PALETTE_OTHER
+                          : frame_palette(p, tree, f->node, o->thread_roots, &resource);
+    char colour[32], value[PK_VALUE_TEXT], percent[PK_VALUE_TEXT];
+    double delta = (double)f->total - f->base;
+    if (o->base_totals)
+        differential_colour(delta, max_delta, colour, sizeof colour);
+    else
+        palette_colour(which, name, colour, sizeof colour);
+    pk_value_text(value, sizeof value, (double)f->total, o->unit, false);
+    pk_percent_text(percent, sizeof percent, (double)f->total, (double)root_total);
+
+    pk_out_puts(out, "<g><title>");
+    pk_out_xml_text(out, name);
+    pk_out_puts(out, "\n");
+    pk_out_xml_text(out, value);
+    pk_out_printf(out, " (%s)", percent);
+    if (o->base_totals) {
+        char base[PK_VALUE_TEXT], change[PK_VALUE_TEXT];
+        pk_value_text(base, sizeof base, f->base, o->unit, false);
+        pk_value_text(change, sizeof change, delta, o->unit, true);
+        pk_out_puts(out, "\nbase ");
+        pk_out_xml_text(out, base);
+        pk_out_puts(out, ", change ");
+        pk_out_xml_text(out, change);
+        if (f->base != 0)
+            pk_out_printf(out, " (%+.1f%%)", 100.0 * delta / f->base);
+        else if (delta != 0)
+            pk_out_puts(out, " (new)");
+    }
+    if (palettes[which].kind[0] && !o->base_totals) {
+        pk_out_putc(out, '\n');
+        pk_out_puts(out, palettes[which].kind);
+        if (resource && resource[0]) {
+            pk_out_putc(out, ' ');
+            pk_out_xml_text(out, resource);
+        }
+    }
+    pk_out_printf(out,
+                  "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+                  "fill=\"%s\"/>",
+                  f->x, y, f->w, o->frame_height - 1, colour);
+    /* Frames too narrow for a label get none; the script adds one when a zoom widens them. */
+    if ((f->w - 6) / CHAR_WIDTH >= 3) {
+        pk_out_printf(out, "<text x=\"%.2f\" y=\"%.1f\">", f->x + 3, y + o->frame_height - 5);
+        write_label(out, name, f->w);
+        pk_out_puts(out, "</text>");
+    }
+    pk_out_puts(out, "</g>\n");
+}
+
+pk_status pk_flamegraph_write(const pk_profile *p, const pk_calltree *tree,
+                              const pk_flamegraph_options *options, pk_output *out,
+                              pk_error *err)
+{
+    pk_flamegraph_options o = *options;
+    if (o.image_width <= 2 * PAD + 10)
+        o.image_width = 1200;
+    if (o.frame_height <= 4)
+        o.frame_height = 16;
+    if (o.min_width < 0)
+        o.min_width = 0.1;
+    if (!o.title)
+        o.title = o.base_totals ? "Differential Flame Graph" : "Flame Graph";
+    layout l;
+    memset(&l, 0, sizeof l);
+    int64_t root_total = tree->count ? tree->nodes[0].total : 0;
+    bool empty = root_total <= 0;
+    if (!empty) {
+        double scale = (o.image_width - 2 * PAD) / (double)root_total;
+        pk_status st = lay_out(&l, p, tree, scale, &o, err);
+        if (st != PK_OK) {
+            free(l.frames);
+            return st;
+        }
+    }
+    double max_delta = 0;
+    for (size_t i = 0; i < l.count; i++) {
+        double d = fabs((double)l.frames[i].total - l.frames[i].base);
+        if (i > 0 && d > max_delta)
+            max_delta = d;
+    }
+    double graph_height = (double)(l.max_depth + 1) * o.frame_height;
+    double height = TOP_MARGIN + graph_height + BOTTOM_MARGIN;
+    /* y of depth 0: bottom row of a flame, top row of an icicle. */
+    double root_y = o.inverted ? TOP_MARGIN : TOP_MARGIN + graph_height - o.frame_height;
+
+    pk_out_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+    pk_out_printf(out,
+                  "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+                  "xmlns=\"http://www.w3.org/2000/svg\">\n",
+                  o.image_width, height, o.image_width, height);
+    pk_out_puts(out, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" "
+                     "x2=\"0\"><stop stop-color=\"#f4f4f8\" offset=\"5%\"/>"
+                     "<stop stop-color=\"#e4e6f0\" offset=\"95%\"/></linearGradient></defs>\n");
+    pk_out_printf(out, "<style>\n%s</style>\n", pk_flamegraph_style);
+    pk_out_printf(out,
+                  "<script><![CDATA[\nvar FG = {width: %.0f, pad: %.0f, frameHeight: %.1f, "
+                  "rootY: %.1f, inverted: %s, charWidth: %.3f, matchColour: '%s'};\n%s]]></script>\n",
+                  o.image_width, PAD, o.frame_height, root_y, o.inverted ? "true" : "false",
+                  CHAR_WIDTH, MATCH_COLOUR, pk_flamegraph_script);
+    pk_out_printf(out,
+                  "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+                  "fill=\"url(#background)\"/>\n",
+                  o.image_width, height);
+    pk_out_printf(out, "<text id=\"title\" x=\"%.1f\" y=\"24\">", o.image_width / 2);
+    pk_out_xml_text(out, o.title);
+    pk_out_puts(out, "</text>\n");
+    if (o.subtitle) {
+        pk_out_printf(out, "<text id=\"subtitle\" x=\"%.1f\" y=\"44\">", o.image_width / 2);
+        pk_out_xml_text(out, o.subtitle);
+        pk_out_puts(out, "</text>\n");
+    }
+    pk_out_printf(out, "<text id=\"reset\" class=\"button hidden\" x=\"%.0f\" y=\"24\">"
+                       "Reset zoom</text>\n", PAD);
+    pk_out_printf(out, "<text id=\"search\" class=\"button\" x=\"%.0f\" y=\"24\" "
+                       "text-anchor=\"end\">Search</text>\n", o.image_width - PAD);
+    pk_out_printf(out, "<text id=\"matched\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\"></text>\n",
+                  o.image_width - PAD, height - 12);
+    pk_out_printf(out, "<text id=\"details\" x=\"%.0f\" y=\"%.0f\">%s</text>\n", PAD, height - 12,
+                  empty ? "No samples" : " ");
+    pk_out_puts(out, "<g id=\"frames\">\n");
+    for (size_t i = 0; i < l.count && !pk_out_failed(out); i++) {
+        const drawn_frame *f = &l.frames[i];
+        double y = o.inverted ? root_y + f->depth * o.frame_height
+                              : root_y - f->depth * o.frame_height;
+        write_frame(out, p, tree, &o, f, y, root_total, max_delta);
+    }
+    pk_out_puts(out, "</g>\n</svg>\n");
+    free(l.frames);
+    return PK_OK;
+}

@@ -1,0 +1,171 @@
+/* The hottest source lines: value per (file, line) of the frames, self where the line is the
+ * innermost frame and total where it is anywhere on the stack (once per stack). */
+#define _GNU_SOURCE /* qsort_r */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/report.h"
+#include "analysis/stack_walk.h"
+#include "analysis/units.h"
+#include "core/hashmap.h"
+
+typedef struct line_key {
+    uint32_t file;
+    uint32_t line;
+    uint32_t function_name; /* of the first frame seen at this line */
+} line_key;
+
+typedef struct line_entry {
+    uint32_t key;
+    int64_t self;
+    int64_t total;
+} line_entry;
+
+typedef struct line_sort {
+    const pk_profile *p;
+    const line_key *keys;
+    bool by_total;
+} line_sort;
+
+static int compare_lines(const void *pa, const void *pb, void *context)
+{
+    const line_sort *s = context;
+    const line_entry *a = pa, *b = pb;
+    int64_t a1 = s->by_total ? a->total : a->self, b1 = s->by_total ? b->total : b->self;
+    int64_t a2 = s->by_total ? a->self : a->total, b2 = s->by_total ? b->self : b->total;
+    if (a1 != b1)
+        return a1 > b1 ? -1 : 1;
+    if (a2 != b2)
+        return a2 > b2 ? -1 : 1;
+    const line_key *ka = &s->keys[a->key], *kb = &s->keys[b->key];
+    int c = strcmp(pk_str(s->p, ka->file), pk_str(s->p, kb->file));
+    if (c)
+        return c;
+    return ka->line < kb->line ? -1 : ka->line > kb->line;
+}
+
+pk_status pk_report_lines(const pk_profile *p, const pk_report_options *o, pk_output *out,
+                          pk_error *err)
+{
+    uint32_t value;
+    pk_status st = pk_report_value(p, o->value, &value, err);
+    if (st != PK_OK)
+        return st;
+    pk_stack_values sv;
+    st = pk_stack_values_compute(&sv, p, value, o->thread_pattern, err);
+    if (st != PK_OK)
+        return st;
+    size_t stacks = sv.stack_count;
+    pk_u64map ids;
+    pk_u64map_init(&ids);
+    uint32_t *key_of_stack = malloc((stacks ? stacks : 1) * sizeof *key_of_stack);
+    line_key *keys = NULL;
+    size_t key_count = 0, key_capacity = 0;
+    int64_t *self = NULL, *total = NULL;
+    line_entry *entries = NULL;
+    if (!key_of_stack)
+        goto nomem;
+    for (size_t s = 0; s < stacks; s++) {
+        const pk_frame *f = pk_frame_at(p, pk_stack_at(p, (uint32_t)s)->frame);
+        key_of_stack[s] = PK_NONE;
+        if (f->line == 0)
+            continue;
+        const pk_function *fn = pk_function_at(p, f->function);
+        uint64_t id = (uint64_t)fn->file << 32 | f->line;
+        uint32_t *slot;
+        bool inserted;
+        if (!pk_u64map_put(&ids, id, (uint32_t)key_count, &slot, &inserted))
+            goto nomem;
+        if (inserted) {
+            if (key_count == key_capacity) {
+                size_t cap = key_capacity ? key_capacity * 2 : 256;
+                line_key *grown = realloc(keys, cap * sizeof *grown);
+                if (!grown)
+                    goto nomem;
+                keys = grown;
+                key_capacity = cap;
+            }
+            keys[key_count++] = (line_key){fn->file, f->line, fn->name};
+        }
+        key_of_stack[s] = *slot;
+    }
+    self = calloc(key_count ? key_count : 1, sizeof *self);
+    total = calloc(key_count ? key_count : 1, sizeof *total);
+    entries = malloc((key_count ? key_count : 1) * sizeof *entries);
+    if (!self || !total || !entries)
+        goto nomem;
+    st = pk_key_totals(p, &sv, key_of_stack, key_count, self, total, err);
+    if (st != PK_OK)
+        goto done;
+    size_t count = 0;
+    for (size_t k = 0; k < key_count; k++)
+        if (self[k] != 0 || total[k] != 0)
+            entries[count++] = (line_entry){(uint32_t)k, self[k], total[k]};
+    line_sort sort = {p, keys, o->sort_total};
+    qsort_r(entries, count, sizeof *entries, compare_lines, &sort);
+    size_t shown = o->top && o->top < count ? o->top : count;
+    double grand = (double)sv.grand_total;
+
+    if (o->json) {
+        pk_report_json_begin(out, p, "lines", value, sv.grand_total);
+        pk_out_printf(out, "\"sort\":\"%s\",\"line_count\":%zu,\"lines\":[",
+                      o->sort_total ? "total" : "self", count);
+        for (size_t i = 0; i < shown; i++) {
+            const line_key *k = &keys[entries[i].key];
+            pk_out_puts(out, i ? ",{\"file\":" : "{\"file\":");
+            pk_out_json_string(out, pk_str(p, k->file));
+            pk_out_printf(out, ",\"line\":%u,\"function\":", (unsigned)k->line);
+            pk_out_json_string(out, pk_str(p, k->function_name));
+            pk_out_puts(out, ",\"self\":");
+            pk_out_i64(out, entries[i].self);
+            pk_out_puts(out, ",\"self_percent\":");
+            pk_out_double(out, pk_percent((double)entries[i].self, grand));
+            pk_out_puts(out, ",\"total\":");
+            pk_out_i64(out, entries[i].total);
+            pk_out_puts(out, ",\"total_percent\":");
+            pk_out_double(out, pk_percent((double)entries[i].total, grand));
+            pk_out_putc(out, '}');
+        }
+        pk_out_puts(out, "]}\n");
+        goto done;
+    }
+    pk_report_value_label(out, p, value);
+    if (key_count == 0) {
+        pk_out_puts(out, ": the profile has no source lines\n");
+        goto done;
+    }
+    char total_text[PK_VALUE_TEXT];
+    pk_value_text(total_text, sizeof total_text, grand,
+                  pk_str(p, pk_value_type_at(p, value)->unit), false);
+    pk_out_printf(out, ": total %s; %zu of %zu lines by %s\n", total_text, shown, count,
+                  o->sort_total ? "total" : "self");
+    pk_out_puts(out, "      self   self%      total  total%  line  function\n");
+    size_t columns = pk_report_name_columns(o, 39);
+    for (size_t i = 0; i < shown; i++) {
+        const line_key *k = &keys[entries[i].key];
+        pk_report_value_cell(out, p, value, (double)entries[i].self, 10);
+        pk_out_putc(out, ' ');
+        pk_report_percent_cell(out, (double)entries[i].self, grand, 7);
+        pk_out_putc(out, ' ');
+        pk_report_value_cell(out, p, value, (double)entries[i].total, 10);
+        pk_out_putc(out, ' ');
+        pk_report_percent_cell(out, (double)entries[i].total, grand, 7);
+        pk_out_puts(out, "  ");
+        pk_report_location(out, pk_str(p, k->file), k->line, pk_str(p, k->function_name),
+                           columns);
+        pk_out_putc(out, '\n');
+    }
+    goto done;
+nomem:
+    st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+done:
+    pk_u64map_free(&ids);
+    free(key_of_stack);
+    free(keys);
+    free(self);
+    free(total);
+    free(entries);
+    pk_stack_values_free(&sv);
+    return st;
+}

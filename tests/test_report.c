@@ -1,0 +1,495 @@
+/* Reports, diff and merge on a profile built with the model API (tests/report_fixture.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis/diff.h"
+#include "analysis/merge.h"
+#include "analysis/report.h"
+#include "analysis/units.h"
+#include "core/output.h"
+#include "report_fixture.h"
+
+typedef pk_status (*view_fn)(const pk_profile *, const pk_report_options *, pk_output *,
+                             pk_error *);
+
+static char *run_view(view_fn view, const pk_profile *p, const pk_report_options *o)
+{
+    pk_output out;
+    pk_output_init_memory(&out);
+    pk_error err;
+    pk_error_clear(&err);
+    pk_status st = view(p, o, &out, &err);
+    if (st != PK_OK)
+        fail_msg("view failed: %s", err.message);
+    assert_int_equal(pk_output_commit(&out, &err), PK_OK);
+    return pk_output_take_memory(&out, NULL);
+}
+
+static pk_status callers_view(const pk_profile *p, const pk_report_options *o, pk_output *out,
+                              pk_error *err)
+{
+    return pk_report_neighbours(p, o, false, out, err);
+}
+
+static pk_status callees_view(const pk_profile *p, const pk_report_options *o, pk_output *out,
+                              pk_error *err)
+{
+    return pk_report_neighbours(p, o, true, out, err);
+}
+
+#define assert_contains(haystack, needle)                                                     \
+    do {                                                                                      \
+        if (!strstr((haystack), (needle))) {                                                  \
+            fprintf(stderr, "%s", (haystack));                                                \
+            fail_msg("missing '%s'", (needle));                                               \
+        }                                                                                     \
+    } while (0)
+
+/* Every line of text fits in width columns. */
+static void assert_fits(const char *text, size_t width)
+{
+    const char *line = text;
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        char copy[4096];
+        memcpy(copy, line, n < sizeof copy ? n : sizeof copy - 1);
+        copy[n < sizeof copy ? n : sizeof copy - 1] = '\0';
+        if (pk_text_columns(copy) > width)
+            fail_msg("line longer than %zu columns: '%s'", width, copy);
+        line = end ? end + 1 : line + n;
+    }
+}
+
+static void values_are_scaled_to_readable_units(void **state)
+{
+    (void)state;
+    char b[PK_VALUE_TEXT];
+    pk_value_text(b, sizeof b, 1500000, "nanoseconds", false);
+    assert_string_equal(b, "1.50 ms");
+    pk_value_text(b, sizeof b, 999, "nanoseconds", false);
+    assert_string_equal(b, "999 ns");
+    pk_value_text(b, sizeof b, 1e9, "nanoseconds", false);
+    assert_string_equal(b, "1.00 s");
+    pk_value_text(b, sizeof b, 123456, "microseconds", false);
+    assert_string_equal(b, "123 ms");
+    pk_value_text(b, sizeof b, 2048, "bytes", false);
+    assert_string_equal(b, "2.00 KiB");
+    pk_value_text(b, sizeof b, 1536.0 * 1024, "bytes", false);
+    assert_string_equal(b, "1.50 MiB");
+    pk_value_text(b, sizeof b, 100, "bytes", false);
+    assert_string_equal(b, "100 B");
+    pk_value_text(b, sizeof b, 12345, "count", false);
+    assert_string_equal(b, "12345");
+    pk_value_text(b, sizeof b, 5 * MS, "nanoseconds", true);
+    assert_string_equal(b, "+5.00 ms");
+    pk_value_text(b, sizeof b, -5 * MS, "nanoseconds", true);
+    assert_string_equal(b, "-5.00 ms");
+    pk_percent_text(b, sizeof b, 1, 3);
+    assert_string_equal(b, "33.33%");
+    pk_percent_text(b, sizeof b, 1, 0);
+    assert_string_equal(b, "-");
+}
+
+static void long_names_are_shortened_in_the_middle(void **state)
+{
+    (void)state;
+    pk_output out;
+    pk_output_init_memory(&out);
+    pk_out_shortened(&out, "abcdefghijklmnopqrstuvwxyz", 10);
+    pk_out_putc(&out, '|');
+    pk_out_shortened(&out, "short", 10);
+    pk_out_putc(&out, '|');
+    pk_out_shortened(&out, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 5);
+    pk_out_putc(&out, '|');
+    pk_out_cell(&out, "ab", 4, true);
+    pk_out_putc(&out, '|');
+    pk_out_cell(&out, "ab", 4, false);
+    pk_error err;
+    assert_int_equal(pk_output_commit(&out, &err), PK_OK);
+    char *s = pk_output_take_memory(&out, NULL);
+    assert_string_equal(s, "abcd...xyz|short|\xc3\xa9...\xc3\xa9|  ab|ab  ");
+    free(s);
+}
+
+static void top_counts_recursion_once(void **state)
+{
+    (void)state;
+    pk_profile *p = fixture_profile();
+    pk_report_options o;
+    pk_report_options_init(&o);
+    o.json = true;
+    char *s = run_view(pk_report_top, p, &o);
+    assert_contains(s, "\"view\":\"top\",\"value\":{\"name\":\"cpu\",\"unit\":\"nanoseconds\"},"
+                       "\"total\":42000000");
+    assert_contains(s, "\"function_count\":4");
+    /* Sorted by self: bar 29, foo 10, rec 2, main 1. */
+    const char *bar = strstr(s, "\"name\":\"bar\""), *foo = strstr(s, "\"name\":\"foo\"");
+    const char *rec = strstr(s, "\"name\":\"rec\""), *main_ = strstr(s, "\"name\":\"main\"");
+    assert_non_null(bar);
+    assert_true(bar < foo && foo < rec && rec < main_);
+    assert_contains(s, "\"name\":\"bar\",\"self\":29000000");
+    assert_contains(s, "\"name\":\"rec\",\"self\":2000000");
+    /* rec appears twice on one stack but its total counts the stack once. */
+    assert_contains(s, "\"total\":6000000,");
+    assert_contains(s, "\"name\":\"main\",\"self\":1000000,\"self_percent\":2.380952380952381,"
+                       "\"sum_percent\":100,\"total\":42000000,\"total_percent\":100}");
+    free(s);
+
+    o.json = false;
+    o.sort_total = true;
+    o.top = 2;
+    s = run_view(pk_report_top, p, &o);
+    assert_contains(s, "cpu (nanoseconds): total 42.0 ms; 2 of 4 functions by total");
+    assert_contains(s, "  1.00 ms   2.38%   2.38%    42.0 ms 100.00%  main\n");
+    assert_contains(s, "  10.0 ms  23.81%  26.19%    30.0 ms  71.43%  foo\n");
+    assert_null(strstr(s, "bar"));
+    assert_fits(s, 80);
+    free(s);
+    pk_profile_free(p);
+}
+
+static void thread_filter_restricts_views(void **state)
+{
+    (void)state;
+    pk_profile *p = fixture_profile();
+    pk_report_options o;
+    pk_report_options_init(&o);
+    o.json = true;
+    o.thread_pattern = "work*";
+    char *s = run_view(pk_report_top, p, &o);
+    assert_contains(s, "\"total\":6000000,");
+    assert_contains(s, "\"function_count\":3");
+    assert_null(strstr(s, "\"foo\""));
+    free(s);
+    o.thread_pattern = "ai"; /* substring of "main" */
+    s = run_view(pk_report_threads, p, &o);
+    assert_contains(s, "\"thread_count\":1,\"threads\":[{\"name\":\"main\",\"pid\":1,\"tid\":1,"
+                       "\"total\":36000000,\"percent\":100,\"stacks\":4}]");
+    free(s);
+    pk_profile_free(p);
+}
+
+static void tree_has_branch_totals_and_folds_small_branches(void **state)
+{
+    (void)state;
+    pk_profile *p = fixture_profile();
+    pk_report_options o;
+    pk_report_options_init(&o);
+    o.thread_pattern = "main";
+    o.min_percent = 20;
+    o.json = true;
+    char *s = run_view(pk_report_tree, p, &o);
+    assert_contains(s, "\"roots\":[{\"name\":\"main\",\"self\":1000000,\"total\":36000000,"
+                       "\"percent\":100,\"children\":[{\"name\":\"foo\",\"self\":10000000,"
+                       "\"total\":30000000");
+    assert_contains(s, "{\"name\":\"bar\",\"self\":20000000,\"total\":20000000,");
+    /* main;bar (5 of 36 ms) is under 20%. */
+    assert_contains(s, "\"hidden_count\":1,\"hidden_total\":5000000}");
+    free(s);
+    o.thread_pattern = NULL;
+    o.min_percent = 90; /* main (85.71%) and worker fall below: both folded at the first level */
+    s = run_view(pk_report_tree, p, &o);
+    assert_contains(s, "\"roots\":[],\"hidden_count\":2,\"hidden_total\":42000000}");
+    free(s);
+
+    o.json = false;
+    o.min_percent = 1;
+    o.thread_pattern = NULL;
+    s = run_view(pk_report_tree, p, &o);
+    /* Two threads with data: one branch each; recursion shown as it occurs. */
+    assert_contains(s, "   36.0 ms  85.71%       0 ns  [main]\n");
+    assert_contains(s, "   6.00 ms  14.29%       0 ns  [worker]\n");
+    assert_contains(s, "   4.00 ms   9.52%       0 ns        rec\n");
+    assert_contains(s, "   4.00 ms   9.52%    4.00 ms          bar\n");
+    const char *foo = strstr(s, "foo"), *bar = strstr(s, "      bar");
+    assert_true(foo && bar && foo < bar); /* heaviest child first */
+    assert_fits(s, 80);
+    free(s);
+    pk_profile_free(p);
+}
+
+static void callers_and_callees_have_shares(void **state)
+{
+    (void)state;
+    pk_profile *p = fixture_profile();
+    pk_report_options o;
+    pk_report_options_init(&o);
+    o.json = true;
+    o.function = "bar";
+    char *s = run_view(callers_view, p, &o);
+    assert_contains(s, "\"function_total\":29000000,\"function_self\":29000000,\"callers\":["
+                       "{\"name\":\"foo\",\"value\":20000000,");
+    assert_contains(s, "{\"name\":\"main\",\"value\":5000000,");
+    assert_contains(s, "{\"name\":\"rec\",\"value\":4000000,");
+    free(s);
+    o.function = "rec";
+    s = run_view(callees_view, p, &o);
+    assert_contains(s, "\"function_total\":6000000,\"function_self\":2000000,\"callees\":["
+                       "{\"name\":\"rec\",\"value\":4000000,\"share_percent\":66.66666666666667");
+    assert_contains(s, "{\"name\":null,\"value\":2000000,");
+    free(s);
+    o.json = false;
+    o.function = "main";
+    s = run_view(callees_view, p, &o);
+    assert_contains(s, "callees of main: cpu (nanoseconds) 42.0 ms (100.00% of all)\n");
+    assert_contains(s, "   30.0 ms  71.43%  foo\n");
+    assert_contains(s, "   1.00 ms   2.38%  (self)\n");
+    free(s);
+
+    o.function = "nothing";
+    pk_output out;
+    pk_output_init_memory(&out);
+    pk_error err;
+    assert_int_equal(pk_report_neighbours(p, &o, false, &out, &err), PK_ERR_USAGE);
+    assert_non_null(strstr(err.message, "no function named 'nothing'"));
+    pk_output_abort(&out);
+    pk_profile_free(p);
+}
+
+static void lines_are_ranked_by_self(void **state)
+{
+    (void)state;
+    pk_profile *p = fixture_profile();
+    pk_report_options o;
+    pk_report_options_init(&o);
+    o.json = true;
+    char *s = run_view(pk_report_lines, p, &o);
+    assert_contains(s, "\"line_count\":4,\"lines\":[{\"file\":\"lib.c\",\"line\":7,"
+                       "\"function\":\"bar\",\"self\":29000000,");
+    assert_contains(s, "{\"file\":\"main.c\",\"line\":3,\"function\":\"main\",\"self\":1000000,"
+                       "\"self_percent\":2.380952380952381,\"total\":42000000,");
+    free(s);
+    o.json = false;
+    s = run_view(pk_report_lines, p, &o);
+    assert_contains(s, "   29.0 ms  69.05%    29.0 ms  69.05%  lib.c:7  bar\n");
+    free(s);
+    pk_profile_free(p);
+}
+
+static void memory_report_finds_the_leaks(void **state)
+{
+    (void)state;
+    pk_profile *p = fixture_profile();
+    pk_report_options o;
+    pk_report_options_init(&o);
+    o.json = true;
+    char *s = run_view(pk_report_memory, p, &o);
+    assert_contains(s, "{\"view\":\"memory\",\"allocated\":1160,\"allocated_count\":4,"
+                       "\"freed\":110,\"freed_count\":2,\"unfreed\":1050,\"unfreed_count\":2,"
+                       "\"unmatched_frees\":1,");
+    assert_contains(s, "\"call_paths\":[{\"path\":[\"main\",\"foo\",\"bar\"],\"allocated\":1000,"
+                       "\"allocated_count\":1,\"freed\":0,\"freed_count\":0,\"unfreed\":1000,");
+    assert_contains(s, "},{\"path\":[\"main\",\"bar\"],\"allocated\":50,");
+    assert_contains(s, "\"lines\":[{\"file\":\"lib.c\",\"line\":7,\"function\":\"bar\","
+                       "\"allocated\":1060,\"allocated_count\":3,\"freed\":10,");
+    free(s);
+    o.json = false;
+    s = run_view(pk_report_memory, p, &o);
+    assert_contains(s, "memory: 1.03 KiB unfreed in 2 blocks\n"
+                       "allocated 1.13 KiB in 4 blocks, freed 110 B in 2 blocks\n"
+                       "1 frees of blocks not allocated in the profile\n");
+    assert_contains(s, "   unfreed  blocks  allocated  blocks      freed  blocks\n"
+                       "    call path\n"
+                       "    1000 B       1     1000 B       1        0 B       0\n"
+                       "    main > foo > bar\n");
+    assert_contains(s, "  1.03 KiB       2   1.04 KiB       3       10 B       1\n"
+                       "    lib.c:7  bar\n");
+    assert_fits(s, 80);
+    free(s);
+    o.thread_pattern = "worker";
+    o.json = true;
+    s = run_view(pk_report_memory, p, &o);
+    assert_contains(s, "\"allocated\":10,\"allocated_count\":1,\"freed\":10,");
+    free(s);
+    pk_profile_free(p);
+}
+
+static void narrow_output_shortens_and_wide_keeps(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "samples", "count");
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "t"), -1, -1);
+    char name[300];
+    memset(name, 'x', sizeof name - 1);
+    memcpy(name, "Namespace::", 11);
+    memcpy(name + sizeof name - 9, "::method", 9);
+    uint32_t stack = PK_NONE;
+    for (int depth = 0; depth < 30; depth++)
+        stack = pk_intern_stack(p, stack, fixture_frame(p, name, "", 0, NULL));
+    pk_add_sample_value(p, t, stack, 0, 7);
+    pk_report_options o;
+    pk_report_options_init(&o);
+    view_fn views[] = {pk_report_top, pk_report_tree, pk_report_threads};
+    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) {
+        char *s = run_view(views[i], p, &o);
+        assert_fits(s, 80);
+        free(s);
+    }
+    char *s = run_view(pk_report_top, p, &o);
+    assert_contains(s, "Namespace::xx");
+    assert_contains(s, "...");
+    assert_contains(s, "xx::method\n");
+    free(s);
+    s = run_view(pk_report_tree, p, &o);
+    assert_contains(s, "          7                      (30) Namespace..."); /* depth label past the indentation limit */
+    free(s);
+    o.width = 0;
+    s = run_view(pk_report_top, p, &o);
+    assert_contains(s, name);
+    free(s);
+    pk_profile_free(p);
+}
+
+static void merge_sums_profiles(void **state)
+{
+    (void)state;
+    pk_profile *a = fixture_profile(), *b = fixture_profile();
+    const pk_profile *inputs[2] = {a, b};
+    pk_profile *m = NULL;
+    pk_error err;
+    pk_error_clear(&err);
+    assert_int_equal(pk_profile_merge(inputs, 2, &m, &err), PK_OK);
+    assert_int_equal(pk_value_type_count(m), 2);
+    assert_int_equal(pk_value_total(m, 0), 84 * MS);
+    assert_int_equal(pk_value_total(m, 1), 12);
+    assert_int_equal(pk_thread_count(m), 2);
+    assert_int_equal(pk_sample_count(m), 6);
+    assert_int_equal(pk_memory_event_count(m), 14);
+    pk_report_options o;
+    pk_report_options_init(&o);
+    o.json = true;
+    char *s = run_view(pk_report_memory, m, &o);
+    /* Blocks of one input are never freed by the other. */
+    assert_contains(s, "\"allocated\":2320,\"allocated_count\":8,\"freed\":220,\"freed_count\":4,"
+                       "\"unfreed\":2100,\"unfreed_count\":4,\"unmatched_frees\":2");
+    free(s);
+    pk_profile_free(m);
+
+    /* A value with another unit is refused. */
+    pk_profile *c = pk_profile_new();
+    pk_add_value_type(c, "cpu", "microseconds");
+    const pk_profile *bad[2] = {a, c};
+    assert_int_equal(pk_profile_merge(bad, 2, &m, &err), PK_ERR_USAGE);
+    assert_non_null(strstr(err.message, "'cpu'"));
+    pk_profile_free(c);
+    /* Nothing in common is refused. */
+    c = pk_profile_new();
+    pk_add_value_type(c, "alloc", "bytes");
+    bad[1] = c;
+    assert_int_equal(pk_profile_merge(bad, 2, &m, &err), PK_ERR_USAGE);
+    pk_profile_free(c);
+    pk_profile_free(a);
+    pk_profile_free(b);
+}
+
+static char *diff_text(const pk_diff *d, const pk_diff_report_options *o, int what)
+{
+    pk_output out;
+    pk_output_init_memory(&out);
+    pk_error err;
+    pk_status st = what == 0 ? pk_diff_report(d, o, &out, &err)
+                             : pk_diff_write_folded(d, &out, &err);
+    if (st != PK_OK)
+        fail_msg("diff failed: %s", err.message);
+    assert_int_equal(pk_output_commit(&out, &err), PK_OK);
+    return pk_output_take_memory(&out, NULL);
+}
+
+static void diff_ranks_the_biggest_change_first(void **state)
+{
+    (void)state;
+    pk_profile *base = fixture_profile(), *newer = fixture_profile();
+    fixture_add(newer, 0, "main;foo", 10 * MS);     /* foo doubles its self value */
+    fixture_add(newer, 1, "main;rec;rec;bar", -4 * MS); /* bar loses 4 ms */
+    pk_diff d;
+    pk_error err;
+    assert_int_equal(pk_diff_build(&d, base, 0, newer, 0, false, &err), PK_OK);
+    pk_diff_report_options o = {.top = 20, .json = true, .width = 80};
+    char *s = diff_text(&d, &o, 0);
+    assert_contains(s, "\"base_total\":42000000,\"new_total\":48000000,\"normalized\":false");
+    assert_contains(s, "\"rows\":[{\"name\":\"foo\",\"base\":10000000,\"new\":20000000,"
+                       "\"change\":10000000,\"change_percent\":100}");
+    assert_contains(s, "{\"name\":\"bar\",\"base\":29000000,\"new\":25000000,\"change\":-4000000,");
+    free(s);
+    o.json = false;
+    s = diff_text(&d, &o, 0);
+    assert_contains(s, "   10.0 ms    20.0 ms    +10.0 ms  +100.0%  foo\n");
+    assert_fits(s, 80);
+    free(s);
+    o.by_path = true;
+    o.json = true;
+    s = diff_text(&d, &o, 0);
+    assert_contains(s, "\"by\":\"path\",\"measure\":\"total\"");
+    assert_contains(s, "{\"path\":[\"main\",\"foo\"],\"base\":30000000,\"new\":40000000,");
+    free(s);
+    s = diff_text(&d, &o, 1);
+    assert_contains(s, "main;foo 10000000 20000000\n");
+    assert_contains(s, "main;rec;rec;bar 4000000 0\n");
+    assert_contains(s, "main 1000000 1000000\n");
+    free(s);
+    pk_diff_free(&d);
+
+    assert_int_equal(pk_diff_build(&d, base, 0, newer, 0, true, &err), PK_OK);
+    s = diff_text(&d, &o, 1);
+    /* Base scaled by 48/42. */
+    assert_contains(s, "main;foo 11428571 20000000\n");
+    free(s);
+    pk_diff_free(&d);
+    assert_int_equal(pk_diff_build(&d, base, 0, newer, 1, false, &err), PK_ERR_USAGE);
+    pk_profile_free(base);
+    pk_profile_free(newer);
+}
+
+static void empty_profiles_report_nothing(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "samples", "count");
+    pk_report_options o;
+    pk_report_options_init(&o);
+    view_fn views[] = {pk_report_top, pk_report_tree, pk_report_lines, pk_report_memory,
+                       pk_report_threads};
+    for (int json = 0; json < 2; json++) {
+        o.json = json;
+        for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) {
+            char *s = run_view(views[i], p, &o);
+            assert_true(strlen(s) > 0);
+            free(s);
+        }
+    }
+    pk_profile_free(p);
+    p = pk_profile_new();
+    pk_output out;
+    pk_output_init_memory(&out);
+    pk_error err;
+    assert_int_equal(pk_report_top(p, &o, &out, &err), PK_ERR_USAGE);
+    pk_output_abort(&out);
+    pk_profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(values_are_scaled_to_readable_units),
+        cmocka_unit_test(long_names_are_shortened_in_the_middle),
+        cmocka_unit_test(top_counts_recursion_once),
+        cmocka_unit_test(thread_filter_restricts_views),
+        cmocka_unit_test(tree_has_branch_totals_and_folds_small_branches),
+        cmocka_unit_test(callers_and_callees_have_shares),
+        cmocka_unit_test(lines_are_ranked_by_self),
+        cmocka_unit_test(memory_report_finds_the_leaks),
+        cmocka_unit_test(narrow_output_shortens_and_wide_keeps),
+        cmocka_unit_test(merge_sums_profiles),
+        cmocka_unit_test(diff_ranks_the_biggest_change_first),
+        cmocka_unit_test(empty_profiles_report_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
