@@ -34,13 +34,12 @@ pprof_functions() {
              /flat%/ { started = 1 }' | sort
 }
 
-# The same from profkit's folded output: flat = leaf weight, cum = weight of the stacks that
-# hold the function (once per stack, as pprof counts recursion).
+# The same from profkit's own per-function summary (report --top 0 --json).
 profkit_functions() {
-    "$PROFKIT" convert "$1" --to folded --value "$2" --quiet |
-        awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); self[f[k]] += n
-               split("", seen); for (i = 1; i <= k; i++) if (!(f[i] in seen)) { seen[f[i]] = 1; cum[f[i]] += n } }
-             END { for (x in cum) print x, self[x] + 0, cum[x] }' | sort
+    "$PROFKIT" report "$1" --value "$2" --top 0 --json --quiet |
+        python3 -c 'import json, sys
+for f in json.load(sys.stdin)["functions"]:
+    print(f["name"], f["self"], f["total"])' | sort
 }
 
 # ---- legacy CPU profiles turned into profile.proto by go tool pprof -----------------------------
