@@ -7,8 +7,10 @@
 
 void pk_input_init_memory(pk_input *in, const void *data, size_t size)
 {
+    static const uint8_t no_bytes[1];
     memset(in, 0, sizeof *in);
-    in->start = in->pos = data;
+    /* An empty block may come as NULL, and NULL + 0 is undefined behaviour. */
+    in->start = in->pos = size ? data : no_bytes;
     in->end = in->start + size;
     in->fd = -1;
     in->at_eof = true;

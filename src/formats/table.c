@@ -4,11 +4,14 @@
 
 static const pk_format *const pk_format_table[] = {
     /* table:begin */
+    &pk_format_bsprof,
     &pk_format_firefox,
     &pk_format_folded,
     &pk_format_pprof,
     &pk_format_speedscope,
     &pk_format_svg,
+    &pk_format_br,
+    &pk_format_sampler,
     /* table:end */
     NULL, /* keeps the table valid C while it is being filled; not counted */
 };
