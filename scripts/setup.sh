@@ -14,7 +14,7 @@ BUILD_PACKAGES=(
 # gperftools, a headless browser that opens the SVG flame graphs).
 TEST_PACKAGES=(
   libcmocka-dev libjansson-dev libxml2-dev python3 python3-jsonschema
-  golang-go google-perftools libgoogle-perftools-dev binutils
+  golang-go google-perftools libgoogle-perftools-dev binutils llvm
   chromium fonts-dejavu-core
 )
 

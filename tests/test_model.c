@@ -61,6 +61,39 @@ static void stacks_form_a_prefix_tree(void **state)
     pk_profile_free(p);
 }
 
+/* Appended stacks skip the lookup; interning finds them afterwards. */
+static void appended_stacks_are_found_by_interning(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_function fn = {pk_intern_cstr(p, "f"), 0, 0, PK_NONE};
+    uint32_t function = pk_intern_function(p, &fn);
+    uint32_t frames[300];
+    for (uint32_t i = 0; i < 300; i++) {
+        pk_frame f = {function, i + 1, 0, PK_NONE, 0};
+        frames[i] = pk_intern_frame(p, &f);
+    }
+    uint32_t root = pk_intern_stack(p, PK_NONE, frames[0]);
+    uint32_t chain = root;
+    for (uint32_t i = 1; i < 300; i++)
+        chain = pk_append_stack(p, chain, frames[i]);
+    assert_int_equal(pk_stack_count(p), 300);
+    assert_int_equal(pk_stack_depth(p, chain), 300);
+    assert_int_equal(pk_append_stack(p, 12345, frames[0]), PK_NONE);
+    assert_int_equal(pk_append_stack(p, root, 12345), PK_NONE);
+    /* Every appended stack is found, and nothing is added again. */
+    uint32_t again = root;
+    for (uint32_t i = 1; i < 300; i++)
+        again = pk_intern_stack(p, again, frames[i]);
+    assert_int_equal(again, chain);
+    assert_int_equal(pk_stack_count(p), 300);
+    /* Appending after interning, then interning again. */
+    uint32_t branch = pk_append_stack(p, root, frames[2]);
+    assert_int_equal(pk_intern_stack(p, root, frames[2]), branch);
+    assert_int_equal(pk_intern_stack(p, branch, frames[3]), 301);
+    pk_profile_free(p);
+}
+
 static void samples_aggregate_per_thread_and_stack(void **state)
 {
     (void)state;
@@ -214,6 +247,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(strings_are_interned),
         cmocka_unit_test(stacks_form_a_prefix_tree),
+        cmocka_unit_test(appended_stacks_are_found_by_interning),
         cmocka_unit_test(samples_aggregate_per_thread_and_stack),
         cmocka_unit_test(frees_match_allocations_by_address),
         cmocka_unit_test(metadata_properties_and_warnings),

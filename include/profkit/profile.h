@@ -159,6 +159,11 @@ const pk_frame *pk_frame_at(const pk_profile *p, uint32_t index);
 /* Interns the stack (parent, frame); parent is PK_NONE for a root. Parents always have smaller
  * indexes than their children, so a pass in index order visits callers first. */
 uint32_t pk_intern_stack(pk_profile *p, uint32_t parent, uint32_t frame);
+/* Adds the stack (parent, frame) without looking it up, for a reader whose own structures
+ * already tell distinct stacks apart: the caller guarantees that (parent, frame) is not a
+ * stack yet. Cheaper than pk_intern_stack, whose lookup index catches up with appended stacks
+ * only when it is next called. Returns the new stack, or PK_NONE. */
+uint32_t pk_append_stack(pk_profile *p, uint32_t parent, uint32_t frame);
 size_t pk_stack_count(const pk_profile *p);
 const pk_stack *pk_stack_at(const pk_profile *p, uint32_t index);
 uint32_t pk_stack_depth(const pk_profile *p, uint32_t stack); /* 1 for a root, 0 for PK_NONE */

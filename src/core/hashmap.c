@@ -35,9 +35,8 @@ uint32_t *pk_u64map_find(const pk_u64map *m, uint64_t key)
     }
 }
 
-static bool u64map_grow(pk_u64map *m)
+static bool u64map_rehash(pk_u64map *m, size_t capacity)
 {
-    size_t capacity = m->keys ? (m->mask + 1) * 2 : PK_MAP_MIN_CAPACITY;
     pk_u64map bigger = {
         .keys = malloc(capacity * sizeof(uint64_t)),
         .values = malloc(capacity * sizeof(uint32_t)),
@@ -62,6 +61,22 @@ static bool u64map_grow(pk_u64map *m)
     pk_u64map_free(m);
     *m = bigger;
     return true;
+}
+
+static bool u64map_grow(pk_u64map *m)
+{
+    return u64map_rehash(m, m->keys ? (m->mask + 1) * 2 : PK_MAP_MIN_CAPACITY);
+}
+
+bool pk_u64map_reserve(pk_u64map *m, size_t count)
+{
+    size_t capacity = PK_MAP_MIN_CAPACITY;
+    while (capacity < 2 * (count + 1)) {
+        if (capacity > SIZE_MAX / 4)
+            return false;
+        capacity *= 2;
+    }
+    return (m->keys && capacity <= m->mask + 1) || u64map_rehash(m, capacity);
 }
 
 bool pk_u64map_put(pk_u64map *m, uint64_t key, uint32_t value, uint32_t **slot, bool *inserted)

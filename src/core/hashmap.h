@@ -48,6 +48,9 @@ uint32_t *pk_u64map_find(const pk_u64map *m, uint64_t key);
 bool pk_u64map_put(pk_u64map *m, uint64_t key, uint32_t value, uint32_t **slot, bool *inserted);
 /* Removes key; returns whether it was present (and its value in *value, which may be NULL). */
 bool pk_u64map_remove(pk_u64map *m, uint64_t key, uint32_t *value);
+/* Makes room for count entries in all, so that inserting up to that many does not grow the
+ * table again (one rehash instead of one per doubling). False when memory runs out. */
+bool pk_u64map_reserve(pk_u64map *m, size_t count);
 /* Iteration: for (size_t i = 0; i <= m->mask && m->keys; i++) if (m->used[i]) ... */
 
 typedef struct pk_index {

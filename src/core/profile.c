@@ -297,9 +297,40 @@ const char *pk_frame_name(const pk_profile *p, uint32_t frame)
 
 /* ---- stacks --------------------------------------------------------------------------------- */
 
+/* Indexes the stacks appended since the last lookup (one table growth for all of them). */
+static bool stack_index_catch_up(pk_profile *p)
+{
+    if (p->stack_indexed == p->stack_count)
+        return true;
+    if (!pk_u64map_reserve(&p->stack_index, p->stack_count + 1))
+        return false;
+    for (size_t i = p->stack_indexed; i < p->stack_count; i++) {
+        uint64_t key = ((uint64_t)p->stacks[i].parent << 32) | p->stacks[i].frame;
+        if (!pk_u64map_put(&p->stack_index, key, (uint32_t)i, NULL, NULL))
+            return false;
+    }
+    p->stack_indexed = p->stack_count;
+    return true;
+}
+
+uint32_t pk_append_stack(pk_profile *p, uint32_t parent, uint32_t frame)
+{
+    if (frame >= p->frame_count || (parent != PK_NONE && parent >= p->stack_count) ||
+        p->stack_count >= PK_NONE - 1)
+        return PK_NONE;
+    if (!PK_ARRAY_RESERVE(p->stacks, p->stack_capacity, p->stack_count + 1) ||
+        !PK_ARRAY_RESERVE(p->stack_depths, p->stack_depth_capacity, p->stack_count + 1))
+        return PK_NONE;
+    p->stacks[p->stack_count] = (pk_stack){parent, frame};
+    p->stack_depths[p->stack_count] = parent == PK_NONE ? 1 : p->stack_depths[parent] + 1;
+    return (uint32_t)p->stack_count++;
+}
+
 uint32_t pk_intern_stack(pk_profile *p, uint32_t parent, uint32_t frame)
 {
     if (frame >= p->frame_count || (parent != PK_NONE && parent >= p->stack_count))
+        return PK_NONE;
+    if (!stack_index_catch_up(p))
         return PK_NONE;
     uint64_t key = ((uint64_t)parent << 32) | frame;
     uint32_t *slot;
@@ -316,6 +347,7 @@ uint32_t pk_intern_stack(pk_profile *p, uint32_t parent, uint32_t frame)
     }
     p->stacks[p->stack_count] = (pk_stack){parent, frame};
     p->stack_depths[p->stack_count] = parent == PK_NONE ? 1 : p->stack_depths[parent] + 1;
+    p->stack_indexed = p->stack_count + 1;
     return (uint32_t)p->stack_count++;
 }
 

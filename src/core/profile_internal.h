@@ -48,6 +48,7 @@ struct pk_profile {
     uint32_t *stack_depths;
     size_t stack_count, stack_capacity, stack_depth_capacity;
     pk_u64map stack_index; /* (parent << 32 | frame) -> stack */
+    size_t stack_indexed;  /* stacks [0, stack_indexed) are in stack_index (pk_append_stack) */
 
     /* Sample rows, column by column. */
     uint32_t *sample_threads;

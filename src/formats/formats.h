@@ -13,6 +13,7 @@ extern const pk_format pk_format_speedscope;
 extern const pk_format pk_format_svg;
 extern const pk_format pk_format_br;
 extern const pk_format pk_format_sampler;
+extern const pk_format pk_format_gperftools;
 /* formats:end */
 
 #endif

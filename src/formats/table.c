@@ -12,6 +12,7 @@ static const pk_format *const pk_format_table[] = {
     &pk_format_svg,
     &pk_format_br,
     &pk_format_sampler,
+    &pk_format_gperftools,
     /* table:end */
     NULL, /* keeps the table valid C while it is being filled; not counted */
 };

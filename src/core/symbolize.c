@@ -1,0 +1,1257 @@
+/* Symbolization with elfutils: see symbolize.h.
+ *
+ * Per binary, CUs are found through a table of CU address ranges built once (so binaries
+ * without .debug_aranges work), and each CU touched gets an index of its functions and
+ * inlined instances with their address ranges, built by one walk of its DIEs. An address is
+ * then a binary search for the function plus a scan of that function's inlined instances,
+ * instead of a DIE walk per address.
+ */
+#include "core/symbolize.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libiberty/demangle.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/array.h"
+#include "core/hashmap.h"
+
+/* Inlining deeper than this keeps the outermost function and the innermost calls. */
+#define SYM_MAX_CHAIN 64
+/* DIE nesting followed when indexing a CU. */
+#define SYM_MAX_DIE_DEPTH 256
+/* Frame indexes per storage block of chains. */
+#define SYM_BLOCK_FRAMES 65536u
+/* A mapping may start this far before its segment's file offset (page rounding). */
+#define SYM_MAX_PAGE 0x10000u
+
+/* ---- small helpers -------------------------------------------------------------------------- */
+
+static char *sym_join(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    char *s = malloc(la + lb + 2);
+    if (!s)
+        return NULL;
+    memcpy(s, a, la);
+    size_t n = la;
+    if (n == 0 || s[n - 1] != '/')
+        s[n++] = '/';
+    while (*b == '/')
+        b++, lb--;
+    memcpy(s + n, b, lb + 1);
+    return s;
+}
+
+static const char *sym_basename(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static bool sym_is_hex(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++) {
+        char c = *s;
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+            return false;
+    }
+    return true;
+}
+
+/* ---- the model side ---------------------------------------------------------------------------- */
+
+bool pk_symbolize_requested(const pk_option_list *extra)
+{
+    return !extra || pk_option_get(extra, "no-symbols") == NULL;
+}
+
+uint32_t pk_symbolize_address_name(pk_profile *p, uint64_t address)
+{
+    return pk_intern_printf(p, "0x%" PRIx64, address);
+}
+
+bool pk_symbolize_is_unresolved(const pk_profile *p, uint32_t frame)
+{
+    const pk_frame *f = pk_frame_at(p, frame);
+    if (!f || !(f->flags & PK_FRAME_HAS_ADDRESS) || (f->flags & PK_FRAME_INLINED))
+        return false;
+    const char *name = pk_frame_name(p, frame);
+    if (!name || !*name)
+        return true;
+    return name[0] == '0' && name[1] == 'x' && sym_is_hex(name + 2);
+}
+
+/* ---- per-binary structures ------------------------------------------------------------------- */
+
+/* A function or inlined instance with code. */
+typedef struct sym_scope {
+    Dwarf_Off die;
+    uint32_t parent;    /* enclosing function or instance; PK_NONE for a function */
+    uint32_t depth;     /* 0 for a function */
+    uint32_t inl_begin; /* functions: their inlined instances' ranges are inl[begin, end) */
+    uint32_t inl_end;
+} sym_scope;
+
+typedef struct sym_range {
+    uint64_t low, high;
+    uint32_t scope; /* or CU index */
+} sym_range;
+
+typedef struct sym_cu {
+    Dwarf_Die die;
+    bool indexed;
+    sym_scope *scopes;
+    size_t scope_count, scope_cap;
+    sym_range *functions; /* sorted by low after indexing */
+    size_t function_count, function_cap;
+    sym_range *inlined;
+    size_t inlined_count, inlined_cap;
+} sym_cu;
+
+typedef struct sym_load {
+    uint64_t offset, vaddr, filesz, memsz;
+    bool exec;
+} sym_load;
+
+typedef enum sym_state {
+    SYM_OK = 0,
+    SYM_NOT_FOUND,
+    SYM_NOT_ELF,
+    SYM_BUILD_ID_DIFFERS,
+    SYM_NO_SEGMENT
+} sym_state;
+
+typedef struct sym_binary {
+    char *path;
+    sym_state state;
+    Dwfl *dwfl;
+    Dwfl_Module *module;
+    GElf_Addr module_bias; /* module address = ELF virtual address + module_bias */
+    char *build_id;        /* lower-case hex, NULL when the file has none */
+    sym_load *loads;
+    size_t load_count;
+    bool cus_listed;
+    Dwarf *dwarf;
+    Dwarf_Addr dwarf_bias; /* DWARF address = module address - dwarf_bias */
+    sym_cu *cus;
+    size_t cu_count, cu_cap;
+    sym_range *cu_ranges; /* sorted by low */
+    size_t cu_range_count, cu_range_cap;
+} sym_binary;
+
+/* What the symbolizer knows about one resource of the profile. */
+typedef struct sym_resource {
+    bool prepared;
+    sym_binary *binary; /* NULL when no usable binary */
+    uint64_t bias;      /* ELF virtual address = address - bias */
+    uint32_t problem;   /* PK_NONE when none */
+    pk_u64map addresses; /* address -> chain */
+    pk_u64map by_die;    /* DIE offset -> function */
+    pk_u64map by_symbol; /* symbol value -> function */
+} sym_resource;
+
+typedef struct sym_problem {
+    char *file;
+    sym_state state;
+    uint64_t addresses;
+} sym_problem;
+
+typedef struct sym_chain {
+    const uint32_t *frames;
+    uint32_t count;
+} sym_chain;
+
+struct pk_symbolizer {
+    pk_profile *dst;
+    char **search_dirs;
+    size_t search_count, search_cap;
+    char **debug_dirs;
+    size_t debug_count;
+    char *debuginfo_path;
+    Dwfl_Callbacks callbacks;
+    sym_binary **binaries;
+    size_t binary_count, binary_cap;
+    sym_resource *resources; /* indexed by resource */
+    size_t resource_count;
+    sym_resource outside; /* addresses in no mapping */
+    sym_problem *problems;
+    size_t problem_count, problem_cap;
+    sym_chain *chains;
+    size_t chain_count, chain_cap;
+    uint32_t **blocks;
+    size_t block_count, block_cap;
+    size_t block_used;
+    size_t lookups, resolved;
+};
+
+/* ---- binaries ---------------------------------------------------------------------------------- */
+
+static void sym_cu_free(sym_cu *cu)
+{
+    free(cu->scopes);
+    free(cu->functions);
+    free(cu->inlined);
+}
+
+static void sym_binary_free(sym_binary *b)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->cu_count; i++)
+        sym_cu_free(&b->cus[i]);
+    free(b->cus);
+    free(b->cu_ranges);
+    free(b->loads);
+    free(b->build_id);
+    if (b->dwfl)
+        dwfl_end(b->dwfl);
+    free(b->path);
+    free(b);
+}
+
+static bool sym_binary_read_loads(sym_binary *b, Elf *elf)
+{
+    size_t count;
+    if (elf_getphdrnum(elf, &count) != 0)
+        return false;
+    size_t cap = 0;
+    for (size_t i = 0; i < count; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+            continue;
+        if (!PK_ARRAY_RESERVE(b->loads, cap, b->load_count + 1))
+            return false;
+        b->loads[b->load_count++] = (sym_load){ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz,
+                                               (ph.p_flags & PF_X) != 0};
+    }
+    return true;
+}
+
+/* Opens path once; later calls return the same entry (which may be unusable). */
+static sym_binary *sym_binary_open(pk_symbolizer *s, const char *path)
+{
+    for (size_t i = 0; i < s->binary_count; i++)
+        if (strcmp(s->binaries[i]->path, path) == 0)
+            return s->binaries[i];
+    if (!PK_ARRAY_RESERVE(s->binaries, s->binary_cap, s->binary_count + 1))
+        return NULL;
+    sym_binary *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->path = strdup(path);
+    if (!b->path) {
+        free(b);
+        return NULL;
+    }
+    s->binaries[s->binary_count++] = b;
+
+    b->state = SYM_NOT_FOUND;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return b;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return b;
+    }
+    b->state = SYM_NOT_ELF;
+    b->dwfl = dwfl_begin(&s->callbacks);
+    if (!b->dwfl) {
+        close(fd);
+        return b;
+    }
+    dwfl_report_begin(b->dwfl);
+    b->module = dwfl_report_elf(b->dwfl, sym_basename(path), path, fd, 0, true);
+    if (!b->module) {
+        close(fd);
+        return b;
+    }
+    dwfl_report_end(b->dwfl, NULL, NULL);
+    Elf *elf = dwfl_module_getelf(b->module, &b->module_bias);
+    if (!elf || !sym_binary_read_loads(b, elf))
+        return b;
+    const unsigned char *bits;
+    GElf_Addr id_vaddr;
+    int id_len = dwfl_module_build_id(b->module, &bits, &id_vaddr);
+    if (id_len > 0) {
+        b->build_id = malloc((size_t)id_len * 2 + 1);
+        if (b->build_id)
+            for (int i = 0; i < id_len; i++)
+                snprintf(b->build_id + 2 * i, 3, "%02x", bits[i]);
+    }
+    b->state = SYM_OK;
+    return b;
+}
+
+/* The bias of a mapping [start, limit) at file offset `offset` onto the binary: the loadable
+ * segment (executable preferred) whose file range the mapping starts in. */
+static bool sym_mapping_bias(const sym_binary *b, const pk_resource *r, uint64_t *bias)
+{
+    if (r->start == 0 && r->limit == 0) {
+        *bias = 0;
+        return true;
+    }
+    uint64_t highest_end = 0;
+    for (size_t i = 0; i < b->load_count; i++)
+        if (b->loads[i].vaddr + b->loads[i].memsz > highest_end)
+            highest_end = b->loads[i].vaddr + b->loads[i].memsz;
+    /* Executable segments first; then a mapping that starts where another segment does (the
+     * whole file mapped from offset 0, as some pprof producers record it). */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < b->load_count; i++) {
+            const sym_load *l = &b->loads[i];
+            if (pass == 0 && !l->exec)
+                continue;
+            /* The mapping starts at the segment's offset rounded down to a page (4, 16 or
+             * 64 KiB), or inside the segment. */
+            bool starts_here = false;
+            if (r->offset <= l->offset) {
+                for (uint64_t page = 0x1000; page <= SYM_MAX_PAGE && !starts_here; page <<= 2)
+                    starts_here = r->offset % page == 0 && l->offset - r->offset < page;
+            } else if (pass == 0) {
+                starts_here = r->offset - l->offset < (l->filesz ? l->filesz : 1);
+            }
+            if (!starts_here)
+                continue;
+            uint64_t vaddr_at_start = l->vaddr - l->offset + r->offset;
+            /* A mapping longer than the whole image is another file's. */
+            if (r->limit > r->start &&
+                r->limit - r->start > highest_end - vaddr_at_start + SYM_MAX_PAGE)
+                continue;
+            *bias = r->start - vaddr_at_start;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- the index of a CU ------------------------------------------------------------------------ */
+
+static bool sym_cu_add_range(sym_range **items, size_t *count, size_t *cap, uint64_t low,
+                             uint64_t high, uint32_t scope)
+{
+    if (!pk_array_reserve((void **)items, cap, sizeof **items, *count + 1))
+        return false;
+    (*items)[(*count)++] = (sym_range){low, high, scope};
+    return true;
+}
+
+static bool sym_cu_walk(sym_cu *cu, Dwarf_Die *parent, uint32_t scope, unsigned level)
+{
+    if (level > SYM_MAX_DIE_DEPTH)
+        return true;
+    Dwarf_Die child;
+    if (dwarf_child(parent, &child) != 0)
+        return true;
+    do {
+        int tag = dwarf_tag(&child);
+        switch (tag) {
+        case DW_TAG_subprogram:
+        case DW_TAG_inlined_subroutine: {
+            bool function = tag == DW_TAG_subprogram || scope == PK_NONE;
+            if (!PK_ARRAY_RESERVE(cu->scopes, cu->scope_cap, cu->scope_count + 1))
+                return false;
+            uint32_t id = (uint32_t)cu->scope_count;
+            cu->scopes[id] = (sym_scope){dwarf_dieoffset(&child), function ? PK_NONE : scope,
+                                         function ? 0 : cu->scopes[scope].depth + 1,
+                                         (uint32_t)cu->inlined_count, (uint32_t)cu->inlined_count};
+            bool has_code = false;
+            Dwarf_Addr base, low, high;
+            ptrdiff_t offset = 0;
+            while ((offset = dwarf_ranges(&child, offset, &base, &low, &high)) > 0) {
+                if (high <= low)
+                    continue;
+                has_code = true;
+                bool ok = function ? sym_cu_add_range(&cu->functions, &cu->function_count,
+                                                      &cu->function_cap, low, high, id)
+                                   : sym_cu_add_range(&cu->inlined, &cu->inlined_count,
+                                                      &cu->inlined_cap, low, high, id);
+                if (!ok)
+                    return false;
+            }
+            if (!has_code) {
+                /* Declarations and abstract instances: no code, nothing inside to find. */
+                cu->scope_count = id;
+                break;
+            }
+            cu->scope_count = id + 1u;
+            if (dwarf_haschildren(&child) && !sym_cu_walk(cu, &child, id, level + 1))
+                return false;
+            if (function)
+                cu->scopes[id].inl_end = (uint32_t)cu->inlined_count;
+            break;
+        }
+        case DW_TAG_lexical_block:
+        case DW_TAG_namespace:
+        case DW_TAG_module:
+        case DW_TAG_try_block:
+        case DW_TAG_catch_block:
+            if (dwarf_haschildren(&child) && !sym_cu_walk(cu, &child, scope, level + 1))
+                return false;
+            break;
+        default:
+            break;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return true;
+}
+
+static int sym_range_cmp(const void *a, const void *b)
+{
+    const sym_range *x = a, *y = b;
+    if (x->low != y->low)
+        return x->low < y->low ? -1 : 1;
+    /* Enclosing ranges before the ones they contain. */
+    if (x->high != y->high)
+        return x->high > y->high ? -1 : 1;
+    return 0;
+}
+
+static bool sym_cu_index(sym_cu *cu)
+{
+    if (cu->indexed)
+        return true;
+    cu->indexed = true;
+    if (!sym_cu_walk(cu, &cu->die, PK_NONE, 0))
+        return false;
+    if (cu->function_count > 1)
+        qsort(cu->functions, cu->function_count, sizeof *cu->functions, sym_range_cmp);
+    return true;
+}
+
+/* Fills scopes[] outermost first with the function containing address and the instances
+ * inlined into it there; returns how many (0 when no function contains it). */
+static size_t sym_cu_lookup(const sym_cu *cu, uint64_t address, uint32_t *scopes)
+{
+    size_t lo = 0, hi = cu->function_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cu->functions[mid].low <= address)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t function = PK_NONE;
+    /* Nested functions start inside their parent; the latest start that contains the address
+     * is the innermost. A few steps back cover overlaps. */
+    for (size_t i = lo, steps = 0; i-- > 0 && steps < 16; steps++) {
+        if (address < cu->functions[i].high) {
+            function = cu->functions[i].scope;
+            break;
+        }
+    }
+    if (function == PK_NONE)
+        return 0;
+    const sym_scope *f = &cu->scopes[function];
+    uint32_t innermost = function, innermost_depth = 0;
+    for (uint32_t i = f->inl_begin; i < f->inl_end; i++) {
+        const sym_range *r = &cu->inlined[i];
+        if (r->low <= address && address < r->high && cu->scopes[r->scope].depth > innermost_depth) {
+            innermost = r->scope;
+            innermost_depth = cu->scopes[r->scope].depth;
+        }
+    }
+    uint32_t chain[SYM_MAX_DIE_DEPTH + 1];
+    size_t n = 0;
+    for (uint32_t at = innermost; at != PK_NONE && n < SYM_MAX_DIE_DEPTH + 1;
+         at = cu->scopes[at].parent)
+        chain[n++] = at;
+    /* chain is innermost first; keep the outermost and the innermost SYM_MAX_CHAIN - 1. */
+    size_t keep = n <= SYM_MAX_CHAIN ? n : SYM_MAX_CHAIN;
+    size_t out = 0;
+    scopes[out++] = chain[n - 1];
+    for (size_t i = keep - 1; i-- > 0;)
+        scopes[out++] = chain[i];
+    return out;
+}
+
+/* The table of CU ranges of a binary, built on first use. */
+static bool sym_binary_list_cus(sym_binary *b)
+{
+    if (b->cus_listed)
+        return true;
+    b->cus_listed = true;
+    b->dwarf = dwfl_module_getdwarf(b->module, &b->dwarf_bias);
+    if (!b->dwarf)
+        return true;
+    Dwarf_Addr bias;
+    Dwarf_Die *cu = NULL;
+    while ((cu = dwfl_module_nextcu(b->module, cu, &bias)) != NULL) {
+        if (dwarf_tag(cu) != DW_TAG_compile_unit)
+            continue;
+        uint32_t index = (uint32_t)b->cu_count;
+        bool any = false;
+        Dwarf_Addr base, low, high;
+        ptrdiff_t offset = 0;
+        while ((offset = dwarf_ranges(cu, offset, &base, &low, &high)) > 0) {
+            if (high <= low)
+                continue;
+            if (!sym_cu_add_range(&b->cu_ranges, &b->cu_range_count, &b->cu_range_cap, low, high,
+                                  index))
+                return false;
+            any = true;
+        }
+        if (!any)
+            continue;
+        if (!PK_ARRAY_RESERVE(b->cus, b->cu_cap, b->cu_count + 1))
+            return false;
+        b->cus[b->cu_count++] = (sym_cu){.die = *cu};
+    }
+    if (b->cu_range_count > 1)
+        qsort(b->cu_ranges, b->cu_range_count, sizeof *b->cu_ranges, sym_range_cmp);
+    return true;
+}
+
+static sym_cu *sym_binary_find_cu(sym_binary *b, uint64_t dwarf_address)
+{
+    size_t lo = 0, hi = b->cu_range_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->cu_ranges[mid].low <= dwarf_address)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo, steps = 0; i-- > 0 && steps < 16; steps++)
+        if (dwarf_address < b->cu_ranges[i].high)
+            return &b->cus[b->cu_ranges[i].scope];
+    return NULL;
+}
+
+/* ---- names ---------------------------------------------------------------------------------- */
+
+static uint32_t sym_intern_name(pk_profile *p, const char *name)
+{
+    if (name[0] == '_' && name[1] == 'Z') {
+        char *demangled = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+        if (demangled) {
+            uint32_t id = pk_intern_cstr(p, demangled);
+            free(demangled);
+            return id;
+        }
+    }
+    return pk_intern_cstr(p, name);
+}
+
+static const char *sym_die_string(Dwarf_Die *die, unsigned attribute)
+{
+    Dwarf_Attribute attr;
+    if (!dwarf_attr_integrate(die, attribute, &attr))
+        return NULL;
+    return dwarf_formstring(&attr);
+}
+
+static uint32_t sym_die_call_line(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word line;
+    if (!dwarf_attr(die, DW_AT_call_line, &attr) || dwarf_formudata(&attr, &line) != 0)
+        return 0;
+    return line > UINT32_MAX ? 0 : (uint32_t)line;
+}
+
+/* ---- resources -------------------------------------------------------------------------------- */
+
+static void sym_resource_free(sym_resource *r)
+{
+    pk_u64map_free(&r->addresses);
+    pk_u64map_free(&r->by_die);
+    pk_u64map_free(&r->by_symbol);
+}
+
+static sym_resource *sym_resource_get(pk_symbolizer *s, uint32_t resource)
+{
+    if (resource == PK_NONE || resource >= pk_resource_count(s->dst))
+        return &s->outside;
+    if (resource >= s->resource_count) {
+        size_t count = pk_resource_count(s->dst);
+        sym_resource *grown = realloc(s->resources, count * sizeof *grown);
+        if (!grown)
+            return NULL;
+        for (size_t i = s->resource_count; i < count; i++) {
+            memset(&grown[i], 0, sizeof grown[i]);
+            grown[i].problem = PK_NONE;
+            pk_u64map_init(&grown[i].addresses);
+            pk_u64map_init(&grown[i].by_die);
+            pk_u64map_init(&grown[i].by_symbol);
+        }
+        s->resources = grown;
+        s->resource_count = count;
+    }
+    return &s->resources[resource];
+}
+
+static uint32_t sym_problem_note(pk_symbolizer *s, const char *file, sym_state state)
+{
+    for (size_t i = 0; i < s->problem_count; i++)
+        if (strcmp(s->problems[i].file, file) == 0)
+            return (uint32_t)i;
+    if (!PK_ARRAY_RESERVE(s->problems, s->problem_cap, s->problem_count + 1))
+        return PK_NONE;
+    char *copy = strdup(file);
+    if (!copy)
+        return PK_NONE;
+    s->problems[s->problem_count] = (sym_problem){copy, state, 0};
+    return (uint32_t)s->problem_count++;
+}
+
+/* Tries one candidate file for resource r; true when it is usable. *worst keeps the most
+ * telling reason a candidate was rejected. */
+static bool sym_try_candidate(pk_symbolizer *s, sym_resource *r, const pk_resource *pr,
+                              const char *path, sym_state *worst)
+{
+    if (!path)
+        return false;
+    sym_binary *b = sym_binary_open(s, path);
+    if (!b)
+        return false;
+    sym_state state = b->state;
+    uint64_t bias = 0;
+    if (state == SYM_OK) {
+        const char *want = pk_str(s->dst, pr->build_id);
+        if (*want && b->build_id && strcasecmp(want, b->build_id) != 0)
+            state = SYM_BUILD_ID_DIFFERS;
+        else if (!sym_mapping_bias(b, pr, &bias))
+            state = SYM_NO_SEGMENT;
+    }
+    if (state == SYM_OK) {
+        r->binary = b;
+        r->bias = bias;
+        return true;
+    }
+    if (state > *worst)
+        *worst = state;
+    return false;
+}
+
+static bool sym_try_build_id(pk_symbolizer *s, sym_resource *r, const pk_resource *pr,
+                             const char *dir, const char *build_id, sym_state *worst)
+{
+    char rel[300];
+    int n = snprintf(rel, sizeof rel, ".build-id/%.2s/%s", build_id, build_id + 2);
+    if (n < 0 || (size_t)n >= sizeof rel - 8)
+        return false;
+    char *path = sym_join(dir, rel);
+    bool ok = sym_try_candidate(s, r, pr, path, worst);
+    free(path);
+    if (ok)
+        return true;
+    memcpy(rel + n, ".debug", 7);
+    path = sym_join(dir, rel);
+    ok = sym_try_candidate(s, r, pr, path, worst);
+    free(path);
+    return ok;
+}
+
+static void sym_resource_prepare(pk_symbolizer *s, uint32_t resource, sym_resource *r)
+{
+    r->prepared = true;
+    if (r == &s->outside)
+        return;
+    const pk_resource *pr = pk_resource_at(s->dst, resource);
+    const char *path = pk_str(s->dst, pr->path);
+    if (!*path)
+        path = pk_str(s->dst, pr->name);
+    const char *build_id = pk_str(s->dst, pr->build_id);
+    bool id_usable = strlen(build_id) > 2 && strlen(build_id) < 256 && sym_is_hex(build_id);
+    if ((!*path || path[0] == '[') && !id_usable)
+        return; /* [vdso], [stack], anonymous memory: no file to read */
+    if (path[0] == '[')
+        path = "";
+
+    sym_state worst = SYM_NOT_FOUND;
+    for (size_t i = 0; i < s->search_count; i++) {
+        const char *dir = s->search_dirs[i];
+        if (*path) {
+            char *candidate = sym_join(dir, sym_basename(path));
+            bool ok = sym_try_candidate(s, r, pr, candidate, &worst);
+            free(candidate);
+            if (ok)
+                return;
+            if (strchr(path, '/')) {
+                candidate = sym_join(dir, path);
+                ok = sym_try_candidate(s, r, pr, candidate, &worst);
+                free(candidate);
+                if (ok)
+                    return;
+            }
+        }
+        if (id_usable && sym_try_build_id(s, r, pr, dir, build_id, &worst))
+            return;
+    }
+    if (*path && sym_try_candidate(s, r, pr, path, &worst))
+        return;
+    if (id_usable)
+        for (size_t i = 0; i < s->debug_count; i++)
+            if (sym_try_build_id(s, r, pr, s->debug_dirs[i], build_id, &worst))
+                return;
+    r->problem = sym_problem_note(s, *path ? path : build_id, worst);
+}
+
+/* ---- chains ---------------------------------------------------------------------------------- */
+
+static bool sym_chain_store(pk_symbolizer *s, const uint32_t *frames, size_t count,
+                            uint32_t *index)
+{
+    if (!s->block_count || s->block_used + count > SYM_BLOCK_FRAMES) {
+        if (!PK_ARRAY_RESERVE(s->blocks, s->block_cap, s->block_count + 1))
+            return false;
+        uint32_t *block = malloc(SYM_BLOCK_FRAMES * sizeof *block);
+        if (!block)
+            return false;
+        s->blocks[s->block_count++] = block;
+        s->block_used = 0;
+    }
+    if (!PK_ARRAY_RESERVE(s->chains, s->chain_cap, s->chain_count + 1))
+        return false;
+    uint32_t *stored = s->blocks[s->block_count - 1] + s->block_used;
+    memcpy(stored, frames, count * sizeof *frames);
+    s->block_used += count;
+    s->chains[s->chain_count] = (sym_chain){stored, (uint32_t)count};
+    *index = (uint32_t)s->chain_count++;
+    return true;
+}
+
+static size_t sym_placeholder(pk_symbolizer *s, uint32_t resource, uint64_t address,
+                              uint32_t *frames)
+{
+    uint32_t name = pk_symbolize_address_name(s->dst, address);
+    if (name == PK_NONE)
+        return 0;
+    pk_function fn = {name, 0, 0, resource};
+    uint32_t function = pk_intern_function(s->dst, &fn);
+    if (function == PK_NONE)
+        return 0;
+    pk_frame frame = {function, 0, address, resource, PK_FRAME_HAS_ADDRESS};
+    frames[0] = pk_intern_frame(s->dst, &frame);
+    return frames[0] == PK_NONE ? 0 : 1;
+}
+
+static uint32_t sym_function_from_die(pk_symbolizer *s, sym_resource *r, uint32_t resource,
+                                      Dwarf_Die *die, const char *fallback_file)
+{
+    Dwarf_Off offset = dwarf_dieoffset(die);
+    uint32_t *known = pk_u64map_find(&r->by_die, offset);
+    if (known)
+        return *known;
+    /* A mangled linkage name demangles to the qualified name with parameters; a C one is
+     * often an internal alias (glibc's __GI___qsort_r for qsort_r): the source name is better. */
+    const char *name = sym_die_string(die, DW_AT_linkage_name);
+    if (!name)
+        name = sym_die_string(die, DW_AT_MIPS_linkage_name);
+    if (!name || name[0] != '_' || name[1] != 'Z') {
+        const char *plain = sym_die_string(die, DW_AT_name);
+        if (plain)
+            name = plain;
+    }
+    pk_function fn = {0, 0, 0, resource};
+    fn.name = name ? sym_intern_name(s->dst, name) : pk_intern_cstr(s->dst, "??");
+    const char *file = dwarf_decl_file(die);
+    if (!file)
+        file = fallback_file;
+    if (file)
+        fn.file = pk_intern_cstr(s->dst, file);
+    int line;
+    if (dwarf_decl_line(die, &line) == 0 && line > 0)
+        fn.start_line = (uint32_t)line;
+    if (fn.name == PK_NONE || fn.file == PK_NONE)
+        return PK_NONE;
+    uint32_t function = pk_intern_function(s->dst, &fn);
+    uint32_t *slot;
+    bool inserted;
+    if (function != PK_NONE && !pk_u64map_put(&r->by_die, offset, function, &slot, &inserted))
+        return PK_NONE;
+    return function;
+}
+
+/* The chain of frames for an address of a usable binary; 0 when nothing names it. */
+static size_t sym_resolve(pk_symbolizer *s, sym_resource *r, uint32_t resource, uint64_t address,
+                          uint32_t *frames, bool *failed)
+{
+    sym_binary *b = r->binary;
+    uint64_t module_address = address - r->bias + b->module_bias;
+    if (!sym_binary_list_cus(b)) {
+        *failed = true;
+        return 0;
+    }
+    sym_cu *cu = NULL;
+    Dwarf_Addr dwarf_address = module_address - b->dwarf_bias;
+    if (b->dwarf)
+        cu = sym_binary_find_cu(b, dwarf_address);
+    Dwarf_Line *line = NULL;
+    const char *line_file = NULL;
+    int line_number = 0;
+    if (cu) {
+        if (!sym_cu_index(cu)) {
+            *failed = true;
+            return 0;
+        }
+        line = dwarf_getsrc_die(&cu->die, dwarf_address);
+        if (line) {
+            line_file = dwarf_linesrc(line, NULL, NULL);
+            if (dwarf_lineno(line, &line_number) != 0 || line_number < 0)
+                line_number = 0;
+        }
+        uint32_t scopes[SYM_MAX_CHAIN];
+        size_t n = sym_cu_lookup(cu, dwarf_address, scopes);
+        if (n > 0) {
+            Dwarf_Die dies[SYM_MAX_CHAIN];
+            for (size_t i = 0; i < n; i++)
+                if (!dwarf_offdie(b->dwarf, cu->scopes[scopes[i]].die, &dies[i]))
+                    return 0;
+            for (size_t i = 0; i < n; i++) {
+                uint32_t function =
+                    sym_function_from_die(s, r, resource, &dies[i], i + 1 == n ? line_file : NULL);
+                if (function == PK_NONE) {
+                    *failed = true;
+                    return 0;
+                }
+                pk_frame frame = {function, 0, address, resource, PK_FRAME_HAS_ADDRESS};
+                if (i + 1 < n)
+                    frame.line = sym_die_call_line(&dies[i + 1]);
+                else
+                    frame.line = (uint32_t)line_number;
+                if (i > 0)
+                    frame.flags |= PK_FRAME_INLINED;
+                frames[i] = pk_intern_frame(s->dst, &frame);
+                if (frames[i] == PK_NONE) {
+                    *failed = true;
+                    return 0;
+                }
+            }
+            return n;
+        }
+    }
+    /* No debug information for it: the symbol table. */
+    GElf_Off offset;
+    GElf_Sym sym;
+    const char *name =
+        dwfl_module_addrinfo(b->module, module_address, &offset, &sym, NULL, NULL, NULL);
+    if (!name || !*name)
+        return 0;
+    uint32_t *known = pk_u64map_find(&r->by_symbol, sym.st_value);
+    uint32_t function;
+    if (known) {
+        function = *known;
+    } else {
+        pk_function fn = {sym_intern_name(s->dst, name), 0, 0, resource};
+        if (line_file)
+            fn.file = pk_intern_cstr(s->dst, line_file);
+        function = fn.name == PK_NONE || fn.file == PK_NONE ? PK_NONE
+                                                             : pk_intern_function(s->dst, &fn);
+        uint32_t *slot;
+        bool inserted;
+        if (function == PK_NONE ||
+            !pk_u64map_put(&r->by_symbol, sym.st_value, function, &slot, &inserted)) {
+            *failed = true;
+            return 0;
+        }
+    }
+    pk_frame frame = {function, (uint32_t)line_number, address, resource, PK_FRAME_HAS_ADDRESS};
+    frames[0] = pk_intern_frame(s->dst, &frame);
+    if (frames[0] == PK_NONE) {
+        *failed = true;
+        return 0;
+    }
+    return 1;
+}
+
+size_t pk_symbolizer_frames(pk_symbolizer *s, uint32_t resource, uint64_t address,
+                            const uint32_t **frames)
+{
+    sym_resource *r = sym_resource_get(s, resource);
+    if (!r)
+        return 0;
+    if (r == &s->outside)
+        resource = PK_NONE;
+    uint32_t *known = pk_u64map_find(&r->addresses, address);
+    if (known) {
+        *frames = s->chains[*known].frames;
+        return s->chains[*known].count;
+    }
+    if (!r->prepared)
+        sym_resource_prepare(s, resource, r);
+    s->lookups++;
+    uint32_t chain[SYM_MAX_CHAIN];
+    size_t n = 0;
+    bool failed = false;
+    if (r->binary)
+        n = sym_resolve(s, r, resource, address, chain, &failed);
+    if (failed)
+        return 0;
+    if (n > 0) {
+        s->resolved++;
+    } else {
+        if (r->problem != PK_NONE)
+            s->problems[r->problem].addresses++;
+        n = sym_placeholder(s, resource, address, chain);
+        if (n == 0)
+            return 0;
+    }
+    uint32_t index, *slot;
+    bool inserted;
+    if (!sym_chain_store(s, chain, n, &index) ||
+        !pk_u64map_put(&r->addresses, address, index, &slot, &inserted))
+        return 0;
+    *frames = s->chains[index].frames;
+    return n;
+}
+
+size_t pk_symbolizer_lookups(const pk_symbolizer *s)
+{
+    return s->lookups;
+}
+
+size_t pk_symbolizer_resolved(const pk_symbolizer *s)
+{
+    return s->resolved;
+}
+
+/* ---- lifetime ---------------------------------------------------------------------------------- */
+
+static bool sym_push_dir(char ***dirs, size_t *count, size_t *cap, const char *dir)
+{
+    if (!pk_array_reserve((void **)dirs, cap, sizeof **dirs, *count + 1))
+        return false;
+    char *copy = realpath(dir, NULL);
+    if (!copy)
+        copy = strdup(dir);
+    if (!copy)
+        return false;
+    (*dirs)[(*count)++] = copy;
+    return true;
+}
+
+/* The path elfutils searches for separate debug files: next to the binary, in .debug/, in the
+ * debug directories and in the search directories. */
+static bool sym_update_debuginfo_path(pk_symbolizer *s)
+{
+    size_t len = strlen(":.debug") + 1;
+    for (size_t i = 0; i < s->debug_count; i++)
+        len += strlen(s->debug_dirs[i]) + 1;
+    for (size_t i = 0; i < s->search_count; i++)
+        len += strlen(s->search_dirs[i]) + 1;
+    char *path = malloc(len);
+    if (!path)
+        return false;
+    char *at = path;
+    at += sprintf(at, ":.debug");
+    for (size_t i = 0; i < s->search_count; i++)
+        at += sprintf(at, ":%s", s->search_dirs[i]);
+    for (size_t i = 0; i < s->debug_count; i++)
+        at += sprintf(at, ":%s", s->debug_dirs[i]);
+    free(s->debuginfo_path);
+    s->debuginfo_path = path;
+    return true;
+}
+
+pk_symbolizer *pk_symbolizer_new(pk_profile *dst, const pk_option_list *extra)
+{
+    pk_symbolizer *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->dst = dst;
+    s->outside.problem = PK_NONE;
+    pk_u64map_init(&s->outside.addresses);
+    pk_u64map_init(&s->outside.by_die);
+    pk_u64map_init(&s->outside.by_symbol);
+    s->callbacks.find_elf = dwfl_build_id_find_elf;
+    s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+    s->callbacks.section_address = dwfl_offline_section_address;
+    s->callbacks.debuginfo_path = &s->debuginfo_path;
+    static const char *const default_debug_dirs[] = {"/usr/lib/debug"};
+    if (!pk_symbolizer_set_debug_dirs(s, default_debug_dirs, 1)) {
+        pk_symbolizer_free(s);
+        return NULL;
+    }
+    const char *dir;
+    for (size_t i = 0; extra && (dir = pk_option_get_nth(extra, "symbol-path", i)) != NULL; i++) {
+        if (!pk_symbolizer_add_search_dir(s, dir)) {
+            pk_symbolizer_free(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+bool pk_symbolizer_add_search_dir(pk_symbolizer *s, const char *dir)
+{
+    return sym_push_dir(&s->search_dirs, &s->search_count, &s->search_cap, dir) &&
+           sym_update_debuginfo_path(s);
+}
+
+bool pk_symbolizer_set_debug_dirs(pk_symbolizer *s, const char *const *dirs, size_t count)
+{
+    for (size_t i = 0; i < s->debug_count; i++)
+        free(s->debug_dirs[i]);
+    free(s->debug_dirs);
+    s->debug_dirs = NULL;
+    s->debug_count = 0;
+    size_t cap = 0;
+    for (size_t i = 0; i < count; i++)
+        if (!sym_push_dir(&s->debug_dirs, &s->debug_count, &cap, dirs[i]))
+            return false;
+    return sym_update_debuginfo_path(s);
+}
+
+static const char *sym_state_text(sym_state state)
+{
+    switch (state) {
+    case SYM_NOT_ELF:
+        return "not a readable ELF file";
+    case SYM_BUILD_ID_DIFFERS:
+        return "the binary found has another build ID";
+    case SYM_NO_SEGMENT:
+        return "the binary found does not match the mapping (another build?)";
+    default:
+        return "binary not found (see --symbol-path)";
+    }
+}
+
+void pk_symbolizer_free(pk_symbolizer *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->problem_count; i++) {
+        const sym_problem *p = &s->problems[i];
+        if (p->addresses > 0)
+            pk_warn(s->dst, "%s: %s; %" PRIu64 " address%s left unnamed", p->file,
+                    sym_state_text(p->state), p->addresses, p->addresses == 1 ? "" : "es");
+        free(p->file);
+    }
+    free(s->problems);
+    for (size_t i = 0; i < s->resource_count; i++)
+        sym_resource_free(&s->resources[i]);
+    free(s->resources);
+    sym_resource_free(&s->outside);
+    for (size_t i = 0; i < s->binary_count; i++)
+        sym_binary_free(s->binaries[i]);
+    free(s->binaries);
+    for (size_t i = 0; i < s->search_count; i++)
+        free(s->search_dirs[i]);
+    free(s->search_dirs);
+    for (size_t i = 0; i < s->debug_count; i++)
+        free(s->debug_dirs[i]);
+    free(s->debug_dirs);
+    free(s->debuginfo_path);
+    for (size_t i = 0; i < s->block_count; i++)
+        free(s->blocks[i]);
+    free(s->blocks);
+    free(s->chains);
+    free(s);
+}
+
+/* ---- the whole-profile pass ------------------------------------------------------------------- */
+
+typedef struct sym_copy {
+    const pk_profile *src;
+    pk_profile *dst;
+    pk_symbolizer *symbolizer;
+    uint32_t *strings;   /* src string -> dst string, PK_NONE until copied */
+    uint32_t *resources; /* src resource -> dst resource */
+    uint32_t *threads;
+    uint32_t *functions; /* src function -> dst function, PK_NONE until copied */
+    const uint32_t **chain_frames; /* src frame -> its frames in dst, NULL until copied */
+    uint32_t *chain_counts;
+    uint32_t *copied_frames; /* storage of one-frame chains */
+    uint32_t *stacks;
+} sym_copy;
+
+static uint32_t sym_copy_string(sym_copy *c, uint32_t id)
+{
+    if (id == PK_NONE || id >= pk_string_count(c->src))
+        return id == PK_NONE ? PK_NONE : 0;
+    if (c->strings[id] == PK_NONE)
+        c->strings[id] = pk_intern(c->dst, pk_str(c->src, id), pk_str_len(c->src, id));
+    return c->strings[id];
+}
+
+static uint32_t sym_copy_resource(const sym_copy *c, uint32_t id)
+{
+    return id < pk_resource_count(c->src) ? c->resources[id] : PK_NONE;
+}
+
+static uint32_t sym_copy_function(sym_copy *c, uint32_t id)
+{
+    if (c->functions[id] != PK_NONE)
+        return c->functions[id];
+    const pk_function *f = pk_function_at(c->src, id);
+    pk_function copy = {sym_copy_string(c, f->name), sym_copy_string(c, f->file), f->start_line,
+                        sym_copy_resource(c, f->resource)};
+    if (copy.name == PK_NONE || copy.file == PK_NONE)
+        return PK_NONE;
+    return c->functions[id] = pk_intern_function(c->dst, &copy);
+}
+
+/* The frames of dst standing for src frame id; 0 when memory runs out. */
+static size_t sym_copy_frame(sym_copy *c, uint32_t id, const uint32_t **frames)
+{
+    if (c->chain_frames[id]) {
+        *frames = c->chain_frames[id];
+        return c->chain_counts[id];
+    }
+    const pk_frame *f = pk_frame_at(c->src, id);
+    size_t n;
+    if (pk_symbolize_is_unresolved(c->src, id)) {
+        n = pk_symbolizer_frames(c->symbolizer, sym_copy_resource(c, f->resource), f->address,
+                                 frames);
+        if (n == 0)
+            return 0;
+    } else {
+        uint32_t function = sym_copy_function(c, f->function);
+        if (function == PK_NONE)
+            return 0;
+        pk_frame copy = *f;
+        copy.function = function;
+        copy.resource = sym_copy_resource(c, f->resource);
+        c->copied_frames[id] = pk_intern_frame(c->dst, &copy);
+        if (c->copied_frames[id] == PK_NONE)
+            return 0;
+        *frames = &c->copied_frames[id];
+        n = 1;
+    }
+    c->chain_frames[id] = *frames;
+    c->chain_counts[id] = (uint32_t)n;
+    return n;
+}
+
+static pk_status sym_copy_header(sym_copy *c)
+{
+    const pk_profile *src = c->src;
+    pk_profile *dst = c->dst;
+    const pk_metadata *m = pk_metadata_get(src);
+    pk_metadata *out = pk_metadata_of(dst);
+    *out = *m;
+    out->source_format = sym_copy_string(c, m->source_format);
+    out->product = sym_copy_string(c, m->product);
+    out->period_type = sym_copy_string(c, m->period_type);
+    out->period_unit = sym_copy_string(c, m->period_unit);
+    for (size_t i = 0; i < pk_property_count(src); i++)
+        if (pk_property_set(dst, pk_property_key(src, i), pk_property_value(src, i)) != PK_OK)
+            return PK_ERR_NOMEM;
+    for (size_t i = 0; i < pk_warning_count(src); i++)
+        pk_warn(dst, "%s", pk_warning_at(src, i));
+    for (size_t i = 0; i < pk_value_type_count(src); i++) {
+        const pk_value_type *v = pk_value_type_at(src, (uint32_t)i);
+        if (pk_add_value_type(dst, pk_str(src, v->name), pk_str(src, v->unit)) == PK_NONE)
+            return PK_ERR_NOMEM;
+    }
+    pk_set_default_value(dst, pk_default_value(src));
+    for (size_t i = 0; i < pk_thread_count(src); i++) {
+        const pk_thread *t = pk_thread_at(src, (uint32_t)i);
+        c->threads[i] = pk_add_thread(dst, sym_copy_string(c, t->name), t->pid, t->tid);
+        if (c->threads[i] == PK_NONE)
+            return PK_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < pk_resource_count(src); i++) {
+        const pk_resource *r = pk_resource_at(src, (uint32_t)i);
+        pk_resource copy = *r;
+        copy.name = sym_copy_string(c, r->name);
+        copy.path = sym_copy_string(c, r->path);
+        copy.build_id = sym_copy_string(c, r->build_id);
+        c->resources[i] = pk_intern_resource(dst, &copy);
+        if (c->resources[i] == PK_NONE)
+            return PK_ERR_NOMEM;
+    }
+    return PK_OK;
+}
+
+static pk_status sym_copy_samples(sym_copy *c)
+{
+    const pk_profile *src = c->src;
+    size_t stack_count = pk_stack_count(src);
+    for (size_t i = 0; i < stack_count; i++) {
+        const pk_stack *st = pk_stack_at(src, (uint32_t)i);
+        uint32_t parent = st->parent == PK_NONE ? PK_NONE : c->stacks[st->parent];
+        const uint32_t *frames;
+        size_t n = sym_copy_frame(c, st->frame, &frames);
+        if (n == 0)
+            return PK_ERR_NOMEM;
+        for (size_t k = 0; k < n; k++) {
+            parent = pk_intern_stack(c->dst, parent, frames[k]);
+            if (parent == PK_NONE)
+                return PK_ERR_NOMEM;
+        }
+        c->stacks[i] = parent;
+    }
+    /* Rows and memory events in their original stream order. */
+    size_t rows = pk_sample_count(src), events = pk_memory_event_count(src);
+    size_t row = 0, event = 0;
+    pk_memory_event ev;
+    if (events)
+        pk_memory_event_at(src, 0, &ev);
+    while (row < rows || event < events) {
+        bool take_row = row < rows && (event >= events || pk_sample_order(src, row) <= ev.order);
+        pk_status status;
+        if (take_row) {
+            uint32_t stack = pk_sample_stack(src, row);
+            status = pk_add_sample(c->dst, c->threads[pk_sample_thread(src, row)],
+                                   stack == PK_NONE ? PK_NONE : c->stacks[stack],
+                                   pk_sample_values(src, row));
+            row++;
+        } else {
+            uint32_t thread = c->threads[ev.thread];
+            uint32_t stack = ev.stack == PK_NONE ? PK_NONE : c->stacks[ev.stack];
+            if (ev.kind == PK_MEM_ALLOC)
+                status = pk_memory_alloc(c->dst, thread, stack, ev.address, ev.size);
+            else
+                status = pk_memory_free(c->dst, thread, stack, ev.address,
+                                        (pk_memory_kind)ev.kind, NULL);
+            if (++event < events)
+                pk_memory_event_at(src, event, &ev);
+        }
+        if (status != PK_OK)
+            return status;
+    }
+    return PK_OK;
+}
+
+pk_status pk_symbolize_profile(const pk_profile *src, pk_profile *dst,
+                               const pk_option_list *extra, pk_error *err)
+{
+    sym_copy c = {.src = src, .dst = dst};
+    size_t strings = pk_string_count(src), frames = pk_frame_count(src);
+    c.strings = malloc((strings ? strings : 1) * sizeof *c.strings);
+    c.resources = malloc((pk_resource_count(src) + 1) * sizeof *c.resources);
+    c.threads = malloc((pk_thread_count(src) + 1) * sizeof *c.threads);
+    c.functions = malloc((pk_function_count(src) + 1) * sizeof *c.functions);
+    c.chain_frames = calloc(frames + 1, sizeof *c.chain_frames);
+    c.chain_counts = malloc((frames + 1) * sizeof *c.chain_counts);
+    c.copied_frames = malloc((frames + 1) * sizeof *c.copied_frames);
+    c.stacks = malloc((pk_stack_count(src) + 1) * sizeof *c.stacks);
+    c.symbolizer = pk_symbolizer_new(dst, extra);
+    pk_status status = PK_ERR_NOMEM;
+    if (c.strings && c.resources && c.threads && c.functions && c.chain_frames &&
+        c.chain_counts && c.copied_frames && c.stacks && c.symbolizer) {
+        memset(c.strings, 0xff, strings * sizeof *c.strings);
+        memset(c.functions, 0xff, pk_function_count(src) * sizeof *c.functions);
+        status = sym_copy_header(&c);
+        if (status == PK_OK)
+            status = sym_copy_samples(&c);
+    }
+    pk_symbolizer_free(c.symbolizer);
+    free(c.strings);
+    free(c.resources);
+    free(c.threads);
+    free(c.functions);
+    free(c.chain_frames);
+    free(c.chain_counts);
+    free(c.copied_frames);
+    free(c.stacks);
+    if (status != PK_OK)
+        return pk_error_set(err, status, PK_NO_OFFSET, "symbolization failed: %s",
+                            pk_status_name(status));
+    return PK_OK;
+}

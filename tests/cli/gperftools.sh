@@ -1,0 +1,119 @@
+# gperftools CPU profiles through the command: info, dump, convert round trips, writer options,
+# damage and --salvage, missing binaries, --symbol-path and --no-symbols.
+. "$(dirname "$0")/lib.sh"
+
+DATA="$SRC/tests/data/gperftools"
+
+expect_status 0 "$PROFKIT" formats
+expect_contains "$OUT" "gperftools" "formats"
+
+# ---- reading ------------------------------------------------------------------------------------
+expect_status 0 "$PROFKIT" info --no-symbols "$DATA/real.prof"
+expect_contains "$OUT" "format                   gperftools" "info format"
+expect_contains "$OUT" "demo                   samples=298 cpu=2980000000" "info thread"
+expect_contains "$OUT" "sample-rows            111" "info rows"
+expect_contains "$OUT" "period                   10000000 nanoseconds of cpu" "info period"
+expect_not_contains "$OUT$ERR" "binary not found" "--no-symbols reads no binary"
+
+# The program of real.prof is not on this machine: one warning, exit 0.
+expect_status 0 "$PROFKIT" info "$DATA/real.prof"
+expect_contains "$OUT$ERR" "/opt/gperf-demo/build/x86_64/demo: binary not found" "missing binary"
+expect_eq "$(printf '%s\n' "$OUT$ERR" | grep -c 'binary not found')" 1 "one warning per file"
+
+# Content, not the name, decides the format.
+cp "$DATA/variants/real.w4.big.prof" renamed.data
+expect_status 0 "$PROFKIT" info --no-symbols renamed.data
+expect_contains "$OUT" "format                   gperftools" "probe"
+expect_contains "$OUT" "gperftools.word_bits     32" "32-bit variant"
+expect_contains "$OUT" "gperftools.byte_order    big" "big-endian variant"
+
+# ---- damage ---------------------------------------------------------------------------------------
+expect_status 1 "$PROFKIT" info --no-symbols "$DATA/edge/no_trailer_with_maps.prof"
+expect_contains "$ERR" "no_trailer_with_maps.prof: byte 20104: text where a record should be" \
+    "missing trailer before the maps"
+expect_status 0 "$PROFKIT" info --no-symbols --salvage "$DATA/edge/no_trailer_with_maps.prof"
+expect_contains "$OUT$ERR" "samples=298" "salvage keeps the records"
+expect_status 0 "$PROFKIT" info --no-symbols "$DATA/edge/truncated_last_record.prof"
+expect_contains "$OUT$ERR" "last record truncated at byte 19920" "truncated record warning"
+head -c 30 "$DATA/real.prof" > short.prof
+expect_status 1 "$PROFKIT" info short.prof
+expect_contains "$ERR" "header truncated" "short header"
+
+# ---- dump -------------------------------------------------------------------------------------------
+expect_status 0 "$PROFKIT" dump --raw "$DATA/real.prof"
+expect_contains "$OUT" "8	header slot 1: 3 (header slots after this one)" "dump header"
+expect_contains "$OUT" "40	record 1: count 1, depth 7: 0x56414735e2b4 0x56414735e331" "dump record"
+expect_contains "$OUT" "20104	trailer: 0, 1, 0" "dump trailer"
+expect_contains "$OUT" "20128	maps: 56414735d000-56414735e000 r--p" "dump maps"
+expect_eq "$(printf '%s\n' "$OUT" | grep -c '	record ')" 114 "dump record count"
+expect_status 0 "$PROFKIT" dump "$DATA/real.prof"
+expect_contains "$OUT" "0x56414735e2b4(demo+0x12b4)" "dump resolves PCs to mapping offsets"
+expect_contains "$OUT" "0x7fb51ab0024a(libc.so.6+0x2724a)" "dump library offsets"
+
+# ---- writing -----------------------------------------------------------------------------------------
+expect_status 0 "$PROFKIT" convert --no-symbols "$DATA/real.prof" -o copy.prof
+expect_file copy.prof
+expect_status 0 "$PROFKIT" info --no-symbols copy.prof
+expect_contains "$OUT" "demo                   samples=298 cpu=2980000000" "round trip totals"
+expect_contains "$OUT" "sample-rows            111" "round trip rows"
+# One record per stack: the evicted duplicates are merged.
+expect_status 0 "$PROFKIT" dump --raw copy.prof
+expect_eq "$(printf '%s\n' "$OUT" | grep -c '	record ')" 111 "merged records"
+expect_eq "$(od -A n -t x1 -N 16 copy.prof | tr -d ' \n')" \
+    "00000000000000000300000000000000" "64-bit little-endian header"
+
+expect_status 0 "$PROFKIT" convert --no-symbols "$DATA/variants/real.w4.little.prof" \
+    --to gperftools --word-size 32 --big-endian -o w4.out
+expect_eq "$(od -A n -t x1 -N 12 w4.out | tr -d ' \n')" "000000000000000300000000" \
+    "32-bit big-endian header"
+expect_status 0 "$PROFKIT" info --no-symbols w4.out
+expect_contains "$OUT" "samples=298" "32-bit big-endian round trip"
+expect_status 1 "$PROFKIT" convert --no-symbols "$DATA/real.prof" --to gperftools \
+    --word-size 32 -o too-wide.prof
+expect_contains "$ERR" "does not fit 32-bit slots" "64-bit addresses in 32-bit slots"
+expect_no_file too-wide.prof
+expect_status 2 "$PROFKIT" convert "$DATA/real.prof" --to gperftools --word-size 12 -o x.prof
+
+# google-pprof and go tool pprof read what profkit writes.
+if command -v go > /dev/null; then
+    expect_status 0 go tool pprof -raw copy.prof
+    expect_contains "$OUT" "PeriodType: cpu nanoseconds" "go tool pprof reads the output"
+    expect_eq "$(printf '%s\n' "$OUT" | awk '/^Samples:/{s=1;next} /^Locations/{s=0} s && $2 ~ /:$/ {n+=$1} END{print n}')" \
+        298 "go tool pprof sample total"
+fi
+
+# ---- symbols from a real program ----------------------------------------------------------------
+if [ -n "${PK_GPERF_DEMO:-}" ] && [ -x "$PK_GPERF_DEMO" ]; then
+    CPUPROFILE="$SCRATCH/demo.prof" CPUPROFILE_FREQUENCY=1000 "$PK_GPERF_DEMO" 2 > /dev/null 2>&1
+    expect_file demo.prof
+    expect_status 0 "$PROFKIT" info demo.prof
+    expect_not_contains "$OUT$ERR" "binary not found" "program found at its path"
+    expect_not_contains "$OUT$ERR" "warnings (1)" "no warnings"
+    # Per-function samples agree with google-pprof (which strips no frame here: no caller is
+    # shared by every sample of this program).
+    if "$PROFKIT" report --help > /dev/null 2>&1 && command -v google-pprof > /dev/null; then
+        expect_status 0 "$PROFKIT" report --value samples --top 0 --wide demo.prof
+        mine=$(printf '%s\n' "$OUT" | awk '$6 ~ /^(multiply|fib|hash_block|main|sort_phase)$/ {print $6, $1, $4}' | sort)
+        theirs=$(google-pprof --text "$(readlink -f "$PK_GPERF_DEMO")" demo.prof 2>/dev/null |
+                 awk '$6 ~ /^(multiply|fib|hash_block|main|sort_phase)$/ {print $6, $1, $4}' | sort)
+        expect_eq "$mine" "$theirs" "self and total samples per function against google-pprof"
+        expect_contains "$mine" "main" "main in the report"
+    fi
+    # The same profile from a program that moved: found again with --symbol-path.
+    real=$(readlink -f "$PK_GPERF_DEMO")
+    moved="$(dirname "$real")/xperftools_demo"
+    python3 - "$real" "$moved" demo.prof moved.prof <<'EOF'
+import sys
+old, new, src, dst = sys.argv[1:]
+data = open(src, 'rb').read().replace(old.encode(), new.encode())
+open(dst, 'wb').write(data)
+EOF
+    expect_status 0 "$PROFKIT" info moved.prof
+    expect_contains "$OUT$ERR" "xperftools_demo: binary not found" "moved program"
+    mkdir -p symbols
+    cp "$real" symbols/xperftools_demo
+    expect_status 0 "$PROFKIT" info --symbol-path /nonexistent --symbol-path symbols moved.prof
+    expect_not_contains "$OUT$ERR" "binary not found" "--symbol-path finds it"
+fi
+
+finish
