@@ -28,6 +28,7 @@
 #include "core/hashmap.h"
 #include "core/input.h"
 #include "core/output.h"
+#include "core/symbolize.h"
 #include "formats/formats.h"
 #include "formats/pprof.pb-c.h"
 
@@ -537,6 +538,7 @@ typedef struct reader {
     size_t line_count, line_capacity;
     size_t unsymbolized_locations; /* locations without lines: symbolization has work */
     uint32_t address_frame; /* the chain address_frames returns */
+    pk_symbolizer *symbolizer; /* while locations become frames, when there is work for it */
 
     int64_t *label_values;
     size_t label_value_count, label_value_capacity;
@@ -1112,15 +1114,15 @@ static uint32_t resource_of_mapping(reader *r, uint64_t mapping_id)
     return index ? r->mappings[*index].resource : PK_NONE;
 }
 
-/* The frames of an address that the file gives no lines for, outermost first: a single frame
- * named by the address, in its mapping's resource.
- * Naming such addresses from the binaries' symbols is a pass shared with the gperftools
- * reader (src/core/symbolize.h, a pk_symbolizer's pk_symbolizer_frames returns exactly this
- * chain); it is called here, unless --no-symbols, once it is part of the library. */
+/* The frames of an address that the file gives no lines for, outermost first: from the
+ * binary's symbols and debug information (src/core/symbolize.h) unless --no-symbols, else a
+ * single frame named by the address, in its mapping's resource. */
 static size_t address_frames(reader *r, uint32_t resource, uint64_t address,
                              const uint32_t **chain)
 {
-    pk_function fn = {pk_intern_printf(r->p, "0x%" PRIx64, address), 0, 0, resource};
+    if (r->symbolizer)
+        return pk_symbolizer_frames(r->symbolizer, resource, address, chain);
+    pk_function fn = {pk_symbolize_address_name(r->p, address), 0, 0, resource};
     if (fn.name == PK_NONE)
         return 0;
     uint32_t function = pk_intern_function(r->p, &fn);
@@ -1456,7 +1458,16 @@ static pk_status build_model(reader *r)
         return st;
     uint32_t *frames = NULL;
     size_t frame_total = 0;
+    const pk_option_list *extra = r->options ? &r->options->extra : NULL;
+    if (r->unsymbolized_locations && (!extra || pk_symbolize_requested(extra))) {
+        r->symbolizer = pk_symbolizer_new(r->p, extra);
+        if (!r->symbolizer)
+            return reader_nomem(r);
+    }
     st = build_frames(r, &frames, &frame_total);
+    /* its warnings (binaries not found) go into the profile */
+    pk_symbolizer_free(r->symbolizer);
+    r->symbolizer = NULL;
     if (st != PK_OK)
         return st;
     uint64_t *ids = NULL;
@@ -1807,18 +1818,11 @@ static int64_t extra_string(writer *w, const char *s)
     return (int64_t)(base + w->extra_count - 1);
 }
 
-/* A frame the reader named by its own address: written as a location without lines, so that
+/* A frame named by its address (unsymbolized): written as a location without lines, so that
  * pprof symbolizes it itself. */
-static bool frame_is_bare_address(const pk_profile *p, const pk_frame *f)
+static bool frame_is_bare_address(const pk_profile *p, uint32_t frame)
 {
-    if (!(f->flags & PK_FRAME_HAS_ADDRESS) || (f->flags & PK_FRAME_INLINED) || f->line)
-        return false;
-    const pk_function *fn = pk_function_at(p, f->function);
-    if (!fn || fn->file)
-        return false;
-    char expected[24];
-    snprintf(expected, sizeof expected, "0x%" PRIx64, f->address);
-    return strcmp(pk_str(p, fn->name), expected) == 0;
+    return pk_symbolize_is_unresolved(p, frame);
 }
 
 static uint32_t frame_resource(const pk_profile *p, const pk_frame *f)
@@ -1883,7 +1887,7 @@ static bool build_locations(writer *w)
 static bool location_is_bare(const writer *w, uint32_t location)
 {
     return w->location_outer[location] == PK_NONE &&
-           frame_is_bare_address(w->p, pk_frame_at(w->p, w->location_frame[location]));
+           frame_is_bare_address(w->p, w->location_frame[location]);
 }
 
 /* The frame whose address and resource the location carries: the outermost of its chain. */
@@ -2506,7 +2510,7 @@ static pk_status pprof_dump(pk_input *in, pk_output *out, bool raw, const pk_rea
 static const char *const pprof_extensions[] = {".pb.gz", ".pprof", ".pb", NULL};
 
 static const pk_option_spec pprof_read_options[] = {
-    {"no-symbols", NULL, "keep addresses without lines unsymbolized"},
+    PK_SYMBOLIZE_READ_OPTION_SPECS,
     {NULL, NULL, NULL},
 };
 
