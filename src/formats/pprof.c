@@ -1981,6 +1981,24 @@ static bool number_locations(writer *w)
     return true;
 }
 
+
+/* Appends one sample label: a string (str) or a number (num); the key string is added to the
+ * table on first use. */
+static void add_label(writer *w, Perftools__Profiles__Label *labels,
+                      Perftools__Profiles__Label **pointers, size_t *count, int64_t *key,
+                      const char *key_text, int64_t str, int64_t num)
+{
+    if (!*key)
+        *key = extra_string(w, key_text);
+    Perftools__Profiles__Label *label = &labels[*count];
+    perftools__profiles__label__init(label);
+    label->key = *key;
+    label->str = str;
+    label->num = num;
+    pointers[*count] = label;
+    (*count)++;
+}
+
 static void write_samples(writer *w)
 {
     const pk_profile *p = w->p;
@@ -2002,33 +2020,12 @@ static void write_samples(writer *w)
         sample.value = (int64_t *)pk_sample_values(p, row);
         const pk_thread *t = pk_thread_at(p, pk_sample_thread(p, row));
         size_t nl = 0;
-        if (t && t->name) {
-            if (!thread_key)
-                thread_key = extra_string(w, LABEL_THREAD);
-            perftools__profiles__label__init(&labels[nl]);
-            labels[nl].key = thread_key;
-            labels[nl].str = t->name;
-            label_pointers[nl] = &labels[nl];
-            nl++;
-        }
-        if (t && t->pid >= 0) {
-            if (!pid_key)
-                pid_key = extra_string(w, LABEL_PID);
-            perftools__profiles__label__init(&labels[nl]);
-            labels[nl].key = pid_key;
-            labels[nl].num = t->pid;
-            label_pointers[nl] = &labels[nl];
-            nl++;
-        }
-        if (t && t->tid >= 0) {
-            if (!tid_key)
-                tid_key = extra_string(w, LABEL_TID);
-            perftools__profiles__label__init(&labels[nl]);
-            labels[nl].key = tid_key;
-            labels[nl].num = t->tid;
-            label_pointers[nl] = &labels[nl];
-            nl++;
-        }
+        if (t && t->name)
+            add_label(w, labels, label_pointers, &nl, &thread_key, LABEL_THREAD, t->name, 0);
+        if (t && t->pid >= 0)
+            add_label(w, labels, label_pointers, &nl, &pid_key, LABEL_PID, 0, t->pid);
+        if (t && t->tid >= 0)
+            add_label(w, labels, label_pointers, &nl, &tid_key, LABEL_TID, 0, t->tid);
         sample.n_label = nl;
         sample.label = label_pointers;
         emit_message(w, PROFILE_SAMPLE, &sample.base);
