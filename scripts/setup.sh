@@ -7,6 +7,7 @@ set -euo pipefail
 BUILD_PACKAGES=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   zlib1g-dev libxxhash-dev libdw-dev libelf-dev libiberty-dev
+  libprotobuf-c-dev protobuf-c-compiler
   time  # /usr/bin/time -v: peak memory in the benchmarks (bench/)
 )
 # Tests: cmocka, and the real tools profkit's output is checked against (pprof in Go and Perl,

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "fixtures.h"
 #include "formats/formats.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
@@ -689,29 +690,11 @@ static void test_write_empty_profile(void **state)
 
 /* ---- round trips ------------------------------------------------------------------------------- */
 
-static char *read_file_text(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        fail_msg("cannot open %s", path);
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, fp), (size_t)n);
-    s[n] = '\0';
-    fclose(fp);
-    return s;
-}
-
 static void test_round_trip_reference(void **state)
 {
     (void)state;
-    const char *source = getenv("PK_SOURCE_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/data/folded/synthetic.folded", source ? source : ".");
-    char *text = read_file_text(path);
+    size_t size;
+    char *text = tb_read_data_file("folded/synthetic.folded", &size);
     pk_profile *p = read_ok(text);
     char *once = write_folded(p, PK_NONE, false);
     pk_profile *again = read_ok(once);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "bytes.h"
+#include "fixtures.h"
 #include "core/input.h"
 #include "core/output.h"
 #include "core/symbolize.h"
@@ -126,14 +127,11 @@ static pk_profile *read_file_with(const char *path, const pk_option *options, si
     return p;
 }
 
-static char data_path_buffer[1024];
-
 static const char *data_path(const char *name)
 {
-    const char *src = getenv("PK_SOURCE_DIR");
-    snprintf(data_path_buffer, sizeof data_path_buffer, "%s/tests/data/gperftools/%s",
-             src ? src : ".", name);
-    return data_path_buffer;
+    char relative[512];
+    snprintf(relative, sizeof relative, "gperftools/%s", name);
+    return tb_data_path(relative);
 }
 
 static pk_profile *read_reference(const char *name, bool symbols)

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "bytes.h"
+#include "fixtures.h"
 #include "core/input.h"
 #include "core/output.h"
 #include "formats/formats.h"
@@ -213,30 +214,12 @@ static char *write_sampler(const pk_profile *p, uint32_t value, size_t *size)
 
 static char *dump_text(const void *data, size_t size, bool raw, pk_status *status, pk_error *err)
 {
-    pk_input in;
-    pk_output out;
-    pk_input_init_memory(&in, data, size);
-    pk_output_init_memory(&out);
-    pk_error_clear(err);
-    *status = pk_format_sampler.dump(&in, &out, raw, NULL, err);
-    pk_error commit_err;
-    assert_int_equal(pk_output_commit(&out, &commit_err), PK_OK);
-    size_t n;
-    return pk_output_take_memory(&out, &n);
+    return tb_dump_text(&pk_format_sampler, data, size, raw, status, err);
 }
 
 static char *read_reference(const char *name, size_t *size)
 {
-    const char *src = getenv("PK_SOURCE_DIR");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/data/%s", src ? src : ".", name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    char *data = malloc(1 << 16);
-    *size = fread(data, 1, 1 << 16, f);
-    fclose(f);
-    return data;
+    return tb_read_data_file(name, size);
 }
 
 /* ---- reading ------------------------------------------------------------------------------- */

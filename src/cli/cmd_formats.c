@@ -1,7 +1,10 @@
 /* profkit formats: the registry as a table. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
+
+#define PK_FORMATS_MAX 64
 
 static const char formats_help[] = "Usage: profkit formats\n\n"
                                    "Lists every format with what profkit does with it (read,\n"
@@ -18,17 +21,27 @@ int pk_cmd_formats(int argc, char **argv)
         cli_error("formats: takes no arguments");
         return PK_EXIT_USAGE;
     }
-    printf("%-12s %-16s %-28s %s\n", "FORMAT", "CAN", "EXTENSIONS", "DESCRIPTION");
-    for (size_t i = 0; i < pk_format_count(); i++) {
+    /* The extensions column is as wide as its widest entry. */
+    char extensions[PK_FORMATS_MAX][128];
+    int width = (int)strlen("EXTENSIONS");
+    size_t count = pk_format_count() < PK_FORMATS_MAX ? pk_format_count() : PK_FORMATS_MAX;
+    for (size_t i = 0; i < count; i++) {
         const pk_format *f = pk_format_at(i);
-        char can[32], extensions[128] = "";
+        size_t used = 0;
+        extensions[i][0] = '\0';
+        for (const char *const *e = f->extensions; e && *e && used < sizeof extensions[i]; e++)
+            used += (size_t)snprintf(extensions[i] + used, sizeof extensions[i] - used, "%s%s",
+                                     used ? " " : "", *e);
+        if ((int)strlen(extensions[i]) > width)
+            width = (int)strlen(extensions[i]);
+    }
+    printf("%-12s %-16s %-*s %s\n", "FORMAT", "CAN", width, "EXTENSIONS", "DESCRIPTION");
+    for (size_t i = 0; i < count; i++) {
+        const pk_format *f = pk_format_at(i);
+        char can[32];
         snprintf(can, sizeof can, "%s%s%s", f->read ? "read " : "", f->write ? "write " : "",
                  f->dump ? "dump" : "");
-        size_t used = 0;
-        for (const char *const *e = f->extensions; e && *e && used < sizeof extensions; e++)
-            used += (size_t)snprintf(extensions + used, sizeof extensions - used, "%s%s",
-                                     used ? " " : "", *e);
-        printf("%-12s %-16s %-28s %s", f->name, can, extensions, f->description);
+        printf("%-12s %-16s %-*s %s", f->name, can, width, extensions[i], f->description);
         if (f->aliases && f->aliases[0]) {
             printf(" (also:");
             for (const char *const *a = f->aliases; *a; a++)

@@ -14,7 +14,8 @@ static struct timespec progress_last;
 void cli_progress(void *context, uint64_t done, uint64_t total)
 {
     (void)context;
-    if (done < PROGRESS_MIN_BYTES && !progress_shown)
+    /* A large file shows the bar from the start; a stream of unknown size once it is large. */
+    if (!progress_shown && total < PROGRESS_MIN_BYTES && done < PROGRESS_MIN_BYTES)
         return;
     if (!isatty(STDERR_FILENO))
         return;

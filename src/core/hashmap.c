@@ -12,51 +12,46 @@ void pk_u64map_init(pk_u64map *m)
 
 void pk_u64map_free(pk_u64map *m)
 {
-    free(m->keys);
-    free(m->values);
-    free(m->used);
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }
 
-static size_t u64map_slot(const pk_u64map *m, uint64_t key)
+static size_t u64map_home(const pk_u64map *m, uint64_t key)
 {
     return (size_t)pk_hash_u64(key) & m->mask;
 }
 
 uint32_t *pk_u64map_find(const pk_u64map *m, uint64_t key)
 {
-    if (!m->keys)
+    if (!m->slots)
         return NULL;
-    for (size_t i = u64map_slot(m, key);; i = (i + 1) & m->mask) {
-        if (!m->used[i])
+    for (size_t i = u64map_home(m, key);; i = (i + 1) & m->mask) {
+        pk_u64map_slot *s = &m->slots[i];
+        if (!s->used)
             return NULL;
-        if (m->keys[i] == key)
-            return &m->values[i];
+        if (s->key == key)
+            return &s->value;
     }
 }
 
 static bool u64map_rehash(pk_u64map *m, size_t capacity)
 {
+    if (capacity > SIZE_MAX / sizeof(pk_u64map_slot))
+        return false;
     pk_u64map bigger = {
-        .keys = malloc(capacity * sizeof(uint64_t)),
-        .values = malloc(capacity * sizeof(uint32_t)),
-        .used = calloc(capacity, 1),
+        .slots = calloc(capacity, sizeof(pk_u64map_slot)),
         .mask = capacity - 1,
         .count = m->count,
     };
-    if (!bigger.keys || !bigger.values || !bigger.used) {
-        pk_u64map_free(&bigger);
+    if (!bigger.slots)
         return false;
-    }
-    for (size_t i = 0; m->keys && i <= m->mask; i++) {
-        if (!m->used[i])
+    for (size_t i = 0; m->slots && i <= m->mask; i++) {
+        if (!m->slots[i].used)
             continue;
-        size_t j = u64map_slot(&bigger, m->keys[i]);
-        while (bigger.used[j])
+        size_t j = u64map_home(&bigger, m->slots[i].key);
+        while (bigger.slots[j].used)
             j = (j + 1) & bigger.mask;
-        bigger.used[j] = 1;
-        bigger.keys[j] = m->keys[i];
-        bigger.values[j] = m->values[i];
+        bigger.slots[j] = m->slots[i];
     }
     pk_u64map_free(m);
     *m = bigger;
@@ -65,7 +60,7 @@ static bool u64map_rehash(pk_u64map *m, size_t capacity)
 
 static bool u64map_grow(pk_u64map *m)
 {
-    return u64map_rehash(m, m->keys ? (m->mask + 1) * 2 : PK_MAP_MIN_CAPACITY);
+    return u64map_rehash(m, m->slots ? (m->mask + 1) * 2 : PK_MAP_MIN_CAPACITY);
 }
 
 bool pk_u64map_reserve(pk_u64map *m, size_t count)
@@ -76,63 +71,60 @@ bool pk_u64map_reserve(pk_u64map *m, size_t count)
             return false;
         capacity *= 2;
     }
-    return (m->keys && capacity <= m->mask + 1) || u64map_rehash(m, capacity);
+    return (m->slots && capacity <= m->mask + 1) || u64map_rehash(m, capacity);
 }
 
 bool pk_u64map_put(pk_u64map *m, uint64_t key, uint32_t value, uint32_t **slot, bool *inserted)
 {
-    if (!m->keys || (m->count + 1) * 2 > m->mask + 1) {
+    if (!m->slots || (m->count + 1) * 2 > m->mask + 1) {
         if (!u64map_grow(m))
             return false;
     }
-    size_t i = u64map_slot(m, key);
-    for (; m->used[i]; i = (i + 1) & m->mask) {
-        if (m->keys[i] == key) {
-            if (slot)
-                *slot = &m->values[i];
-            if (inserted)
-                *inserted = false;
-            return true;
+    size_t i = u64map_home(m, key);
+    bool found = false;
+    for (; m->slots[i].used; i = (i + 1) & m->mask) {
+        if (m->slots[i].key == key) {
+            found = true;
+            break;
         }
     }
-    m->used[i] = 1;
-    m->keys[i] = key;
-    m->values[i] = value;
-    m->count++;
+    if (!found) {
+        m->slots[i] = (pk_u64map_slot){key, value, 1};
+        m->count++;
+    }
     if (slot)
-        *slot = &m->values[i];
+        *slot = &m->slots[i].value;
     if (inserted)
-        *inserted = true;
+        *inserted = !found;
     return true;
 }
 
 bool pk_u64map_remove(pk_u64map *m, uint64_t key, uint32_t *value)
 {
-    if (!m->keys)
+    if (!m->slots)
         return false;
-    size_t i = u64map_slot(m, key);
+    size_t i = u64map_home(m, key);
     for (;; i = (i + 1) & m->mask) {
-        if (!m->used[i])
+        if (!m->slots[i].used)
             return false;
-        if (m->keys[i] == key)
+        if (m->slots[i].key == key)
             break;
     }
     if (value)
-        *value = m->values[i];
+        *value = m->slots[i].value;
     /* Backward-shift deletion: move later members of the probe run into the hole, so lookups
      * never need tombstones. */
     size_t hole = i;
-    for (size_t j = (i + 1) & m->mask; m->used[j]; j = (j + 1) & m->mask) {
-        size_t home = u64map_slot(m, m->keys[j]);
+    for (size_t j = (i + 1) & m->mask; m->slots[j].used; j = (j + 1) & m->mask) {
+        size_t home = u64map_home(m, m->slots[j].key);
         /* j may move to hole when its home is not in (hole, j] cyclically. */
         bool home_between = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
         if (!home_between) {
-            m->keys[hole] = m->keys[j];
-            m->values[hole] = m->values[j];
+            m->slots[hole] = m->slots[j];
             hole = j;
         }
     }
-    m->used[hole] = 0;
+    m->slots[hole].used = 0;
     m->count--;
     return true;
 }

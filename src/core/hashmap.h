@@ -31,10 +31,15 @@ static inline uint64_t pk_hash_u64(uint64_t x)
     return x;
 }
 
+/* One slot holds key, value and its used flag together: a lookup touches one cache line. */
+typedef struct pk_u64map_slot {
+    uint64_t key;
+    uint32_t value;
+    uint32_t used;
+} pk_u64map_slot;
+
 typedef struct pk_u64map {
-    uint64_t *keys;
-    uint32_t *values;
-    uint8_t *used;
+    pk_u64map_slot *slots;
     size_t mask;  /* capacity - 1; capacity is a power of two */
     size_t count;
 } pk_u64map;
@@ -51,7 +56,7 @@ bool pk_u64map_remove(pk_u64map *m, uint64_t key, uint32_t *value);
 /* Makes room for count entries in all, so that inserting up to that many does not grow the
  * table again (one rehash instead of one per doubling). False when memory runs out. */
 bool pk_u64map_reserve(pk_u64map *m, size_t count);
-/* Iteration: for (size_t i = 0; i <= m->mask && m->keys; i++) if (m->used[i]) ... */
+/* Iteration: for (size_t i = 0; m->slots && i <= m->mask; i++) if (m->slots[i].used) ... */
 
 typedef struct pk_index {
     uint32_t *slots; /* entry index + 1, 0 = empty */

@@ -8,6 +8,7 @@
 extern const pk_format pk_format_bsprof;
 extern const pk_format pk_format_firefox;
 extern const pk_format pk_format_folded;
+extern const pk_format pk_format_pprof;
 extern const pk_format pk_format_speedscope;
 extern const pk_format pk_format_svg;
 extern const pk_format pk_format_br;

@@ -7,6 +7,7 @@ static const pk_format *const pk_format_table[] = {
     &pk_format_bsprof,
     &pk_format_firefox,
     &pk_format_folded,
+    &pk_format_pprof,
     &pk_format_speedscope,
     &pk_format_svg,
     &pk_format_br,

@@ -1,0 +1,957 @@
+/* pprof profile.proto: fixtures built field by field from the message table, gzip and plain,
+ * every truncation point, damaged files, probes, round trips through the writer, and a
+ * BrightScript-like profile checked with `go tool pprof` when Go is installed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "bytes.h"
+#include "formats/formats.h"
+#include "formats/pprof.pb-c.h"
+#include "profkit/format.h"
+#include "profkit/profile.h"
+
+/* ---- building protobuf by hand -------------------------------------------------------------- */
+
+enum { VARINT = 0, BYTES = 2 };
+
+static void pb_varint(tb_bytes *b, unsigned field, uint64_t v)
+{
+    tb_varint(b, (uint64_t)field << 3 | VARINT);
+    tb_varint(b, v);
+}
+
+static void pb_bytes(tb_bytes *b, unsigned field, const void *data, size_t n)
+{
+    tb_varint(b, (uint64_t)field << 3 | BYTES);
+    tb_varint(b, n);
+    tb_raw(b, data, n);
+}
+
+/* Appends sub as a length-delimited field and empties it. */
+static void pb_message(tb_bytes *b, unsigned field, tb_bytes *sub)
+{
+    pb_bytes(b, field, sub->data, sub->len);
+    tb_free(sub);
+}
+
+static void pb_string(tb_bytes *b, const char *s)
+{
+    pb_bytes(b, 6, s, strlen(s));
+}
+
+static void pb_value_type(tb_bytes *b, unsigned field, int64_t type, int64_t unit)
+{
+    tb_bytes vt = {0};
+    pb_varint(&vt, 1, (uint64_t)type);
+    pb_varint(&vt, 2, (uint64_t)unit);
+    pb_message(b, field, &vt);
+}
+
+static void pb_function(tb_bytes *b, uint64_t id, int64_t name, int64_t file, int64_t start)
+{
+    tb_bytes f = {0};
+    pb_varint(&f, 1, id);
+    pb_varint(&f, 2, (uint64_t)name);
+    pb_varint(&f, 3, (uint64_t)name);
+    pb_varint(&f, 4, (uint64_t)file);
+    pb_varint(&f, 5, (uint64_t)start);
+    pb_message(b, 5, &f);
+}
+
+static void pb_line(tb_bytes *loc, uint64_t function, int64_t line)
+{
+    tb_bytes l = {0};
+    pb_varint(&l, 1, function);
+    pb_varint(&l, 2, (uint64_t)line);
+    pb_message(loc, 4, &l);
+}
+
+/* String table of the fixture. */
+enum {
+    S_EMPTY, S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_THREAD, S_WORKER, S_APP_PATH,
+    S_BUILD_ID, S_MAIN, S_MAIN_C, S_INL, S_INL_H, S_WORK, S_WORK_C, S_COMMENT, S_PROPERTY,
+    S_DROP, S_COUNT_OF_STRINGS
+};
+static const char *const fixture_strings[S_COUNT_OF_STRINGS] = {
+    "", "samples", "count", "cpu", "nanoseconds", "thread", "worker", "/usr/bin/app",
+    "abcd1234", "main", "main.c", "inl", "inl.h", "work", "work.c", "a plain comment",
+    "build=1.2.3", "^runtime\\.",
+};
+
+#define ADDR_MAIN 0x401000u
+#define ADDR_WORK 0x402000u
+
+/* A profile as go tool pprof would write it, with sparse IDs: two sample types; samples at
+ * [main] and at [main, work, inl] (inl inlined into work, both in location 200), the second
+ * twice with a "thread" label; one mapping; times, period, comments, drop_frames and a
+ * default sample type. */
+static void build_fixture(tb_bytes *b)
+{
+    pb_value_type(b, 1, S_SAMPLES, S_COUNT);
+    pb_value_type(b, 1, S_CPU, S_NANOSECONDS);
+
+    tb_bytes s = {0}, packed = {0}, label = {0};
+    /* location_id packed, leaf first; values packed */
+    tb_varint(&packed, 200);
+    tb_varint(&packed, 100);
+    pb_bytes(&s, 1, packed.data, packed.len);
+    tb_free(&packed);
+    tb_varint(&packed, 3);
+    tb_varint(&packed, 30);
+    pb_bytes(&s, 2, packed.data, packed.len);
+    tb_free(&packed);
+    pb_varint(&label, 1, S_THREAD);
+    pb_varint(&label, 2, S_WORKER);
+    pb_message(&s, 3, &label);
+    pb_message(b, 2, &s);
+
+    /* unpacked repeated fields, as pprof writes short lists */
+    pb_varint(&s, 1, 100);
+    pb_varint(&s, 2, 1);
+    pb_varint(&s, 2, 10);
+    pb_message(b, 2, &s);
+
+    pb_varint(&s, 1, 200);
+    pb_varint(&s, 1, 100);
+    pb_varint(&s, 2, 2);
+    pb_varint(&s, 2, 20);
+    pb_varint(&label, 1, S_THREAD);
+    pb_varint(&label, 2, S_WORKER);
+    pb_message(&s, 3, &label);
+    pb_message(b, 2, &s);
+
+    tb_bytes m = {0};
+    pb_varint(&m, 1, 7);
+    pb_varint(&m, 2, 0x400000);
+    pb_varint(&m, 3, 0x500000);
+    pb_varint(&m, 4, 0x1000);
+    pb_varint(&m, 5, S_APP_PATH);
+    pb_varint(&m, 6, S_BUILD_ID);
+    pb_varint(&m, 7, 1);
+    pb_message(b, 3, &m);
+
+    tb_bytes loc = {0};
+    pb_varint(&loc, 1, 100);
+    pb_varint(&loc, 2, 7);
+    pb_varint(&loc, 3, ADDR_MAIN);
+    pb_line(&loc, 5, 10);
+    pb_message(b, 4, &loc);
+    pb_varint(&loc, 1, 200);
+    pb_varint(&loc, 2, 7);
+    pb_varint(&loc, 3, ADDR_WORK);
+    pb_line(&loc, 9, 42);  /* inlined callee first */
+    pb_line(&loc, 12, 20); /* its caller last */
+    pb_message(b, 4, &loc);
+
+    pb_function(b, 5, S_MAIN, S_MAIN_C, 3);
+    pb_function(b, 9, S_INL, S_INL_H, 40);
+    pb_function(b, 12, S_WORK, S_WORK_C, 15);
+
+    for (int i = 0; i < S_COUNT_OF_STRINGS; i++)
+        pb_string(b, fixture_strings[i]);
+
+    pb_varint(b, 7, S_DROP);
+    pb_varint(b, 9, 1700000000000000000u);
+    pb_varint(b, 10, 2000000000u);
+    pb_value_type(b, 11, S_CPU, S_NANOSECONDS);
+    pb_varint(b, 12, 10000000);
+    pb_varint(b, 13, S_COMMENT);
+    pb_varint(b, 13, S_PROPERTY);
+    pb_varint(b, 14, S_SAMPLES);
+}
+
+static void gzip_bytes(const tb_bytes *in, tb_bytes *out)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
+                     Z_OK);
+    size_t cap = deflateBound(&z, in->len) + 64;
+    uint8_t *buf = malloc(cap);
+    assert_non_null(buf);
+    z.next_in = in->data;
+    z.avail_in = (uInt)in->len;
+    z.next_out = buf;
+    z.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+    tb_raw(out, buf, cap - z.avail_out);
+    deflateEnd(&z);
+    free(buf);
+}
+
+static pk_status read_bytes(const void *data, size_t n, bool salvage, pk_profile **out,
+                            pk_error *err)
+{
+    pk_read_options options = {.salvage = salvage};
+    return pk_read_memory(data, n, &pk_format_pprof, &options, out, err);
+}
+
+/* ---- inspecting a profile ------------------------------------------------------------------- */
+
+/* The stack of a row as "f1;f2;f3" root first, with '+' before inlined frames. */
+static void stack_text(const pk_profile *p, uint32_t stack, char *out, size_t cap)
+{
+    uint32_t frames[64];
+    size_t depth = pk_stack_frames(p, stack, frames, 64);
+    assert_true(depth <= 64);
+    out[0] = '\0';
+    for (size_t i = 0; i < depth; i++) {
+        const pk_frame *f = pk_frame_at(p, frames[i]);
+        size_t len = strlen(out);
+        snprintf(out + len, cap - len, "%s%s%s", i ? ";" : "",
+                 (f->flags & PK_FRAME_INLINED) ? "+" : "", pk_frame_name(p, frames[i]));
+    }
+}
+
+/* Index of the row whose thread is named thread and whose stack reads text, or SIZE_MAX. */
+static size_t find_row(const pk_profile *p, const char *thread, const char *text)
+{
+    char buf[512];
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        const pk_thread *t = pk_thread_at(p, pk_sample_thread(p, row));
+        stack_text(p, pk_sample_stack(p, row), buf, sizeof buf);
+        if (strcmp(pk_str(p, t->name), thread) == 0 && strcmp(buf, text) == 0)
+            return row;
+    }
+    return SIZE_MAX;
+}
+
+static void check_fixture_profile(const pk_profile *p)
+{
+    assert_int_equal(pk_value_type_count(p), 2);
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->name), "samples");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->unit), "count");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 1)->name), "cpu");
+    assert_int_equal(pk_default_value(p), 0); /* default_sample_type = "samples" */
+    assert_int_equal(pk_value_total(p, 0), 6);
+    assert_int_equal(pk_value_total(p, 1), 60);
+
+    assert_int_equal(pk_sample_count(p), 2);
+    size_t row = find_row(p, "worker", "main;work;+inl");
+    assert_true(row != SIZE_MAX);
+    assert_int_equal(pk_sample_values(p, row)[0], 5);
+    assert_int_equal(pk_sample_values(p, row)[1], 50);
+    /* the unlabeled sample goes to one thread named after the main binary */
+    row = find_row(p, "app", "main");
+    assert_true(row != SIZE_MAX);
+    assert_int_equal(pk_sample_values(p, row)[1], 10);
+    assert_int_equal(pk_thread_count(p), 2);
+
+    /* frames: addresses, lines, resources, functions */
+    row = find_row(p, "worker", "main;work;+inl");
+    uint32_t frames[3];
+    assert_int_equal(pk_stack_frames(p, pk_sample_stack(p, row), frames, 3), 3);
+    const pk_frame *main_frame = pk_frame_at(p, frames[0]);
+    const pk_frame *work = pk_frame_at(p, frames[1]);
+    const pk_frame *inl = pk_frame_at(p, frames[2]);
+    assert_true(main_frame->address == ADDR_MAIN);
+    assert_int_equal(main_frame->line, 10);
+    assert_true(work->address == ADDR_WORK);
+    assert_int_equal(work->line, 20);
+    assert_false(work->flags & PK_FRAME_INLINED);
+    assert_true(inl->flags & PK_FRAME_INLINED);
+    assert_int_equal(inl->line, 42);
+    const pk_function *fn = pk_function_at(p, inl->function);
+    assert_string_equal(pk_str(p, fn->file), "inl.h");
+    assert_int_equal(fn->start_line, 40);
+    const pk_resource *res = pk_resource_at(p, work->resource);
+    assert_non_null(res);
+    assert_string_equal(pk_str(p, res->name), "app");
+    assert_string_equal(pk_str(p, res->path), "/usr/bin/app");
+    assert_string_equal(pk_str(p, res->build_id), "abcd1234");
+    assert_true(res->start == 0x400000 && res->limit == 0x500000 && res->offset == 0x1000);
+
+    const pk_metadata *meta = pk_metadata_get(p);
+    assert_true(meta->start_time == 1700000000000000000);
+    assert_true(meta->end_time == 1700000002000000000);
+    assert_int_equal(meta->period, 10000000);
+    assert_string_equal(pk_str(p, meta->period_type), "cpu");
+    assert_string_equal(pk_str(p, meta->period_unit), "nanoseconds");
+    assert_string_equal(pk_str(p, meta->product), "app");
+    assert_string_equal(pk_property_get(p, "comment"), "a plain comment");
+    assert_string_equal(pk_property_get(p, "build"), "1.2.3");
+    assert_string_equal(pk_property_get(p, "pprof.drop_frames"), "^runtime\\.");
+    assert_int_equal(pk_warning_count(p), 0);
+}
+
+/* ---- reading ---------------------------------------------------------------------------------- */
+
+static void reads_fixture_built_by_hand(void **state)
+{
+    (void)state;
+    tb_bytes b = {0};
+    build_fixture(&b);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(b.data, b.len, false, &p, &err), PK_OK);
+    check_fixture_profile(p);
+    pk_profile_free(p);
+    tb_free(&b);
+}
+
+static void reads_gzip_and_concatenated_members(void **state)
+{
+    (void)state;
+    tb_bytes plain = {0}, gz = {0};
+    build_fixture(&plain);
+    gzip_bytes(&plain, &gz);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(gz.data, gz.len, false, &p, &err), PK_OK);
+    check_fixture_profile(p);
+    pk_profile_free(p);
+
+    /* the same bytes split over two gzip members read as one stream */
+    size_t half = plain.len / 2;
+    tb_bytes first = {0}, second = {0}, two = {0};
+    tb_raw(&first, plain.data, half);
+    tb_raw(&second, plain.data + half, plain.len - half);
+    gzip_bytes(&first, &two);
+    gzip_bytes(&second, &two);
+    assert_int_equal(read_bytes(two.data, two.len, false, &p, &err), PK_OK);
+    check_fixture_profile(p);
+    pk_profile_free(p);
+
+    tb_free(&plain);
+    tb_free(&gz);
+    tb_free(&first);
+    tb_free(&second);
+    tb_free(&two);
+}
+
+/* Every prefix of the file: an error with an offset inside the prefix, or a profile; never a
+ * crash. Gzip prefixes are always errors (the stream is unfinished); with salvage every
+ * prefix succeeds. */
+static void every_truncation_point(void **state)
+{
+    (void)state;
+    tb_bytes plain = {0}, gz = {0};
+    build_fixture(&plain);
+    gzip_bytes(&plain, &gz);
+    size_t ok = 0;
+    for (size_t n = 1; n < plain.len; n++) {
+        pk_profile *p = NULL;
+        pk_error err;
+        pk_status st = read_bytes(plain.data, n, false, &p, &err);
+        if (st == PK_OK) {
+            ok++;
+            pk_profile_free(p);
+        } else {
+            assert_int_equal(st, PK_ERR_INPUT);
+            assert_true(err.offset >= 0 && (size_t)err.offset <= n);
+        }
+        st = read_bytes(plain.data, n, true, &p, &err);
+        if (st != PK_OK)
+            fail_msg("prefix %zu of %zu with salvage: %s at %lld", n, plain.len, err.message,
+                     (long long)err.offset);
+        pk_profile_free(p);
+    }
+    /* prefixes ending before the string table refer to strings that are not there */
+    assert_true(ok < plain.len / 2);
+    for (size_t n = 1; n < gz.len; n++) {
+        pk_profile *p = NULL;
+        pk_error err;
+        assert_int_equal(read_bytes(gz.data, n, false, &p, &err), PK_ERR_INPUT);
+        assert_true(err.offset >= 0);
+        assert_int_equal(read_bytes(gz.data, n, true, &p, &err), PK_OK);
+        pk_profile_free(p);
+    }
+    tb_free(&plain);
+    tb_free(&gz);
+}
+
+static void expect_error(const tb_bytes *b, int64_t offset, const char *message)
+{
+    pk_profile *p = NULL;
+    pk_error err;
+    assert_int_equal(read_bytes(b->data, b->len, false, &p, &err), PK_ERR_INPUT);
+    assert_null(p);
+    if (strstr(err.message, message) == NULL)
+        fail_msg("error '%s' lacks '%s'", err.message, message);
+    assert_int_equal(err.offset, offset);
+}
+
+static void strings_head(tb_bytes *b)
+{
+    pb_string(b, "");
+    pb_string(b, "f");
+}
+
+static void damaged_files_are_clear_errors(void **state)
+{
+    (void)state;
+    tb_bytes b = {0}, sub = {0};
+
+    pb_string(&b, "x");
+    expect_error(&b, 0, "string_table[0] must be empty");
+    tb_free(&b);
+
+    strings_head(&b);
+    size_t at = b.len;
+    pb_function(&b, 1, 5, 0, 0);
+    expect_error(&b, (int64_t)at, "function name refers to string 5");
+    tb_free(&b);
+
+    strings_head(&b);
+    at = b.len;
+    tb_varint(&b, 2 << 3 | 3); /* sample with the group wire type */
+    expect_error(&b, (int64_t)at, "wire type 3");
+    tb_free(&b);
+
+    strings_head(&b);
+    at = b.len;
+    pb_bytes(&b, 9, "\x01", 1); /* time_nanos must be a varint */
+    expect_error(&b, (int64_t)at, "time_nanos has wire type 2");
+    tb_free(&b);
+
+    pb_value_type(&b, 1, 1, 0);
+    at = b.len;
+    pb_varint(&sub, 2, 1);
+    pb_varint(&sub, 2, 2);
+    pb_message(&b, 2, &sub);
+    strings_head(&b);
+    expect_error(&b, (int64_t)at, "sample has 2 values but the profile has 1 sample types");
+    tb_free(&b);
+
+    pb_value_type(&b, 1, 1, 0);
+    at = b.len;
+    pb_varint(&sub, 1, 33);
+    pb_varint(&sub, 2, 1);
+    pb_message(&b, 2, &sub);
+    strings_head(&b);
+    expect_error(&b, (int64_t)at, "location id 33, which is not defined");
+    tb_free(&b);
+
+    pb_varint(&sub, 1, 4);
+    pb_message(&b, 4, &sub);
+    at = b.len;
+    pb_varint(&sub, 1, 4);
+    pb_message(&b, 4, &sub);
+    expect_error(&b, (int64_t)at, "duplicate location id 4");
+    tb_free(&b);
+
+    pb_varint(&sub, 1, 0);
+    pb_varint(&sub, 2, 5);
+    pb_message(&b, 3, &sub);
+    expect_error(&b, 0, "mapping with the reserved id 0");
+    tb_free(&b);
+
+    pb_varint(&b, 9, 1);
+    at = b.len;
+    pb_varint(&b, 9, 2);
+    expect_error(&b, (int64_t)at, "concatenated profiles");
+    tb_free(&b);
+
+    /* a length far beyond the data: an error, not an allocation of that size */
+    strings_head(&b);
+    at = b.len;
+    tb_varint(&b, 2 << 3 | 2);
+    tb_varint(&b, 1u << 29);
+    tb_raw(&b, "\x08\x01", 2);
+    expect_error(&b, (int64_t)at, "claims 536870912 bytes but only 2 remain");
+    tb_free(&b);
+
+    /* a malformed sub-message */
+    at = 0;
+    pb_bytes(&b, 2, "\x0a\x05\x01", 3);
+    expect_error(&b, 0, "malformed sample");
+    tb_free(&b);
+
+    /* errors inside gzip data say that the offset counts inflated bytes */
+    tb_bytes gz = {0};
+    pb_string(&b, "");
+    pb_string(&b, "");
+    pb_string(&b, "");
+    at = b.len;
+    tb_varint(&b, 1 << 3 | 0);
+    tb_varint(&b, 1);
+    gzip_bytes(&b, &gz);
+    expect_error(&gz, (int64_t)at, "(offset in the inflated data)");
+    tb_free(&b);
+    tb_free(&gz);
+
+    /* corrupt deflate data: the offset is in the file */
+    build_fixture(&b);
+    gzip_bytes(&b, &gz);
+    gz.data[12] ^= 0xff;
+    gz.data[13] ^= 0x55;
+    pk_profile *p = NULL;
+    pk_error err;
+    pk_status st = read_bytes(gz.data, gz.len, false, &p, &err);
+    assert_int_equal(st, PK_ERR_INPUT);
+    assert_true(err.offset >= 10 && (size_t)err.offset <= gz.len);
+    tb_free(&b);
+    tb_free(&gz);
+}
+
+/* A location without lines is an unsymbolized address: a frame named by the address, in the
+ * mapping's resource. */
+static void unsymbolized_locations(void **state)
+{
+    (void)state;
+    tb_bytes b = {0}, sub = {0};
+    pb_value_type(&b, 1, 1, 2);
+    pb_varint(&sub, 1, 2);
+    pb_varint(&sub, 1, 1);
+    pb_varint(&sub, 2, 7);
+    pb_message(&b, 2, &sub);
+    pb_varint(&sub, 1, 1);
+    pb_varint(&sub, 5, 3);
+    pb_message(&b, 3, &sub);
+    pb_varint(&sub, 1, 1);
+    pb_varint(&sub, 2, 1);
+    pb_varint(&sub, 3, 0x7f0012345678);
+    pb_message(&b, 4, &sub);
+    pb_varint(&sub, 1, 2);
+    pb_varint(&sub, 3, 0x1234);
+    pb_message(&b, 4, &sub);
+    pb_string(&b, "");
+    pb_string(&b, "samples");
+    pb_string(&b, "count");
+    pb_string(&b, "/lib/x86_64-linux-gnu/libc.so.6");
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(b.data, b.len, false, &p, &err), PK_OK);
+    assert_true(find_row(p, "main", "0x7f0012345678;0x1234") != SIZE_MAX);
+    uint32_t frames[2];
+    pk_stack_frames(p, pk_sample_stack(p, 0), frames, 2);
+    const pk_frame *f = pk_frame_at(p, frames[0]);
+    assert_true(f->flags & PK_FRAME_HAS_ADDRESS);
+    assert_string_equal(pk_str(p, pk_resource_at(p, f->resource)->name), "libc.so.6");
+    assert_int_equal(pk_frame_at(p, frames[1])->resource, PK_NONE);
+
+    /* written back, they stay locations without lines, so pprof symbolizes them itself */
+    char *data;
+    size_t size;
+    assert_int_equal(pk_write_memory(p, &pk_format_pprof, NULL, &data, &size, &err), PK_OK);
+    pk_profile *again;
+    assert_int_equal(read_bytes(data, size, false, &again, &err), PK_OK);
+    assert_true(find_row(again, "main", "0x7f0012345678;0x1234") != SIZE_MAX);
+    pk_profile_free(again);
+    free(data);
+    pk_profile_free(p);
+    tb_free(&b);
+}
+
+/* More sample types than the model holds: the first eight are kept, with a warning; labels
+ * other than thread names are dropped with a warning; pid and tid labels make threads. */
+static void many_sample_types_and_labels(void **state)
+{
+    (void)state;
+    tb_bytes b = {0}, sub = {0}, label = {0};
+    for (int i = 0; i < 10; i++)
+        pb_value_type(&b, 1, 1 + i, 0);
+    pb_varint(&sub, 1, 1);
+    for (int i = 0; i < 10; i++)
+        pb_varint(&sub, 2, (uint64_t)(i + 1) * 10);
+    pb_varint(&label, 1, 11); /* "bytes" = 512 */
+    pb_varint(&label, 3, 512);
+    pb_message(&sub, 3, &label);
+    pb_varint(&label, 1, 12); /* "tid" = 77 */
+    pb_varint(&label, 3, 77);
+    pb_message(&sub, 3, &label);
+    pb_message(&b, 2, &sub);
+    pb_varint(&sub, 1, 1);
+    pb_message(&b, 4, &sub);
+    pb_string(&b, "");
+    for (int i = 0; i < 10; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "v%d", i);
+        pb_string(&b, name);
+    }
+    pb_string(&b, "bytes");
+    pb_string(&b, "tid");
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(b.data, b.len, false, &p, &err), PK_OK);
+    assert_int_equal(pk_value_type_count(p), PK_MAX_VALUES);
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 7)->name), "v7");
+    assert_int_equal(pk_default_value(p), PK_MAX_VALUES - 1);
+    assert_int_equal(pk_value_total(p, 7), 80);
+    assert_int_equal(pk_thread_count(p), 1);
+    assert_int_equal(pk_thread_at(p, 0)->tid, 77);
+    assert_int_equal(pk_warning_count(p), 2);
+    assert_non_null(strstr(pk_warning_at(p, 0), "10 sample types"));
+    assert_non_null(strstr(pk_warning_at(p, 1), "\"bytes\""));
+    pk_profile_free(p);
+    tb_free(&b);
+}
+
+static void probe_scores(void **state)
+{
+    (void)state;
+    tb_bytes plain = {0}, gz = {0};
+    build_fixture(&plain);
+    gzip_bytes(&plain, &gz);
+    assert_int_equal(pk_format_pprof.probe(gz.data, gz.len), PK_PROBE_CERTAIN);
+    assert_int_equal(pk_format_pprof.probe(plain.data, plain.len), PK_PROBE_LIKELY);
+    /* a probe window cut inside a field */
+    assert_int_equal(pk_format_pprof.probe(plain.data, 40), PK_PROBE_LIKELY);
+    assert_true(pk_format_pprof.probe(gz.data, gz.len - 20) >= PK_PROBE_LIKELY);
+    assert_true(pk_format_pprof.probe(gz.data, 12) >= PK_PROBE_WEAK);
+
+    /* gperftools legacy files start with zero words */
+    static const uint8_t legacy[40] = {0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0};
+    assert_int_equal(pk_format_pprof.probe(legacy, sizeof legacy), PK_PROBE_NO);
+    const char *text = "main;work;inl 5\nmain 1\n";
+    assert_int_equal(pk_format_pprof.probe((const uint8_t *)text, strlen(text)), PK_PROBE_NO);
+    const char *json = "{\"meta\": {\"version\": 24}}";
+    assert_int_equal(pk_format_pprof.probe((const uint8_t *)json, strlen(json)), PK_PROBE_NO);
+    tb_bytes gzjson = {0}, raw = {0};
+    tb_str(&raw, json);
+    gzip_bytes(&raw, &gzjson);
+    assert_int_equal(pk_format_pprof.probe(gzjson.data, gzjson.len), PK_PROBE_NO);
+    /* the registry picks pprof for both */
+    assert_ptr_equal(pk_format_probe(gz.data, gz.len, NULL, NULL), &pk_format_pprof);
+    assert_ptr_equal(pk_format_probe(plain.data, plain.len, NULL, NULL), &pk_format_pprof);
+    tb_free(&plain);
+    tb_free(&gz);
+    tb_free(&raw);
+    tb_free(&gzjson);
+}
+
+/* ---- writing ------------------------------------------------------------------------------------ */
+
+static uint32_t push(pk_profile *p, uint32_t parent, uint32_t function, uint32_t line,
+                     uint64_t address, uint32_t resource, uint32_t flags)
+{
+    pk_frame f = {function, line, address, resource, flags};
+    uint32_t frame = pk_intern_frame(p, &f);
+    assert_int_not_equal(frame, PK_NONE);
+    uint32_t stack = pk_intern_stack(p, parent, frame);
+    assert_int_not_equal(stack, PK_NONE);
+    return stack;
+}
+
+static uint32_t function(pk_profile *p, const char *name, const char *file, uint32_t start,
+                         uint32_t resource)
+{
+    pk_function f = {pk_intern_cstr(p, name), file ? pk_intern_cstr(p, file) : 0, start,
+                     resource};
+    return pk_intern_function(p, &f);
+}
+
+/* A native profile: two threads, a binary with build ID, inlined frames at one address. */
+static pk_profile *native_profile(void)
+{
+    pk_profile *p = pk_profile_new();
+    assert_non_null(p);
+    pk_add_value_type(p, "samples", "count");
+    pk_add_value_type(p, "cpu", "nanoseconds");
+    pk_set_default_value(p, 1);
+    pk_resource res = {pk_intern_cstr(p, "app"), pk_intern_cstr(p, "/opt/app"),
+                       pk_intern_cstr(p, "feedface"), 0x400000, 0x480000, 0};
+    uint32_t app = pk_intern_resource(p, &res);
+    uint32_t f_main = function(p, "main", "main.c", 5, app);
+    uint32_t f_work = function(p, "work", "work.c", 10, app);
+    uint32_t f_a = function(p, "inline_a", "a.h", 1, app);
+    uint32_t f_b = function(p, "inline_b", "b.h", 2, app);
+    uint32_t flags = PK_FRAME_HAS_ADDRESS;
+    uint32_t s_main = push(p, PK_NONE, f_main, 7, 0x401000, app, flags);
+    uint32_t s_work = push(p, s_main, f_work, 12, 0x402000, app, flags);
+    uint32_t s_a = push(p, s_work, f_a, 3, 0x402000, app, flags | PK_FRAME_INLINED);
+    uint32_t s_b = push(p, s_a, f_b, 4, 0x402000, app, flags | PK_FRAME_INLINED);
+    uint32_t s_work2 = push(p, s_main, f_work, 13, 0x402010, app, flags);
+    uint32_t t1 = pk_add_thread(p, pk_intern_cstr(p, "main-thread"), 100, 100);
+    uint32_t t2 = pk_add_thread(p, pk_intern_cstr(p, "io"), 100, 101);
+    int64_t v1[2] = {3, 30000000}, v2[2] = {1, 10000000}, v3[2] = {2, 20000000};
+    assert_int_equal(pk_add_sample(p, t1, s_b, v1), PK_OK);
+    assert_int_equal(pk_add_sample(p, t1, s_work2, v2), PK_OK);
+    assert_int_equal(pk_add_sample(p, t2, s_b, v3), PK_OK);
+    assert_int_equal(pk_add_sample(p, t2, s_main, v2), PK_OK);
+    pk_metadata *meta = pk_metadata_of(p);
+    meta->period = 10000000;
+    meta->period_type = pk_intern_cstr(p, "cpu");
+    meta->period_unit = pk_intern_cstr(p, "nanoseconds");
+    meta->start_time = 1600000000123456789;
+    meta->end_time = 1600000003123456789;
+    pk_property_set(p, "os", "linux");
+    return p;
+}
+
+static Perftools__Profiles__Profile *unpack_written(const char *data, size_t size)
+{
+    /* inflate the writer's output and let protobuf-c decode it whole */
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    assert_int_equal(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
+    size_t cap = 1 << 20;
+    uint8_t *buf = malloc(cap);
+    z.next_in = (Bytef *)data;
+    z.avail_in = (uInt)size;
+    z.next_out = buf;
+    z.avail_out = (uInt)cap;
+    assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+    size_t n = cap - z.avail_out;
+    inflateEnd(&z);
+    Perftools__Profiles__Profile *profile = perftools__profiles__profile__unpack(NULL, n, buf);
+    free(buf);
+    assert_non_null(profile);
+    return profile;
+}
+
+static const char *pstr(const Perftools__Profiles__Profile *pr, int64_t i)
+{
+    assert_true(i >= 0 && (size_t)i < pr->n_string_table);
+    return pr->string_table[i];
+}
+
+/* The written message follows the rules pprof checks: string 0 empty, dense IDs, one value
+ * per sample type, inlined frames folded into one location innermost first. */
+static void writes_what_pprof_expects(void **state)
+{
+    (void)state;
+    pk_profile *p = native_profile();
+    char *data;
+    size_t size;
+    pk_error err;
+    assert_int_equal(pk_write_memory(p, &pk_format_pprof, NULL, &data, &size, &err), PK_OK);
+    assert_true(size > 2 && (uint8_t)data[0] == 0x1f && (uint8_t)data[1] == 0x8b);
+    Perftools__Profiles__Profile *pr = unpack_written(data, size);
+    assert_string_equal(pr->string_table[0], "");
+    assert_int_equal(pr->n_sample_type, 2);
+    assert_string_equal(pstr(pr, pr->sample_type[1]->type), "cpu");
+    assert_string_equal(pstr(pr, pr->default_sample_type), "cpu");
+    assert_int_equal(pr->period, 10000000);
+    assert_string_equal(pstr(pr, pr->period_type->type), "cpu");
+    assert_true(pr->time_nanos == 1600000000123456789);
+    assert_true(pr->duration_nanos == 3000000000);
+    for (size_t i = 0; i < pr->n_location; i++)
+        assert_int_equal(pr->location[i]->id, i + 1);
+    for (size_t i = 0; i < pr->n_function; i++)
+        assert_int_equal(pr->function[i]->id, i + 1);
+    assert_int_equal(pr->n_mapping, 1);
+    assert_int_equal(pr->mapping[0]->id, 1);
+    assert_string_equal(pstr(pr, pr->mapping[0]->filename), "/opt/app");
+    assert_string_equal(pstr(pr, pr->mapping[0]->build_id), "feedface");
+    assert_true(pr->mapping[0]->memory_start == 0x400000);
+    assert_true(pr->mapping[0]->has_functions && pr->mapping[0]->has_inline_frames);
+    /* main, work+inline_a+inline_b (one location), work at another address */
+    assert_int_equal(pr->n_location, 3);
+    const Perftools__Profiles__Location *folded = NULL;
+    for (size_t i = 0; i < pr->n_location; i++)
+        if (pr->location[i]->n_line == 3)
+            folded = pr->location[i];
+    assert_non_null(folded);
+    assert_true(folded->address == 0x402000);
+    assert_int_equal(folded->mapping_id, 1);
+    const char *names[3];
+    for (int k = 0; k < 3; k++) {
+        const Perftools__Profiles__Function *fn = pr->function[folded->line[k]->function_id - 1];
+        names[k] = pstr(pr, fn->name);
+    }
+    assert_string_equal(names[0], "inline_b");
+    assert_string_equal(names[1], "inline_a");
+    assert_string_equal(names[2], "work");
+    assert_int_equal(folded->line[0]->line, 4);
+    int64_t cpu = 0;
+    size_t labeled = 0;
+    for (size_t i = 0; i < pr->n_sample; i++) {
+        const Perftools__Profiles__Sample *s = pr->sample[i];
+        assert_int_equal(s->n_value, 2);
+        cpu += s->value[1];
+        for (size_t k = 0; k < s->n_label; k++)
+            if (strcmp(pstr(pr, s->label[k]->key), "thread") == 0)
+                labeled++;
+        /* leaf first: the last location is main's */
+        const Perftools__Profiles__Location *root = pr->location[s->location_id[s->n_location_id - 1] - 1];
+        assert_string_equal(pstr(pr, pr->function[root->line[0]->function_id - 1]->name), "main");
+    }
+    assert_int_equal(cpu, 70000000);
+    assert_int_equal(labeled, pr->n_sample);
+    perftools__profiles__profile__free_unpacked(pr, NULL);
+    free(data);
+    pk_profile_free(p);
+}
+
+static void round_trip_keeps_the_model(void **state)
+{
+    (void)state;
+    pk_profile *p = native_profile();
+    for (int level = 0; level <= 9; level += 9) {
+        char level_text[4];
+        snprintf(level_text, sizeof level_text, "%d", level);
+        pk_option opt = {"compression", level_text};
+        pk_write_options wo = {.value = PK_NONE, .extra = {&opt, 1}};
+        char *data;
+        size_t size;
+        pk_error err;
+        assert_int_equal(pk_write_memory(p, &pk_format_pprof, &wo, &data, &size, &err), PK_OK);
+        if (level == 0)
+            assert_int_equal((uint8_t)data[0], 0x0a); /* plain protobuf: sample_type first */
+        pk_profile *q;
+        assert_int_equal(read_bytes(data, size, false, &q, &err), PK_OK);
+        assert_int_equal(pk_value_type_count(q), 2);
+        assert_int_equal(pk_default_value(q), 1);
+        assert_int_equal(pk_value_total(q, 0), 7);
+        assert_int_equal(pk_value_total(q, 1), 70000000);
+        assert_int_equal(pk_thread_count(q), 2);
+        size_t row = find_row(q, "main-thread", "main;work;+inline_a;+inline_b");
+        assert_true(row != SIZE_MAX);
+        assert_int_equal(pk_sample_values(q, row)[0], 3);
+        row = find_row(q, "io", "main;work;+inline_a;+inline_b");
+        assert_true(row != SIZE_MAX);
+        assert_int_equal(pk_sample_values(q, row)[0], 2);
+        assert_true(find_row(q, "io", "main") != SIZE_MAX);
+        assert_true(find_row(q, "main-thread", "main;work") != SIZE_MAX);
+        const pk_thread *t = pk_thread_at(q, pk_sample_thread(q, row));
+        assert_int_equal(t->pid, 100);
+        assert_int_equal(t->tid, 101);
+        const pk_metadata *meta = pk_metadata_get(q);
+        assert_true(meta->start_time == 1600000000123456789);
+        assert_true(meta->end_time == 1600000003123456789);
+        assert_int_equal(meta->period, 10000000);
+        assert_string_equal(pk_property_get(q, "os"), "linux");
+        const pk_resource *res = pk_resource_at(q, 0);
+        assert_string_equal(pk_str(q, res->name), "app");
+        assert_string_equal(pk_str(q, res->build_id), "feedface");
+
+        /* and once more: pprof -> pprof is stable */
+        char *again;
+        size_t again_size;
+        assert_int_equal(pk_write_memory(q, &pk_format_pprof, &wo, &again, &again_size, &err),
+                         PK_OK);
+        pk_profile *r;
+        assert_int_equal(read_bytes(again, again_size, false, &r, &err), PK_OK);
+        assert_int_equal(pk_sample_count(r), pk_sample_count(q));
+        assert_int_equal(pk_value_total(r, 1), 70000000);
+        assert_int_equal(pk_stack_count(r), pk_stack_count(q));
+        pk_profile_free(r);
+        free(again);
+        pk_profile_free(q);
+        free(data);
+    }
+    pk_profile_free(p);
+}
+
+static void writer_edge_cases(void **state)
+{
+    (void)state;
+    pk_error err;
+    char *data;
+    size_t size;
+    /* an empty profile: no value types, no samples */
+    pk_profile *p = pk_profile_new();
+    assert_int_equal(pk_write_memory(p, &pk_format_pprof, NULL, &data, &size, &err), PK_OK);
+    pk_profile *q;
+    assert_int_equal(read_bytes(data, size, false, &q, &err), PK_OK);
+    assert_int_equal(pk_sample_count(q), 0);
+    pk_profile_free(q);
+    free(data);
+    /* a bad compression level */
+    pk_option opt = {"compression", "12"};
+    pk_write_options wo = {.value = PK_NONE, .extra = {&opt, 1}};
+    assert_int_equal(pk_write_memory(p, &pk_format_pprof, &wo, &data, &size, &err), PK_ERR_USAGE);
+    pk_profile_free(p);
+
+    /* the chosen value becomes the default sample type; a sample with an empty stack */
+    p = pk_profile_new();
+    pk_add_value_type(p, "a", "count");
+    pk_add_value_type(p, "b", "bytes");
+    uint32_t t = pk_add_thread(p, 0, -1, -1);
+    int64_t v[2] = {1, 2};
+    pk_add_sample(p, t, PK_NONE, v);
+    wo = (pk_write_options){.value = 1};
+    assert_int_equal(pk_write_memory(p, &pk_format_pprof, &wo, &data, &size, &err), PK_OK);
+    assert_int_equal(read_bytes(data, size, false, &q, &err), PK_OK);
+    assert_int_equal(pk_default_value(q), 1);
+    assert_int_equal(pk_sample_count(q), 1);
+    assert_int_equal(pk_sample_stack(q, 0), PK_NONE);
+    assert_int_equal(pk_value_total(q, 1), 2);
+    pk_profile_free(q);
+    free(data);
+    pk_profile_free(p);
+}
+
+/* ---- a BrightScript-like profile through go tool pprof --------------------------------------- */
+
+static pk_profile *script_profile(void)
+{
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "cpu", "operations");
+    pk_add_value_type(p, "wall", "microseconds");
+    pk_add_value_type(p, "calls", "count");
+    pk_set_default_value(p, 0);
+    pk_resource main_brs = {pk_intern_cstr(p, "pkg:/source/main.brs"), 0, 0, 0, 0, 0};
+    pk_resource util_brs = {pk_intern_cstr(p, "pkg:/components/util.brs"), 0, 0, 0, 0, 0};
+    uint32_t r_main = pk_intern_resource(p, &main_brs);
+    uint32_t r_util = pk_intern_resource(p, &util_brs);
+    uint32_t f_main = function(p, "Main", "pkg:/source/main.brs", 1, r_main);
+    uint32_t f_loop = function(p, "EventLoop", "pkg:/source/main.brs", 20, r_main);
+    uint32_t f_parse = function(p, "ParseFeed", "pkg:/components/util.brs", 5, r_util);
+    uint32_t s_main = push(p, PK_NONE, f_main, 3, 0, PK_NONE, 0);
+    uint32_t s_loop = push(p, s_main, f_loop, 25, 0, PK_NONE, 0);
+    uint32_t s_parse = push(p, s_loop, f_parse, 9, 0, PK_NONE, 0);
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), -1, -1);
+    int64_t v1[3] = {700, 900, 3}, v2[3] = {250, 400, 1}, v3[3] = {50, 70, 1};
+    pk_add_sample(p, t, s_parse, v1);
+    pk_add_sample(p, t, s_loop, v2);
+    pk_add_sample(p, t, s_main, v3);
+    return p;
+}
+
+static bool have_go(void)
+{
+    return system("go version >/dev/null 2>&1") == 0;
+}
+
+static void script_frames_show_in_go_tool_pprof(void **state)
+{
+    (void)state;
+    if (!have_go()) {
+        skip();
+        return;
+    }
+    pk_profile *p = script_profile();
+    const char *dir = getenv("PK_TEST_TMPDIR");
+    char path[512], command[1200];
+    snprintf(path, sizeof path, "%s/pprof-script.pb.gz", dir ? dir : "/tmp");
+    pk_error err;
+    assert_int_equal(pk_write_file(p, path, &pk_format_pprof, NULL, NULL, &err), PK_OK);
+    snprintf(command, sizeof command, "go tool pprof -top -nodecount=100 '%s' 2>&1", path);
+    FILE *f = popen(command, "r");
+    assert_non_null(f);
+    char line[512];
+    bool saw_parse = false, saw_loop = false, saw_total = false;
+    while (fgets(line, sizeof line, f)) {
+        /* "      flat  flat%   sum%        cum   cum%" rows: flat of ParseFeed is 700 */
+        if (strstr(line, "ParseFeed") && strstr(line, "700"))
+            saw_parse = true;
+        if (strstr(line, "EventLoop") && strstr(line, "250"))
+            saw_loop = true;
+        if (strstr(line, "of 1000operations total"))
+            saw_total = true;
+    }
+    assert_int_equal(pclose(f), 0);
+    assert_true(saw_parse);
+    assert_true(saw_loop);
+    assert_true(saw_total);
+    pk_profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reads_fixture_built_by_hand),
+        cmocka_unit_test(reads_gzip_and_concatenated_members),
+        cmocka_unit_test(every_truncation_point),
+        cmocka_unit_test(damaged_files_are_clear_errors),
+        cmocka_unit_test(unsymbolized_locations),
+        cmocka_unit_test(many_sample_types_and_labels),
+        cmocka_unit_test(probe_scores),
+        cmocka_unit_test(writes_what_pprof_expects),
+        cmocka_unit_test(round_trip_keeps_the_model),
+        cmocka_unit_test(writer_edge_cases),
+        cmocka_unit_test(script_frames_show_in_go_tool_pprof),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
