@@ -1025,21 +1025,20 @@ static pk_status read_fields(reader *r)
 
 /* ---- building the model ----------------------------------------------------------------------- */
 
-/* The model string of a pprof string index; out of range is an error (or "" when salvaging). */
+/* The model string of a pprof string index; out of range is an error (or "" when salvaging).
+ * *out is always written: "" unless the index resolves. */
 static pk_status resolve_string(reader *r, int64_t index, uint64_t at, const char *what,
                                 uint32_t *out)
 {
+    *out = 0;
     if (index >= 0 && (uint64_t)index < r->string_count) {
         *out = r->strings[index];
         return PK_OK;
     }
-    if (index == 0 && r->string_count == 0) {
-        *out = 0;
+    if (index == 0 && r->string_count == 0)
         return PK_OK;
-    }
     if (r->lenient) {
         r->missing_strings++;
-        *out = 0;
         return PK_OK;
     }
     return reader_fail(r, PK_ERR_INPUT, at,
