@@ -3,7 +3,10 @@
 #define PROFKIT_ERROR_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "profkit/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,25 +23,28 @@ typedef enum pk_status {
 } pk_status;
 
 /* Where and why an operation failed. offset is a byte offset into the input, or -1 when the
- * failure has no position (I/O errors, usage errors). */
+ * failure has no position (I/O errors, usage errors). salvageable is set for damage in the
+ * middle of an input: what was read before offset is sound, and reading with salvage keeps
+ * it. */
 typedef struct pk_error {
     pk_status status;
     int64_t offset;
+    bool salvageable;
     char message[512];
 } pk_error;
 
 #define PK_NO_OFFSET (-1)
 
-/* Records an error and returns status, so that callers can write `return pk_error_set(...)`.
- * A NULL err is allowed. The message is printf-formatted. */
-pk_status pk_error_set(pk_error *err, pk_status status, int64_t offset, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-pk_status pk_error_vset(pk_error *err, pk_status status, int64_t offset, const char *fmt,
-                        va_list ap) __attribute__((format(printf, 4, 0)));
-void pk_error_clear(pk_error *err);
+/* Records an error (not salvageable) and returns status, so that callers can write
+ * `return pk_error_set(...)`. A NULL err is allowed. The message is printf-formatted. */
+PK_API pk_status pk_error_set(pk_error *err, pk_status status, int64_t offset, const char *fmt,
+                             ...) __attribute__((format(printf, 4, 5)));
+PK_API pk_status pk_error_vset(pk_error *err, pk_status status, int64_t offset, const char *fmt,
+                              va_list ap) __attribute__((format(printf, 4, 0)));
+PK_API void pk_error_clear(pk_error *err);
 
 /* A short English name of a status ("bad input", "I/O error", ...). */
-const char *pk_status_name(pk_status status);
+PK_API const char *pk_status_name(pk_status status);
 
 #ifdef __cplusplus
 }

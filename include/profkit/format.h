@@ -4,6 +4,9 @@
  * first bytes to be this format), a reader, a writer and a record dumper; any may be absent.
  * Nothing outside src/formats/ names a format: callers find them by name, by extension or by
  * probing the content.
+ *
+ * Inputs compressed with gzip are decompressed on the way in, whatever the format: readers,
+ * probes and dumps see the decompressed bytes.
  */
 #ifndef PROFKIT_FORMAT_H
 #define PROFKIT_FORMAT_H
@@ -13,15 +16,16 @@
 #include <stdint.h>
 
 #include "profkit/error.h"
+#include "profkit/export.h"
+#include "profkit/output.h"
 #include "profkit/profile.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Byte stream being read (see src/core/input.h) and output being written (src/core/output.h). */
+/* The byte stream a reader reads (its layout is internal to the library). */
 typedef struct pk_input pk_input;
-typedef struct pk_output pk_output;
 
 /* How many leading bytes a probe is shown (fewer when the input is shorter). */
 #define PK_PROBE_BYTES 4096
@@ -32,7 +36,9 @@ typedef struct pk_output pk_output;
 #define PK_PROBE_LIKELY 60    /* structure checks out */
 #define PK_PROBE_CERTAIN 100  /* magic number matches */
 
-/* Format-specific options, given on the command line as --NAME [VALUE]. */
+/* Format-specific options, given on the command line as --NAME [VALUE]. A format declares the
+ * options its reader and its writer understand; an option applies only to the formats that
+ * declare it. */
 typedef struct pk_option_spec {
     const char *name;     /* without the leading "--" */
     const char *argument; /* name of its argument in help, NULL for a flag */
@@ -50,9 +56,9 @@ typedef struct pk_option_list {
 } pk_option_list;
 
 /* Last value given for name, NULL when not given. */
-const char *pk_option_get(const pk_option_list *list, const char *name);
+PK_API const char *pk_option_get(const pk_option_list *list, const char *name);
 /* The index-th value given for a repeatable option, NULL past the last. */
-const char *pk_option_get_nth(const pk_option_list *list, const char *name, size_t index);
+PK_API const char *pk_option_get_nth(const pk_option_list *list, const char *name, size_t index);
 
 typedef void (*pk_progress_fn)(void *context, uint64_t bytes_done, uint64_t bytes_total);
 
@@ -69,13 +75,20 @@ typedef struct pk_write_options {
     bool with_threads;    /* formats without threads: put the thread name as the root frame */
     pk_option_list extra; /* format-specific options */
     const char *title;    /* visual outputs; NULL = derived from the profile */
+    pk_compression compression; /* AUTO: gzip for ".gz" paths and formats usually compressed */
+    int compression_level;      /* gzip level 1-9; 0 = 1, the fastest */
 } pk_write_options;
+
+enum pk_format_flags {
+    PK_FORMAT_GZIP_BY_DEFAULT = 1u << 0 /* written gzip-compressed unless asked otherwise */
+};
 
 typedef struct pk_format {
     const char *name;               /* registry name, as given to --from / --to */
     const char *const *aliases;     /* NULL-terminated, may be NULL */
     const char *const *extensions;  /* NULL-terminated, with the dot: ".bsprof"; may be NULL */
     const char *description;        /* one line */
+    unsigned flags;                 /* pk_format_flags */
     /* Scores the first bytes (at most PK_PROBE_BYTES; fewer when the input is shorter) from
      * PK_PROBE_NO to PK_PROBE_CERTAIN. */
     int (*probe)(const uint8_t *data, size_t size);
@@ -91,41 +104,78 @@ typedef struct pk_format {
 } pk_format;
 
 /* The registry, in a stable order. */
-size_t pk_format_count(void);
-const pk_format *pk_format_at(size_t index);
+PK_API size_t pk_format_count(void);
+PK_API const pk_format *pk_format_at(size_t index);
 /* By registry name or alias, case-insensitively; NULL when unknown. */
-const pk_format *pk_format_by_name(const char *name);
-/* By the extension of path (longest matching extension wins); writer_only restricts the
- * search to formats with a writer. NULL when none matches. */
-const pk_format *pk_format_by_extension(const char *path, bool need_writer);
+PK_API const pk_format *pk_format_by_name(const char *name);
+/* By the extension of path (longest matching extension wins; a final ".gz" is looked through:
+ * "x.folded.gz" is folded); need_writer restricts the search to formats with a writer. NULL
+ * when none matches. */
+PK_API const pk_format *pk_format_by_extension(const char *path, bool need_writer);
 /* Highest-scoring readable format for these first bytes; path (may be NULL) breaks ties by
  * extension. NULL when nothing scores above PK_PROBE_NO. *score receives the score. */
-const pk_format *pk_format_probe(const uint8_t *data, size_t size, const char *path, int *score);
+PK_API const pk_format *pk_format_probe(const uint8_t *data, size_t size, const char *path,
+                                        int *score);
+/* The spec of option name among the format's read options (writer false) or write options
+ * (writer true); NULL when the format does not declare it. */
+PK_API const pk_option_spec *pk_format_option(const pk_format *format, const char *name,
+                                              bool writer);
+
+/* ---- opened inputs ---------------------------------------------------------------------------- */
+
+/* An input opened for reading: its format is known (given, or found by probing the first
+ * bytes) before anything else is read, so a caller can check its options against it. */
+typedef struct pk_reader pk_reader;
+
+/* Opens path ("-" = standard input) with format (NULL = probe the content). Fails for a
+ * missing, empty or unreadable file, and for content no format recognises. */
+PK_API pk_status pk_reader_open_file(const char *path, const pk_format *format, pk_reader **out,
+                                     pk_error *err);
+/* The same over [data, data + size), which must stay alive until pk_reader_close. */
+PK_API pk_status pk_reader_open_memory(const void *data, size_t size, const pk_format *format,
+                                       pk_reader **out, pk_error *err);
+PK_API const pk_format *pk_reader_format(const pk_reader *r);
+/* The compression the input was read through ("gzip"), NULL for none. */
+PK_API const char *pk_reader_compression(const pk_reader *r);
+/* Reads the whole input into a new profile (*out). May be called once per reader. With
+ * options->salvage, a reader keeps what it read before damage, records the damage as a warning
+ * and succeeds. */
+PK_API pk_status pk_reader_read(pk_reader *r, const pk_read_options *options, pk_profile **out,
+                                pk_error *err);
+/* Prints the records of the input to out with the format's dumper. May be called once per
+ * reader, instead of pk_reader_read. */
+PK_API pk_status pk_reader_dump(pk_reader *r, bool raw, const pk_read_options *options,
+                                pk_output *out, pk_error *err);
+/* NULL is allowed. */
+PK_API void pk_reader_close(pk_reader *r);
 
 /* ---- whole-file entry points ----------------------------------------------------------------- */
 
-/* Reads path ("-" = standard input) with format (NULL = probe the content). On success *out
- * receives a new profile. With options->salvage, a reader keeps what it read before damage,
- * records the damage as a warning and succeeds. */
-pk_status pk_read_file(const char *path, const pk_format *format, const pk_read_options *options,
-                       pk_profile **out, pk_error *err);
-pk_status pk_read_memory(const void *data, size_t size, const pk_format *format,
-                         const pk_read_options *options, pk_profile **out, pk_error *err);
+/* Reads path ("-" = standard input) with format (NULL = probe the content): open, read and
+ * close in one call. On success *out receives a new profile. */
+PK_API pk_status pk_read_file(const char *path, const pk_format *format,
+                              const pk_read_options *options, pk_profile **out, pk_error *err);
+PK_API pk_status pk_read_memory(const void *data, size_t size, const pk_format *format,
+                                const pk_read_options *options, pk_profile **out,
+                                pk_error *err);
 
 /* Writes to path ("-" = standard output) through a temporary file that is renamed into place
  * only on success. Refuses to write over protect_path (the input), which may be NULL. */
-pk_status pk_write_file(const pk_profile *p, const char *path, const pk_format *format,
-                        const pk_write_options *options, const char *protect_path,
-                        pk_error *err);
+PK_API pk_status pk_write_file(const pk_profile *p, const char *path, const pk_format *format,
+                               const pk_write_options *options, const char *protect_path,
+                               pk_error *err);
+/* Writes p to an opened output (which the caller then finishes or discards). */
+PK_API pk_status pk_write_output(const pk_profile *p, pk_output *out, const pk_format *format,
+                                 const pk_write_options *options, pk_error *err);
+/* Writes into a malloc'ed buffer (*data, *size), for tests and embedding. */
+PK_API pk_status pk_write_memory(const pk_profile *p, const pk_format *format,
+                                 const pk_write_options *options, char **data, size_t *size,
+                                 pk_error *err);
 /* Prints the records of path ("-" = standard input) to output_path ("-" = standard output)
  * with the format's dumper (format NULL = probe the content). */
-pk_status pk_dump_file(const char *path, const pk_format *format, bool raw,
-                       const pk_read_options *options, const char *output_path, pk_error *err);
-
-/* Writes into a malloc'ed buffer (*data, *size), for tests and embedding. */
-pk_status pk_write_memory(const pk_profile *p, const pk_format *format,
-                          const pk_write_options *options, char **data, size_t *size,
-                          pk_error *err);
+PK_API pk_status pk_dump_file(const char *path, const pk_format *format, bool raw,
+                              const pk_read_options *options, const char *output_path,
+                              pk_error *err);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@ pk_status pk_error_vset(pk_error *err, pk_status status, int64_t offset, const c
         return status;
     err->status = status;
     err->offset = offset;
+    err->salvageable = false;
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     return status;
 }
@@ -29,6 +30,7 @@ void pk_error_clear(pk_error *err)
         return;
     err->status = PK_OK;
     err->offset = PK_NO_OFFSET;
+    err->salvageable = false;
     err->message[0] = '\0';
 }
 

@@ -12,27 +12,53 @@ void pk_input_init_memory(pk_input *in, const void *data, size_t size)
     /* An empty block may come as NULL, and NULL + 0 is undefined behaviour. */
     in->start = in->pos = size ? data : no_bytes;
     in->end = in->start + size;
-    in->fd = -1;
     in->at_eof = true;
     in->size_hint = size;
 }
 
-pk_status pk_input_init_fd(pk_input *in, int fd, uint64_t size_hint, pk_error *err)
+pk_status pk_input_init_source(pk_input *in, pk_input_source source, uint64_t size_hint,
+                               pk_error *err)
 {
     memset(in, 0, sizeof *in);
     /* Twice the chunk: one chunk of lookahead can always be kept while a new one is read. */
     in->capacity = 2 * (size_t)PK_INPUT_CHUNK;
     in->owned = malloc(in->capacity);
-    if (!in->owned)
+    if (!in->owned) {
+        if (source.close)
+            source.close(source.context);
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory for the input buffer");
+    }
     in->start = in->pos = in->end = in->owned;
-    in->fd = fd;
+    in->source = source;
     in->size_hint = size_hint;
     return PK_OK;
 }
 
+static size_t fd_read(void *context, uint8_t *buf, size_t n, pk_error *failure)
+{
+    int fd = (int)(intptr_t)context;
+    for (;;) {
+        ssize_t got = read(fd, buf, n);
+        if (got >= 0)
+            return (size_t)got;
+        if (errno != EINTR) {
+            pk_error_set(failure, PK_ERR_IO, PK_NO_OFFSET, "cannot read: %s", strerror(errno));
+            return 0;
+        }
+    }
+}
+
+pk_status pk_input_init_fd(pk_input *in, int fd, uint64_t size_hint, pk_error *err)
+{
+    pk_input_source source = {fd_read, NULL, (void *)(intptr_t)fd};
+    return pk_input_init_source(in, source, size_hint, err);
+}
+
 void pk_input_release(pk_input *in)
 {
+    if (in->source.close)
+        in->source.close(in->source.context);
+    in->source.close = NULL;
     free(in->owned);
     in->owned = NULL;
     in->start = in->pos = in->end = NULL;
@@ -53,19 +79,13 @@ size_t pk_input_fill(pk_input *in, size_t want)
         in->end = in->owned + have;
     }
     while (have < want && !in->at_eof) {
-        ssize_t n = read(in->fd, in->owned + have, in->capacity - have);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            in->read_errno = errno;
-            in->at_eof = true;
-            break;
-        }
+        size_t n = in->source.read(in->source.context, in->owned + have, in->capacity - have,
+                                   &in->failure);
         if (n == 0) {
             in->at_eof = true;
             break;
         }
-        have += (size_t)n;
+        have += n;
         in->end = in->owned + have;
     }
     if (in->progress)
@@ -109,7 +129,19 @@ bool pk_in_at_end(pk_input *in)
 
 int pk_in_error(const pk_input *in)
 {
-    return in->read_errno;
+    return in->failure.status != PK_OK;
+}
+
+pk_status pk_in_fail(const pk_input *in, pk_error *err)
+{
+    if (in->failure.status != PK_OK && err)
+        *err = in->failure;
+    return in->failure.status;
+}
+
+const pk_error *pk_input_failure(const pk_input *in)
+{
+    return in->failure.status != PK_OK ? &in->failure : NULL;
 }
 
 int64_t pk_in_line(pk_input *in, const char **line, size_t max)
@@ -155,22 +187,13 @@ int64_t pk_in_line(pk_input *in, const char **line, size_t max)
     }
 }
 
-int pk_in_varint_slow(pk_input *in, uint64_t *value)
+pk_varint_result pk_in_varint_slow(pk_input *in, uint64_t *value)
 {
-    uint64_t v = 0;
-    for (unsigned shift = 0; shift < 70; shift += 7) {
-        int c = pk_in_getc(in);
-        if (c < 0)
-            return 0;
-        if (shift == 63 && (c & 0x7f) > 1)
-            return -1;
-        v |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80)) {
-            *value = v;
-            return 1;
-        }
-        if (shift == 63)
-            return -1;
-    }
-    return -1;
+    /* The buffer ended inside the varint: make the longest varint contiguous, then decode. */
+    const uint8_t *data;
+    size_t have = pk_in_peek(in, PK_VARINT_MAX_BYTES, &data);
+    pk_varint_result r = pk_varint_decode(&data, data + have, value);
+    if (r == PK_VARINT_OK)
+        in->pos = data;
+    return r;
 }

@@ -1,7 +1,15 @@
-/* Buffered byte input for readers: a file descriptor (read in large chunks, so standard input
- * and pipes stream) or a block of memory. The fast paths are inline; refills are not.
+/* Buffered byte input for readers. The bytes come from a block of memory (read in place) or
+ * from a source: a file descriptor read in large chunks (so standard input and pipes stream),
+ * or a decompressing filter over another input (gzip.h). The fast paths are inline; refills
+ * are not.
  *
- * Offsets are absolute byte offsets from the start of the input, for error messages.
+ * Readers see one stream of bytes and never learn where it comes from. Offsets are absolute
+ * byte offsets from the start of that stream, for error messages; for a decompressed input
+ * they count decompressed bytes (pk_in_decompressed tells).
+ *
+ * A source that fails (an I/O error, damaged compressed data) ends the stream early and records
+ * why; readers see a stream cut short, and whole-file reading reports the recorded failure in
+ * place of the reader's own message about the cut.
  */
 #ifndef PK_CORE_INPUT_H
 #define PK_CORE_INPUT_H
@@ -10,28 +18,45 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/varint.h"
 #include "profkit/format.h"
 
 #define PK_INPUT_CHUNK (1u << 20)
+
+/* Where the bytes of an input that is not in memory come from. */
+typedef struct pk_input_source {
+    /* Reads up to n (> 0) bytes into buf and returns how many; 0 at the end of the bytes, or on
+     * failure after filling *failure (its status PK_ERR_IO for an I/O error, PK_ERR_INPUT for
+     * damaged data, with salvageable set when what came before is good). */
+    size_t (*read)(void *context, uint8_t *buf, size_t n, pk_error *failure);
+    /* Frees the context; may be NULL. */
+    void (*close)(void *context);
+    void *context;
+} pk_input_source;
 
 struct pk_input {
     const uint8_t *pos;     /* next unread byte */
     const uint8_t *end;     /* end of buffered bytes */
     const uint8_t *start;   /* first buffered byte; its offset is base */
     uint64_t base;          /* absolute offset of *start */
-    uint8_t *owned;         /* buffer owned by the input (fd mode), NULL in memory mode */
+    uint8_t *owned;         /* buffer owned by the input (source mode), NULL in memory mode */
     size_t capacity;        /* of owned */
-    int fd;                 /* -1 in memory mode */
+    pk_input_source source; /* read is NULL in memory mode */
     bool at_eof;            /* no more bytes beyond end */
-    int read_errno;         /* errno of a failed read(), 0 otherwise */
+    bool decompressed;      /* the bytes come out of a decompressing filter */
+    pk_error failure;       /* why the source stopped early; status PK_OK when it did not */
     uint64_t size_hint;     /* total size when known (regular files, memory), else 0 */
-    pk_progress_fn progress;
+    pk_progress_fn progress; /* called as the source is consumed; may be NULL */
     void *progress_context;
 };
 
 /* Memory mode: reads [data, data + size) without copying. */
 void pk_input_init_memory(pk_input *in, const void *data, size_t size);
-/* File mode: reads fd (not closed by pk_input_release). size_hint may be 0. */
+/* Source mode: reads through source, which pk_input_release closes. size_hint may be 0. On
+ * failure the source is closed. */
+pk_status pk_input_init_source(pk_input *in, pk_input_source source, uint64_t size_hint,
+                               pk_error *err);
+/* Source mode over a file descriptor, which pk_input_release does not close. */
 pk_status pk_input_init_fd(pk_input *in, int fd, uint64_t size_hint, pk_error *err);
 void pk_input_release(pk_input *in);
 
@@ -92,37 +117,37 @@ size_t pk_in_read(pk_input *in, void *dst, size_t n);
 uint64_t pk_in_skip(pk_input *in, uint64_t n);
 /* True when no byte is left. */
 bool pk_in_at_end(pk_input *in);
-/* errno of a failed read, 0 when the input simply ended. */
+/* Non-zero when the source stopped early (see pk_input_failure for why), 0 when the input
+ * simply ended. */
 int pk_in_error(const pk_input *in);
+/* Why the source stopped early, NULL when it did not. */
+const pk_error *pk_input_failure(const pk_input *in);
+/* Copies the source's failure into err and returns its status (PK_OK when there was none). */
+pk_status pk_in_fail(const pk_input *in, pk_error *err);
+/* True when offsets count decompressed bytes. */
+static inline bool pk_in_decompressed(const pk_input *in)
+{
+    return in->decompressed;
+}
 
 /* Reads one line, ended by LF or by the end of the input, into *line (without the LF; valid
  * until the next call on in). Returns its length, -1 when no byte is left, or -2 when the line
  * is longer than max (max <= PK_INPUT_CHUNK - 1); an over-long line is consumed whole. */
 int64_t pk_in_line(pk_input *in, const char **line, size_t max);
 
-/* Reads an unsigned LEB128 varint (at most 10 bytes). Returns 1 on success, 0 when the input
- * ends inside the varint (or before it), -1 when it is longer than 10 bytes or overflows 64
- * bits. The fast path decodes straight from the buffer. */
-int pk_in_varint_slow(pk_input *in, uint64_t *value);
-static inline int pk_in_varint(pk_input *in, uint64_t *value)
+/* Reads a varint (see core/varint.h): PK_VARINT_OK with *value, PK_VARINT_TRUNCATED when the
+ * input ends inside it (or before it), PK_VARINT_INVALID when it is not a varint. Nothing is
+ * consumed unless it succeeds. The fast path decodes straight from the buffer. */
+pk_varint_result pk_in_varint_slow(pk_input *in, uint64_t *value);
+static inline pk_varint_result pk_in_varint(pk_input *in, uint64_t *value)
 {
     const uint8_t *p = in->pos;
-    if (in->end - p >= 10) {
-        uint64_t v = 0;
-        for (unsigned shift = 0; shift < 64; shift += 7) {
-            uint8_t b = *p++;
-            v |= (uint64_t)(b & 0x7f) << shift;
-            if (!(b & 0x80)) {
-                if (shift == 63 && b > 1)
-                    return -1;
-                in->pos = p;
-                *value = v;
-                return 1;
-            }
-        }
-        return -1;
-    }
-    return pk_in_varint_slow(in, value);
+    pk_varint_result r = pk_varint_decode(&p, in->end, value);
+    if (r == PK_VARINT_OK)
+        in->pos = p;
+    else if (r == PK_VARINT_TRUNCATED)
+        r = pk_in_varint_slow(in, value);
+    return r;
 }
 
 #endif

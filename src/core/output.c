@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/gzip.h"
+
 static void output_reset(pk_output *out)
 {
     memset(out, 0, sizeof *out);
@@ -96,26 +98,66 @@ void pk_output_init_memory(pk_output *out)
     }
 }
 
-static void write_all(pk_output *out, const char *data, size_t n)
+pk_status pk_output_compress(pk_output *out, int level, pk_error *err)
 {
+    out->gzip = pk_deflate_new(level);
+    if (!out->gzip)
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory for compression");
+    if (out->memory && out->cap < PK_OUTPUT_BUFFER) {
+        /* Memory through gzip stages writes like a file does. */
+        char *grown = realloc(out->buf, PK_OUTPUT_BUFFER);
+        if (!grown)
+            return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+        out->buf = grown;
+        out->cap = PK_OUTPUT_BUFFER;
+    }
+    return PK_OK;
+}
+
+/* Where finished (and compressed) bytes go: the file descriptor, or memory. */
+static void sink(void *context, const void *data, size_t n)
+{
+    pk_output *out = context;
+    if (out->memory) {
+        pk_buffer_append(&out->compressed, data, n);
+        out->out_of_memory |= out->compressed.failed;
+        return;
+    }
+    const char *bytes = data;
     while (n > 0 && out->write_errno == 0) {
-        ssize_t w = write(out->fd, data, n);
+        ssize_t w = write(out->fd, bytes, n);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
             out->write_errno = errno;
             return;
         }
-        data += w;
+        bytes += w;
         n -= (size_t)w;
     }
 }
 
+/* True when writes stage in buf and flush to the sink (everything but plain memory). */
+static bool flushes(const pk_output *out)
+{
+    return !out->memory || out->gzip;
+}
+
+static void drain(pk_output *out, const void *data, size_t n, bool finish)
+{
+    if (!out->gzip) {
+        sink(out, data, n);
+        return;
+    }
+    if (!pk_deflate_run(out->gzip, data, n, finish, sink, out))
+        out->out_of_memory = true;
+}
+
 void pk_out_flush_buffer(pk_output *out)
 {
-    if (out->memory || out->len == 0)
+    if (!flushes(out) || out->len == 0)
         return;
-    write_all(out, out->buf, out->len);
+    drain(out, out->buf, out->len, false);
     out->len = 0;
 }
 
@@ -128,15 +170,20 @@ void pk_out_write_slow(pk_output *out, const void *data, size_t n)
 {
     if (pk_out_failed(out))
         return;
-    if (out->memory) {
+    if (!flushes(out)) {
         size_t need = out->len + n + 1;
         if (need < n) {
             out->out_of_memory = true;
             return;
         }
         size_t cap = out->cap ? out->cap : 4096;
-        while (cap < need)
+        while (cap < need) {
+            if (cap > SIZE_MAX / 2) {
+                out->out_of_memory = true;
+                return;
+            }
             cap *= 2;
+        }
         char *grown = realloc(out->buf, cap);
         if (!grown) {
             out->out_of_memory = true;
@@ -150,28 +197,60 @@ void pk_out_write_slow(pk_output *out, const void *data, size_t n)
     }
     pk_out_flush_buffer(out);
     if (n >= out->cap) {
-        write_all(out, data, n);
+        drain(out, data, n, false);
         return;
     }
     memcpy(out->buf, data, n);
     out->len = n;
 }
 
+/* Ends the compressed stream, if any: flushes what is staged and closes the gzip member. */
+static void finish_compression(pk_output *out)
+{
+    if (!out->gzip)
+        return;
+    if (!pk_out_failed(out))
+        drain(out, out->buf, out->len, true);
+    out->len = 0;
+    pk_deflate_free(out->gzip);
+    out->gzip = NULL;
+    if (out->memory) {
+        /* The compressed bytes become the memory buffer. */
+        free(out->buf);
+        out->buf = (char *)out->compressed.data;
+        out->len = out->compressed.len;
+        out->cap = out->compressed.cap;
+        out->compressed = (pk_buffer)PK_BUFFER_INIT;
+    }
+}
+
+static void output_free(pk_output *out)
+{
+    pk_deflate_free(out->gzip);
+    pk_buffer_free(&out->compressed);
+    free(out->buf);
+    free(out->final_path);
+    free(out->temp_path);
+    output_reset(out);
+}
+
 pk_status pk_output_commit(pk_output *out, pk_error *err)
 {
+    finish_compression(out);
     if (out->memory) {
         /* Keep room for the terminating NUL that pk_output_take_memory adds. */
         pk_out_putc(out, '\0');
         out->len--;
         if (!out->out_of_memory)
             return PK_OK;
-        free(out->buf);
-        output_reset(out);
+        output_free(out);
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory for the output");
     }
     pk_out_flush_buffer(out);
     const char *name = out->final_path ? out->final_path : "standard output";
     int e = out->write_errno;
+    if (e == 0 && out->out_of_memory)
+        e = ENOMEM;
     if (e == 0 && out->temp_path && fsync(out->fd) != 0 && errno != EINVAL)
         e = errno;
     if (out->fd != STDOUT_FILENO && out->fd >= 0 && close(out->fd) != 0 && e == 0)
@@ -181,14 +260,11 @@ pk_status pk_output_commit(pk_output *out, pk_error *err)
         e = errno;
     pk_status status = PK_OK;
     if (e != 0)
-        status = pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET, "%s: cannot write: %s", name,
-                              strerror(e));
+        status = pk_error_set(err, e == ENOMEM ? PK_ERR_NOMEM : PK_ERR_IO, PK_NO_OFFSET,
+                              "%s: cannot write: %s", name, strerror(e));
     if (status != PK_OK && out->temp_path)
         unlink(out->temp_path);
-    free(out->buf);
-    free(out->final_path);
-    free(out->temp_path);
-    output_reset(out);
+    output_free(out);
     return status;
 }
 
@@ -198,10 +274,7 @@ void pk_output_abort(pk_output *out)
         close(out->fd);
     if (out->temp_path)
         unlink(out->temp_path);
-    free(out->buf);
-    free(out->final_path);
-    free(out->temp_path);
-    output_reset(out);
+    output_free(out);
 }
 
 char *pk_output_take_memory(pk_output *out, size_t *size)
@@ -290,8 +363,9 @@ void pk_out_double(pk_output *out, double v)
     pk_out_puts(out, buf);
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not valid. */
-static size_t utf8_sequence(const unsigned char *s)
+/* Length of the valid UTF-8 sequence at s, which has `available` bytes (1-4), or 0 when it is
+ * not valid. */
+static size_t utf8_sequence(const unsigned char *s, size_t available)
 {
     unsigned char c = s[0];
     if (c < 0x80)
@@ -310,6 +384,8 @@ static size_t utf8_sequence(const unsigned char *s)
     } else {
         return 0;
     }
+    if (n > available)
+        return 0;
     for (size_t i = 1; i < n; i++) {
         if ((s[i] & 0xc0) != 0x80)
             return 0;
@@ -321,18 +397,18 @@ static size_t utf8_sequence(const unsigned char *s)
     return n;
 }
 
-void pk_out_json_string(pk_output *out, const char *s)
+void pk_out_json_string_len(pk_output *out, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
-    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
     pk_out_putc(out, '"');
-    while (*p) {
+    while (p < end) {
         const unsigned char *run = p;
-        while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+        while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
             p++;
         if (p > run)
             pk_out_write(out, run, (size_t)(p - run));
-        if (!*p)
+        if (p == end)
             break;
         unsigned char c = *p;
         if (c == '"' || c == '\\') {
@@ -351,7 +427,7 @@ void pk_out_json_string(pk_output *out, const char *s)
                 pk_out_write(out, esc, 6);
             p++;
         } else {
-            size_t n = utf8_sequence(p);
+            size_t n = utf8_sequence(p, (size_t)(end - p));
             if (n == 0) {
                 pk_out_write(out, "\\ufffd", 6);
                 p++;
@@ -362,6 +438,11 @@ void pk_out_json_string(pk_output *out, const char *s)
         }
     }
     pk_out_putc(out, '"');
+}
+
+void pk_out_json_string(pk_output *out, const char *s)
+{
+    pk_out_json_string_len(out, s, strlen(s));
 }
 
 void pk_out_xml_text(pk_output *out, const char *s)
@@ -403,7 +484,8 @@ void pk_out_xml_text(pk_output *out, const char *s)
                 pk_out_putc(out, '?');
                 p++;
             } else {
-                size_t n = utf8_sequence(p);
+                /* The terminating NUL fails the continuation test: nothing past it is read. */
+                size_t n = utf8_sequence(p, 4);
                 if (n == 0) {
                     pk_out_puts(out, "\xef\xbf\xbd");
                     p++;

@@ -1,5 +1,7 @@
 /* Buffered output for writers: to a file through a temporary that is renamed into place on
- * commit, to standard output, or into a growing memory buffer.
+ * commit, to standard output, or into a growing memory buffer; optionally through a gzip
+ * compressor (core/gzip.h). The public face is include/profkit/output.h; formats and reports
+ * use the inline fast paths here.
  *
  * Write calls never fail individually: the first error is remembered and reported by
  * pk_output_commit, so writers can emit freely and check once (or poll pk_out_failed in long
@@ -14,16 +16,22 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/buffer.h"
 #include "profkit/format.h"
+#include "profkit/output.h"
 
 #define PK_OUTPUT_BUFFER (1u << 18)
 
+struct pk_deflate;
+
 struct pk_output {
-    char *buf;
+    char *buf;           /* what writers fill; the whole output in plain memory mode */
     size_t len;
     size_t cap;
     int fd;              /* -1 in memory mode */
-    bool memory;         /* grow buf instead of flushing */
+    bool memory;         /* plain memory mode grows buf instead of flushing */
+    pk_buffer compressed; /* memory mode through gzip: the compressed bytes */
+    struct pk_deflate *gzip; /* compressing filter, NULL when none */
     int write_errno;     /* first failure, 0 when none */
     bool out_of_memory;
     char *final_path;    /* NULL for standard output and memory */
@@ -35,6 +43,9 @@ struct pk_output {
 pk_status pk_output_open(pk_output *out, const char *path, const char *protect_path,
                          pk_error *err);
 void pk_output_init_memory(pk_output *out);
+/* From now on everything written is compressed with gzip at level (1-9). Call before the first
+ * write. */
+pk_status pk_output_compress(pk_output *out, int level, pk_error *err);
 /* Flushes and, for a file, fsyncs and renames the temporary into place. On any error the
  * temporary is removed and the final path is untouched. Always releases the output, except
  * the memory buffer of a successful memory output, which the caller takes with
@@ -78,6 +89,8 @@ void pk_out_i64(pk_output *out, int64_t v);
 void pk_out_double(pk_output *out, double v);
 /* A JSON string literal, with quotes; invalid UTF-8 bytes become U+FFFD. */
 void pk_out_json_string(pk_output *out, const char *s);
+/* The same for len bytes, which may include NUL bytes (written as \u0000). */
+void pk_out_json_string_len(pk_output *out, const char *s, size_t len);
 /* Text with XML special characters escaped (for SVG). */
 void pk_out_xml_text(pk_output *out, const char *s);
 

@@ -1,5 +1,6 @@
 /* Looking formats up in the table (src/formats/table.c) by name, extension or content. */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -31,12 +32,10 @@ static size_t extension_match(const pk_format *f, const char *path)
     return best;
 }
 
-const pk_format *pk_format_by_extension(const char *path, bool need_writer)
+static const pk_format *best_extension_match(const char *path, bool need_writer)
 {
     const pk_format *best = NULL;
     size_t best_len = 0;
-    if (!path)
-        return NULL;
     for (size_t i = 0; i < pk_format_count(); i++) {
         const pk_format *f = pk_format_at(i);
         if (need_writer && !f->write)
@@ -48,6 +47,32 @@ const pk_format *pk_format_by_extension(const char *path, bool need_writer)
         }
     }
     return best;
+}
+
+const pk_format *pk_format_by_extension(const char *path, bool need_writer)
+{
+    if (!path)
+        return NULL;
+    const pk_format *f = best_extension_match(path, need_writer);
+    size_t n = strlen(path);
+    if (f || n <= 3 || strcasecmp(path + n - 3, ".gz") != 0)
+        return f;
+    /* "x.folded.gz": the format of "x.folded", compressed. */
+    char *plain = strndup(path, n - 3);
+    if (!plain)
+        return NULL;
+    f = best_extension_match(plain, need_writer);
+    free(plain);
+    return f;
+}
+
+const pk_option_spec *pk_format_option(const pk_format *format, const char *name, bool writer)
+{
+    for (const pk_option_spec *o = writer ? format->write_options : format->read_options;
+         o && o->name; o++)
+        if (strcmp(o->name, name) == 0)
+            return o;
+    return NULL;
 }
 
 const pk_format *pk_format_probe(const uint8_t *data, size_t size, const char *path, int *score)

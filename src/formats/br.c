@@ -613,14 +613,12 @@ static pk_status br_read_records(br_reader *r, pk_input *in)
 
     truncated:
         if (pk_in_error(in))
-            return pk_error_set(r->err, PK_ERR_IO, (int64_t)offset, "read failed: %s",
-                                strerror(pk_in_error(in)));
+            return pk_in_fail(in, r->err);
         return br_damage(r, offset, "the %s record runs past the end of the input",
                          br_record_name(type));
     }
     if (pk_in_error(in))
-        return pk_error_set(r->err, PK_ERR_IO, (int64_t)pk_in_offset(in), "read failed: %s",
-                            strerror(pk_in_error(in)));
+        return pk_in_fail(in, r->err);
     if (r->in_group)
         return br_damage(r, r->group_offset,
                          "the current line group starting here never ends (no end current "
@@ -831,8 +829,7 @@ static pk_status br_dump(pk_input *in, pk_output *out, bool raw, const pk_read_o
             break;
     }
     if (st == PK_OK && pk_in_error(in))
-        st = pk_error_set(err, PK_ERR_IO, (int64_t)pk_in_offset(in), "read failed: %s",
-                          strerror(pk_in_error(in)));
+        st = pk_in_fail(in, err);
     for (size_t i = 0; i < d->count; i++)
         free(d->names[i]);
     free(d->names);

@@ -1691,12 +1691,8 @@ typedef struct writer {
     const pk_profile *p;
     pk_output *out;
     pk_error *err;
-    bool compress;
-    z_stream z;
-    bool z_ready;
-    uint8_t *staging; /* protobuf bytes waiting to be deflated */
+    uint8_t *staging; /* protobuf bytes waiting to be written */
     size_t staged;
-    uint8_t *deflated;
     bool failed;
     /* strings beyond the model's, numbered after them */
     char **extra_strings;
@@ -1722,28 +1718,9 @@ typedef struct writer {
 
 #define STAGING_BYTES (256u << 10)
 
-static void writer_flush(writer *w, bool finish)
+static void writer_flush(writer *w)
 {
-    if (w->failed)
-        return;
-    if (!w->compress) {
-        pk_out_write(w->out, w->staging, w->staged);
-        w->staged = 0;
-        return;
-    }
-    w->z.next_in = w->staging;
-    w->z.avail_in = (uInt)w->staged;
-    int rc;
-    do {
-        w->z.next_out = w->deflated;
-        w->z.avail_out = STAGING_BYTES;
-        rc = deflate(&w->z, finish ? Z_FINISH : Z_NO_FLUSH);
-        if (rc == Z_STREAM_ERROR) {
-            w->failed = true;
-            return;
-        }
-        pk_out_write(w->out, w->deflated, STAGING_BYTES - w->z.avail_out);
-    } while (w->z.avail_out == 0 || (finish && rc != Z_STREAM_END));
+    pk_out_write(w->out, w->staging, w->staged);
     w->staged = 0;
 }
 
@@ -1752,7 +1729,7 @@ static void emit(writer *w, const void *data, size_t n)
     const uint8_t *bytes = data;
     while (n > 0) {
         if (w->staged == STAGING_BYTES)
-            writer_flush(w, false);
+            writer_flush(w);
         size_t take = STAGING_BYTES - w->staged < n ? STAGING_BYTES - w->staged : n;
         memcpy(w->staging + w->staged, bytes, take);
         w->staged += take;
@@ -2175,10 +2152,7 @@ static int64_t property_string(writer *w, const char *key)
 
 static void writer_release(writer *w)
 {
-    if (w->z_ready)
-        deflateEnd(&w->z);
     free(w->staging);
-    free(w->deflated);
     for (size_t i = 0; i < w->extra_count; i++)
         free(w->extra_strings[i]);
     free(w->extra_strings);
@@ -2199,18 +2173,6 @@ static void writer_release(writer *w)
 static pk_status pprof_write(const pk_profile *p, pk_output *out, const pk_write_options *options,
                              pk_error *err)
 {
-    /* level 1: profiles are varints and repeated strings, which the fastest level already
-     * packs within a few percent of level 9, at several times the speed */
-    int level = 1;
-    const char *level_option = options ? pk_option_get(&options->extra, "compression") : NULL;
-    if (level_option) {
-        char *end;
-        long v = strtol(level_option, &end, 10);
-        if (*level_option == '\0' || *end || v < 0 || v > 9)
-            return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET,
-                                "--compression wants a level from 0 (plain protobuf) to 9");
-        level = (int)v;
-    }
     size_t nv = pk_value_type_count(p);
     uint32_t chosen = options ? options->value : PK_NONE;
     if (chosen != PK_NONE && chosen >= nv)
@@ -2224,16 +2186,9 @@ static pk_status pprof_write(const pk_profile *p, pk_output *out, const pk_write
     w.p = p;
     w.out = out;
     w.err = err;
-    w.compress = level != 0;
     w.staging = malloc(STAGING_BYTES);
-    w.deflated = w.compress ? malloc(STAGING_BYTES) : NULL;
-    if (!w.staging || (w.compress && !w.deflated))
+    if (!w.staging)
         goto nomem;
-    if (w.compress) {
-        if (deflateInit2(&w.z, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-            goto nomem;
-        w.z_ready = true;
-    }
     if (!build_locations(&w) || !number_locations(&w) || !note_resources(&w))
         goto nomem;
 
@@ -2289,7 +2244,7 @@ static pk_status pprof_write(const pk_profile *p, pk_output *out, const pk_write
         emit_scalar(&w, PROFILE_DEFAULT_SAMPLE_TYPE, pk_value_type_at(p, chosen)->name);
     emit_scalar(&w, PROFILE_DOC_URL, (uint64_t)doc);
 
-    writer_flush(&w, true);
+    writer_flush(&w);
     if (w.failed)
         goto nomem;
     writer_release(&w);
@@ -2510,20 +2465,17 @@ static const pk_option_spec pprof_read_options[] = {
     {NULL, NULL, NULL},
 };
 
-static const pk_option_spec pprof_write_options[] = {
-    {"compression", "LEVEL", "gzip level 1-9 (default 1, the fastest); 0 writes plain protobuf"},
-    {NULL, NULL, NULL},
-};
 
 const pk_format pk_format_pprof = {
     .name = "pprof",
     .aliases = NULL,
     .extensions = pprof_extensions,
     .description = "pprof profile.proto (gzip-compressed or plain), as go tool pprof reads",
+    .flags = PK_FORMAT_GZIP_BY_DEFAULT,
     .probe = pprof_probe,
     .read = pprof_read,
     .write = pprof_write,
     .dump = pprof_dump,
     .read_options = pprof_read_options,
-    .write_options = pprof_write_options,
+    .write_options = NULL,
 };

@@ -176,8 +176,7 @@ static pk_status sm_stop_or(pk_status st)
 
 static pk_status sm_io(sm_parser *s, pk_input *in)
 {
-    return pk_error_set(s->err, PK_ERR_IO, (int64_t)pk_in_offset(in), "read failed: %s",
-                        strerror(pk_in_error(in)));
+    return pk_in_fail(in, s->err);
 }
 
 /* Consumes the literal text, or fails naming what was expected. */

@@ -1,0 +1,95 @@
+/* Unsigned LEB128 varints, the integers of protobuf (pprof) and .bsprof: one codec for every
+ * format. Seven bits per byte, least significant group first; a set high bit means more bytes
+ * follow. A 64-bit value takes at most 10 bytes, and the 10th byte may only hold bit 63.
+ *
+ * Decoding returns one of three results, the same everywhere: a value, "the bytes end inside
+ * the varint" (a truncated file, or a buffer that needs refilling), or "not a varint" (longer
+ * than 10 bytes, or over 64 bits). Over-long encodings of small values (0x80 0x00) are valid,
+ * as protobuf decoders accept them.
+ */
+#ifndef PK_CORE_VARINT_H
+#define PK_CORE_VARINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PK_VARINT_MAX_BYTES 10
+
+typedef enum pk_varint_result {
+    PK_VARINT_INVALID = -1,  /* longer than 10 bytes, or a value over 64 bits */
+    PK_VARINT_TRUNCATED = 0, /* the bytes end inside the varint (or before it) */
+    PK_VARINT_OK = 1
+} pk_varint_result;
+
+/* Number of bytes pk_varint_encode writes for v (1 to 10). */
+static inline size_t pk_varint_size(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+/* Writes v to out, which has room for PK_VARINT_MAX_BYTES; returns the bytes written. */
+static inline size_t pk_varint_encode(uint8_t *out, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        out[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    out[n++] = (uint8_t)v;
+    return n;
+}
+
+/* Decodes the varint at *pos, reading no byte at or past end. On PK_VARINT_OK, *value holds it
+ * and *pos points past it; otherwise neither is changed. */
+static inline pk_varint_result pk_varint_decode(const uint8_t **pos, const uint8_t *end,
+                                                uint64_t *value)
+{
+    const uint8_t *p = *pos;
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 7 * PK_VARINT_MAX_BYTES; shift += 7) {
+        if (p >= end)
+            return PK_VARINT_TRUNCATED;
+        uint8_t b = *p++;
+        if (shift == 63 && b > 1)
+            return PK_VARINT_INVALID;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (b < 0x80) {
+            *pos = p;
+            *value = v;
+            return PK_VARINT_OK;
+        }
+    }
+    return PK_VARINT_INVALID;
+}
+
+/* The fast path for varints that hold 32-bit values (IDs, counts), when the caller knows that
+ * at least 5 bytes are readable at *pos. Declines (returns 0, changing nothing) a varint longer
+ * than 5 bytes or over 32 bits; the caller then uses pk_varint_decode, which tells the two
+ * apart. Returns 1 with *value set and *pos advanced otherwise. */
+static inline int pk_varint_decode_u32_fast(const uint8_t **pos, uint32_t *value)
+{
+    const uint8_t *p = *pos;
+    uint32_t v = 0;
+    for (unsigned shift = 0; shift < 28; shift += 7) {
+        uint32_t b = *p++;
+        v |= (b & 0x7f) << shift;
+        if (b < 0x80) {
+            *value = v;
+            *pos = p;
+            return 1;
+        }
+    }
+    uint32_t b = *p++;
+    if (b > 0x0f)
+        return 0;
+    *value = v | b << 28;
+    *pos = p;
+    return 1;
+}
+
+#endif
