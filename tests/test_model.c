@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "core/calltree.h"
+#include "profkit/calltree.h"
 #include "core/hashmap.h"
 #include "profkit/profile.h"
 

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "profkit/error.h"
+#include "profkit/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -107,128 +108,130 @@ typedef struct pk_metadata {
     uint32_t period_type;   /* string, e.g. "cpu" */
     uint32_t period_unit;   /* string, e.g. "nanoseconds" */
     bool times_approximate; /* sample times are placed, not measured */
+    bool differential;      /* a comparison: values 0 and 1 are a base profile's and a newer
+                             * one's, in the same unit (see profkit/diff.h) */
 } pk_metadata;
 
 /* ---- lifetime ---------------------------------------------------------------------------- */
 
-pk_profile *pk_profile_new(void);
-void pk_profile_free(pk_profile *p);
+PK_API pk_profile *pk_profile_new(void);
+PK_API void pk_profile_free(pk_profile *p);
 
 /* ---- strings ----------------------------------------------------------------------------- */
 
 /* Interns len bytes (need not be NUL-terminated; embedded NULs are cut off). Returns the string
  * index, or PK_NONE when memory runs out. */
-uint32_t pk_intern(pk_profile *p, const char *s, size_t len);
-uint32_t pk_intern_cstr(pk_profile *p, const char *s);
-uint32_t pk_intern_printf(pk_profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-const char *pk_str(const pk_profile *p, uint32_t id); /* "" for PK_NONE */
-size_t pk_str_len(const pk_profile *p, uint32_t id);
-size_t pk_string_count(const pk_profile *p);
+PK_API uint32_t pk_intern(pk_profile *p, const char *s, size_t len);
+PK_API uint32_t pk_intern_cstr(pk_profile *p, const char *s);
+PK_API uint32_t pk_intern_printf(pk_profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+PK_API const char *pk_str(const pk_profile *p, uint32_t id); /* "" for PK_NONE */
+PK_API size_t pk_str_len(const pk_profile *p, uint32_t id);
+PK_API size_t pk_string_count(const pk_profile *p);
 
 /* ---- value types --------------------------------------------------------------------------- */
 
 /* Declares a value type; must happen before the first sample. Returns its index or PK_NONE. */
-uint32_t pk_add_value_type(pk_profile *p, const char *name, const char *unit);
-size_t pk_value_type_count(const pk_profile *p);
-const pk_value_type *pk_value_type_at(const pk_profile *p, uint32_t index);
+PK_API uint32_t pk_add_value_type(pk_profile *p, const char *name, const char *unit);
+PK_API size_t pk_value_type_count(const pk_profile *p);
+PK_API const pk_value_type *pk_value_type_at(const pk_profile *p, uint32_t index);
 /* Index of the value type called name, or PK_NONE. */
-uint32_t pk_value_find(const pk_profile *p, const char *name);
-void pk_set_default_value(pk_profile *p, uint32_t index);
-uint32_t pk_default_value(const pk_profile *p); /* 0 unless set */
+PK_API uint32_t pk_value_find(const pk_profile *p, const char *name);
+PK_API void pk_set_default_value(pk_profile *p, uint32_t index);
+PK_API uint32_t pk_default_value(const pk_profile *p); /* 0 unless set */
 
 /* ---- threads, resources, functions, frames, stacks ------------------------------------------ */
 
-uint32_t pk_add_thread(pk_profile *p, uint32_t name, int64_t pid, int64_t tid);
-size_t pk_thread_count(const pk_profile *p);
-const pk_thread *pk_thread_at(const pk_profile *p, uint32_t index);
-void pk_thread_rename(pk_profile *p, uint32_t index, uint32_t name);
+PK_API uint32_t pk_add_thread(pk_profile *p, uint32_t name, int64_t pid, int64_t tid);
+PK_API size_t pk_thread_count(const pk_profile *p);
+PK_API const pk_thread *pk_thread_at(const pk_profile *p, uint32_t index);
+PK_API void pk_thread_rename(pk_profile *p, uint32_t index, uint32_t name);
 
 /* Resources are interned on every field. */
-uint32_t pk_intern_resource(pk_profile *p, const pk_resource *r);
-size_t pk_resource_count(const pk_profile *p);
-const pk_resource *pk_resource_at(const pk_profile *p, uint32_t index);
+PK_API uint32_t pk_intern_resource(pk_profile *p, const pk_resource *r);
+PK_API size_t pk_resource_count(const pk_profile *p);
+PK_API const pk_resource *pk_resource_at(const pk_profile *p, uint32_t index);
 
-uint32_t pk_intern_function(pk_profile *p, const pk_function *f);
-size_t pk_function_count(const pk_profile *p);
-const pk_function *pk_function_at(const pk_profile *p, uint32_t index);
+PK_API uint32_t pk_intern_function(pk_profile *p, const pk_function *f);
+PK_API size_t pk_function_count(const pk_profile *p);
+PK_API const pk_function *pk_function_at(const pk_profile *p, uint32_t index);
 
-uint32_t pk_intern_frame(pk_profile *p, const pk_frame *f);
-size_t pk_frame_count(const pk_profile *p);
-const pk_frame *pk_frame_at(const pk_profile *p, uint32_t index);
+PK_API uint32_t pk_intern_frame(pk_profile *p, const pk_frame *f);
+PK_API size_t pk_frame_count(const pk_profile *p);
+PK_API const pk_frame *pk_frame_at(const pk_profile *p, uint32_t index);
 
 /* Interns the stack (parent, frame); parent is PK_NONE for a root. Parents always have smaller
  * indexes than their children, so a pass in index order visits callers first. */
-uint32_t pk_intern_stack(pk_profile *p, uint32_t parent, uint32_t frame);
+PK_API uint32_t pk_intern_stack(pk_profile *p, uint32_t parent, uint32_t frame);
 /* Adds the stack (parent, frame) without looking it up, for a reader whose own structures
  * already tell distinct stacks apart: the caller guarantees that (parent, frame) is not a
  * stack yet. Cheaper than pk_intern_stack, whose lookup index catches up with appended stacks
  * only when it is next called. Returns the new stack, or PK_NONE. */
-uint32_t pk_append_stack(pk_profile *p, uint32_t parent, uint32_t frame);
-size_t pk_stack_count(const pk_profile *p);
-const pk_stack *pk_stack_at(const pk_profile *p, uint32_t index);
-uint32_t pk_stack_depth(const pk_profile *p, uint32_t stack); /* 1 for a root, 0 for PK_NONE */
+PK_API uint32_t pk_append_stack(pk_profile *p, uint32_t parent, uint32_t frame);
+PK_API size_t pk_stack_count(const pk_profile *p);
+PK_API const pk_stack *pk_stack_at(const pk_profile *p, uint32_t index);
+PK_API uint32_t pk_stack_depth(const pk_profile *p, uint32_t stack); /* 1 for a root, 0 for PK_NONE */
 /* Fills frames[0..depth) with the stack's frames, root first, when depth <= capacity. Returns
  * the depth either way. */
-size_t pk_stack_frames(const pk_profile *p, uint32_t stack, uint32_t *frames, size_t capacity);
+PK_API size_t pk_stack_frames(const pk_profile *p, uint32_t stack, uint32_t *frames, size_t capacity);
 /* Name of the function of a frame (a shortcut through pk_frame_at and pk_function_at). */
-const char *pk_frame_name(const pk_profile *p, uint32_t frame);
+PK_API const char *pk_frame_name(const pk_profile *p, uint32_t frame);
 
 /* ---- samples ----------------------------------------------------------------------------- */
 
 /* Adds values (one per value type; NULL adds nothing but creates the row) to the row of
  * (thread, stack). stack may be PK_NONE for an empty stack. */
-pk_status pk_add_sample(pk_profile *p, uint32_t thread, uint32_t stack, const int64_t *values);
+PK_API pk_status pk_add_sample(pk_profile *p, uint32_t thread, uint32_t stack, const int64_t *values);
 /* Adds v to one value of the row of (thread, stack). */
-pk_status pk_add_sample_value(pk_profile *p, uint32_t thread, uint32_t stack, uint32_t value,
+PK_API pk_status pk_add_sample_value(pk_profile *p, uint32_t thread, uint32_t stack, uint32_t value,
                               int64_t v);
 /* The row of (thread, stack), created when absent: readers that add to the same row again and
  * again can keep the row and skip the lookup. Returns SIZE_MAX when out of memory. */
-size_t pk_sample_row(pk_profile *p, uint32_t thread, uint32_t stack);
+PK_API size_t pk_sample_row(pk_profile *p, uint32_t thread, uint32_t stack);
 /* Adds v to one value of a row (saturating at the int64 limits). */
-void pk_sample_row_add(pk_profile *p, size_t row, uint32_t value, int64_t v);
-size_t pk_sample_count(const pk_profile *p); /* number of (thread, stack) rows */
-uint32_t pk_sample_thread(const pk_profile *p, size_t row);
-uint32_t pk_sample_stack(const pk_profile *p, size_t row);
-const int64_t *pk_sample_values(const pk_profile *p, size_t row); /* value_type_count entries */
+PK_API void pk_sample_row_add(pk_profile *p, size_t row, uint32_t value, int64_t v);
+PK_API size_t pk_sample_count(const pk_profile *p); /* number of (thread, stack) rows */
+PK_API uint32_t pk_sample_thread(const pk_profile *p, size_t row);
+PK_API uint32_t pk_sample_stack(const pk_profile *p, size_t row);
+PK_API const int64_t *pk_sample_values(const pk_profile *p, size_t row); /* value_type_count entries */
 /* Position in the stream of the row's first contribution: every pk_add_sample* and pk_memory_*
  * call takes the next position, so rows and memory events can be merged in stream order. */
-uint64_t pk_sample_order(const pk_profile *p, size_t row);
+PK_API uint64_t pk_sample_order(const pk_profile *p, size_t row);
 /* Number of positions handed out so far. */
-uint64_t pk_event_order_count(const pk_profile *p);
+PK_API uint64_t pk_event_order_count(const pk_profile *p);
 /* Sum of one value over all rows (saturating). */
-int64_t pk_value_total(const pk_profile *p, uint32_t value);
+PK_API int64_t pk_value_total(const pk_profile *p, uint32_t value);
 
 /* ---- memory events ----------------------------------------------------------------------- */
 
-pk_status pk_memory_alloc(pk_profile *p, uint32_t thread, uint32_t stack, uint64_t address,
+PK_API pk_status pk_memory_alloc(pk_profile *p, uint32_t thread, uint32_t stack, uint64_t address,
                           uint64_t size);
 /* Records a free (or the free half of a realloc) and matches it to the live allocation at
  * address. *freed_size (may be NULL) receives the matched size, 0 when no allocation matched. */
-pk_status pk_memory_free(pk_profile *p, uint32_t thread, uint32_t stack, uint64_t address,
+PK_API pk_status pk_memory_free(pk_profile *p, uint32_t thread, uint32_t stack, uint64_t address,
                          pk_memory_kind kind, uint64_t *freed_size);
-size_t pk_memory_event_count(const pk_profile *p);
-void pk_memory_event_at(const pk_profile *p, size_t index, pk_memory_event *out);
+PK_API size_t pk_memory_event_count(const pk_profile *p);
+PK_API void pk_memory_event_at(const pk_profile *p, size_t index, pk_memory_event *out);
 /* Adds the size of every allocation still live to value `value` of its (thread, stack) row and,
  * when count_value is not PK_NONE, 1 per allocation to that value. */
-pk_status pk_memory_add_live_values(pk_profile *p, uint32_t value, uint32_t count_value);
+PK_API pk_status pk_memory_add_live_values(pk_profile *p, uint32_t value, uint32_t count_value);
 
 /* ---- metadata and warnings --------------------------------------------------------------- */
 
-pk_metadata *pk_metadata_of(pk_profile *p);
-const pk_metadata *pk_metadata_get(const pk_profile *p);
+PK_API pk_metadata *pk_metadata_of(pk_profile *p);
+PK_API const pk_metadata *pk_metadata_get(const pk_profile *p);
 /* Ordered properties for everything else (versions, device, flags). Setting a key again
  * replaces its value. */
-pk_status pk_property_set(pk_profile *p, const char *key, const char *value);
-size_t pk_property_count(const pk_profile *p);
-const char *pk_property_key(const pk_profile *p, size_t index);
-const char *pk_property_value(const pk_profile *p, size_t index);
-const char *pk_property_get(const pk_profile *p, const char *key); /* NULL when absent */
+PK_API pk_status pk_property_set(pk_profile *p, const char *key, const char *value);
+PK_API size_t pk_property_count(const pk_profile *p);
+PK_API const char *pk_property_key(const pk_profile *p, size_t index);
+PK_API const char *pk_property_value(const pk_profile *p, size_t index);
+PK_API const char *pk_property_get(const pk_profile *p, const char *key); /* NULL when absent */
 
 /* Records a warning about the data (at most 100 are kept; the rest are counted). */
-void pk_warn(pk_profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-size_t pk_warning_count(const pk_profile *p);    /* warnings kept */
-size_t pk_warnings_dropped(const pk_profile *p); /* warnings beyond the kept ones */
-const char *pk_warning_at(const pk_profile *p, size_t index);
+PK_API void pk_warn(pk_profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+PK_API size_t pk_warning_count(const pk_profile *p);    /* warnings kept */
+PK_API size_t pk_warnings_dropped(const pk_profile *p); /* warnings beyond the kept ones */
+PK_API const char *pk_warning_at(const pk_profile *p, size_t index);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,7 @@
 #include "analysis/merge.h"
 #include "analysis/stack_walk.h"
 #include "analysis/units.h"
-#include "core/calltree.h"
+#include "profkit/calltree.h"
 
 #define DIFF_BASE 0
 #define DIFF_NEW 1

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/calltree.h"
+#include "profkit/calltree.h"
 #include "core/output.h"
 #include "profkit/profile.h"
 

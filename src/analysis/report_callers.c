@@ -7,7 +7,7 @@
 #include "analysis/report.h"
 #include "analysis/stack_walk.h"
 #include "analysis/units.h"
-#include "core/calltree.h"
+#include "profkit/calltree.h"
 
 typedef struct neighbour {
     uint32_t name; /* PK_NONE: the function's own (self) value, or the root for callers */

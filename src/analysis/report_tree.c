@@ -7,7 +7,7 @@
 #include "analysis/report.h"
 #include "analysis/stack_walk.h"
 #include "analysis/units.h"
-#include "core/calltree.h"
+#include "profkit/calltree.h"
 
 /* Deeper levels than this are not indented further in limited width; a depth label shows
  * where they are. */

@@ -1,4 +1,4 @@
-#include "core/calltree.h"
+#include "profkit/calltree.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 
 #include "analysis/flamegraph.h"
 #include "analysis/units.h"
-#include "core/calltree.h"
+#include "profkit/calltree.h"
 #include "core/output.h"
 #include "formats/formats.h"
 

@@ -6,12 +6,21 @@
  * next_sibling in order of creation; nodes are created parents first, so a pass in index order
  * visits callers before callees.
  */
-#ifndef PK_CORE_CALLTREE_H
-#define PK_CORE_CALLTREE_H
+#ifndef PROFKIT_CALLTREE_H
+#define PROFKIT_CALLTREE_H
 
 #include <stdint.h>
 
+#include "profkit/export.h"
 #include "profkit/profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#ifdef __cplusplus
+}
+#endif
+
+#endif
 
 enum pk_calltree_flags {
     PK_CALLTREE_THREAD_ROOTS = 1u << 0, /* first level: one node per thread name */
@@ -40,14 +49,18 @@ typedef struct pk_calltree {
 
 /* Builds the tree of value `value` over every sample row. thread_filter, when not NULL, is
  * called per thread index and rows of threads it rejects are skipped. */
-pk_status pk_calltree_build(pk_calltree *tree, const pk_profile *p, uint32_t value,
+PK_API pk_status pk_calltree_build(pk_calltree *tree, const pk_profile *p, uint32_t value,
                             unsigned flags, int (*thread_filter)(void *ctx, uint32_t thread),
                             void *filter_context, pk_error *err);
-void pk_calltree_free(pk_calltree *tree);
+PK_API void pk_calltree_free(pk_calltree *tree);
 
 /* Fills names[0..depth) with the name path of node (root-level first, node 0 excluded) when
  * depth <= capacity; returns the depth. */
-uint32_t pk_calltree_path(const pk_calltree *tree, uint32_t node, uint32_t *names,
+PK_API uint32_t pk_calltree_path(const pk_calltree *tree, uint32_t node, uint32_t *names,
                           uint32_t capacity);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,18 @@
+/* libprofkit: reading, writing, converting and analysing profiler data files. This header
+ * includes every other public header. */
+#ifndef PROFKIT_PROFKIT_H
+#define PROFKIT_PROFKIT_H
+
+#include "profkit/calltree.h"
+#include "profkit/diff.h"
+#include "profkit/error.h"
+#include "profkit/format.h"
+#include "profkit/merge.h"
+#include "profkit/output.h"
+#include "profkit/profile.h"
+#include "profkit/report.h"
+#include "profkit/summary.h"
+#include "profkit/symbolize.h"
+#include "profkit/version.h"
+
+#endif
