@@ -45,6 +45,8 @@ typedef struct cli_output_args {
     const char *value;  /* --value NAME */
     const char *title;  /* --title TEXT */
     bool with_threads;  /* --with-threads */
+    pk_compression compression; /* --compress, --compression LEVEL */
+    int compression_level;
 } cli_output_args;
 
 /* Called for each of the command's own options; returns 0, or an exit status to stop with. */
@@ -71,9 +73,31 @@ int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk
                       const cli_input_options *input, const char *protect_path,
                       const char *shown_name);
 
-/* Reads path with the common input options, printing errors as
+/* The inputs of a command, opened to learn their formats before any is read, so that options
+ * are checked first: a format option must belong to the reader of an input or to the writer
+ * of the output. */
+typedef struct cli_inputs {
+    char **paths;
+    size_t count;
+    const pk_format **formats;
+    pk_reader *stdin_reader; /* standard input cannot be opened twice: kept open */
+} cli_inputs;
+
+/* Opens each input (its format from --from or its content) and checks the format options
+ * against the input formats and output (the format the command writes, NULL for none).
+ * Prints errors; returns an exit status. */
+int cli_inputs_open(cli_inputs *inputs, char **paths, size_t count,
+                    const cli_input_options *input, const pk_format *output);
+/* Reads input index with the common input options, printing errors as
  * "profkit: FILE: byte OFFSET: message" and warnings unless quiet. Returns an exit status. */
-int cli_read_profile(const char *path, const cli_input_options *input, pk_profile **out);
+int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *input,
+                    pk_profile **out);
+void cli_inputs_close(cli_inputs *inputs);
+/* The three in one, for a single input. */
+int cli_read_profile(const char *path, const cli_input_options *input, const pk_format *output,
+                     pk_profile **out);
+/* How a path is shown in messages: "standard input" for "-". */
+const char *cli_shown_name(const char *path);
 
 /* Resolves --value NAME (NULL = default) to an index, or prints the values this profile has
  * and returns PK_NONE. */

@@ -197,35 +197,152 @@ const pk_format *cli_format_named(const char *name, bool need_reader, bool need_
     return NULL;
 }
 
-int cli_read_profile(const char *path, const cli_input_options *input, pk_profile **out)
+const char *cli_shown_name(const char *path)
 {
-    const pk_format *format = NULL;
-    if (input->from && !(format = cli_format_named(input->from, true, false)))
+    return strcmp(path, "-") == 0 ? "standard input" : path;
+}
+
+/* Prints why a read failed; the salvage hint only where salvage would keep something. */
+static int report_read_error(const char *path, const cli_input_options *input,
+                             const pk_error *err)
+{
+    int exit_status = cli_report_error(cli_shown_name(path), err);
+    if (err->status == PK_ERR_INPUT && err->salvageable && !input->salvage)
+        fprintf(stderr, "profkit: (--salvage keeps what can be read before the damage)\n");
+    return exit_status;
+}
+
+/* Lists "NAME input" / "NAME output" for every format declaring the option. */
+static void print_option_owners(const char *name)
+{
+    const char *separator = "";
+    for (size_t i = 0; i < pk_format_count(); i++) {
+        const pk_format *f = pk_format_at(i);
+        for (int writer = 0; writer <= 1; writer++) {
+            if (pk_format_option(f, name, writer)) {
+                fprintf(stderr, "%s%s %s", separator, f->name, writer ? "output" : "input");
+                separator = ", ";
+            }
+        }
+    }
+}
+
+/* Every format option must belong to the reader of one of the inputs or to the output's
+ * writer: an option that would be ignored is a mistake the user should hear about. */
+static int check_format_options(const cli_input_options *input, const pk_format *const *formats,
+                                size_t count, const pk_format *output)
+{
+    for (size_t i = 0; i < input->extra_count; i++) {
+        const char *name = input->extra[i].name;
+        bool applies = output && pk_format_option(output, name, true);
+        for (size_t k = 0; k < count && !applies; k++)
+            applies = formats[k] && pk_format_option(formats[k], name, false);
+        if (applies)
+            continue;
+        fprintf(stderr, "profkit: --%s is an option of ", name);
+        print_option_owners(name);
+        fprintf(stderr, "; it does not apply to ");
+        for (size_t k = 0; k < count; k++)
+            fprintf(stderr, "%s%s", k ? ", " : "", formats[k] ? formats[k]->name : "?");
+        fprintf(stderr, " input%s%s%s\n", output ? " or " : "", output ? output->name : "",
+                output ? " output" : "");
         return PK_EXIT_USAGE;
-    pk_read_options options = {
-        .salvage = input->salvage,
-        .extra = {input->extra, input->extra_count},
-        .progress = input->quiet ? NULL : cli_progress,
-        .progress_context = NULL,
-    };
+    }
+    return PK_EXIT_OK;
+}
+
+int cli_inputs_open(cli_inputs *inputs, char **paths, size_t count,
+                    const cli_input_options *input, const pk_format *output)
+{
+    memset(inputs, 0, sizeof *inputs);
+    inputs->paths = paths;
+    inputs->count = count;
+    inputs->formats = calloc(count ? count : 1, sizeof *inputs->formats);
+    if (!inputs->formats) {
+        cli_error("out of memory");
+        return PK_EXIT_FAILURE;
+    }
+    const pk_format *given = NULL;
+    if (input->from && !(given = cli_format_named(input->from, true, false)))
+        return PK_EXIT_USAGE;
+    size_t stdin_uses = 0;
+    for (size_t i = 0; i < count; i++)
+        stdin_uses += strcmp(paths[i], "-") == 0;
+    if (stdin_uses > 1) {
+        cli_error("standard input ('-') can be read only once");
+        return PK_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < count; i++) {
+        pk_reader *r;
+        pk_error err;
+        pk_error_clear(&err);
+        if (pk_reader_open_file(paths[i], given, &r, &err) != PK_OK)
+            return report_read_error(paths[i], input, &err);
+        inputs->formats[i] = pk_reader_format(r);
+        if (strcmp(paths[i], "-") == 0)
+            inputs->stdin_reader = r;
+        else
+            pk_reader_close(r);
+    }
+    return check_format_options(input, inputs->formats, count, output);
+}
+
+int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *input,
+                    pk_profile **out)
+{
+    const char *path = inputs->paths[index];
+    *out = NULL;
+    pk_reader *r = NULL;
     pk_error err;
     pk_error_clear(&err);
-    pk_status status = pk_read_file(path, format, &options, out, &err);
-    cli_progress_done();
-    const char *shown = strcmp(path, "-") == 0 ? "standard input" : path;
-    if (status != PK_OK) {
-        int exit_status = cli_report_error(shown, &err);
-        if (status == PK_ERR_INPUT && !input->salvage)
-            fprintf(stderr, "profkit: (--salvage keeps what can be read before the damage)\n");
-        return exit_status;
+    pk_status status = PK_OK;
+    if (strcmp(path, "-") == 0) {
+        r = inputs->stdin_reader;
+        inputs->stdin_reader = NULL;
+    } else {
+        status = pk_reader_open_file(path, inputs->formats[index], &r, &err);
     }
+    if (status == PK_OK) {
+        pk_read_options options = {
+            .salvage = input->salvage,
+            .extra = {input->extra, input->extra_count},
+            .progress = input->quiet ? NULL : cli_progress,
+            .progress_context = NULL,
+        };
+        status = pk_reader_read(r, &options, out, &err);
+        cli_progress_done();
+    }
+    pk_reader_close(r);
+    if (status != PK_OK)
+        return report_read_error(path, input, &err);
     if (!input->quiet && !input->keep_warnings) {
+        const char *shown = cli_shown_name(path);
         for (size_t i = 0; i < pk_warning_count(*out); i++)
             cli_error("%s: warning: %s", shown, pk_warning_at(*out, i));
         if (pk_warnings_dropped(*out))
             cli_error("%s: warning: %zu more warnings", shown, pk_warnings_dropped(*out));
     }
     return PK_EXIT_OK;
+}
+
+void cli_inputs_close(cli_inputs *inputs)
+{
+    pk_reader_close(inputs->stdin_reader);
+    free(inputs->formats);
+    memset(inputs, 0, sizeof *inputs);
+}
+
+int cli_read_profile(const char *path, const cli_input_options *input, const pk_format *output,
+                     pk_profile **out)
+{
+    cli_inputs inputs;
+    char *paths[1] = {(char *)path};
+    *out = NULL;
+    int status = cli_inputs_open(&inputs, paths, 1, input, output);
+    if (status == PK_EXIT_OK)
+        status = cli_inputs_read(&inputs, 0, input, out);
+    cli_inputs_close(&inputs);
+    return status;
 }
 
 uint32_t cli_pick_value(const pk_profile *p, const char *name, const char *path)
@@ -246,7 +363,14 @@ uint32_t cli_pick_value(const pk_profile *p, const char *name, const char *path)
     return PK_NONE;
 }
 
-enum { KEY_OUT_TO = 0x800, KEY_OUT_VALUE, KEY_OUT_WITH_THREADS, KEY_OUT_TITLE };
+enum {
+    KEY_OUT_TO = 0x800,
+    KEY_OUT_VALUE,
+    KEY_OUT_WITH_THREADS,
+    KEY_OUT_TITLE,
+    KEY_OUT_COMPRESS,
+    KEY_OUT_COMPRESSION
+};
 
 const cli_option cli_output_options[] = {
     {"output", 1, 'o'},
@@ -254,6 +378,8 @@ const cli_option cli_output_options[] = {
     {"value", 1, KEY_OUT_VALUE},
     {"with-threads", 0, KEY_OUT_WITH_THREADS},
     {"title", 1, KEY_OUT_TITLE},
+    {"compress", 0, KEY_OUT_COMPRESS},
+    {"compression", 1, KEY_OUT_COMPRESSION},
     {NULL, 0, 0},
 };
 
@@ -276,6 +402,21 @@ int cli_output_option(void *context, int key, const char *value)
     case KEY_OUT_TITLE:
         a->title = value;
         return 0;
+    case KEY_OUT_COMPRESS:
+        a->compression = PK_COMPRESSION_GZIP;
+        return 0;
+    case KEY_OUT_COMPRESSION: {
+        char *end;
+        long level = strtol(value, &end, 10);
+        if (!value[0] || *end || level < 0 || level > 9) {
+            cli_error("--compression takes a gzip level from 1 to 9, or 0 for none; not '%s'",
+                      value);
+            return PK_EXIT_USAGE;
+        }
+        a->compression = level == 0 ? PK_COMPRESSION_NONE : PK_COMPRESSION_GZIP;
+        a->compression_level = (int)level;
+        return 0;
+    }
     }
     return PK_EXIT_USAGE;
 }
@@ -308,6 +449,8 @@ int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk
         .with_threads = args->with_threads,
         .extra = {input->extra, input->extra_count},
         .title = args->title,
+        .compression = args->compression,
+        .compression_level = args->compression_level,
     };
     pk_error err;
     pk_error_clear(&err);

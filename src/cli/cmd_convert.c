@@ -47,7 +47,7 @@ int pk_cmd_convert(int argc, char **argv)
         return PK_EXIT_USAGE;
     }
     pk_profile *p = NULL;
-    status = cli_read_profile(rest[0], &input, &p);
+    status = cli_read_profile(rest[0], &input, to, &p);
     if (status == PK_EXIT_OK)
         status = cli_write_profile(p, &args, to, &input, rest[0], rest[0]);
     pk_profile_free(p);

@@ -144,9 +144,13 @@ int pk_cmd_diff(int argc, char **argv)
         return PK_EXIT_USAGE;
     }
     pk_profile *base = NULL, *newer = NULL;
-    status = cli_read_profile(rest[0], &input, &base);
+    cli_inputs inputs;
+    status = cli_inputs_open(&inputs, rest, 2, &input, NULL);
     if (status == PK_EXIT_OK)
-        status = cli_read_profile(rest[1], &input, &newer);
+        status = cli_inputs_read(&inputs, 0, &input, &base);
+    if (status == PK_EXIT_OK)
+        status = cli_inputs_read(&inputs, 1, &input, &newer);
+    cli_inputs_close(&inputs);
     uint32_t base_value = PK_NONE, new_value = PK_NONE;
     if (status == PK_EXIT_OK) {
         base_value = cli_pick_value(base, args.value, rest[0]);

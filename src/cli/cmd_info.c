@@ -302,7 +302,7 @@ int pk_cmd_info(int argc, char **argv)
     }
     pk_profile *p = NULL;
     input.keep_warnings = true; /* info lists them in its output */
-    status = cli_read_profile(rest[0], &input, &p);
+    status = cli_read_profile(rest[0], &input, NULL, &p);
     if (status == PK_EXIT_OK) {
         const char *shown = strcmp(rest[0], "-") == 0 ? "standard input" : rest[0];
         if (json) {

@@ -65,8 +65,11 @@ int pk_cmd_merge(int argc, char **argv)
         cli_free_input_options(&input);
         return PK_EXIT_FAILURE;
     }
+    cli_inputs opened;
+    status = cli_inputs_open(&opened, rest, (size_t)rest_count, &input, to);
     for (int i = 0; i < rest_count && status == PK_EXIT_OK; i++)
-        status = cli_read_profile(rest[i], &input, &inputs[i]);
+        status = cli_inputs_read(&opened, (size_t)i, &input, &inputs[i]);
+    cli_inputs_close(&opened);
     pk_profile *merged = NULL;
     pk_error err;
     pk_error_clear(&err);

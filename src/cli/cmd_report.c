@@ -175,7 +175,7 @@ int pk_cmd_report(int argc, char **argv)
     }
     const char *input_path = rest[0];
     pk_profile *p = NULL;
-    status = cli_read_profile(input_path, &input, &p);
+    status = cli_read_profile(input_path, &input, NULL, &p);
     if (status == PK_EXIT_OK && args.view != VIEW_MEMORY) {
         args.options.value = cli_pick_value(p, args.value, input_path);
         if (args.options.value == PK_NONE)

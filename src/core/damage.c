@@ -25,7 +25,7 @@ pk_status pk_salvage(pk_profile *p, const pk_read_options *options, pk_status st
 {
     if (!pk_salvage_applies(options, status, err))
         return status;
-    pk_warn(p, "damaged at byte %" PRId64 "%s: %s; what was read before it was kept",
+    pk_warn(p, "damaged at byte %" PRId64 "%s: %s; kept what was read before it",
             err->offset, decompressed ? " of the decompressed data" : "", err->message);
     pk_error_clear(err);
     return PK_OK;

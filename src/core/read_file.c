@@ -90,10 +90,17 @@ static pk_status reader_start(pk_reader *r, const char *path, const pk_format *f
         r->in = &r->inflated;
         r->compression = "gzip";
         head_size = pk_in_peek(r->in, PK_PROBE_BYTES, &head);
-        if (head_size == 0 && pk_in_error(r->in))
-            return pk_in_fail(r->in, err);
-        if (head_size == 0)
+        /* Damage before the first byte leaves nothing to probe; with the format given, reading
+         * goes on and reports it (salvage then keeps an empty profile). */
+        if (head_size == 0 && !(format && pk_input_failure(r->in) &&
+                                pk_input_failure(r->in)->salvageable)) {
+            if (pk_in_error(r->in)) {
+                pk_status failed = pk_in_fail(r->in, err);
+                err->salvageable = false;
+                return failed;
+            }
             return pk_error_set(err, PK_ERR_INPUT, 0, "the gzip data holds no bytes");
+        }
     }
     if (format) {
         r->format = format;

@@ -43,8 +43,12 @@ static pk_status write_through(const pk_profile *p, pk_output *out, const pk_for
                                const pk_write_options *options, const char *path, pk_error *err)
 {
     pk_status status = PK_OK;
-    if (wants_gzip(format, options, path))
-        status = pk_output_compress(out, options ? options->compression_level : 0, err);
+    int level = options ? options->compression_level : 0;
+    if (level < 0 || level > 9)
+        status = pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET,
+                              "compression level %d: gzip levels are 1 to 9", level);
+    else if (wants_gzip(format, options, path))
+        status = pk_output_compress(out, level, err);
     if (status == PK_OK)
         status = run_writer(p, out, format, options, err);
     if (status == PK_OK)

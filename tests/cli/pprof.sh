@@ -174,7 +174,7 @@ expect_status 1 "$PROFKIT" info --from pprof cut.pb
 expect_contains "$ERR" "cut.pb: byte " "truncated plain protobuf: an offset"
 head -c 1000 cppbench.cpu.pb.gz > cut.pb.gz
 expect_status 1 "$PROFKIT" info cut.pb.gz
-expect_contains "$ERR" "the gzip data ends early" "truncated gzip"
+expect_contains "$ERR" "the gzip data is cut short" "truncated gzip"
 expect_status 0 "$PROFKIT" info --salvage cut.pb.gz
 expect_contains "$OUT" "kept what was read before it" "salvage warning"
 printf '\022\003\012\005\001' > bad.pb
