@@ -47,12 +47,9 @@ static void dump(const uint8_t *data, size_t size, bool raw)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pk_format_gperftools.probe(data, size < PK_PROBE_BYTES ? size : PK_PROBE_BYTES);
-    pk_option no_symbols = {"no-symbols", ""};
     for (int mode = 0; mode < 2; mode++) {
         pk_read_options options = {0};
         options.salvage = mode == 1;
-        options.extra.items = &no_symbols;
-        options.extra.count = 1;
         pk_profile *p = NULL;
         pk_error err;
         if (pk_read_memory(data, size, &pk_format_gperftools, &options, &p, &err) == PK_OK && p) {

@@ -8,6 +8,7 @@
 
 #include "profkit/format.h"
 #include "profkit/profile.h"
+#include "profkit/symbolize.h"
 
 enum {
     PK_EXIT_OK = 0,
@@ -29,6 +30,9 @@ typedef struct cli_input_options {
     bool keep_warnings; /* the command shows the warnings itself: do not print them */
     pk_option *extra;   /* format-specific options, in command-line order */
     size_t extra_count;
+    bool no_symbols;    /* --no-symbols: leave native addresses unnamed */
+    const char **symbol_paths; /* --symbol-path DIR, repeatable */
+    size_t symbol_path_count;
 } cli_input_options;
 
 /* A command's own long option, for cli_parse. */

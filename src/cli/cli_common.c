@@ -11,6 +11,8 @@ enum {
     KEY_FROM,
     KEY_SALVAGE,
     KEY_QUIET,
+    KEY_NO_SYMBOLS,
+    KEY_SYMBOL_PATH,
     KEY_FORMAT_OPTION = 0x2000 /* + index into the collected format options */
 };
 
@@ -118,6 +120,8 @@ int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler h
         longs[n++] = (struct option){"from", required_argument, NULL, KEY_FROM};
         longs[n++] = (struct option){"salvage", no_argument, NULL, KEY_SALVAGE};
         longs[n++] = (struct option){"quiet", no_argument, NULL, KEY_QUIET};
+        longs[n++] = (struct option){"no-symbols", no_argument, NULL, KEY_NO_SYMBOLS};
+        longs[n++] = (struct option){"symbol-path", required_argument, NULL, KEY_SYMBOL_PATH};
         collect_format_options();
         for (size_t i = 0; i < format_option_count && n + 1 < sizeof longs / sizeof *longs; i++)
             longs[n++] = (struct option){format_options[i]->name,
@@ -133,8 +137,16 @@ int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler h
     while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         if (c == 'h' || c == KEY_HELP) {
             fputs(help_text, stdout);
-            if (input)
+            if (input) {
+                fputs("\nNative code addresses (gperftools, pprof) are named from the binaries "
+                      "they came from:\n"
+                      "      --symbol-path DIR    look for binaries and debug files under DIR "
+                      "first\n"
+                      "                           (repeatable)\n"
+                      "      --no-symbols         keep the addresses: read no binary\n",
+                      stdout);
                 cli_print_format_options(stdout, true, true);
+            }
             return -1;
         }
         if (c == '?' || c == ':') {
@@ -154,6 +166,17 @@ int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler h
             input->salvage = true;
         } else if (input && c == KEY_QUIET) {
             input->quiet = true;
+        } else if (input && c == KEY_NO_SYMBOLS) {
+            input->no_symbols = true;
+        } else if (input && c == KEY_SYMBOL_PATH) {
+            const char **grown = realloc(input->symbol_paths,
+                                         (input->symbol_path_count + 1) * sizeof *grown);
+            if (!grown) {
+                cli_error("out of memory");
+                return PK_EXIT_FAILURE;
+            }
+            input->symbol_paths = grown;
+            input->symbol_paths[input->symbol_path_count++] = optarg;
         } else if (input && c >= KEY_FORMAT_OPTION) {
             pk_option *grown = realloc(input->extra, (input->extra_count + 1) * sizeof *grown);
             if (!grown) {
@@ -179,6 +202,9 @@ void cli_free_input_options(cli_input_options *input)
     free(input->extra);
     input->extra = NULL;
     input->extra_count = 0;
+    free(input->symbol_paths);
+    input->symbol_paths = NULL;
+    input->symbol_path_count = 0;
 }
 
 const pk_format *cli_format_named(const char *name, bool need_reader, bool need_writer)
@@ -313,6 +339,14 @@ int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *i
         cli_progress_done();
     }
     pk_reader_close(r);
+    if (status == PK_OK && !input->no_symbols && pk_profile_has_unresolved_frames(*out)) {
+        /* Native addresses are named from the binaries they came from. */
+        pk_symbolize_options symbols = {input->symbol_paths, input->symbol_path_count, NULL, 0};
+        pk_profile *named;
+        status = pk_symbolize(*out, &symbols, &named, &err);
+        pk_profile_free(*out);
+        *out = named;
+    }
     if (status != PK_OK)
         return report_read_error(path, input, &err);
     if (!input->quiet && !input->keep_warnings) {

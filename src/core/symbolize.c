@@ -72,17 +72,12 @@ static bool sym_is_hex(const char *s)
 
 /* ---- the model side ---------------------------------------------------------------------------- */
 
-bool pk_symbolize_requested(const pk_option_list *extra)
-{
-    return !extra || pk_option_get(extra, "no-symbols") == NULL;
-}
-
-uint32_t pk_symbolize_address_name(pk_profile *p, uint64_t address)
+uint32_t pk_address_name(pk_profile *p, uint64_t address)
 {
     return pk_intern_printf(p, "0x%" PRIx64, address);
 }
 
-bool pk_symbolize_is_unresolved(const pk_profile *p, uint32_t frame)
+bool pk_frame_is_unresolved(const pk_profile *p, uint32_t frame)
 {
     const pk_frame *f = pk_frame_at(p, frame);
     if (!f || !(f->flags & PK_FRAME_HAS_ADDRESS) || (f->flags & PK_FRAME_INLINED))
@@ -91,6 +86,14 @@ bool pk_symbolize_is_unresolved(const pk_profile *p, uint32_t frame)
     if (!name || !*name)
         return true;
     return name[0] == '0' && name[1] == 'x' && sym_is_hex(name + 2);
+}
+
+bool pk_profile_has_unresolved_frames(const pk_profile *p)
+{
+    for (size_t i = 0; i < pk_frame_count(p); i++)
+        if (pk_frame_is_unresolved(p, (uint32_t)i))
+            return true;
+    return false;
 }
 
 /* ---- per-binary structures ------------------------------------------------------------------- */
@@ -727,7 +730,7 @@ static bool sym_chain_store(pk_symbolizer *s, const uint32_t *frames, size_t cou
 static size_t sym_placeholder(pk_symbolizer *s, uint32_t resource, uint64_t address,
                               uint32_t *frames)
 {
-    uint32_t name = pk_symbolize_address_name(s->dst, address);
+    uint32_t name = pk_address_name(s->dst, address);
     if (name == PK_NONE)
         return 0;
     pk_function fn = {name, 0, 0, resource};
@@ -957,7 +960,9 @@ static bool sym_update_debuginfo_path(pk_symbolizer *s)
     return true;
 }
 
-pk_symbolizer *pk_symbolizer_new(pk_profile *dst, const pk_option_list *extra)
+static bool sym_set_debug_dirs(pk_symbolizer *s, const char *const *dirs, size_t count);
+
+pk_symbolizer *pk_symbolizer_new(pk_profile *dst, const pk_symbolize_options *options)
 {
     pk_symbolizer *s = calloc(1, sizeof *s);
     if (!s)
@@ -972,27 +977,24 @@ pk_symbolizer *pk_symbolizer_new(pk_profile *dst, const pk_option_list *extra)
     s->callbacks.section_address = dwfl_offline_section_address;
     s->callbacks.debuginfo_path = &s->debuginfo_path;
     static const char *const default_debug_dirs[] = {"/usr/lib/debug"};
-    if (!pk_symbolizer_set_debug_dirs(s, default_debug_dirs, 1)) {
+    const char *const *debug_dirs = default_debug_dirs;
+    size_t debug_count = 1;
+    if (options && options->debug_dirs) {
+        debug_dirs = options->debug_dirs;
+        debug_count = options->debug_dir_count;
+    }
+    bool ok = sym_set_debug_dirs(s, debug_dirs, debug_count);
+    for (size_t i = 0; ok && options && i < options->search_dir_count; i++)
+        ok = sym_push_dir(&s->search_dirs, &s->search_count, &s->search_cap,
+                          options->search_dirs[i]);
+    if (!ok || !sym_update_debuginfo_path(s)) {
         pk_symbolizer_free(s);
         return NULL;
-    }
-    const char *dir;
-    for (size_t i = 0; extra && (dir = pk_option_get_nth(extra, "symbol-path", i)) != NULL; i++) {
-        if (!pk_symbolizer_add_search_dir(s, dir)) {
-            pk_symbolizer_free(s);
-            return NULL;
-        }
     }
     return s;
 }
 
-bool pk_symbolizer_add_search_dir(pk_symbolizer *s, const char *dir)
-{
-    return sym_push_dir(&s->search_dirs, &s->search_count, &s->search_cap, dir) &&
-           sym_update_debuginfo_path(s);
-}
-
-bool pk_symbolizer_set_debug_dirs(pk_symbolizer *s, const char *const *dirs, size_t count)
+static bool sym_set_debug_dirs(pk_symbolizer *s, const char *const *dirs, size_t count)
 {
     for (size_t i = 0; i < s->debug_count; i++)
         free(s->debug_dirs[i]);
@@ -1104,7 +1106,7 @@ static size_t sym_copy_frame(sym_copy *c, uint32_t id, const uint32_t **frames)
     }
     const pk_frame *f = pk_frame_at(c->src, id);
     size_t n;
-    if (pk_symbolize_is_unresolved(c->src, id)) {
+    if (pk_frame_is_unresolved(c->src, id)) {
         n = pk_symbolizer_frames(c->symbolizer, sym_copy_resource(c, f->resource), f->address,
                                  frames);
         if (n == 0)
@@ -1218,9 +1220,13 @@ static pk_status sym_copy_samples(sym_copy *c)
     return PK_OK;
 }
 
-pk_status pk_symbolize_profile(const pk_profile *src, pk_profile *dst,
-                               const pk_option_list *extra, pk_error *err)
+pk_status pk_symbolize(const pk_profile *src, const pk_symbolize_options *options,
+                       pk_profile **out, pk_error *err)
 {
+    *out = NULL;
+    pk_profile *dst = pk_profile_new();
+    if (!dst)
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     sym_copy c = {.src = src, .dst = dst};
     size_t strings = pk_string_count(src), frames = pk_frame_count(src);
     c.strings = malloc((strings ? strings : 1) * sizeof *c.strings);
@@ -1231,7 +1237,7 @@ pk_status pk_symbolize_profile(const pk_profile *src, pk_profile *dst,
     c.chain_counts = malloc((frames + 1) * sizeof *c.chain_counts);
     c.copied_frames = malloc((frames + 1) * sizeof *c.copied_frames);
     c.stacks = malloc((pk_stack_count(src) + 1) * sizeof *c.stacks);
-    c.symbolizer = pk_symbolizer_new(dst, extra);
+    c.symbolizer = pk_symbolizer_new(dst, options);
     pk_status status = PK_ERR_NOMEM;
     if (c.strings && c.resources && c.threads && c.functions && c.chain_frames &&
         c.chain_counts && c.copied_frames && c.stacks && c.symbolizer) {
@@ -1250,8 +1256,11 @@ pk_status pk_symbolize_profile(const pk_profile *src, pk_profile *dst,
     free(c.chain_counts);
     free(c.copied_frames);
     free(c.stacks);
-    if (status != PK_OK)
+    if (status != PK_OK) {
+        pk_profile_free(dst);
         return pk_error_set(err, status, PK_NO_OFFSET, "symbolization failed: %s",
                             pk_status_name(status));
+    }
+    *out = dst;
     return PK_OK;
 }

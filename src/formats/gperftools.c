@@ -965,7 +965,6 @@ static int64_t gp_clamp(uint64_t v)
 static pk_status gp_build(gp_reader *r, pk_error *err)
 {
     pk_profile *p = r->p;
-    const pk_option_list *extra = r->options ? &r->options->extra : NULL;
     if (pk_add_value_type(p, "samples", "count") == PK_NONE ||
         pk_add_value_type(p, "cpu", "nanoseconds") == PK_NONE)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
@@ -1018,30 +1017,19 @@ static pk_status gp_build(gp_reader *r, pk_error *err)
     uint32_t thread = pk_add_thread(p, pk_intern_cstr(p, *program_name ? program_name : "process"),
                                     -1, -1);
 
-    /* Frames for each distinct address, outermost first. */
-    const uint32_t **chains = malloc((r->address_count + 1) * sizeof *chains);
-    uint32_t *chain_counts = malloc((r->address_count + 1) * sizeof *chain_counts);
-    uint32_t *single = malloc((r->address_count + 1) * sizeof *single);
-    pk_symbolizer *symbolizer =
-        pk_symbolize_requested(extra) ? pk_symbolizer_new(p, extra) : NULL;
-    bool failed = !chains || !chain_counts || !single || thread == PK_NONE ||
-                  (pk_symbolize_requested(extra) && !symbolizer);
+    /* A frame for each distinct address, named by the address and in its mapping: the
+     * symbolization pass (profkit/symbolize.h) names it from the binary. */
+    uint32_t *frames = malloc((r->address_count + 1) * sizeof *frames);
+    bool failed = !frames || thread == PK_NONE;
     for (size_t i = 0; i < r->address_count && !failed; i++) {
         uint64_t address = r->addresses[i];
         ptrdiff_t m = gp_maps_find(&r->maps, address);
         uint32_t resource = m < 0 ? PK_NONE : resources[m];
-        if (symbolizer) {
-            chain_counts[i] = (uint32_t)pk_symbolizer_frames(symbolizer, resource, address, &chains[i]);
-            failed = chain_counts[i] == 0;
-            continue;
-        }
-        pk_function fn = {pk_symbolize_address_name(p, address), 0, 0, resource};
+        pk_function fn = {pk_address_name(p, address), 0, 0, resource};
         uint32_t function = fn.name == PK_NONE ? PK_NONE : pk_intern_function(p, &fn);
         pk_frame frame = {function, 0, address, resource, PK_FRAME_HAS_ADDRESS};
-        single[i] = function == PK_NONE ? PK_NONE : pk_intern_frame(p, &frame);
-        chains[i] = &single[i];
-        chain_counts[i] = 1;
-        failed = single[i] == PK_NONE;
+        frames[i] = function == PK_NONE ? PK_NONE : pk_intern_frame(p, &frame);
+        failed = frames[i] == PK_NONE;
     }
     free(resources);
     /* The hash index of the tree is not needed any more; free it before the model grows. */
@@ -1057,10 +1045,8 @@ static pk_status gp_build(gp_reader *r, pk_error *err)
         uint32_t stack = n->parent == PK_NONE ? PK_NONE : stacks[n->parent];
         /* Nodes are distinct (parent, address) pairs and frames carry their address, so every
          * stack made here is new: no lookup needed. */
-        for (uint32_t k = 0; k < chain_counts[n->address] && !failed; k++) {
-            stack = pk_append_stack(p, stack, chains[n->address][k]);
-            failed = stack == PK_NONE;
-        }
+        stack = pk_append_stack(p, stack, frames[n->address]);
+        failed = stack == PK_NONE;
         stacks[i] = stack;
     }
     for (size_t i = 0; i < r->row_count && !failed; i++) {
@@ -1068,11 +1054,8 @@ static pk_status gp_build(gp_reader *r, pk_error *err)
         int64_t values[2] = {gp_clamp(count), gp_clamp(gp_saturating_mul(count, period_ns))};
         failed = pk_add_sample(p, thread, stacks[r->row_nodes[i]], values) != PK_OK;
     }
-    pk_symbolizer_free(symbolizer);
     free(stacks);
-    free(chains);
-    free(chain_counts);
-    free(single);
+    free(frames);
     if (failed)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     return PK_OK;
@@ -1508,11 +1491,6 @@ static pk_status gp_dump(pk_input *in, pk_output *out, bool raw, const pk_read_o
 static const char *const gp_extensions[] = {".prof", ".cpuprofile", NULL};
 static const char *const gp_aliases[] = {"gperf", NULL};
 
-static const pk_option_spec gp_read_options[] = {
-    PK_SYMBOLIZE_READ_OPTION_SPECS,
-    {NULL, NULL, NULL},
-};
-
 static const pk_option_spec gp_write_options[] = {
     {"word-size", "BITS", "slot size: 64 (default) or 32"},
     {"big-endian", NULL, "write big-endian slots (default little-endian)"},
@@ -1528,6 +1506,6 @@ const pk_format pk_format_gperftools = {
     .read = gp_read,
     .write = gp_write,
     .dump = gp_dump,
-    .read_options = gp_read_options,
+    .read_options = NULL,
     .write_options = gp_write_options,
 };

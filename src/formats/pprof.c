@@ -536,9 +536,7 @@ typedef struct reader {
     pk_u64map location_ids;
     line_entry *lines;
     size_t line_count, line_capacity;
-    size_t unsymbolized_locations; /* locations without lines: symbolization has work */
     uint32_t address_frame; /* the chain address_frames returns */
-    pk_symbolizer *symbolizer; /* while locations become frames, when there is work for it */
 
     int64_t *label_values;
     size_t label_value_count, label_value_capacity;
@@ -864,8 +862,6 @@ static pk_status read_location(reader *r, const uint8_t *data, size_t len, uint6
         r->lines[r->line_count++] = (line_entry){
             l->line[i]->function_id, line > 0 && line <= UINT32_MAX ? (uint32_t)line : 0};
     }
-    if (l->n_line == 0)
-        r->unsymbolized_locations++;
     return PK_OK;
 }
 
@@ -1113,15 +1109,12 @@ static uint32_t resource_of_mapping(reader *r, uint64_t mapping_id)
     return index ? r->mappings[*index].resource : PK_NONE;
 }
 
-/* The frames of an address that the file gives no lines for, outermost first: from the
- * binary's symbols and debug information (src/core/symbolize.h) unless --no-symbols, else a
- * single frame named by the address, in its mapping's resource. */
+/* The frame of an address that the file gives no lines for: named by the address, in its
+ * mapping's resource, for the symbolization pass (profkit/symbolize.h) to name. */
 static size_t address_frames(reader *r, uint32_t resource, uint64_t address,
                              const uint32_t **chain)
 {
-    if (r->symbolizer)
-        return pk_symbolizer_frames(r->symbolizer, resource, address, chain);
-    pk_function fn = {pk_symbolize_address_name(r->p, address), 0, 0, resource};
+    pk_function fn = {pk_address_name(r->p, address), 0, 0, resource};
     if (fn.name == PK_NONE)
         return 0;
     uint32_t function = pk_intern_function(r->p, &fn);
@@ -1457,16 +1450,7 @@ static pk_status build_model(reader *r)
         return st;
     uint32_t *frames = NULL;
     size_t frame_total = 0;
-    const pk_option_list *extra = r->options ? &r->options->extra : NULL;
-    if (r->unsymbolized_locations && (!extra || pk_symbolize_requested(extra))) {
-        r->symbolizer = pk_symbolizer_new(r->p, extra);
-        if (!r->symbolizer)
-            return reader_nomem(r);
-    }
     st = build_frames(r, &frames, &frame_total);
-    /* its warnings (binaries not found) go into the profile */
-    pk_symbolizer_free(r->symbolizer);
-    r->symbolizer = NULL;
     if (st != PK_OK)
         return st;
     uint64_t *ids = NULL;
@@ -1798,7 +1782,7 @@ static int64_t extra_string(writer *w, const char *s)
  * pprof symbolizes it itself. */
 static bool frame_is_bare_address(const pk_profile *p, uint32_t frame)
 {
-    return pk_symbolize_is_unresolved(p, frame);
+    return pk_frame_is_unresolved(p, frame);
 }
 
 static uint32_t frame_resource(const pk_profile *p, const pk_frame *f)
@@ -2460,10 +2444,6 @@ static pk_status pprof_dump(pk_input *in, pk_output *out, bool raw, const pk_rea
 
 static const char *const pprof_extensions[] = {".pb.gz", ".pprof", ".pb", NULL};
 
-static const pk_option_spec pprof_read_options[] = {
-    PK_SYMBOLIZE_READ_OPTION_SPECS,
-    {NULL, NULL, NULL},
-};
 
 
 const pk_format pk_format_pprof = {
@@ -2476,6 +2456,6 @@ const pk_format pk_format_pprof = {
     .read = pprof_read,
     .write = pprof_write,
     .dump = pprof_dump,
-    .read_options = pprof_read_options,
+    .read_options = NULL,
     .write_options = NULL,
 };
