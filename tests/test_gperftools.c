@@ -10,13 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "bytes.h"
 #include "fixtures.h"
+#include "fn_totals.h"
+#include "profiled_run.h"
+#include "reading.h"
+#include "strfmt.h"
 #include "core/input.h"
 #include "core/output.h"
 #include "core/symbolize.h"
@@ -115,16 +118,7 @@ static pk_profile *read_ok(const tb_bytes *b)
 static pk_profile *read_file_with(const char *path, const pk_option *options, size_t count,
                                   pk_status *status, pk_error *err)
 {
-    pk_read_options o = {0};
-    o.extra.items = options;
-    o.extra.count = count;
-    pk_profile *p = NULL;
-    *status = pk_read_file(path, FMT, &o, &p, err);
-    if (*status != PK_OK) {
-        pk_profile_free(p);
-        return NULL;
-    }
-    return p;
+    return tb_read_file_with(path, FMT, options, count, status, err);
 }
 
 static const char *data_path(const char *name)
@@ -147,10 +141,7 @@ static pk_profile *read_reference(const char *name, bool symbols)
 
 static bool has_warning(const pk_profile *p, const char *needle)
 {
-    for (size_t i = 0; i < pk_warning_count(p); i++)
-        if (strstr(pk_warning_at(p, i), needle))
-            return true;
-    return false;
+    return tb_has_warning(p, needle);
 }
 
 /* Addresses of a row's stack, root first. */
@@ -1000,158 +991,130 @@ static void dump_lists_every_slot_with_offsets(void **state)
 /* ---- symbols from a real program -------------------------------------------------------------- */
 
 #ifdef PK_GPERF_DEMO
-static char demo_profile_path[1024], demo_inline_profile_path[1024];
+static char *demo_profile_path, *demo_inline_profile_path;
 
-/* Runs program under CPUPROFILE once per test run. */
-static bool run_profiled(const char *program, const char *profile, const char *scale)
+static char *scratch_path(const char *name)
 {
-    struct stat st;
-    if (stat(profile, &st) == 0 && st.st_size > 0)
-        return true;
-    pid_t pid = fork();
-    if (pid == 0) {
-        setenv("CPUPROFILE", profile, 1);
-        setenv("CPUPROFILE_FREQUENCY", "1000", 1);
-        if (!freopen("/dev/null", "w", stdout))
-            _exit(126);
-        execl(program, program, scale, (char *)NULL);
-        _exit(127);
-    }
-    int wstatus;
-    return pid > 0 && waitpid(pid, &wstatus, 0) == pid && WIFEXITED(wstatus) &&
-           WEXITSTATUS(wstatus) == 0 && stat(profile, &st) == 0 && st.st_size > 0;
+    const char *dir = getenv("PK_TEST_TMPDIR");
+    return tb_strfmt("%s/%s", dir ? dir : "/tmp", name);
 }
 
 static int demo_setup(void **state)
 {
     (void)state;
-    const char *dir = getenv("PK_TEST_TMPDIR");
-    snprintf(demo_profile_path, sizeof demo_profile_path, "%s/gperftools-demo.prof",
-             dir ? dir : "/tmp");
-    snprintf(demo_inline_profile_path, sizeof demo_inline_profile_path,
-             "%s/gperftools-demo-inline.prof", dir ? dir : "/tmp");
-    unlink(demo_profile_path);
-    unlink(demo_inline_profile_path);
-    if (!run_profiled(PK_GPERF_DEMO, demo_profile_path, "4") ||
-        !run_profiled(PK_GPERF_DEMO_INLINE, demo_inline_profile_path, "6"))
+    demo_profile_path = scratch_path("gperftools-demo.prof");
+    demo_inline_profile_path = scratch_path("gperftools-demo-inline.prof");
+    if (!tb_run_profiled(PK_GPERF_DEMO, "4", demo_profile_path) ||
+        !tb_run_profiled(PK_GPERF_DEMO_INLINE, "6", demo_inline_profile_path))
         return -1;
     return 0;
 }
 
-/* Per-function samples: self (leaf) and total (stacks containing it, counted once). */
-typedef struct fn_total {
-    char name[128];
-    int64_t self, total;
-} fn_total;
-
-static fn_total *find_total(fn_total *t, size_t *n, const char *name)
+static int demo_teardown(void **state)
 {
-    for (size_t i = 0; i < *n; i++)
-        if (strcmp(t[i].name, name) == 0)
-            return &t[i];
-    if (*n >= 256)
-        fail_msg("too many functions");
-    snprintf(t[*n].name, sizeof t[*n].name, "%s", name);
-    t[*n].self = t[*n].total = 0;
-    return &t[(*n)++];
+    (void)state;
+    free(demo_profile_path);
+    free(demo_inline_profile_path);
+    demo_profile_path = demo_inline_profile_path = NULL;
+    return 0;
 }
 
-static size_t profkit_totals(const pk_profile *p, fn_total *t)
+static pk_profile *read_demo_profile(const char *path)
 {
-    size_t n = 0;
-    for (size_t row = 0; row < pk_sample_count(p); row++) {
-        int64_t v = pk_sample_values(p, row)[0];
-        uint32_t frames[512];
-        size_t depth = pk_stack_frames(p, pk_sample_stack(p, row), frames, 512);
-        assert_true(depth <= 512);
-        for (size_t i = 0; i < depth; i++) {
-            const char *name = pk_frame_name(p, frames[i]);
-            bool seen = false;
-            for (size_t k = 0; k < i && !seen; k++)
-                seen = strcmp(pk_frame_name(p, frames[k]), name) == 0;
-            if (!seen)
-                find_total(t, &n, name)->total += v;
-        }
-        if (depth)
-            find_total(t, &n, pk_frame_name(p, frames[depth - 1]))->self += v;
-    }
-    return n;
+    pk_status status;
+    pk_error err;
+    pk_profile *p = read_file_with(path, NULL, 0, &status, &err);
+    if (!p)
+        fail_msg("%s: %s", path, err.message);
+    return p;
 }
 
 /* Runs a shell command and parses "self ... total ... name" rows: google-pprof --text prints
- * "flat flat% sum% cum cum% name", go tool pprof -top the same after a header. */
-static size_t pprof_totals(const char *command, fn_total *t)
+ * "flat flat% sum% cum cum% name", go tool pprof -top the same after a header. Lines of any
+ * length; a name listed twice keeps its last numbers. */
+static void pprof_totals(const char *command, tb_fn_totals *t)
 {
     FILE *f = popen(command, "r");
     assert_non_null(f);
-    size_t n = 0;
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t length;
+    while ((length = getline(&line, &cap, f)) > 0) {
+        if (line[length - 1] == '\n')
+            line[--length] = '\0';
         long long flat, cum;
-        char name[512];
-        if (sscanf(line, " %lld %*[0-9.]%% %*[0-9.]%% %lld %*[0-9.]%% %511[^\n]", &flat, &cum,
-                   name) != 3)
+        int name_at = -1;
+        if (sscanf(line, " %lld %*[0-9.]%% %*[0-9.]%% %lld %*[0-9.]%% %n", &flat, &cum,
+                   &name_at) != 2 ||
+            name_at < 0 || name_at >= length)
             continue;
-        fn_total *x = find_total(t, &n, name);
+        tb_fn_total *x = tb_fn_totals_get(t, line + name_at);
         x->self = flat;
         x->total = cum;
     }
+    free(line);
     pclose(f);
-    return n;
 }
 
 static const char *const DEMO_FUNCTIONS[] = {
     "main",      "hash_phase", "hash_block",      "mix_twice", "mix",          "sort_phase",
     "fill_keys", "compare_keys", "recursion_phase", "fib",     "matrix_phase", "multiply"};
+enum { DEMO_FUNCTION_COUNT = sizeof DEMO_FUNCTIONS / sizeof DEMO_FUNCTIONS[0] };
+
+static bool is_demo_function(const char *name)
+{
+    for (size_t i = 0; i < DEMO_FUNCTION_COUNT; i++)
+        if (strcmp(DEMO_FUNCTIONS[i], name) == 0)
+            return true;
+    return false;
+}
 
 static void demo_functions_match_pprof(void **state)
 {
     (void)state;
-    pk_status status;
-    pk_error err;
-    pk_profile *p = read_file_with(demo_profile_path, NULL, 0, &status, &err);
-    assert_non_null(p);
-    fn_total mine[256], perl[256], go[256];
-    size_t n_mine = profkit_totals(p, mine);
+    pk_profile *p = read_demo_profile(demo_profile_path);
+    tb_fn_totals mine = {0}, perl = {0}, go = {0};
+    tb_fn_totals_add_profile(&mine, p, 0);
     int64_t samples = pk_value_total(p, 0);
     assert_true(samples > 50);
-    char command[4096];
-    snprintf(command, sizeof command, "google-pprof --text '%s' '%s' 2>/dev/null", PK_GPERF_DEMO,
-             demo_profile_path);
-    size_t n_perl = pprof_totals(command, perl);
-    snprintf(command, sizeof command,
-             "go tool pprof -top -sample_index=samples -nodecount=100000 '%s' '%s' 2>/dev/null",
-             PK_GPERF_DEMO, demo_profile_path);
-    size_t n_go = pprof_totals(command, go);
-    assert_true(n_perl > 0);
-    assert_true(n_go > 0);
+    /* Both pprofs read the file profkit read. google-pprof --text lists every function; go tool
+     * pprof drops the nodes under 0.5% of the total unless told not to. */
+    char *command = tb_strfmt("google-pprof --text '%s' '%s' 2>/dev/null", PK_GPERF_DEMO,
+                              demo_profile_path);
+    pprof_totals(command, &perl);
+    free(command);
+    command = tb_strfmt("go tool pprof -top -sample_index=samples -nodecount=100000 "
+                        "-nodefraction=0 -edgefraction=0 '%s' '%s' 2>/dev/null",
+                        PK_GPERF_DEMO, demo_profile_path);
+    pprof_totals(command, &go);
+    free(command);
+    assert_true(perl.count > 0);
+    assert_true(go.count > 0);
     size_t compared = 0;
-    for (size_t i = 0; i < sizeof DEMO_FUNCTIONS / sizeof DEMO_FUNCTIONS[0]; i++) {
-        size_t k = n_mine;
-        fn_total *m = find_total(mine, &n_mine, DEMO_FUNCTIONS[i]);
-        if (n_mine > k) {
-            n_mine--; /* never sampled in this run */
-            continue;
-        }
+    for (size_t i = 0; i < DEMO_FUNCTION_COUNT; i++) {
+        const tb_fn_total *m = tb_fn_totals_find(&mine, DEMO_FUNCTIONS[i]);
+        if (!m)
+            continue; /* never sampled in this run */
         const struct {
-            fn_total *t;
-            size_t *n;
-        } peers[2] = {{perl, &n_perl}, {go, &n_go}};
+            const tb_fn_totals *t;
+            const char *tool;
+        } peers[2] = {{&perl, "google-pprof"}, {&go, "go pprof"}};
         for (int j = 0; j < 2; j++) {
-            size_t before = *peers[j].n;
-            fn_total *x = find_total(peers[j].t, peers[j].n, m->name);
-            if (*peers[j].n > before) {
+            const tb_fn_total *x = tb_fn_totals_find(peers[j].t, m->name);
+            if (!x) {
                 /* Both pprofs strip a caller that is the second frame of (almost) every
                  * sample, taking it for a signal frame: Go pprof when it is in at least
                  * N - N/32 of N samples, perl pprof when it is in all of them. Only such a
                  * function may be missing. */
-                (*peers[j].n)--;
-                assert_true(m->total >= samples - samples / 32);
+                if (m->total < samples - samples / 32)
+                    fail_msg("%s: profkit self %lld total %lld of %lld samples, missing in %s",
+                             m->name, (long long)m->self, (long long)m->total,
+                             (long long)samples, peers[j].tool);
                 continue;
             }
             if (x->self != m->self || x->total != m->total)
                 fail_msg("%s: profkit self %lld total %lld, %s self %lld total %lld", m->name,
-                         (long long)m->self, (long long)m->total, j ? "go pprof" : "google-pprof",
+                         (long long)m->self, (long long)m->total, peers[j].tool,
                          (long long)x->self, (long long)x->total);
             compared++;
         }
@@ -1167,17 +1130,48 @@ static void demo_functions_match_pprof(void **state)
             assert_true(f->line > fn->start_line);
         }
     }
+    tb_fn_totals_free(&mine);
+    tb_fn_totals_free(&perl);
+    tb_fn_totals_free(&go);
     pk_profile_free(p);
+}
+
+/* The function names addr2line -f -i -C gives for an address, innermost first, malloc'ed. */
+static char **addr2line_names(const char *addr2line, const char *binary, uint64_t address,
+                              size_t *count)
+{
+    char *command = tb_strfmt("%s -f -i -C -e '%s' 0x%llx", addr2line, binary,
+                              (unsigned long long)address);
+    FILE *out = popen(command, "r");
+    assert_non_null(out);
+    free(command);
+    char **names = NULL;
+    size_t n = 0;
+    char *line = NULL, *where = NULL;
+    size_t line_cap = 0, where_cap = 0;
+    /* Two lines per frame: the function, then file:line. */
+    while (getline(&line, &line_cap, out) > 0) {
+        line[strcspn(line, "\n")] = '\0';
+        if (getline(&where, &where_cap, out) <= 0)
+            break;
+        names = realloc(names, (n + 1) * sizeof *names);
+        assert_non_null(names);
+        names[n] = strdup(line);
+        assert_non_null(names[n]);
+        n++;
+    }
+    free(line);
+    free(where);
+    pclose(out);
+    *count = n;
+    return names;
 }
 
 /* addr2line -f -i -C gives, for an address, the innermost function first. */
 static void demo_inlined_frames_match_addr2line(void **state)
 {
     (void)state;
-    pk_status status;
-    pk_error err;
-    pk_profile *p = read_file_with(demo_inline_profile_path, NULL, 0, &status, &err);
-    assert_non_null(p);
+    pk_profile *p = read_demo_profile(demo_inline_profile_path);
     /* The program's mapping, to turn addresses back into file addresses. */
     const pk_resource *demo = NULL;
     for (size_t i = 0; i < pk_resource_count(p); i++) {
@@ -1191,52 +1185,71 @@ static void demo_inlined_frames_match_addr2line(void **state)
      * clones by their symbols (hash_block.constprop.0) rather than their DWARF names. */
     const char *addr2line = PK_GPERF_ADDR2LINE;
     size_t checked = 0, inlined = 0;
+    uint32_t *frames = NULL;
+    size_t capacity = 0;
     for (size_t row = 0; row < pk_sample_count(p); row++) {
-        uint32_t frames[512];
-        size_t depth = pk_stack_frames(p, pk_sample_stack(p, row), frames, 512);
+        uint32_t stack = pk_sample_stack(p, row);
+        size_t depth = pk_stack_frames(p, stack, frames, capacity);
+        if (depth > capacity) {
+            capacity = depth;
+            frames = realloc(frames, capacity * sizeof *frames);
+            assert_non_null(frames);
+            pk_stack_frames(p, stack, frames, capacity);
+        }
         /* Group frames by physical address: a physical frame and its inlined callees. */
         for (size_t i = 0; i < depth;) {
             const pk_frame *f = pk_frame_at(p, frames[i]);
             size_t j = i + 1;
             while (j < depth && (pk_frame_at(p, frames[j])->flags & PK_FRAME_INLINED))
                 j++;
-            /* The program's own code (a sanitizer runtime linked in has no debug information
-             * and aliased symbols, which addr2line tools pick differently). */
+            /* The program's own code, by its source file or by its functions' names (a
+             * sanitizer runtime linked in has no debug information and aliased symbols, which
+             * addr2line tools pick differently). */
             const char *file = pk_str(p, pk_function_at(p, f->function)->file);
             if (f->resource == PK_NONE || pk_resource_at(p, f->resource) != demo ||
-                !strstr(file, "tests/gperftools/demo.c")) {
+                !(strstr(file, "tests/gperftools/demo.c") ||
+                  is_demo_function(pk_frame_name(p, frames[i])))) {
                 i = j;
                 continue;
             }
             /* The text segment is mapped at its file offset, page for page. */
             uint64_t file_address = f->address - demo->start + demo->offset;
-            char command[2048];
-            snprintf(command, sizeof command, "%s -f -i -C -e '%s' 0x%llx", addr2line,
-                     PK_GPERF_DEMO_INLINE, (unsigned long long)file_address);
-            FILE *out = popen(command, "r");
-            char names[16][512];
-            size_t n = 0;
-            char line[512];
-            while (n < 16 && fgets(line, sizeof line, out)) {
-                line[strcspn(line, "\n")] = '\0';
-                snprintf(names[n], sizeof names[n], "%s", line);
-                if (!fgets(line, sizeof line, out))
-                    break;
-                n++;
-            }
-            pclose(out);
+            size_t n;
+            char **names = addr2line_names(addr2line, PK_GPERF_DEMO_INLINE, file_address, &n);
             /* addr2line lists innermost first; the stack holds outermost first. */
-            assert_int_equal(n, j - i);
-            for (size_t k = 0; k < n; k++)
+            if (n != j - i)
+                fail_msg("0x%llx: %zu frames from %s, %zu in the profile (outermost %s)",
+                         (unsigned long long)file_address, n, addr2line, j - i,
+                         pk_frame_name(p, frames[i]));
+            for (size_t k = 0; k < n; k++) {
                 assert_string_equal(pk_frame_name(p, frames[j - 1 - k]), names[k]);
+                free(names[k]);
+            }
+            free(names);
             inlined += n - 1;
             checked++;
             i = j;
         }
     }
+    free(frames);
     assert_true(checked > 20);
     assert_true(inlined > 0);
     pk_profile_free(p);
+}
+
+/* The whole file, malloc'ed. */
+static char *read_whole_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    struct stat st;
+    assert_int_equal(fstat(fileno(f), &st), 0);
+    char *data = malloc((size_t)st.st_size + 1);
+    assert_non_null(data);
+    *size = fread(data, 1, (size_t)st.st_size, f);
+    assert_int_equal(*size, (size_t)st.st_size);
+    fclose(f);
+    return data;
 }
 
 static void copy_file(const char *from, const char *to)
@@ -1252,17 +1265,15 @@ static void copy_file(const char *from, const char *to)
     fclose(out);
 }
 
-/* The profile with the program's path replaced by another of the same length. */
-static void relocated_profile(const char *to, const char *old_path, char *new_path)
+/* The profile with the program's path replaced by another of the same length (returned,
+ * malloc'ed): /.../gperftools_demo -> /.../xperftools_demo. */
+static char *relocated_profile(const char *to, const char *old_path)
 {
-    FILE *f = fopen(demo_profile_path, "rb");
-    assert_non_null(f);
-    static char data[1 << 22];
-    size_t size = fread(data, 1, sizeof data, f);
-    fclose(f);
+    size_t size;
+    char *data = read_whole_file(demo_profile_path, &size);
     size_t len = strlen(old_path);
-    /* Same length, another directory: /.../gperftools_demo -> /.../xperftools_demo. */
-    strcpy(new_path, old_path);
+    char *new_path = strdup(old_path);
+    assert_non_null(new_path);
     char *base = strrchr(new_path, '/') + 1;
     base[0] = base[0] == 'x' ? 'y' : 'x';
     size_t replaced = 0;
@@ -1272,20 +1283,21 @@ static void relocated_profile(const char *to, const char *old_path, char *new_pa
             replaced++;
         }
     assert_true(replaced > 0);
-    f = fopen(to, "wb");
+    FILE *f = fopen(to, "wb");
+    assert_non_null(f);
     assert_int_equal(fwrite(data, 1, size, f), size);
     fclose(f);
+    free(data);
+    return new_path;
 }
 
 static void symbol_path_finds_a_moved_binary(void **state)
 {
     (void)state;
-    char real[4096];
-    assert_non_null(realpath(PK_GPERF_DEMO, real));
-    char moved[4096], profile[1024], dir[1024], copy[2048];
-    const char *tmp = getenv("PK_TEST_TMPDIR");
-    snprintf(profile, sizeof profile, "%s/gperftools-moved.prof", tmp ? tmp : "/tmp");
-    relocated_profile(profile, real, moved);
+    char *real = realpath(PK_GPERF_DEMO, NULL);
+    assert_non_null(real);
+    char *profile = scratch_path("gperftools-moved.prof");
+    char *moved = relocated_profile(profile, real);
     const char *base = strrchr(moved, '/') + 1;
 
     /* Without help the program is missing: one warning, address names, still a profile. */
@@ -1295,25 +1307,26 @@ static void symbol_path_finds_a_moved_binary(void **state)
     assert_non_null(p);
     assert_true(has_warning(p, base));
     assert_true(has_warning(p, "binary not found"));
-    fn_total t[256];
-    size_t n = profkit_totals(p, t), before = n;
-    find_total(t, &n, "multiply");
-    assert_int_equal(n, before + 1);
+    tb_fn_totals t = {0};
+    tb_fn_totals_add_profile(&t, p, 0);
+    assert_null(tb_fn_totals_find(&t, "multiply"));
+    tb_fn_totals_free(&t);
     pk_profile_free(p);
 
     /* --symbol-path DIR with the binary under its base name. */
-    snprintf(dir, sizeof dir, "%s/gperftools-symbols", tmp ? tmp : "/tmp");
+    char *dir = scratch_path("gperftools-symbols");
     mkdir(dir, 0755);
-    snprintf(copy, sizeof copy, "%s/%s", dir, base);
+    char *copy = tb_strfmt("%s/%s", dir, base);
     copy_file(PK_GPERF_DEMO, copy);
     const pk_option options[2] = {{"symbol-path", "/nonexistent"}, {"symbol-path", dir}};
     p = read_file_with(profile, options, 2, &status, &err);
     assert_non_null(p);
     assert_false(has_warning(p, base));
-    n = profkit_totals(p, t);
-    before = n;
-    assert_true(find_total(t, &n, "multiply")->self > 0);
-    assert_int_equal(n, before);
+    tb_fn_totals_add_profile(&t, p, 0);
+    const tb_fn_total *multiply = tb_fn_totals_find(&t, "multiply");
+    assert_non_null(multiply);
+    assert_true(multiply->self > 0);
+    tb_fn_totals_free(&t);
     pk_profile_free(p);
 
     /* Another binary under that name does not match the mapping: a warning, no wrong names. */
@@ -1323,37 +1336,45 @@ static void symbol_path_finds_a_moved_binary(void **state)
     assert_true(has_warning(p, "does not match"));
     pk_profile_free(p);
     unlink(copy);
+    free(copy);
+    free(dir);
+    free(moved);
+    free(profile);
+    free(real);
 }
 
-/* The build ID of a binary, from readelf. */
-static bool build_id_of(const char *path, char *id, size_t size)
+/* The build ID of a binary, from readelf, malloc'ed; NULL when it has none. */
+static char *build_id_of(const char *path)
 {
-    char command[2048];
-    snprintf(command, sizeof command, "readelf -n '%s' 2>/dev/null | awk '/Build ID/ {print $3}'",
-             path);
+    char *command =
+        tb_strfmt("readelf -n '%s' 2>/dev/null | awk '/Build ID/ {print $3}'", path);
     FILE *f = popen(command, "r");
-    bool ok = f && fgets(id, (int)size, f) != NULL;
+    free(command);
+    char *id = NULL;
+    size_t cap = 0;
+    bool ok = f && getline(&id, &cap, f) > 0;
     if (f)
         pclose(f);
     if (ok)
         id[strcspn(id, "\n")] = '\0';
-    return ok && strlen(id) > 2;
+    if (!ok || strlen(id) <= 2) {
+        free(id);
+        return NULL;
+    }
+    return id;
 }
 
 static void build_id_finds_the_binary_in_debug_directories(void **state)
 {
     (void)state;
-    char id[128];
-    if (!build_id_of(PK_GPERF_DEMO, id, sizeof id))
+    char *id = build_id_of(PK_GPERF_DEMO);
+    if (!id)
         skip();
     /* DIR/.build-id/xx/rest.debug holds the program. */
-    const char *tmp = getenv("PK_TEST_TMPDIR");
-    char dir[1024], sub[1200], file[1400];
-    snprintf(dir, sizeof dir, "%s/gperftools-debug", tmp ? tmp : "/tmp");
-    snprintf(sub, sizeof sub, "%s/.build-id/%.2s", dir, id);
-    snprintf(file, sizeof file, "%s/%s.debug", sub, id + 2);
-    char mid[1100];
-    snprintf(mid, sizeof mid, "%s/.build-id", dir);
+    char *dir = scratch_path("gperftools-debug");
+    char *mid = tb_strfmt("%s/.build-id", dir);
+    char *sub = tb_strfmt("%s/%.2s", mid, id);
+    char *file = tb_strfmt("%s/%s.debug", sub, id + 2);
     mkdir(dir, 0755);
     mkdir(mid, 0755);
     mkdir(sub, 0755);
@@ -1417,8 +1438,15 @@ static void build_id_finds_the_binary_in_debug_directories(void **state)
     unlink(file);
     pk_profile_free(raw);
     pk_profile_free(named);
+    free(file);
+    free(sub);
+    free(mid);
+    free(dir);
+    free(id);
 }
 
+/* Read without symbols and named by the pass afterwards, the profile has the per-function
+ * samples of a reading that names its frames at once: the same functions, entry for entry. */
 static void symbolize_profile_pass_names_address_frames(void **state)
 {
     (void)state;
@@ -1430,14 +1458,21 @@ static void symbolize_profile_pass_names_address_frames(void **state)
     assert_non_null(direct);
     pk_profile *named = pk_profile_new();
     assert_int_equal(pk_symbolize_profile(raw, named, NULL, &err), PK_OK);
-    fn_total a[256], b[256];
-    size_t na = profkit_totals(named, a), nb = profkit_totals(direct, b);
-    assert_int_equal(na, nb);
-    for (size_t i = 0; i < na; i++) {
-        fn_total *x = find_total(b, &nb, a[i].name);
-        assert_int_equal(x->self, a[i].self);
-        assert_int_equal(x->total, a[i].total);
+    tb_fn_totals a = {0}, b = {0};
+    tb_fn_totals_add_profile(&a, named, 0);
+    tb_fn_totals_add_profile(&b, direct, 0);
+    assert_int_equal(a.count, b.count);
+    for (size_t i = 0; i < a.count; i++) {
+        const tb_fn_total *x = tb_fn_totals_find(&b, a.items[i].name);
+        if (!x)
+            fail_msg("%s: named by the pass only", a.items[i].name);
+        if (x->self != a.items[i].self || x->total != a.items[i].total)
+            fail_msg("%s: self %lld total %lld after the pass, self %lld total %lld read directly",
+                     a.items[i].name, (long long)a.items[i].self, (long long)a.items[i].total,
+                     (long long)x->self, (long long)x->total);
     }
+    tb_fn_totals_free(&a);
+    tb_fn_totals_free(&b);
     assert_int_equal(pk_value_total(named, 1), pk_value_total(raw, 1));
     assert_int_equal(pk_sample_count(named), pk_sample_count(raw));
     assert_string_equal(pk_property_get(named, "gperftools.word_bits"), "64");
@@ -1446,7 +1481,10 @@ static void symbolize_profile_pass_names_address_frames(void **state)
     pk_profile_free(raw);
     pk_profile_free(direct);
 }
+
 #endif
+
+/* ---- symbols ----------------------------------------------------------------------------------- */
 
 static void demangles_cxx_names_from_symbol_tables(void **state)
 {
@@ -1521,7 +1559,7 @@ int main(void)
         cmocka_unit_test(build_id_finds_the_binary_in_debug_directories),
     };
     failed += cmocka_run_group_tests_name("gperftools with libprofiler", demo_tests, demo_setup,
-                                          NULL);
+                                          demo_teardown);
 #endif
     return failed;
 }
