@@ -1,7 +1,7 @@
 # Loads profkit's Firefox Profiler output with the profiler's own loading code
 # (@firefox-devtools/profiler-cli, run by Node 24 from tools/node_modules) and checks thread
 # names, total weights, the heaviest functions and the native allocation views.
-# Run as: firefox_profiler.sh PROFKIT SOURCE_DIR SCRATCH_DIR FIXTURE_WRITER
+# Run as: interop_firefox_profiler.sh PROFKIT SOURCE_DIR SCRATCH_DIR FIXTURE_WRITER
 # FIXTURE_WRITER is test_firefox, which writes its model-built profiles with --write-fixtures.
 . "$(dirname "$0")/lib.sh"
 FIXTURE_WRITER=$4
