@@ -775,7 +775,7 @@ static void test_random_profiles_stay_valid(void **state)
 }
 
 /* Writes the profiles of these tests as files, for the checks with the Firefox Profiler's own
- * loading code (tests/cli/firefox_profiler.sh). */
+ * loading code (tests/cli/interop_firefox_profiler.sh). */
 static int write_fixtures(const char *dir)
 {
     const pk_format *fmt = pk_format_by_name("firefox");

@@ -1,6 +1,6 @@
 /* pprof profile.proto: fixtures built field by field from the message table, gzip and plain,
- * every truncation point, damaged files, probes, round trips through the writer, and a
- * BrightScript-like profile checked with `go tool pprof` when Go is installed. */
+ * every truncation point, damaged files, probes, and round trips through the writer.
+ * interop_pprof_go.c shows a BrightScript-like profile in `go tool pprof`. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "bytes.h"
+#include "model_build.h"
 #include "formats/formats.h"
 #include "formats/pprof.pb-c.h"
 #include "profkit/format.h"
@@ -621,25 +622,6 @@ static void probe_scores(void **state)
 
 /* ---- writing ------------------------------------------------------------------------------------ */
 
-static uint32_t push(pk_profile *p, uint32_t parent, uint32_t function, uint32_t line,
-                     uint64_t address, uint32_t resource, uint32_t flags)
-{
-    pk_frame f = {function, line, address, resource, flags};
-    uint32_t frame = pk_intern_frame(p, &f);
-    assert_int_not_equal(frame, PK_NONE);
-    uint32_t stack = pk_intern_stack(p, parent, frame);
-    assert_int_not_equal(stack, PK_NONE);
-    return stack;
-}
-
-static uint32_t function(pk_profile *p, const char *name, const char *file, uint32_t start,
-                         uint32_t resource)
-{
-    pk_function f = {pk_intern_cstr(p, name), file ? pk_intern_cstr(p, file) : 0, start,
-                     resource};
-    return pk_intern_function(p, &f);
-}
-
 /* A native profile: two threads, a binary with build ID, inlined frames at one address. */
 static pk_profile *native_profile(void)
 {
@@ -651,16 +633,16 @@ static pk_profile *native_profile(void)
     pk_resource res = {pk_intern_cstr(p, "app"), pk_intern_cstr(p, "/opt/app"),
                        pk_intern_cstr(p, "feedface"), 0x400000, 0x480000, 0};
     uint32_t app = pk_intern_resource(p, &res);
-    uint32_t f_main = function(p, "main", "main.c", 5, app);
-    uint32_t f_work = function(p, "work", "work.c", 10, app);
-    uint32_t f_a = function(p, "inline_a", "a.h", 1, app);
-    uint32_t f_b = function(p, "inline_b", "b.h", 2, app);
+    uint32_t f_main = tb_function(p, "main", "main.c", 5, app);
+    uint32_t f_work = tb_function(p, "work", "work.c", 10, app);
+    uint32_t f_a = tb_function(p, "inline_a", "a.h", 1, app);
+    uint32_t f_b = tb_function(p, "inline_b", "b.h", 2, app);
     uint32_t flags = PK_FRAME_HAS_ADDRESS;
-    uint32_t s_main = push(p, PK_NONE, f_main, 7, 0x401000, app, flags);
-    uint32_t s_work = push(p, s_main, f_work, 12, 0x402000, app, flags);
-    uint32_t s_a = push(p, s_work, f_a, 3, 0x402000, app, flags | PK_FRAME_INLINED);
-    uint32_t s_b = push(p, s_a, f_b, 4, 0x402000, app, flags | PK_FRAME_INLINED);
-    uint32_t s_work2 = push(p, s_main, f_work, 13, 0x402010, app, flags);
+    uint32_t s_main = tb_push(p, PK_NONE, f_main, 7, 0x401000, app, flags);
+    uint32_t s_work = tb_push(p, s_main, f_work, 12, 0x402000, app, flags);
+    uint32_t s_a = tb_push(p, s_work, f_a, 3, 0x402000, app, flags | PK_FRAME_INLINED);
+    uint32_t s_b = tb_push(p, s_a, f_b, 4, 0x402000, app, flags | PK_FRAME_INLINED);
+    uint32_t s_work2 = tb_push(p, s_main, f_work, 13, 0x402010, app, flags);
     uint32_t t1 = pk_add_thread(p, pk_intern_cstr(p, "main-thread"), 100, 100);
     uint32_t t2 = pk_add_thread(p, pk_intern_cstr(p, "io"), 100, 101);
     int64_t v1[2] = {3, 30000000}, v2[2] = {1, 10000000}, v3[2] = {2, 20000000};
@@ -871,72 +853,6 @@ static void writer_edge_cases(void **state)
     pk_profile_free(p);
 }
 
-/* ---- a BrightScript-like profile through go tool pprof --------------------------------------- */
-
-static pk_profile *script_profile(void)
-{
-    pk_profile *p = pk_profile_new();
-    pk_add_value_type(p, "cpu", "operations");
-    pk_add_value_type(p, "wall", "microseconds");
-    pk_add_value_type(p, "calls", "count");
-    pk_set_default_value(p, 0);
-    pk_resource main_brs = {pk_intern_cstr(p, "pkg:/source/main.brs"), 0, 0, 0, 0, 0};
-    pk_resource util_brs = {pk_intern_cstr(p, "pkg:/components/util.brs"), 0, 0, 0, 0, 0};
-    uint32_t r_main = pk_intern_resource(p, &main_brs);
-    uint32_t r_util = pk_intern_resource(p, &util_brs);
-    uint32_t f_main = function(p, "Main", "pkg:/source/main.brs", 1, r_main);
-    uint32_t f_loop = function(p, "EventLoop", "pkg:/source/main.brs", 20, r_main);
-    uint32_t f_parse = function(p, "ParseFeed", "pkg:/components/util.brs", 5, r_util);
-    uint32_t s_main = push(p, PK_NONE, f_main, 3, 0, PK_NONE, 0);
-    uint32_t s_loop = push(p, s_main, f_loop, 25, 0, PK_NONE, 0);
-    uint32_t s_parse = push(p, s_loop, f_parse, 9, 0, PK_NONE, 0);
-    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), -1, -1);
-    int64_t v1[3] = {700, 900, 3}, v2[3] = {250, 400, 1}, v3[3] = {50, 70, 1};
-    pk_add_sample(p, t, s_parse, v1);
-    pk_add_sample(p, t, s_loop, v2);
-    pk_add_sample(p, t, s_main, v3);
-    return p;
-}
-
-static bool have_go(void)
-{
-    return system("go version >/dev/null 2>&1") == 0;
-}
-
-static void script_frames_show_in_go_tool_pprof(void **state)
-{
-    (void)state;
-    if (!have_go()) {
-        skip();
-        return;
-    }
-    pk_profile *p = script_profile();
-    const char *dir = getenv("PK_TEST_TMPDIR");
-    char path[512], command[1200];
-    snprintf(path, sizeof path, "%s/pprof-script.pb.gz", dir ? dir : "/tmp");
-    pk_error err;
-    assert_int_equal(pk_write_file(p, path, &pk_format_pprof, NULL, NULL, &err), PK_OK);
-    snprintf(command, sizeof command, "go tool pprof -top -nodecount=100 '%s' 2>&1", path);
-    FILE *f = popen(command, "r");
-    assert_non_null(f);
-    char line[512];
-    bool saw_parse = false, saw_loop = false, saw_total = false;
-    while (fgets(line, sizeof line, f)) {
-        /* "      flat  flat%   sum%        cum   cum%" rows: flat of ParseFeed is 700 */
-        if (strstr(line, "ParseFeed") && strstr(line, "700"))
-            saw_parse = true;
-        if (strstr(line, "EventLoop") && strstr(line, "250"))
-            saw_loop = true;
-        if (strstr(line, "of 1000operations total"))
-            saw_total = true;
-    }
-    assert_int_equal(pclose(f), 0);
-    assert_true(saw_parse);
-    assert_true(saw_loop);
-    assert_true(saw_total);
-    pk_profile_free(p);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -950,7 +866,6 @@ int main(void)
         cmocka_unit_test(writes_what_pprof_expects),
         cmocka_unit_test(round_trip_keeps_the_model),
         cmocka_unit_test(writer_edge_cases),
-        cmocka_unit_test(script_frames_show_in_go_tool_pprof),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /* speedscope writer: the exact output for a small profile (frames per function, one sampled
  * profile per thread, root-first stacks, weights of the chosen value), units, names, and
  * profiles without samples or threads. The output is checked against speedscope's schema and
- * importer by tests/cli/folded_speedscope.sh. */
+ * importer by tests/cli/interop_speedscope.sh. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,6 @@
 # BR profiler and Apple Sampler files through the command: probing, info, dump, errors with
 # byte offsets, --salvage, the format options, and conversions between the two and back.
+# interop_br_sampler.sh loads the conversions in the Firefox Profiler.
 . "$(dirname "$0")/lib.sh"
 DATA=$SRC/tests/data
 BR_SAMPLED=$DATA/br-profile-sampled-synthetic.bin
@@ -105,27 +106,4 @@ expect_status 0 "$PROFKIT" convert f2.sample --to br -o f2.br
 expect_status 0 "$PROFKIT" convert f2.br --to folded
 expect_eq "$OUT" "$WANT" "folded through br, sampler, br"
 
-# ---- in the Firefox Profiler (its own loading code, @firefox-devtools/profiler-cli) ------------
-. "$(dirname "$0")/profiler_cli.sh"
-# samples EXPRESSION: a Python expression over `thread samples --json` of the loaded profile
-samples() {
-    query thread samples --json
-    json_get "$1"
-}
-
-expect_status 0 "$PROFKIT" convert "$BR_TIMED" -o timed.json --quiet
-load timed.json
-expect_eq "$(samples 'd["weightType"], d["categoryBreakdown"]["totalSamples"]')" \
-    "('tracing-ms', 1.75)" "br time in the Firefox Profiler"
-expect_status 0 "$PROFKIT" convert "$BR_SAMPLED" -o sampled.json --quiet
-load sampled.json
-expect_eq "$(samples '[(f["name"], f["totalSamples"]) for f in d["topFunctionsByTotal"]]')" \
-    "[('MENU.BR!MENU.BR main', 3), ('LIB.BR!FNCALC', 1), ('MENU.BR!MENU.BR gosub', 1)]" \
-    "br functions in the Firefox Profiler"
-expect_status 0 "$PROFKIT" convert "$SAMPLE" -o sample.json --quiet
-load sample.json
-expect_eq "$(samples '[(f["name"], f["totalSamples"]) for f in d["topFunctionsByTotal"]]')" \
-    "[('demo!main', 4), ('demo!parse', 2), ('demo!eval', 1)]" "sampler functions in the Firefox Profiler"
-expect_status 0 timeout 30 "$PQ" profile info --json
-expect_contains "$OUT" '"name": "Thread_0001"' "sampler thread in the Firefox Profiler"
 finish

@@ -1,4 +1,6 @@
 # Helpers for CLI tests. A test script is run as: script PROFKIT SOURCE_DIR SCRATCH_DIR
+# Scripts that compare profkit with another tool (interop_*.sh) first check that the tool is
+# there with require_tool, which skips the test (exit 77) when it is not.
 set -u
 PROFKIT=$1
 SRC=$2
@@ -59,6 +61,23 @@ expect_file() {
 expect_no_file() {
     CHECKS=$((CHECKS + 1))
     [ ! -e "$1" ] || fail "file $1 should not exist"
+}
+
+# skip REASON: ends a test that cannot run here, with the status ctest counts as skipped.
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+# require_tool COMMAND HOW: skips the test when COMMAND (a name on PATH or a path) is missing;
+# HOW says where it comes from (a Debian package, or the set-up script that installs it).
+require_tool() {
+    command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed ($2)"
+}
+
+# require_file FILE HOW: the same for a file a tool is made of.
+require_file() {
+    [ -e "$1" ] || skip "$1 is missing ($2)"
 }
 
 finish() {

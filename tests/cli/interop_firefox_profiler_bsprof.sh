@@ -1,75 +1,10 @@
-# Loads profkit's Firefox Profiler output with the profiler's own loading code
-# (@firefox-devtools/profiler-cli, run by Node 24 from tools/node_modules) and checks thread
-# names, total weights, the heaviest functions and the native allocation views.
-# Run as: firefox_profiler.sh PROFKIT SOURCE_DIR SCRATCH_DIR FIXTURE_WRITER
-# FIXTURE_WRITER is test_firefox, which writes its model-built profiles with --write-fixtures.
+# Loads profkit's Firefox Profiler output for .bsprof files with the profiler's own loading code
+# (@firefox-devtools/profiler-cli, run by Node 24 from tools/node_modules): a file made by hand
+# from the specification (threads, metadata, cpu and wall weights, the heaviest functions, the
+# native allocation views) and the bundled example channel (every thread's cpu total).
 . "$(dirname "$0")/lib.sh"
-FIXTURE_WRITER=$4
-
 . "$(dirname "$0")/profiler_cli.sh"
 
-# ---- profiles built through the model API ---------------------------------------------------------
-expect_status 0 "$FIXTURE_WRITER" --write-fixtures "$SCRATCH"
-
-load "$SCRATCH/script.json"
-query profile info --json
-expect_eq "$(json_get '[t["name"] for p in d["processes"] for t in p["threads"]]')" \
-    "['main', 'TaskNode']" "thread names"
-query thread samples --json --thread t-0
-expect_eq "$(json_get 'd["weightType"]')" "samples" "weight type"
-expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "227" "main total cpu"
-expect_eq "$(json_get 'd["categoryBreakdown"]["categories"][0]["name"]')" "BrightScript" "category"
-expect_eq "$(json_get '[(f["name"], f["totalSamples"]) for f in d["topFunctionsByTotal"]]')" \
-    "[('main', 227), ('parse', 107), ('token', 7)]" "functions by total"
-expect_eq "$(json_get '[(f["name"], f["selfSamples"]) for f in d["topFunctionsBySelf"]]')" \
-    "[('main', 120), ('parse', 100), ('token', 7)]" "functions by self"
-query thread samples --json --thread t-1
-expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "30" "task total cpu"
-query profile meta
-expect_contains "$OUT" "Imported from: bsprof"
-expect_contains "$OUT" "Sample times: approximate"
-expect_contains "$OUT" "Duration: 2s"
-query thread samples --json --thread t-0 --strategy native-allocations
-expect_eq "$(json_get 'd["weightType"]')" "bytes" "allocation weight type"
-expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "396" "bytes allocated on main"
-query thread samples --json --thread t-0 --strategy native-retained-allocations
-expect_eq "$(json_get '[(f["name"], f["selfSamples"]) for f in d["topFunctionsBySelf"] if f["selfSamples"]]')" \
-    "[('render', 200)]" "retained bytes on main"
-query thread samples --json --thread t-0 --strategy native-deallocations-memory
-expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "196" "bytes freed on main"
-query thread samples --json --thread t-0 --strategy native-deallocations-sites
-expect_contains "$OUT" '"name": "run"' "free sites of main's memory"
-query thread samples --json --thread t-1 --strategy native-retained-allocations
-expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "8" "retained bytes on the task"
-
-load "$SCRATCH/script-wall.json"
-query thread samples --json --thread t-0
-expect_eq "$(json_get 'd["weightType"]')" "tracing-ms" "wall weight type"
-expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "5.75" "main wall ms"
-query thread samples-top-down --thread t-0
-expect_contains "$OUT" "main"
-
-load "$SCRATCH/native.json"
-query thread samples --json
-expect_eq "$(json_get '[(f["nameWithLibrary"], f["totalSamples"]) for f in d["topFunctionsByTotal"]]')" \
-    "[('main', 30), ('libdemo.so!read_block', 30)]" "native functions"
-expect_eq "$(json_get 'd["categoryBreakdown"]["categories"][0]["name"]')" "Native" "native category"
-
-load "$SCRATCH/empty.json"
-query thread list
-
-# ---- folded stacks in, through the command --------------------------------------------------------
-if "$PROFKIT" formats 2>/dev/null | grep -q '^folded .*read'; then
-    printf 'main;parse;token 7\nmain;parse 100\nmain 120\nidle 3\n' >"$SCRATCH/stacks.folded"
-    expect_status 0 "$PROFKIT" convert "$SCRATCH/stacks.folded" -o "$SCRATCH/stacks.json" --quiet
-    load "$SCRATCH/stacks.json"
-    query thread samples --json
-    expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "230" "folded total"
-    expect_eq "$(json_get '[(f["name"], f["selfSamples"]) for f in d["topFunctionsBySelf"]]')" \
-        "[('main', 120), ('parse', 100), ('token', 7), ('idle', 3)]" "folded heaviest functions"
-fi
-
-# ---- .bsprof in, through the command, when the .bsprof reader is registered ------------------------
 # A hand-made file, byte by byte from the specification: modules main and Task; Main -> Work on
 # main, RunTask -> Helper on Task; line data and memory operations on; the Task frees 32 bytes
 # that main allocated; 128 bytes of the Task stay allocated.
@@ -171,14 +106,8 @@ print(info["threads"][i]["totals"]["cpu"])' "$handle" 2>&1)
             expect_eq "$got" "$want" "example cpu of $handle"
         done
     fi
-fi
-
-# ---- the harness itself: the reference profiles load -------------------------------------------------
-REFERENCE="$SRC/../shared/reference/firefox"
-if [ -d "$REFERENCE" ]; then
-    for ref in "$REFERENCE"/*.json; do
-        load "$ref"
-    done
+else
+    echo "note: no .bsprof reader in this build; its checks were not run"
 fi
 
 finish

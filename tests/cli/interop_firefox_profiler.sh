@@ -1,0 +1,82 @@
+# Loads profkit's Firefox Profiler output with the profiler's own loading code
+# (@firefox-devtools/profiler-cli, run by Node 24 from tools/node_modules) and checks thread
+# names, total weights, the heaviest functions and the native allocation views of profiles
+# built through the model API and of folded stacks. interop_firefox_profiler_bsprof.sh does the
+# same for .bsprof files.
+# Run as: interop_firefox_profiler.sh PROFKIT SOURCE_DIR SCRATCH_DIR FIXTURE_WRITER
+# FIXTURE_WRITER is test_firefox, which writes its model-built profiles with --write-fixtures.
+. "$(dirname "$0")/lib.sh"
+FIXTURE_WRITER=$4
+
+. "$(dirname "$0")/profiler_cli.sh"
+
+# ---- profiles built through the model API ---------------------------------------------------------
+expect_status 0 "$FIXTURE_WRITER" --write-fixtures "$SCRATCH"
+
+load "$SCRATCH/script.json"
+query profile info --json
+expect_eq "$(json_get '[t["name"] for p in d["processes"] for t in p["threads"]]')" \
+    "['main', 'TaskNode']" "thread names"
+query thread samples --json --thread t-0
+expect_eq "$(json_get 'd["weightType"]')" "samples" "weight type"
+expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "227" "main total cpu"
+expect_eq "$(json_get 'd["categoryBreakdown"]["categories"][0]["name"]')" "BrightScript" "category"
+expect_eq "$(json_get '[(f["name"], f["totalSamples"]) for f in d["topFunctionsByTotal"]]')" \
+    "[('main', 227), ('parse', 107), ('token', 7)]" "functions by total"
+expect_eq "$(json_get '[(f["name"], f["selfSamples"]) for f in d["topFunctionsBySelf"]]')" \
+    "[('main', 120), ('parse', 100), ('token', 7)]" "functions by self"
+query thread samples --json --thread t-1
+expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "30" "task total cpu"
+query profile meta
+expect_contains "$OUT" "Imported from: bsprof"
+expect_contains "$OUT" "Sample times: approximate"
+expect_contains "$OUT" "Duration: 2s"
+query thread samples --json --thread t-0 --strategy native-allocations
+expect_eq "$(json_get 'd["weightType"]')" "bytes" "allocation weight type"
+expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "396" "bytes allocated on main"
+query thread samples --json --thread t-0 --strategy native-retained-allocations
+expect_eq "$(json_get '[(f["name"], f["selfSamples"]) for f in d["topFunctionsBySelf"] if f["selfSamples"]]')" \
+    "[('render', 200)]" "retained bytes on main"
+query thread samples --json --thread t-0 --strategy native-deallocations-memory
+expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "196" "bytes freed on main"
+query thread samples --json --thread t-0 --strategy native-deallocations-sites
+expect_contains "$OUT" '"name": "run"' "free sites of main's memory"
+query thread samples --json --thread t-1 --strategy native-retained-allocations
+expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "8" "retained bytes on the task"
+
+load "$SCRATCH/script-wall.json"
+query thread samples --json --thread t-0
+expect_eq "$(json_get 'd["weightType"]')" "tracing-ms" "wall weight type"
+expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "5.75" "main wall ms"
+query thread samples-top-down --thread t-0
+expect_contains "$OUT" "main"
+
+load "$SCRATCH/native.json"
+query thread samples --json
+expect_eq "$(json_get '[(f["nameWithLibrary"], f["totalSamples"]) for f in d["topFunctionsByTotal"]]')" \
+    "[('main', 30), ('libdemo.so!read_block', 30)]" "native functions"
+expect_eq "$(json_get 'd["categoryBreakdown"]["categories"][0]["name"]')" "Native" "native category"
+
+load "$SCRATCH/empty.json"
+query thread list
+
+# ---- folded stacks in, through the command --------------------------------------------------------
+if "$PROFKIT" formats 2>/dev/null | grep -q '^folded .*read'; then
+    printf 'main;parse;token 7\nmain;parse 100\nmain 120\nidle 3\n' >"$SCRATCH/stacks.folded"
+    expect_status 0 "$PROFKIT" convert "$SCRATCH/stacks.folded" -o "$SCRATCH/stacks.json" --quiet
+    load "$SCRATCH/stacks.json"
+    query thread samples --json
+    expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "230" "folded total"
+    expect_eq "$(json_get '[(f["name"], f["selfSamples"]) for f in d["topFunctionsBySelf"]]')" \
+        "[('main', 120), ('parse', 100), ('token', 7), ('idle', 3)]" "folded heaviest functions"
+fi
+
+# ---- the harness itself: the reference profiles load -------------------------------------------------
+REFERENCE="$SRC/../shared/reference/firefox"
+if [ -d "$REFERENCE" ]; then
+    for ref in "$REFERENCE"/*.json; do
+        load "$ref"
+    done
+fi
+
+finish
