@@ -86,20 +86,9 @@ static pk_option no_symbols_option[] = {{"no-symbols", ""}};
 static pk_profile *read_with(const void *data, size_t size, bool symbols, bool salvage,
                              pk_status *status, pk_error *err)
 {
-    pk_read_options o = {0};
-    o.salvage = salvage;
-    if (!symbols) {
-        o.extra.items = no_symbols_option;
-        o.extra.count = 1;
-    }
-    pk_profile *p = NULL;
     pk_error local;
-    *status = pk_read_memory(data, size, FMT, &o, &p, err ? err : &local);
-    if (*status != PK_OK) {
-        pk_profile_free(p);
-        return NULL;
-    }
-    return p;
+    return tb_read_memory_with(data, size, FMT, no_symbols_option, symbols ? 0 : 1, salvage,
+                               status, err ? err : &local);
 }
 
 static pk_profile *read_ok(const tb_bytes *b)
@@ -543,7 +532,7 @@ static void missing_binary_is_one_warning_and_address_names(void **state)
         char want[32];
         snprintf(want, sizeof want, "0x%llx", (unsigned long long)f->address);
         assert_string_equal(pk_frame_name(p, (uint32_t)i), want);
-        assert_true(pk_symbolize_is_unresolved(p, (uint32_t)i));
+        assert_true(pk_frame_is_unresolved(p, (uint32_t)i));
     }
     assert_true(demo_frames > 0);
     pk_profile_free(p);

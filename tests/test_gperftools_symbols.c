@@ -24,6 +24,7 @@
 #include "formats/formats.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
+#include "profkit/symbolize.h"
 
 #ifndef PK_GPERF_DEMO
 #error "PK_GPERF_DEMO names the demo program built with libprofiler"
@@ -229,13 +230,17 @@ static void build_id_finds_the_binary_in_debug_directories(void **state)
                                                : "/nonexistent/gperftools_demo");
         res.build_id = pk_intern_cstr(p, mode == 2 ? "0123456789abcdef" : id);
         uint32_t r = pk_intern_resource(p, &res);
-        pk_symbolizer *s = pk_symbolizer_new(p, NULL);
+        const char *dirs[1] = {dir};
+        pk_symbolize_options so = {NULL, 0, NULL, 0};
         if (mode == 0) {
-            assert_true(pk_symbolizer_add_search_dir(s, dir));
+            so.search_dirs = dirs;
+            so.search_dir_count = 1;
         } else {
-            const char *dirs[1] = {dir};
-            assert_true(pk_symbolizer_set_debug_dirs(s, dirs, 1));
+            so.debug_dirs = dirs;
+            so.debug_dir_count = 1;
         }
+        pk_symbolizer *s = pk_symbolizer_new(p, &so);
+        assert_non_null(s);
         size_t checked = 0;
         for (size_t i = 0; i < pk_frame_count(named); i++) {
             const pk_frame *f = pk_frame_at(named, (uint32_t)i);
@@ -246,7 +251,7 @@ static void build_id_finds_the_binary_in_debug_directories(void **state)
             size_t n = pk_symbolizer_frames(s, r, f->address, &frames);
             assert_true(n >= 1);
             if (mode == 2) {
-                assert_true(pk_symbolize_is_unresolved(p, frames[n - 1]));
+                assert_true(pk_frame_is_unresolved(p, frames[n - 1]));
             } else {
                 assert_string_equal(pk_frame_name(p, frames[0]), pk_frame_name(named, (uint32_t)i));
                 assert_int_equal(pk_frame_at(p, frames[0])->line, f->line);
@@ -271,29 +276,39 @@ static void build_id_finds_the_binary_in_debug_directories(void **state)
     free(id);
 }
 
-/* Read without symbols and named by the pass afterwards, the profile has the per-function
- * samples of a reading that names its frames at once: the same functions, entry for entry. */
-static void symbolize_profile_pass_names_address_frames(void **state)
+/* The pass names frames by their address and mapping alone, whichever reader made them: the
+ * addresses of the gperftools reader, and the same addresses after a trip through pprof (written
+ * as locations without lines, read back as address frames), give the same functions with the
+ * same per-function samples, entry for entry. */
+static void symbolize_pass_names_address_frames_of_any_reader(void **state)
 {
     (void)state;
     pk_status status;
     pk_error err;
     pk_profile *raw = read_file_with(demo_profile_path, no_symbols_option, 1, &status, &err);
-    pk_profile *direct = read_file_with(demo_profile_path, NULL, 0, &status, &err);
     assert_non_null(raw);
-    assert_non_null(direct);
-    pk_profile *named = pk_profile_new();
-    assert_int_equal(pk_symbolize_profile(raw, named, NULL, &err), PK_OK);
+    char *data;
+    size_t size;
+    assert_int_equal(pk_write_memory(raw, &pk_format_pprof, NULL, &data, &size, &err), PK_OK);
+    pk_profile *through_pprof =
+        tb_read_memory_with(data, size, &pk_format_pprof, NULL, 0, false, &status, &err);
+    free(data);
+    assert_non_null(through_pprof);
+    pk_profile *named;
+    assert_int_equal(pk_symbolize(raw, NULL, &named, &err), PK_OK);
+    assert_false(pk_profile_has_unresolved_frames(through_pprof) &&
+                 !pk_profile_has_unresolved_frames(named));
     tb_fn_totals a = {0}, b = {0};
     tb_fn_totals_add_profile(&a, named, 0);
-    tb_fn_totals_add_profile(&b, direct, 0);
+    tb_fn_totals_add_profile(&b, through_pprof, 0);
     assert_int_equal(a.count, b.count);
     for (size_t i = 0; i < a.count; i++) {
         const tb_fn_total *x = tb_fn_totals_find(&b, a.items[i].name);
         if (!x)
-            fail_msg("%s: named by the pass only", a.items[i].name);
+            fail_msg("%s: named from the gperftools reading only", a.items[i].name);
         if (x->self != a.items[i].self || x->total != a.items[i].total)
-            fail_msg("%s: self %lld total %lld after the pass, self %lld total %lld read directly",
+            fail_msg("%s: self %lld total %lld from gperftools, self %lld total %lld through "
+                     "pprof",
                      a.items[i].name, (long long)a.items[i].self, (long long)a.items[i].total,
                      (long long)x->self, (long long)x->total);
     }
@@ -305,14 +320,14 @@ static void symbolize_profile_pass_names_address_frames(void **state)
     assert_int_equal(pk_metadata_get(named)->period, pk_metadata_get(raw)->period);
     pk_profile_free(named);
     pk_profile_free(raw);
-    pk_profile_free(direct);
+    pk_profile_free(through_pprof);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(symbol_path_finds_a_moved_binary),
-        cmocka_unit_test(symbolize_profile_pass_names_address_frames),
+        cmocka_unit_test(symbolize_pass_names_address_frames_of_any_reader),
         cmocka_unit_test(build_id_finds_the_binary_in_debug_directories),
     };
     return cmocka_run_group_tests_name("gperftools with libprofiler", tests, demo_setup,

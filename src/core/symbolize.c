@@ -742,6 +742,30 @@ static size_t sym_placeholder(pk_symbolizer *s, uint32_t resource, uint64_t addr
     return frames[0] == PK_NONE ? 0 : 1;
 }
 
+/* The file of a DIE declared in its CU's primary source file: DWARF 5 numbers that file 0,
+ * which some libdw versions do not resolve (clang emits it). NULL otherwise; malloc'ed. The
+ * file does not depend on which address of the function was looked up first. */
+static char *sym_primary_file(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word index;
+    if (!dwarf_attr_integrate(die, DW_AT_decl_file, &attr) || dwarf_formudata(&attr, &index) != 0 ||
+        index != 0)
+        return NULL;
+    Dwarf_Die cu;
+    Dwarf_Half version;
+    if (!die->cu || !dwarf_cu_die(die->cu, &cu, &version, NULL, NULL, NULL, NULL, NULL) ||
+        version < 5)
+        return NULL;
+    const char *name = dwarf_diename(&cu);
+    if (!name)
+        return NULL;
+    const char *dir = sym_die_string(&cu, DW_AT_comp_dir);
+    if (name[0] == '/' || !dir)
+        return strdup(name);
+    return sym_join(dir, name);
+}
+
 static uint32_t sym_function_from_die(pk_symbolizer *s, sym_resource *r, uint32_t resource,
                                       Dwarf_Die *die, const char *fallback_file)
 {
@@ -762,10 +786,14 @@ static uint32_t sym_function_from_die(pk_symbolizer *s, sym_resource *r, uint32_
     pk_function fn = {0, 0, 0, resource};
     fn.name = name ? sym_intern_name(s->dst, name) : pk_intern_cstr(s->dst, "??");
     const char *file = dwarf_decl_file(die);
+    char *primary = file ? NULL : sym_primary_file(die);
+    if (primary)
+        file = primary;
     if (!file)
         file = fallback_file;
     if (file)
         fn.file = pk_intern_cstr(s->dst, file);
+    free(primary);
     int line;
     if (dwarf_decl_line(die, &line) == 0 && line > 0)
         fn.start_line = (uint32_t)line;

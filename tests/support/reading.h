@@ -1,5 +1,6 @@
-/* Reading a profile file in a given format with format options (pk_option pairs, as the command
- * passes --symbol-path and --no-symbols), and looking for a warning among those it left. */
+/* Reading a profile file in a given format as the command does: the options are pk_option
+ * pairs, "symbol-path" and "no-symbols" steer the symbolization pass that follows the read
+ * (as the command's --symbol-path and --no-symbols do), and the others are format options. */
 #ifndef PK_TEST_READING_H
 #define PK_TEST_READING_H
 
@@ -12,6 +13,10 @@
 /* The profile at path, or NULL with *status and *err set. */
 pk_profile *tb_read_file_with(const char *path, const pk_format *format, const pk_option *options,
                               size_t count, pk_status *status, pk_error *err);
+/* The same for bytes in memory. */
+pk_profile *tb_read_memory_with(const void *data, size_t size, const pk_format *format,
+                                const pk_option *options, size_t count, bool salvage,
+                                pk_status *status, pk_error *err);
 /* True when one of p's warnings contains needle. */
 bool tb_has_warning(const pk_profile *p, const char *needle);
 
