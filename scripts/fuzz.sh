@@ -8,7 +8,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 scripts/setup.sh --build-only
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-      -DPROFKIT_FUZZ=ON -DPROFKIT_TESTS=OFF >/dev/null
+      -DPROFKIT_FUZZ=ON -DPROFKIT_TESTS=OFF -DPROFKIT_WERROR=ON >/dev/null
 cmake --build build-fuzz -j"$jobs"
 
 mkdir -p build-fuzz/findings
