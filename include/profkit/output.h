@@ -58,6 +58,12 @@ PK_API pk_status pk_output_finish_memory(pk_output *out, char **data, size_t *si
 /* Abandons the output: nothing appears at the path. NULL is allowed. */
 PK_API void pk_output_discard(pk_output *out);
 
+/* For programs: outputs being written when SIGINT, SIGTERM, SIGHUP or SIGXFSZ end the run leave
+ * nothing behind (where unnamed files cannot be used and a named temporary is). The signals
+ * then take their default course. Signals the program already handles or ignores are left as
+ * they are. */
+PK_API void pk_output_remove_on_signals(void);
+
 #ifdef __cplusplus
 }
 #endif

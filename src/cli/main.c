@@ -36,6 +36,8 @@ static void print_usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* An output being written when the run is interrupted leaves nothing behind. */
+    pk_output_remove_on_signals();
     if (argc < 2) {
         print_usage(stderr);
         return PK_EXIT_USAGE;

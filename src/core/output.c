@@ -19,14 +19,6 @@ static void output_reset(pk_output *out)
     out->fd = -1;
 }
 
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
-        return false;
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 pk_status pk_output_open(pk_output *out, const char *path, const char *protect_path,
                          pk_error *err)
 {
@@ -39,50 +31,14 @@ pk_status pk_output_open(pk_output *out, const char *path, const char *protect_p
         out->fd = STDOUT_FILENO;
         return PK_OK;
     }
-    if (protect_path && strcmp(protect_path, "-") != 0 &&
-        (strcmp(path, protect_path) == 0 || same_file(path, protect_path))) {
+    pk_status st = pk_output_file_open(&out->file, path, protect_path, err);
+    if (st != PK_OK) {
         free(out->buf);
         output_reset(out);
-        return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET,
-                            "%s: refusing to write the output over the input", path);
+        return st;
     }
-    struct stat st;
-    out->final_path = strdup(path);
-    if (!out->final_path) {
-        pk_output_abort(out);
-        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
-    }
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* A device or FIFO (e.g. /dev/null) cannot be replaced by a rename: write in place. */
-        out->fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (out->fd < 0) {
-            int e = errno;
-            pk_output_abort(out);
-            return pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET, "%s: %s", path, strerror(e));
-        }
-        return PK_OK;
-    }
-    size_t n = strlen(path);
-    out->temp_path = malloc(n + 16);
-    if (!out->temp_path) {
-        pk_output_abort(out);
-        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
-    }
-    /* The temporary sits beside the final file, so the rename stays on one file system. */
-    snprintf(out->temp_path, n + 16, "%s.tmp-XXXXXX", path);
-    out->fd = mkstemp(out->temp_path);
-    if (out->fd < 0) {
-        int e = errno;
-        free(out->temp_path);
-        out->temp_path = NULL; /* nothing was created, so abort must not unlink */
-        pk_output_abort(out);
-        return pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET, "%s: cannot create: %s", path,
-                            strerror(e));
-    }
-    /* mkstemp makes the file 0600; give it the usual permissions for a new file. */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(out->fd, 0666 & ~mask);
+    out->to_file = true;
+    out->fd = out->file.fd;
     return PK_OK;
 }
 
@@ -229,8 +185,6 @@ static void output_free(pk_output *out)
     pk_deflate_free(out->gzip);
     pk_buffer_free(&out->compressed);
     free(out->buf);
-    free(out->final_path);
-    free(out->temp_path);
     output_reset(out);
 }
 
@@ -247,33 +201,30 @@ pk_status pk_output_commit(pk_output *out, pk_error *err)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory for the output");
     }
     pk_out_flush_buffer(out);
-    const char *name = out->final_path ? out->final_path : "standard output";
     int e = out->write_errno;
     if (e == 0 && out->out_of_memory)
         e = ENOMEM;
-    if (e == 0 && out->temp_path && fsync(out->fd) != 0 && errno != EINVAL)
-        e = errno;
-    if (out->fd != STDOUT_FILENO && out->fd >= 0 && close(out->fd) != 0 && e == 0)
-        e = errno;
-    out->fd = -1;
-    if (e == 0 && out->temp_path && rename(out->temp_path, out->final_path) != 0)
-        e = errno;
     pk_status status = PK_OK;
-    if (e != 0)
+    if (out->to_file) {
+        if (e == 0) {
+            status = pk_output_file_commit(&out->file, err);
+        } else {
+            status = pk_error_set(err, e == ENOMEM ? PK_ERR_NOMEM : PK_ERR_IO, PK_NO_OFFSET,
+                                  "%s: cannot write: %s", out->file.path, strerror(e));
+            pk_output_file_abort(&out->file);
+        }
+    } else if (e != 0) {
         status = pk_error_set(err, e == ENOMEM ? PK_ERR_NOMEM : PK_ERR_IO, PK_NO_OFFSET,
-                              "%s: cannot write: %s", name, strerror(e));
-    if (status != PK_OK && out->temp_path)
-        unlink(out->temp_path);
+                              "standard output: cannot write: %s", strerror(e));
+    }
     output_free(out);
     return status;
 }
 
 void pk_output_abort(pk_output *out)
 {
-    if (out->fd >= 0 && out->fd != STDOUT_FILENO)
-        close(out->fd);
-    if (out->temp_path)
-        unlink(out->temp_path);
+    if (out->to_file)
+        pk_output_file_abort(&out->file);
     output_free(out);
 }
 

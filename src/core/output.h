@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/buffer.h"
+#include "core/output_file.h"
 #include "profkit/format.h"
 #include "profkit/output.h"
 
@@ -34,12 +35,12 @@ struct pk_output {
     struct pk_deflate *gzip; /* compressing filter, NULL when none */
     int write_errno;     /* first failure, 0 when none */
     bool out_of_memory;
-    char *final_path;    /* NULL for standard output and memory */
-    char *temp_path;
+    bool to_file;        /* a named output (not standard output, not memory) */
+    pk_output_file file; /* its file, when to_file */
 };
 
-/* Opens path for writing ("-" = standard output). A regular file is written to a temporary in
- * the same directory. protect_path (may be NULL) is the input: the output may not be it. */
+/* Opens path for writing ("-" = standard output); a file appears only when committed (see
+ * core/output_file.h). protect_path (may be NULL) is the input: the output may not be it. */
 pk_status pk_output_open(pk_output *out, const char *path, const char *protect_path,
                          pk_error *err);
 void pk_output_init_memory(pk_output *out);

@@ -334,7 +334,7 @@ pk_status pk_dump_file(const char *path, const pk_format *format, bool raw,
         status = pk_reader_dump(r, raw, options, &out, err);
         if (status == PK_OK) {
             status = pk_output_commit(&out, err);
-        } else if (out.final_path == NULL) {
+        } else if (!out.to_file) {
             /* On standard output the records before the damage stay: they are what a person
              * reading a broken file wants to see. A file is not left half-written. */
             pk_output_commit(&out, NULL);
