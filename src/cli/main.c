@@ -1,4 +1,5 @@
 /* profkit: read, write, convert and analyse profiler data files. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,10 +35,8 @@ static void print_usage(FILE *f)
                "  profkit convert channel.bsprof -o flame.svg        # interactive flame graph\n");
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
-    /* An output being written when the run is interrupted leaves nothing behind. */
-    pk_output_remove_on_signals();
     if (argc < 2) {
         print_usage(stderr);
         return PK_EXIT_USAGE;
@@ -57,4 +56,29 @@ int main(int argc, char **argv)
     }
     cli_error("unknown command '%s' (see `profkit --help`)", name);
     return PK_EXIT_USAGE;
+}
+
+/* Standard output written through stdio is flushed here: a failed write (a full disk, a closed
+ * pipe) is an error of the whole run, not a silent loss. */
+static bool close_standard_output(void)
+{
+    bool ok = fflush(stdout) == 0 && !ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && ok) {
+        ok = false;
+        e = errno;
+    }
+    if (!ok)
+        cli_error("standard output: cannot write: %s", strerror(e));
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    /* An output being written when the run is interrupted leaves nothing behind. */
+    pk_output_remove_on_signals();
+    int status = run_command(argc, argv);
+    if (!close_standard_output() && status == PK_EXIT_OK)
+        status = PK_EXIT_FAILURE;
+    return status;
 }
