@@ -26,6 +26,6 @@ expect_status 0 "$PROFKIT" convert "$SAMPLE" -o sample.json --quiet
 load sample.json
 expect_eq "$(samples '[(f["name"], f["totalSamples"]) for f in d["topFunctionsByTotal"]]')" \
     "[('demo!main', 4), ('demo!parse', 2), ('demo!eval', 1)]" "sampler functions in the Firefox Profiler"
-expect_status 0 timeout 30 "$PQ" profile info --json
+expect_status 0 timeout 120 "$PQ" profile info --json
 expect_contains "$OUT" '"name": "Thread_0001"' "sampler thread in the Firefox Profiler"
 finish
