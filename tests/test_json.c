@@ -93,9 +93,11 @@ static void test_strings_escaped(void **state)
     pk_json_string(j, "q\"uote\n");
     pk_json_string_len(j, "a\0b", 3);
     pk_json_double(j, 1.0 / 0.0); /* JSON has no infinity */
+    pk_json_double(j, -4.5e27);      /* beyond 64-bit integers */
+    pk_json_double(j, 4096.0);
     pk_json_array_end(j);
     char *text = finish();
-    assert_string_equal(text, "[\"q\\\"uote\\n\",\"a\\u0000b\",0]");
+    assert_string_equal(text, "[\"q\\\"uote\\n\",\"a\\u0000b\",0,-4.5e+27,4096]");
     free(text);
 }
 

@@ -28,9 +28,9 @@ void fx_weight(fx_writer *w, int64_t v)
     pk_output *out = pk_json_value(&w->json);
     int64_t scaled;
     if (__builtin_mul_overflow(v, w->weight_scale, &scaled)) {
-        /* Beyond 64 bits only a double can hold it; its last digits are lost either way. */
-        double exact = (double)v * (double)w->weight_scale;
-        pk_out_double(out, w->weight_kind == FX_WEIGHT_MS ? exact / 1e6 : exact);
+        /* Beyond 64 bits: a double, as the front end reads every number anyway. */
+        double big = (double)v * (double)w->weight_scale;
+        pk_out_double(out, w->weight_kind == FX_WEIGHT_MS ? big / 1e6 : big);
     } else if (w->weight_kind == FX_WEIGHT_MS) {
         fx_out_ms(out, scaled);
     } else {
