@@ -466,6 +466,119 @@ static void test_category_follows_file_without_format(void **state)
     pk_profile_free(p);
 }
 
+/* Code read from BR files: MENU (menu.brs) calling compute in a library on a Windows path. */
+static pk_profile *make_business_rules_profile(void)
+{
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "samples", "count");
+    pk_metadata_of(p)->source_format = pk_intern_cstr(p, "br");
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 1, 1);
+    pk_resource lib = {0, pk_intern_cstr(p, "C:\\Program Files\\BR\\brnative.dll"), 0,
+                       0x10000, 0x20000, 0};
+    uint32_t r = pk_intern_resource(p, &lib);
+    pk_function fn_native = {pk_intern_cstr(p, "compute"), 0, 0, r};
+    pk_frame fr_native = {pk_intern_function(p, &fn_native), 0, 0x10100, r, PK_FRAME_HAS_ADDRESS};
+    uint32_t s_menu = pk_intern_stack(p, PK_NONE, script_frame(p, "MENU", "menu.brs", 1, 10));
+    uint32_t s_native = pk_intern_stack(p, s_menu, pk_intern_frame(p, &fr_native));
+    const int64_t one[] = {1}, two[] = {2};
+    pk_add_sample(p, t, s_native, one);
+    pk_add_sample(p, t, s_menu, two);
+    return p;
+}
+
+/* Business Rules whatever the file names, native code in its library named by the last
+ * component of its Windows path. */
+static void test_business_rules_and_windows_library(void **state)
+{
+    (void)state;
+    pk_profile *p = make_business_rules_profile();
+    json_t *root = write_json(p, PK_NONE);
+    check_profile(root);
+    json_t *categories = get(get(root, "meta"), "categories");
+    assert_int_equal(json_array_size(categories), 3);
+    assert_string_equal(get_string(json_array_get(categories, 1), "name"), "Native");
+    assert_string_equal(get_string(json_array_get(categories, 2), "name"), "Business Rules");
+    assert_string_equal(get_string(json_array_get(categories, 2), "color"), "magenta");
+    json_t *thread = json_array_get(get(root, "threads"), 0);
+    json_t *frames = get(thread, "frameTable");
+    for (size_t i = 0; i < 2; i++) {
+        bool native = json_integer_value(column(frames, "address", i)) >= 0;
+        assert_int_equal(json_integer_value(column(frames, "category", i)), native ? 1 : 2);
+    }
+    json_t *l0 = json_array_get(get(root, "libs"), 0);
+    assert_string_equal(get_string(l0, "name"), "brnative.dll");
+    assert_string_equal(get_string(l0, "debugName"), "brnative.dll");
+    assert_true(json_is_null(get(l0, "codeId")));
+    json_decref(root);
+    pk_profile_free(p);
+}
+
+/* One thread, main -> alloc, 3 and 2 of a value in unit. */
+static pk_profile *make_unit_profile(const char *unit)
+{
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "v", unit);
+    pk_metadata *md = pk_metadata_of(p);
+    md->period = 4;
+    md->period_unit = pk_intern_cstr(p, "Milliseconds");
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "t"), 1, 1);
+    uint32_t s_main = pk_intern_stack(p, PK_NONE, script_frame(p, "main", "main.c", 1, 2));
+    uint32_t s_alloc = pk_intern_stack(p, s_main, script_frame(p, "alloc", "alloc.c", 1, 2));
+    const int64_t three[] = {3}, two[] = {2};
+    pk_add_sample(p, t, s_alloc, three);
+    pk_add_sample(p, t, s_main, two);
+    return p;
+}
+
+/* Units are those of the shared table: any case, any spelling of a time; sizes in bytes. */
+static void test_units_of_weights_and_period(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *unit;
+        const char *weight_type;
+        double weight; /* of a sample of value 3 */
+    } cases[] = {
+        {"MS", "tracing-ms", 3.0},
+        {"sec", "tracing-ms", 3000.0},
+        {"\xce\xbcs", "tracing-ms", 0.003}, /* GREEK SMALL LETTER MU */
+        {"ns", "tracing-ms", 0.000003},
+        {"bytes", "bytes", 3.0},
+        {"KiB", "bytes", 3072.0},
+        {"megabytes", "bytes", 3.0 * 1024 * 1024},
+        {"operations", "samples", 3.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pk_profile *p = make_unit_profile(cases[i].unit);
+        json_t *root = write_json(p, PK_NONE);
+        check_profile(root);
+        assert_true(json_number_value(get(get(root, "meta"), "interval")) == 4.0);
+        json_t *samples = get(json_array_get(get(root, "threads"), 0), "samples");
+        if (strcmp(get_string(samples, "weightType"), cases[i].weight_type) != 0)
+            fail_msg("%s: weight type %s", cases[i].unit, get_string(samples, "weightType"));
+        double weight = json_number_value(column(samples, "weight", 0));
+        if (weight != cases[i].weight)
+            fail_msg("%s: weight %g, want %g", cases[i].unit, weight, cases[i].weight);
+        json_decref(root);
+        pk_profile_free(p);
+    }
+
+    /* Beyond 64 bits in bytes or nanoseconds: a double, near enough. */
+    static const char *const big_units[] = {"gigabytes", "seconds"};
+    for (size_t i = 0; i < 2; i++) {
+        pk_profile *p = make_unit_profile(big_units[i]);
+        uint32_t t = 0, s = pk_sample_stack(p, 0);
+        assert_int_equal(pk_add_sample_value(p, t, s, 0, INT64_MAX / 2), PK_OK);
+        json_t *root = write_json(p, PK_NONE);
+        json_t *samples = get(json_array_get(get(root, "threads"), 0), "samples");
+        double want = (double)(INT64_MAX / 2 + 3) * (i == 0 ? 1024.0 * 1024 * 1024 : 1000.0);
+        double weight = json_number_value(column(samples, "weight", 0));
+        assert_true(weight > want * 0.999999 && weight < want * 1.000001);
+        json_decref(root);
+        pk_profile_free(p);
+    }
+}
+
 /* One thread, main -> read_block in libdemo.so at two addresses; 30 ms of cpu. */
 static pk_profile *make_native_profile(void)
 {
@@ -794,6 +907,8 @@ static int write_fixtures(const char *dir)
         {"script-wall.json", s.p, s.wall},
         {"native.json", make_native_profile(), PK_NONE},
         {"empty.json", pk_profile_new(), PK_NONE},
+        {"business-rules.json", make_business_rules_profile(), PK_NONE},
+        {"kilobytes.json", make_unit_profile("KiB"), PK_NONE},
     };
     int status = 0;
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
@@ -821,6 +936,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_time_value_becomes_milliseconds),
         cmocka_unit_test(test_unknown_value_is_refused),
         cmocka_unit_test(test_category_follows_file_without_format),
+        cmocka_unit_test(test_units_of_weights_and_period),
+        cmocka_unit_test(test_business_rules_and_windows_library),
         cmocka_unit_test(test_native_frames_get_libraries),
         cmocka_unit_test(test_memory_events_become_native_allocations),
         cmocka_unit_test(test_empty_profile),

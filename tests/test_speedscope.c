@@ -131,6 +131,9 @@ static void test_units(void **state)
         {"nanoseconds", "nanoseconds"}, {"microseconds", "microseconds"},
         {"milliseconds", "milliseconds"}, {"seconds", "seconds"}, {"bytes", "bytes"},
         {"count", "none"}, {"operations", "none"}, {"", "none"},
+        /* Other spellings of the shared unit table. */
+        {"ns", "nanoseconds"}, {"us", "microseconds"}, {"\xc2\xb5s", "microseconds"},
+        {"MS", "milliseconds"}, {"sec", "seconds"}, {"B", "bytes"}, {"byte", "bytes"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         pk_profile *p = pk_profile_new();
@@ -146,6 +149,26 @@ static void test_units(void **state)
         free(out);
         pk_profile_free(p);
     }
+}
+
+/* speedscope knows no unit of size above bytes: larger ones are written in bytes. */
+static void test_larger_sizes_become_bytes(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "retained", "kilobytes");
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "t"), -1, -1);
+    uint32_t s = pk_intern_stack(p, PK_NONE, frame_at(p, function_of(p, "f", NULL, 0), 0));
+    assert_int_equal(pk_add_sample_value(p, t, s, 0, 3), PK_OK);
+    uint32_t huge = pk_intern_stack(p, s, frame_at(p, function_of(p, "g", NULL, 0), 0));
+    assert_int_equal(pk_add_sample_value(p, t, huge, 0, INT64_MAX / 2), PK_OK);
+    char *out = write_speedscope(p, PK_NONE, NULL);
+    assert_non_null(strstr(out, "\"unit\":\"bytes\""));
+    /* Too large for 64 bits in bytes: the largest weight there is. */
+    assert_non_null(strstr(out, "\"weights\":[3072,9223372036854775807]}"));
+    assert_non_null(strstr(out, "\"endValue\":9223372036854775807,"));
+    free(out);
+    pk_profile_free(p);
 }
 
 static void test_unnamed_and_empty(void **state)
@@ -201,6 +224,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_output),
         cmocka_unit_test(test_units),
+        cmocka_unit_test(test_larger_sizes_become_bytes),
         cmocka_unit_test(test_unnamed_and_empty),
         cmocka_unit_test(test_no_values_is_unsupported),
         cmocka_unit_test(test_registry),

@@ -43,6 +43,14 @@ void pk_json_array_end(pk_json *j)
     container_end(j, ']');
 }
 
+void pk_json_line_break(pk_json *j)
+{
+    if (j->need_comma)
+        pk_out_putc(j->out, ',');
+    pk_out_putc(j->out, '\n');
+    j->need_comma = false;
+}
+
 void pk_json_string(pk_json *j, const char *s)
 {
     pk_out_json_string(pk_json_value(j), s);

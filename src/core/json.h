@@ -52,6 +52,10 @@ void pk_json_object_end(pk_json *j);
 void pk_json_array_begin(pk_json *j);
 void pk_json_array_end(pk_json *j);
 
+/* A line break before the next key or value (after the comma that precedes it), so that a long
+ * document can be read and compared line by line. */
+void pk_json_line_break(pk_json *j);
+
 /* A string of UTF-8 text; invalid bytes become U+FFFD. */
 void pk_json_string(pk_json *j, const char *s);
 /* A string of len bytes, which may hold NUL bytes (written as \u0000). */

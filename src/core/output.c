@@ -300,7 +300,8 @@ void pk_out_double(pk_output *out, double v)
 {
     if (!isfinite(v))
         v = 0;
-    if (v == (double)(int64_t)v && fabs(v) < 9007199254740992.0) {
+    /* The range first: converting a double beyond int64 is undefined. */
+    if (fabs(v) < 9007199254740992.0 && v == (double)(int64_t)v) {
         pk_out_i64(out, (int64_t)v);
         return;
     }

@@ -6,13 +6,15 @@
  * rows of the model with a positive value, their stacks root first.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/arith.h"
 #include "core/array.h"
 #include "core/hashmap.h"
-#include "core/output.h"
+#include "core/json.h"
+#include "core/units.h"
 #include "formats/formats.h"
 #include "profkit/version.h"
 
@@ -20,28 +22,12 @@
 
 static const char *const speedscope_extensions[] = {".speedscope.json", NULL};
 
-/* speedscope's units; anything else is written as "none". */
-static const char *speedscope_unit(const char *unit)
-{
-    static const struct {
-        const char *ours;
-        const char *theirs;
-    } units[] = {
-        {"nanoseconds", "nanoseconds"}, {"ns", "nanoseconds"},
-        {"microseconds", "microseconds"}, {"us", "microseconds"},
-        {"milliseconds", "milliseconds"}, {"ms", "milliseconds"},
-        {"seconds", "seconds"}, {"s", "seconds"},
-        {"bytes", "bytes"}, {"byte", "bytes"},
-    };
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(unit, units[i].ours) == 0)
-            return units[i].theirs;
-    return "none";
-}
-
 typedef struct speedscope_writer {
     const pk_profile *p;
+    pk_json json;
     uint32_t value;
+    const char *unit;            /* speedscope's name of the value's unit */
+    int64_t unit_scale;          /* bytes in one unit of the value (1 for other units) */
     uint32_t *frame_of_function; /* function -> speedscope frame, PK_NONE until used */
     uint32_t *function_of_frame; /* speedscope frame -> its first function */
     size_t frame_count, frame_cap;
@@ -118,52 +104,93 @@ static int64_t row_weight(const speedscope_writer *w, size_t row)
     return pk_sample_values(w->p, row)[w->value];
 }
 
-static void write_frames(speedscope_writer *w, pk_output *out)
+/* speedscope's units are the canonical names of times and "bytes"; a value in a larger unit of
+ * size (kilobytes, ...) is written in bytes, anything else has no unit ("none"). */
+static void choose_unit(speedscope_writer *w)
 {
-    pk_out_puts(out, "\"shared\":{\"frames\":[");
+    const pk_value_type *vt = pk_value_type_at(w->p, w->value);
+    pk_unit_info unit = pk_unit_lookup(pk_str(w->p, vt->unit));
+    w->unit = "none";
+    w->unit_scale = 1;
+    if (unit.kind == PK_UNIT_TIME) {
+        w->unit = unit.canonical;
+    } else if (unit.kind == PK_UNIT_BYTES) {
+        w->unit = "bytes";
+        w->unit_scale = unit.scale;
+    }
+}
+
+/* A positive weight in speedscope's unit; at most INT64_MAX. */
+static int64_t written_weight(const speedscope_writer *w, int64_t v)
+{
+    int64_t scaled;
+    return __builtin_mul_overflow(v, w->unit_scale, &scaled) ? INT64_MAX : scaled;
+}
+
+static void write_frames(speedscope_writer *w)
+{
+    pk_json *j = &w->json;
+    pk_json_key(j, "shared");
+    pk_json_object_begin(j);
+    pk_json_key(j, "frames");
+    pk_json_array_begin(j);
     for (size_t i = 0; i < w->frame_count; i++) {
         const pk_function *f = pk_function_at(w->p, w->function_of_frame[i]);
-        pk_out_puts(out, i ? ",\n{\"name\":" : "\n{\"name\":");
         const char *name = pk_str(w->p, f->name);
-        pk_out_json_string(out, name[0] ? name : "(unnamed)");
-        if (f->file != 0 && f->file != PK_NONE) {
-            pk_out_puts(out, ",\"file\":");
-            pk_out_json_string(out, pk_str(w->p, f->file));
-        }
-        if (f->start_line != 0) {
-            pk_out_puts(out, ",\"line\":");
-            pk_out_u64(out, f->start_line);
-        }
-        pk_out_putc(out, '}');
+        pk_json_line_break(j);
+        pk_json_object_begin(j);
+        pk_json_member_string(j, "name", name[0] ? name : "(unnamed)");
+        if (f->file != 0 && f->file != PK_NONE)
+            pk_json_member_string(j, "file", pk_str(w->p, f->file));
+        if (f->start_line != 0)
+            pk_json_member_u64(j, "line", f->start_line);
+        pk_json_object_end(j);
     }
-    pk_out_puts(out, "]}");
+    pk_json_array_end(j);
+    pk_json_object_end(j);
+}
+
+/* Sum of the thread's positive weights, in speedscope's unit. */
+static int64_t thread_total(const speedscope_writer *w, uint32_t thread)
+{
+    int64_t total = 0;
+    for (size_t i = w->thread_start[thread]; i < w->thread_start[thread + 1]; i++) {
+        int64_t v = row_weight(w, w->rows_by_thread[i]);
+        if (v > 0)
+            total = pk_add_saturating(total, written_weight(w, v));
+    }
+    return total;
+}
+
+/* Opens a sampled profile and writes its members up to its end value. */
+static void profile_begin(speedscope_writer *w, const char *name, int64_t end_value)
+{
+    pk_json *j = &w->json;
+    pk_json_object_begin(j);
+    pk_json_member_string(j, "type", "sampled");
+    pk_json_member_string(j, "name", name);
+    pk_json_member_string(j, "unit", w->unit);
+    pk_json_member_i64(j, "startValue", 0);
+    pk_json_member_i64(j, "endValue", end_value);
 }
 
 /* One sampled profile: the thread's rows with a positive weight. */
-static bool write_thread(speedscope_writer *w, pk_output *out, uint32_t thread, const char *unit)
+static bool write_thread(speedscope_writer *w, uint32_t thread)
 {
+    pk_json *j = &w->json;
     const pk_thread *t = pk_thread_at(w->p, thread);
     const char *name = t ? pk_str(w->p, t->name) : "";
+    char unnamed[32];
+    if (!name[0]) {
+        snprintf(unnamed, sizeof unnamed, "thread %u", thread + 1);
+        name = unnamed;
+    }
     size_t first = w->thread_start[thread], last = w->thread_start[thread + 1];
-    int64_t total = 0;
-    for (size_t i = first; i < last; i++) {
-        int64_t v = row_weight(w, w->rows_by_thread[i]);
-        if (v > 0)
-            total = pk_add_saturating(total, v);
-    }
-    pk_out_puts(out, "{\"type\":\"sampled\",\"name\":");
-    if (name[0]) {
-        pk_out_json_string(out, name);
-    } else {
-        pk_out_printf(out, "\"thread %u\"", thread + 1);
-    }
-    pk_out_puts(out, ",\"unit\":\"");
-    pk_out_puts(out, unit);
-    pk_out_puts(out, "\",\"startValue\":0,\"endValue\":");
-    pk_out_i64(out, total);
+    profile_begin(w, name, thread_total(w, thread));
 
-    pk_out_puts(out, ",\n\"samples\":[");
-    bool any = false;
+    pk_json_line_break(j);
+    pk_json_key(j, "samples");
+    pk_json_array_begin(j);
     for (size_t i = first; i < last; i++) {
         size_t row = w->rows_by_thread[i];
         if (row_weight(w, row) <= 0)
@@ -173,27 +200,23 @@ static bool write_thread(speedscope_writer *w, pk_output *out, uint32_t thread, 
         if (!PK_ARRAY_RESERVE(w->path, w->path_cap, depth + 1))
             return false;
         pk_stack_frames(w->p, stack, w->path, w->path_cap);
-        pk_out_puts(out, any ? ",\n[" : "\n[");
-        for (size_t d = 0; d < depth; d++) {
-            if (d)
-                pk_out_putc(out, ',');
-            pk_out_u64(out, w->frame_of_function[pk_frame_at(w->p, w->path[d])->function]);
-        }
-        pk_out_putc(out, ']');
-        any = true;
+        pk_json_line_break(j);
+        pk_json_array_begin(j);
+        for (size_t d = 0; d < depth; d++)
+            pk_json_u64(j, w->frame_of_function[pk_frame_at(w->p, w->path[d])->function]);
+        pk_json_array_end(j);
     }
-    pk_out_puts(out, "],\n\"weights\":[");
-    any = false;
+    pk_json_array_end(j);
+    pk_json_line_break(j);
+    pk_json_key(j, "weights");
+    pk_json_array_begin(j);
     for (size_t i = first; i < last; i++) {
         int64_t v = row_weight(w, w->rows_by_thread[i]);
-        if (v <= 0)
-            continue;
-        if (any)
-            pk_out_putc(out, ',');
-        pk_out_i64(out, v);
-        any = true;
+        if (v > 0)
+            pk_json_i64(j, written_weight(w, v));
     }
-    pk_out_puts(out, "]}");
+    pk_json_array_end(j);
+    pk_json_object_end(j);
     return true;
 }
 
@@ -256,50 +279,57 @@ static pk_status speedscope_write(const pk_profile *p, pk_output *out,
         if (row_weight(&w, row) > 0 && !number_stack(&w, pk_sample_stack(p, row)))
             goto nomem;
 
-    const pk_value_type *vt = pk_value_type_at(p, value);
-    const char *unit = speedscope_unit(pk_str(p, vt->unit));
+    choose_unit(&w);
 
-    pk_out_puts(out, "{\"$schema\":\"" SPEEDSCOPE_SCHEMA "\",\n");
-    write_frames(&w, out);
-    pk_out_puts(out, ",\n\"profiles\":[");
+    pk_json *j = &w.json;
+    pk_json_init(j, out);
+    pk_json_object_begin(j);
+    pk_json_member_string(j, "$schema", SPEEDSCOPE_SCHEMA);
+    pk_json_line_break(j);
+    write_frames(&w);
+    pk_json_line_break(j);
+    pk_json_key(j, "profiles");
+    pk_json_array_begin(j);
     /* The heaviest thread is shown first. */
     size_t heaviest = 0;
     int64_t heaviest_total = -1;
     for (size_t t = 0; t < threads; t++) {
-        int64_t total = 0;
-        for (size_t i = w.thread_start[t]; i < w.thread_start[t + 1]; i++) {
-            int64_t v = row_weight(&w, w.rows_by_thread[i]);
-            if (v > 0)
-                total = pk_add_saturating(total, v);
-        }
+        int64_t total = thread_total(&w, (uint32_t)t);
         if (total > heaviest_total) {
             heaviest_total = total;
             heaviest = t;
         }
         if (t)
-            pk_out_puts(out, ",\n");
-        if (!write_thread(&w, out, (uint32_t)t, unit))
+            pk_json_line_break(j);
+        if (!write_thread(&w, (uint32_t)t))
             goto nomem;
     }
     if (threads == 0) {
         /* speedscope names the file after its first profile, so there is always one. */
-        pk_out_puts(out, "{\"type\":\"sampled\",\"name\":\"empty\",\"unit\":\"");
-        pk_out_puts(out, unit);
-        pk_out_puts(out, "\",\"startValue\":0,\"endValue\":0,\"samples\":[],\"weights\":[]}");
+        profile_begin(&w, "empty", 0);
+        pk_json_key(j, "samples");
+        pk_json_array_begin(j);
+        pk_json_array_end(j);
+        pk_json_key(j, "weights");
+        pk_json_array_begin(j);
+        pk_json_array_end(j);
+        pk_json_object_end(j);
     }
-    pk_out_puts(out, "],\n");
+    pk_json_array_end(j);
 
     const char *title = options ? options->title : NULL;
     if (!title || !title[0])
         title = pk_str(p, pk_metadata_get(p)->product);
     if (title[0]) {
-        pk_out_puts(out, "\"name\":");
-        pk_out_json_string(out, title);
-        pk_out_puts(out, ",\n");
+        pk_json_line_break(j);
+        pk_json_member_string(j, "name", title);
     }
-    pk_out_puts(out, "\"activeProfileIndex\":");
-    pk_out_u64(out, heaviest);
-    pk_out_puts(out, ",\n\"exporter\":\"profkit@" PROFKIT_VERSION "\"}\n");
+    pk_json_line_break(j);
+    pk_json_member_u64(j, "activeProfileIndex", heaviest);
+    pk_json_line_break(j);
+    pk_json_member_string(j, "exporter", "profkit@" PROFKIT_VERSION);
+    pk_json_object_end(j);
+    pk_out_putc(out, '\n');
     writer_free(&w);
     return PK_OK;
 nomem:

@@ -60,6 +60,18 @@ expect_eq "$(json_get 'd["categoryBreakdown"]["categories"][0]["name"]')" "Nativ
 load "$SCRATCH/empty.json"
 query thread list
 
+load "$SCRATCH/business-rules.json"
+query thread samples --json
+expect_eq "$(json_get '[(f["name"].split("!")[-1], f["totalSamples"]) for f in d["topFunctionsByTotal"]]')" \
+    "[('MENU', 3), ('compute', 1)]" "Business Rules and native functions"
+expect_eq "$(json_get '[(c["name"], c["samples"]) for c in d["categoryBreakdown"]["categories"]]')" \
+    "[('Business Rules', 2), ('Native', 1)]" "Business Rules and native categories"
+
+load "$SCRATCH/kilobytes.json"
+query thread samples --json
+expect_eq "$(json_get 'd["weightType"]')" "bytes" "kilobytes weight type"
+expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "5120" "kilobytes as bytes"
+
 # ---- folded stacks in, through the command --------------------------------------------------------
 if "$PROFKIT" formats 2>/dev/null | grep -q '^folded .*read'; then
     printf 'main;parse;token 7\nmain;parse 100\nmain 120\nidle 3\n' >"$SCRATCH/stacks.folded"

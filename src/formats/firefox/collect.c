@@ -1,0 +1,153 @@
+/* What one thread reaches: its rows with a non-zero weight in stream order, its memory events
+ * with a known size, and the stacks, frames, functions, resources and native symbols that
+ * those reach, each numbered for the thread's own tables. */
+#include <stdlib.h>
+
+#include "formats/firefox/writer.h"
+
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct ordered_row {
+    uint64_t order;
+    uint32_t row;
+} ordered_row;
+
+static int compare_order(const void *a, const void *b)
+{
+    const ordered_row *x = a, *y = b;
+    if (x->order != y->order)
+        return (x->order > y->order) - (x->order < y->order);
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Marks stack and its callers as used by the thread; the caller sorts the list afterwards. */
+static void mark_stack(fx_writer *w, uint32_t stack)
+{
+    while (stack != PK_NONE && w->stacks.stamp[stack] != w->gen) {
+        w->stacks.stamp[stack] = w->gen;
+        w->stacks.items[w->stacks.count++] = stack;
+        stack = pk_stack_at(w->p, stack)->parent;
+    }
+}
+
+/* The thread's rows with a non-zero weight, sorted by stream order, and their stacks. */
+static bool collect_rows(fx_writer *w, uint32_t thread)
+{
+    const pk_profile *p = w->p;
+    size_t kept = 0;
+    bool sorted = true;
+    uint64_t last_order = 0;
+    for (size_t i = w->thread_rows_start[thread]; i < w->thread_rows_start[thread + 1]; i++) {
+        uint32_t row = w->thread_rows[i];
+        if (fx_row_weight(w, row) == 0)
+            continue;
+        uint64_t order = pk_sample_order(p, row);
+        if (kept && order < last_order)
+            sorted = false;
+        last_order = order;
+        w->row_order[kept++] = row;
+        mark_stack(w, pk_sample_stack(p, row));
+    }
+    w->row_count = kept;
+    if (sorted)
+        return true;
+    ordered_row *tmp = malloc(kept * sizeof *tmp);
+    if (!tmp)
+        return false;
+    for (size_t i = 0; i < kept; i++)
+        tmp[i] = (ordered_row){pk_sample_order(p, w->row_order[i]), w->row_order[i]};
+    qsort(tmp, kept, sizeof *tmp, compare_order);
+    for (size_t i = 0; i < kept; i++)
+        w->row_order[i] = tmp[i].row;
+    free(tmp);
+    return true;
+}
+
+/* The thread's memory events with a known size (a free whose allocation is unknown has none)
+ * and their stacks. */
+static void collect_allocations(fx_writer *w, uint32_t thread)
+{
+    w->allocation_count = 0;
+    for (size_t i = w->thread_events_start[thread]; i < w->thread_events_start[thread + 1]; i++) {
+        pk_memory_event e;
+        pk_memory_event_at(w->p, w->thread_events[i], &e);
+        if (e.size != 0) {
+            mark_stack(w, e.stack);
+            w->allocation_count++;
+        }
+    }
+}
+
+/* Frames of the marked stacks, with their inline depths. */
+static void collect_frames(fx_writer *w)
+{
+    const pk_profile *p = w->p;
+    for (size_t i = 0; i < w->stacks.count; i++) {
+        const pk_stack *s = pk_stack_at(p, w->stacks.items[i]);
+        bool added;
+        uint32_t local = fx_remap_add(&w->frames, s->frame, w->gen, &added);
+        if (!added)
+            continue;
+        /* An inlined frame sits one level deeper than the frame it is inlined into. */
+        uint32_t depth = 0;
+        if ((pk_frame_at(p, s->frame)->flags & PK_FRAME_INLINED) && s->parent != PK_NONE) {
+            uint32_t parent_frame =
+                fx_remap_get(&w->frames, pk_stack_at(p, s->parent)->frame, w->gen);
+            depth = w->frame_inline_depth[parent_frame] + 1;
+        }
+        w->frame_inline_depth[local] = depth;
+    }
+}
+
+/* Functions of the frames, their resources, and the native symbols of native frames at the
+ * lowest address seen. */
+static void collect_functions(fx_writer *w)
+{
+    const pk_profile *p = w->p;
+    for (size_t i = 0; i < w->frames.count; i++) {
+        const pk_frame *f = pk_frame_at(p, w->frames.items[i]);
+        bool added;
+        uint32_t func = fx_remap_add(&w->funcs, f->function, w->gen, &added);
+        uint32_t lib_resource = PK_NONE;
+        bool native = fx_is_native(p, f, &lib_resource);
+        if (added) {
+            uint32_t r = pk_function_at(p, f->function)->resource;
+            w->func_resource[func] = r != PK_NONE ? r : lib_resource;
+            if (w->func_resource[func] != PK_NONE)
+                fx_remap_add(&w->resources, w->func_resource[func], w->gen, NULL);
+        }
+        if (!native)
+            continue;
+        fx_remap_add(&w->resources, lib_resource, w->gen, NULL);
+        uint32_t symbol = fx_remap_add(&w->symbols, f->function, w->gen, &added);
+        int64_t rel = fx_relative_address(p, f, lib_resource);
+        uint64_t address = rel < 0 ? 0 : (uint64_t)rel;
+        if (added) {
+            w->symbol_lib[symbol] = w->resource_lib[lib_resource];
+            w->symbol_address[symbol] = address;
+        } else if (address < w->symbol_address[symbol]) {
+            w->symbol_address[symbol] = address;
+        }
+    }
+}
+
+bool fx_collect_thread(fx_writer *w, uint32_t thread)
+{
+    w->gen = thread + 1;
+    w->stacks.count = w->frames.count = w->funcs.count = 0;
+    w->resources.count = w->symbols.count = w->strings.count = 0;
+    if (!collect_rows(w, thread))
+        return false;
+    collect_allocations(w, thread);
+    /* Model order puts callers first; keeping it keeps the table topological. */
+    qsort(w->stacks.items, w->stacks.count, sizeof *w->stacks.items, compare_u32);
+    for (size_t i = 0; i < w->stacks.count; i++)
+        w->stacks.local[w->stacks.items[i]] = (uint32_t)i;
+    collect_frames(w);
+    collect_functions(w);
+    return true;
+}

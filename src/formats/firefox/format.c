@@ -1,0 +1,81 @@
+/* Firefox Profiler "processed profile" JSON, version 55: the layout the front end keeps in
+ * memory, with every table stored per thread as a struct of arrays and a string array per
+ * thread. Version 55 is the newest one with per-thread tables; every front end since
+ * 2025-02-28 upgrades it to its own version. Write only; writer.h lists the writer's parts.
+ *
+ * What the model gives and how it maps (docs/formats/firefox.md in more detail):
+ *   - one thread per model thread; each gets its own stack, frame, function, resource and
+ *     native-symbol tables holding only what its samples and memory events reach. Model stacks
+ *     are numbered parents first, so keeping model order keeps every prefix before its stack.
+ *   - sample rows (one per thread and stack) become one weighted sample each; rows whose chosen
+ *     value is zero are left out. The weight type follows the value's unit: times become
+ *     "tracing-ms" in milliseconds, sizes "bytes" in bytes, anything else counts as "samples".
+ *   - memory events become nativeAllocations (+size for an allocation, -size for a free of a
+ *     known allocation), with the addresses that the retained-memory view needs. A free goes
+ *     to the table of the thread that made the allocation, so that view pairs them.
+ *   - the model has no per-sample times, only stream order: rows (at their first contribution)
+ *     and memory events are spread evenly in that order over [start, end] of the metadata, or
+ *     1 ms apart when the run's length is unknown. meta.extra says so when the metadata marks
+ *     times as placed.
+ *   - categories name the kind of code (analysis/categories.h). Frames with an address inside
+ *     a resource that has a path are attributed to that library (libs, resourceTable,
+ *     nativeSymbols).
+ */
+#include "formats/firefox/writer.h"
+#include "formats/formats.h"
+
+static pk_status fx_write(const pk_profile *p, pk_output *out, const pk_write_options *options,
+                          pk_error *err)
+{
+    fx_writer w;
+    pk_status status = fx_writer_init(&w, p, out, options, err);
+    if (status != PK_OK) {
+        fx_writer_free(&w);
+        return status;
+    }
+    pk_json *j = &w.json;
+    pk_json_object_begin(j);
+    pk_json_key(j, "meta");
+    fx_write_meta(&w);
+    pk_json_line_break(j);
+    pk_json_key(j, "libs");
+    fx_write_libs(&w);
+    pk_json_line_break(j);
+    fx_empty_array(j, "pages");
+    fx_empty_array(j, "profilerOverhead");
+    fx_empty_array(j, "counters");
+    pk_json_line_break(j);
+    pk_json_key(j, "threads");
+    pk_json_array_begin(j);
+    size_t threads = pk_thread_count(p);
+    for (uint32_t t = 0; t < threads && !pk_out_failed(out); t++) {
+        if (!fx_collect_thread(&w, t)) {
+            status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+            break;
+        }
+        fx_write_thread(&w, t);
+    }
+    if (threads == 0)
+        fx_write_empty_thread(&w);
+    pk_json_array_end(j);
+    pk_json_object_end(j);
+    pk_out_putc(out, '\n');
+    fx_writer_free(&w);
+    return status;
+}
+
+static const char *const fx_aliases[] = {"fxprof", "firefox-profiler", NULL};
+static const char *const fx_extensions[] = {".json", NULL};
+
+const pk_format pk_format_firefox = {
+    .name = "firefox",
+    .aliases = fx_aliases,
+    .extensions = fx_extensions,
+    .description = "Firefox Profiler processed profile (JSON, version 55)",
+    .probe = NULL,
+    .read = NULL,
+    .write = fx_write,
+    .dump = NULL,
+    .read_options = NULL,
+    .write_options = NULL,
+};

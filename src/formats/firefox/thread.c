@@ -1,0 +1,193 @@
+/* One thread object: who it is (process, names, ids), its samples, its native allocations, an
+ * empty marker table, and the tables that those refer to. */
+#include <stdio.h>
+
+#include "formats/firefox/writer.h"
+
+/* The main thread of a process is the one whose tid is the pid; when the process has no such
+ * thread, its first thread in model order. */
+static bool is_main_thread(const pk_profile *p, uint32_t thread)
+{
+    const pk_thread *t = pk_thread_at(p, thread);
+    uint32_t first = PK_NONE, named_by_pid = PK_NONE;
+    for (uint32_t i = 0; i < pk_thread_count(p); i++) {
+        const pk_thread *other = pk_thread_at(p, i);
+        if (other->pid != t->pid)
+            continue;
+        if (first == PK_NONE)
+            first = i;
+        if (other->pid >= 0 && other->tid == other->pid && named_by_pid == PK_NONE)
+            named_by_pid = i;
+    }
+    return thread == (named_by_pid != PK_NONE ? named_by_pid : first);
+}
+
+/* Opens the thread object and writes its identity; every thread is in a process of its pid
+ * that lives as long as the profile. */
+static void write_identity(fx_writer *w, const char *name, bool is_main, int64_t pid, int64_t tid)
+{
+    pk_json *j = &w->json;
+    char pid_text[24];
+    snprintf(pid_text, sizeof pid_text, "%lld", (long long)pid);
+    pk_json_line_break(j);
+    pk_json_object_begin(j);
+    pk_json_member_string(j, "name", name);
+    pk_json_member_bool(j, "isMainThread", is_main);
+    pk_json_member_string(j, "processType", "default");
+    pk_json_member_string(j, "processName", fx_product(w->p));
+    pk_json_member_i64(j, "processStartupTime", 0);
+    pk_json_key(j, "processShutdownTime");
+    pk_json_null(j);
+    pk_json_member_i64(j, "registerTime", 0);
+    pk_json_key(j, "unregisterTime");
+    pk_json_null(j);
+    pk_json_key(j, "pausedRanges");
+    pk_json_array_begin(j);
+    pk_json_array_end(j);
+    pk_json_member_bool(j, "showMarkersInTimeline", false);
+    pk_json_member_string(j, "pid", pid_text); /* a string since version 47 */
+    pk_json_member_i64(j, "tid", tid);
+}
+
+static void write_samples(fx_writer *w)
+{
+    static const char *const weight_types[] = {
+        [FX_WEIGHT_SAMPLES] = "samples", [FX_WEIGHT_MS] = "tracing-ms", [FX_WEIGHT_BYTES] = "bytes"};
+    const pk_profile *p = w->p;
+    pk_json *j = &w->json;
+    size_t rows = w->row_count;
+    const uint32_t *row_order = w->row_order;
+    pk_json_key(j, "samples");
+    pk_json_object_begin(j);
+    pk_json_member_u64(j, "length", rows);
+    pk_json_member_string(j, "weightType", weight_types[w->weight_kind]);
+    fx_column_begin(j, "stack");
+    for (size_t i = 0; i < rows; i++)
+        fx_index_or_null(j, fx_local_stack(w, pk_sample_stack(p, row_order[i])));
+    pk_json_array_end(j);
+    fx_column_begin(j, "time");
+    for (size_t i = 0; i < rows; i++)
+        fx_out_ms(pk_json_value(j), fx_time_of(w, pk_sample_order(p, row_order[i])));
+    pk_json_array_end(j);
+    fx_column_begin(j, "weight");
+    for (size_t i = 0; i < rows; i++)
+        fx_weight(w, fx_row_weight(w, row_order[i]));
+    pk_json_array_end(j);
+    pk_json_object_end(j);
+}
+
+/* Columns of the native allocations table, written one at a time. */
+typedef enum allocation_column {
+    ALLOCATION_TIME,
+    ALLOCATION_WEIGHT,
+    ALLOCATION_STACK,
+    ALLOCATION_ADDRESS,
+    ALLOCATION_THREAD
+} allocation_column;
+
+/* One column over the thread's memory events with a known size. */
+static void write_allocation_column(fx_writer *w, uint32_t thread, const char *key,
+                                    allocation_column column)
+{
+    pk_json *j = &w->json;
+    pk_memory_event e;
+    fx_column_begin(j, key);
+    for (size_t i = w->thread_events_start[thread]; i < w->thread_events_start[thread + 1]; i++) {
+        pk_memory_event_at(w->p, w->thread_events[i], &e);
+        if (e.size == 0) /* an unmatched free: its size is unknown */
+            continue;
+        switch (column) {
+        case ALLOCATION_TIME:
+            fx_out_ms(pk_json_value(j), fx_time_of(w, e.order));
+            break;
+        case ALLOCATION_WEIGHT: {
+            pk_output *out = pk_json_value(j);
+            if (e.kind != PK_MEM_ALLOC)
+                pk_out_putc(out, '-');
+            pk_out_u64(out, e.size);
+            break;
+        }
+        case ALLOCATION_STACK:
+            fx_index_or_null(j, fx_local_stack(w, e.stack));
+            break;
+        case ALLOCATION_THREAD: {
+            const pk_thread *t = pk_thread_at(w->p, e.thread);
+            pk_json_i64(j, t->tid >= 0 ? t->tid : (int64_t)e.thread);
+            break;
+        }
+        case ALLOCATION_ADDRESS:
+            pk_json_u64(j, e.address);
+            break;
+        }
+    }
+    pk_json_array_end(j);
+}
+
+/* +size for an allocation, -size for a free, at the address the retained-memory view pairs
+ * them by. */
+static void write_allocations(fx_writer *w, uint32_t thread)
+{
+    pk_json *j = &w->json;
+    pk_json_key(j, "nativeAllocations");
+    pk_json_object_begin(j);
+    pk_json_member_u64(j, "length", w->allocation_count);
+    pk_json_member_string(j, "weightType", "bytes");
+    write_allocation_column(w, thread, "time", ALLOCATION_TIME);
+    write_allocation_column(w, thread, "weight", ALLOCATION_WEIGHT);
+    write_allocation_column(w, thread, "stack", ALLOCATION_STACK);
+    write_allocation_column(w, thread, "memoryAddress", ALLOCATION_ADDRESS);
+    write_allocation_column(w, thread, "threadId", ALLOCATION_THREAD);
+    pk_json_object_end(j);
+}
+
+/* The model has no markers; the table must still be there. */
+static void write_markers(pk_json *j)
+{
+    static const char *const columns[] = {"category", "data", "endTime", "name", "phase",
+                                          "startTime"};
+    pk_json_key(j, "markers");
+    pk_json_object_begin(j);
+    pk_json_member_i64(j, "length", 0);
+    for (size_t i = 0; i < sizeof columns / sizeof columns[0]; i++) {
+        fx_column_begin(j, columns[i]);
+        pk_json_array_end(j);
+    }
+    pk_json_object_end(j);
+}
+
+/* The thread's remaining members once its identity is written. */
+static void write_contents(fx_writer *w, uint32_t thread)
+{
+    write_samples(w);
+    if (thread != PK_NONE && w->thread_events_start[thread + 1] > w->thread_events_start[thread])
+        write_allocations(w, thread);
+    write_markers(&w->json);
+    fx_write_tables(w);
+    pk_json_object_end(&w->json);
+}
+
+void fx_write_thread(fx_writer *w, uint32_t thread)
+{
+    const pk_profile *p = w->p;
+    const pk_thread *t = pk_thread_at(p, thread);
+    int64_t tid = t->tid >= 0 ? t->tid : (int64_t)thread;
+    char unnamed[32];
+    const char *name = pk_str(p, t->name);
+    if (!t->name || !pk_str_len(p, t->name)) {
+        snprintf(unnamed, sizeof unnamed, "Thread %lld", (long long)tid);
+        name = unnamed;
+    }
+    write_identity(w, name, is_main_thread(p, thread), t->pid >= 0 ? t->pid : 0, tid);
+    write_contents(w, thread);
+}
+
+void fx_write_empty_thread(fx_writer *w)
+{
+    w->row_count = 0;
+    w->stacks.count = w->frames.count = w->funcs.count = 0;
+    w->resources.count = w->symbols.count = w->strings.count = 0;
+    /* No samples: the weight type of no value. */
+    w->weight_kind = FX_WEIGHT_SAMPLES;
+    write_identity(w, fx_product(w->p), true, 0, 0);
+    write_contents(w, PK_NONE);
+}

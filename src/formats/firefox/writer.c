@@ -1,0 +1,218 @@
+#include "formats/firefox/writer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hashmap.h"
+#include "core/units.h"
+
+const char *fx_product(const pk_profile *p)
+{
+    const pk_metadata *md = pk_metadata_get(p);
+    if (md->product && pk_str_len(p, md->product))
+        return pk_str(p, md->product);
+    if (md->source_format && pk_str_len(p, md->source_format))
+        return pk_str(p, md->source_format);
+    return "profkit";
+}
+
+/* The weight type follows the value's unit: times become milliseconds, sizes bytes, anything
+ * else counts as samples. */
+static pk_status choose_value(fx_writer *w, const pk_write_options *options, pk_error *err)
+{
+    const pk_profile *p = w->p;
+    size_t count = pk_value_type_count(p);
+    w->weight_kind = FX_WEIGHT_SAMPLES;
+    w->weight_scale = 1;
+    if (count == 0) {
+        w->value = PK_NONE;
+        return PK_OK;
+    }
+    uint32_t v = options && options->value != PK_NONE ? options->value : pk_default_value(p);
+    if (v >= count)
+        return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET, "value %u does not exist (%zu values)",
+                            (unsigned)v, count);
+    w->value = v;
+    pk_unit_info unit = pk_unit_lookup(pk_str(p, pk_value_type_at(p, v)->unit));
+    if (unit.kind == PK_UNIT_TIME) {
+        w->weight_kind = FX_WEIGHT_MS;
+        w->weight_scale = unit.scale;
+    } else if (unit.kind == PK_UNIT_BYTES) {
+        w->weight_kind = FX_WEIGHT_BYTES;
+        w->weight_scale = unit.scale;
+    }
+    return PK_OK;
+}
+
+/* The model has no per-sample times, only stream order: positions are spread evenly over the
+ * run, or 1 ms apart when its length is unknown. */
+static void place_times(fx_writer *w)
+{
+    const pk_metadata *md = pk_metadata_get(w->p);
+    uint64_t positions = pk_event_order_count(w->p);
+    w->time_step_ns = 1e6;
+    if (md->start_time != PK_TIME_UNKNOWN && md->end_time != PK_TIME_UNKNOWN &&
+        md->end_time > md->start_time && positions > 0)
+        w->time_step_ns = (double)(md->end_time - md->start_time) / (double)positions;
+}
+
+/* Categories of every frame and the categories in use, numbered for meta.categories; the
+ * libraries that native frames are in, numbered for libs. */
+static bool classify(fx_writer *w)
+{
+    const pk_profile *p = w->p;
+    size_t frames = pk_frame_count(p), resources = pk_resource_count(p);
+    w->frame_category = malloc(frames ? frames : 1);
+    w->resource_lib = malloc((resources ? resources : 1) * sizeof *w->resource_lib);
+    if (!w->frame_category || !w->resource_lib)
+        return false;
+    for (size_t r = 0; r < resources; r++)
+        w->resource_lib[r] = PK_NONE;
+
+    pk_category format_category = pk_profile_category(p);
+    memset(w->category_used, 0, sizeof w->category_used);
+    w->category_used[PK_CATEGORY_OTHER] = true;
+    for (size_t i = 0; i < frames; i++) {
+        pk_category c = pk_frame_category(p, (uint32_t)i, format_category);
+        uint32_t lib_resource = PK_NONE;
+        if (fx_is_native(p, pk_frame_at(p, (uint32_t)i), &lib_resource))
+            w->resource_lib[lib_resource] = 0; /* numbered below */
+        w->frame_category[i] = (uint8_t)c;
+        w->category_used[c] = true;
+    }
+    /* Libraries in resource order, so the output does not depend on frame order. */
+    w->lib_count = 0;
+    for (size_t r = 0; r < resources; r++)
+        if (w->resource_lib[r] != PK_NONE)
+            w->resource_lib[r] = w->lib_count++;
+    uint32_t next = 0;
+    for (unsigned c = 0; c < PK_CATEGORY_COUNT; c++)
+        w->category_out[c] = w->category_used[c] ? next++ : PK_NONE;
+    return true;
+}
+
+/* Thread of item `item` of a list being grouped. */
+typedef uint32_t (*thread_of_fn)(const void *context, size_t item);
+
+/* Groups n items by thread with a counting sort: start gets thread_count + 1 offsets. */
+static bool group_by_thread(size_t n, size_t threads, thread_of_fn thread_of, const void *context,
+                            uint32_t **items_out, size_t **start_out)
+{
+    size_t *start = calloc(threads + 2, sizeof *start);
+    uint32_t *items = malloc((n ? n : 1) * sizeof *items);
+    if (!start || !items) {
+        free(start);
+        free(items);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        start[thread_of(context, i) + 2]++;
+    for (size_t t = 0; t < threads; t++)
+        start[t + 2] += start[t + 1];
+    for (size_t i = 0; i < n; i++)
+        items[start[thread_of(context, i) + 1]++] = (uint32_t)i;
+    *items_out = items;
+    *start_out = start;
+    return true;
+}
+
+static uint32_t row_thread(const void *profile, size_t row)
+{
+    return pk_sample_thread(profile, row);
+}
+
+static uint32_t event_owner(const void *owners, size_t event)
+{
+    return ((const uint32_t *)owners)[event];
+}
+
+static bool group_rows(fx_writer *w, size_t threads)
+{
+    return group_by_thread(pk_sample_count(w->p), threads, row_thread, w->p, &w->thread_rows,
+                           &w->thread_rows_start);
+}
+
+/* The thread whose table holds each memory event: for an allocation its own thread, for a free
+ * the thread of the allocation it releases. The front end pairs frees with allocations by
+ * address within one table, so a free has to sit with its allocation for the retained-memory
+ * view to see it (threadId still names the thread that freed). */
+static bool group_events(fx_writer *w, size_t threads)
+{
+    size_t n = pk_memory_event_count(w->p);
+    uint32_t *owner = malloc((n ? n : 1) * sizeof *owner);
+    if (!owner)
+        return false;
+    pk_u64map live;
+    pk_u64map_init(&live);
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        pk_memory_event e;
+        pk_memory_event_at(w->p, i, &e);
+        owner[i] = e.thread;
+        if (e.kind == PK_MEM_ALLOC) {
+            uint32_t *slot;
+            bool inserted;
+            ok = pk_u64map_put(&live, e.address, e.thread, &slot, &inserted);
+            if (ok)
+                *slot = e.thread;
+        } else {
+            pk_u64map_remove(&live, e.address, &owner[i]);
+        }
+    }
+    pk_u64map_free(&live);
+    ok = ok && group_by_thread(n, threads, event_owner, owner, &w->thread_events,
+                              &w->thread_events_start);
+    free(owner);
+    return ok;
+}
+
+pk_status fx_writer_init(fx_writer *w, const pk_profile *p, pk_output *out,
+                         const pk_write_options *options, pk_error *err)
+{
+    memset(w, 0, sizeof *w);
+    w->p = p;
+    pk_json_init(&w->json, out);
+    pk_status status = choose_value(w, options, err);
+    if (status != PK_OK)
+        return status;
+    place_times(w);
+
+    size_t threads = pk_thread_count(p), rows = pk_sample_count(p);
+    size_t frames = pk_frame_count(p), functions = pk_function_count(p);
+    bool ok = classify(w) && group_rows(w, threads) && group_events(w, threads) &&
+              fx_remap_init(&w->stacks, pk_stack_count(p)) && fx_remap_init(&w->frames, frames) &&
+              fx_remap_init(&w->funcs, functions) &&
+              fx_remap_init(&w->resources, pk_resource_count(p)) &&
+              fx_remap_init(&w->symbols, functions) &&
+              fx_remap_init(&w->strings, pk_string_count(p));
+    w->frame_inline_depth = malloc((frames ? frames : 1) * sizeof *w->frame_inline_depth);
+    w->func_resource = malloc((functions ? functions : 1) * sizeof *w->func_resource);
+    w->symbol_address = malloc((functions ? functions : 1) * sizeof *w->symbol_address);
+    w->symbol_lib = malloc((functions ? functions : 1) * sizeof *w->symbol_lib);
+    w->row_order = malloc((rows ? rows : 1) * sizeof *w->row_order);
+    if (!ok || !w->frame_inline_depth || !w->func_resource || !w->symbol_address ||
+        !w->symbol_lib || !w->row_order)
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    return PK_OK;
+}
+
+void fx_writer_free(fx_writer *w)
+{
+    free(w->frame_category);
+    free(w->resource_lib);
+    free(w->thread_rows);
+    free(w->thread_rows_start);
+    free(w->thread_events);
+    free(w->thread_events_start);
+    fx_remap_free(&w->stacks);
+    fx_remap_free(&w->frames);
+    fx_remap_free(&w->funcs);
+    fx_remap_free(&w->resources);
+    fx_remap_free(&w->symbols);
+    fx_remap_free(&w->strings);
+    free(w->frame_inline_depth);
+    free(w->func_resource);
+    free(w->symbol_address);
+    free(w->symbol_lib);
+    free(w->row_order);
+}

@@ -1,0 +1,164 @@
+/* The Firefox Profiler writer's state, shared by its parts:
+ *
+ *   format.c     registration, and the document: meta, libs, threads
+ *   writer.c     what holds for the whole profile: the value written, times, frame categories,
+ *                libraries, rows and memory events grouped by thread
+ *   meta.c       the meta object (categories, profile information)
+ *   libs.c       native frames and the libraries they are in
+ *   collect.c    what one thread reaches, numbered for its own tables
+ *   thread.c     one thread object: its samples, native allocations and markers
+ *   tables.c     one thread's stack, frame, function, resource and native-symbol tables and
+ *                its string array
+ *   numbers.c    numbers as the columns hold them: exact milliseconds, weights
+ *   remap.h      per-thread numbering of model items
+ *
+ * docs/formats/firefox.md says how the model maps to the processed profile.
+ */
+#ifndef PK_FORMATS_FIREFOX_WRITER_H
+#define PK_FORMATS_FIREFOX_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/categories.h"
+#include "core/json.h"
+#include "formats/firefox/remap.h"
+#include "profkit/format.h"
+#include "profkit/profile.h"
+
+/* The processed-profile version written, and the Gecko version that goes with it. */
+#define FX_PROCESSED_VERSION 55
+#define FX_GECKO_VERSION 24
+
+/* What the weights of samples are, as the front end's weightType says. */
+typedef enum fx_weight_kind { FX_WEIGHT_SAMPLES, FX_WEIGHT_MS, FX_WEIGHT_BYTES } fx_weight_kind;
+
+typedef struct fx_writer {
+    const pk_profile *p;
+    pk_json json;
+
+    uint32_t value;           /* value type written as sample weight, PK_NONE when there is none */
+    fx_weight_kind weight_kind;
+    int64_t weight_scale;     /* nanoseconds (FX_WEIGHT_MS) or bytes (FX_WEIGHT_BYTES) in one
+                               * unit of the value; 1 otherwise */
+    double time_step_ns;      /* distance between two stream positions */
+
+    /* whole profile */
+    uint8_t *frame_category;  /* model frame -> pk_category */
+    bool category_used[PK_CATEGORY_COUNT];
+    uint32_t category_out[PK_CATEGORY_COUNT]; /* pk_category -> index in meta.categories */
+    uint32_t *resource_lib;   /* model resource -> index in libs, PK_NONE when not a library */
+    uint32_t lib_count;
+    uint32_t *thread_rows;    /* sample rows grouped by thread */
+    size_t *thread_rows_start; /* thread -> first entry in thread_rows; thread_count + 1 */
+    uint32_t *thread_events;  /* memory events grouped by the thread whose table holds them */
+    size_t *thread_events_start;
+
+    /* current thread */
+    uint32_t gen;             /* generation of the remaps: thread index + 1 */
+    fx_remap stacks, frames, funcs, resources, symbols, strings;
+    uint32_t *frame_inline_depth; /* local frame -> inline depth */
+    uint32_t *func_resource;  /* local func -> model resource or PK_NONE */
+    uint64_t *symbol_address; /* local native symbol -> lowest library-relative address */
+    uint32_t *symbol_lib;     /* local native symbol -> lib index */
+    uint32_t *row_order;      /* the thread's rows, by stream order */
+    size_t row_count;         /* entries of row_order */
+    size_t allocation_count;  /* the thread's memory events with a known size */
+} fx_writer;
+
+/* ---- writer.c ---- */
+
+/* Prepares everything that holds for the whole profile: the value written (options->value,
+ * else the profile's default), times, categories, libraries, grouping by thread. On failure
+ * the error is set and fx_writer_free still applies. */
+pk_status fx_writer_init(fx_writer *w, const pk_profile *p, pk_output *out,
+                         const pk_write_options *options, pk_error *err);
+void fx_writer_free(fx_writer *w);
+/* The product named in meta and as every process name. */
+const char *fx_product(const pk_profile *p);
+
+/* Time of a stream position, in nanoseconds after the start. */
+static inline int64_t fx_time_of(const fx_writer *w, uint64_t order)
+{
+    double ns = (double)order * w->time_step_ns;
+    return ns < 9e18 ? (int64_t)(ns + 0.5) : INT64_MAX;
+}
+
+/* The chosen value of sample row `row` (0 when the profile has no values). */
+static inline int64_t fx_row_weight(const fx_writer *w, size_t row)
+{
+    return w->value == PK_NONE ? 0 : pk_sample_values(w->p, row)[w->value];
+}
+
+/* ---- meta.c ---- */
+
+void fx_write_meta(fx_writer *w);
+
+/* ---- libs.c ---- */
+
+/* True when frame f has an address inside a resource with a path (a library); *resource_out,
+ * when given, is then that resource. */
+bool fx_is_native(const pk_profile *p, const pk_frame *f, uint32_t *resource_out);
+/* Address of native frame f relative to its library, -1 when it lies outside it. */
+int64_t fx_relative_address(const pk_profile *p, const pk_frame *f, uint32_t resource);
+void fx_write_libs(fx_writer *w);
+
+/* ---- collect.c ---- */
+
+/* Starts thread `thread` (the generation of every remap) and collects what its samples and
+ * memory events reach: rows in stream order, stacks, frames, functions, resources and native
+ * symbols. False when memory runs out. */
+bool fx_collect_thread(fx_writer *w, uint32_t thread);
+
+/* Local index of model stack `stack` in the current thread, PK_NONE for none. */
+static inline uint32_t fx_local_stack(const fx_writer *w, uint32_t stack)
+{
+    return stack == PK_NONE ? PK_NONE : w->stacks.local[stack];
+}
+
+/* ---- thread.c ---- */
+
+void fx_write_thread(fx_writer *w, uint32_t thread);
+/* A profile without threads still needs one for the front end to show anything. */
+void fx_write_empty_thread(fx_writer *w);
+
+/* ---- tables.c ---- */
+
+/* The thread's tables and its string array, as members of the thread object. */
+void fx_write_tables(fx_writer *w);
+
+/* ---- numbers.c ---- */
+
+/* Starts `"key":[`, a column of a table; the caller writes the entries and ends the array. */
+static inline void fx_column_begin(pk_json *j, const char *key)
+{
+    pk_json_key(j, key);
+    pk_json_array_begin(j);
+}
+
+/* `"key":[]` */
+static inline void fx_empty_array(pk_json *j, const char *key)
+{
+    pk_json_key(j, key);
+    pk_json_array_begin(j);
+    pk_json_array_end(j);
+}
+
+/* A table index, or null for PK_NONE. */
+static inline void fx_index_or_null(pk_json *j, uint32_t index)
+{
+    pk_output *out = pk_json_value(j);
+    if (index == PK_NONE)
+        pk_out_puts(out, "null");
+    else
+        pk_out_u64(out, index);
+}
+
+/* Nanoseconds as exact decimal milliseconds: far cheaper than a shortest round-trip double,
+ * which matters for millions of times. */
+void fx_out_ms(pk_output *out, int64_t ns);
+/* Sample weight v of the chosen value, in the unit its weightType says. */
+void fx_weight(fx_writer *w, int64_t v);
+
+#endif

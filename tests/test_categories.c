@@ -1,0 +1,130 @@
+/* Categories of code (analysis/categories.h): names and colours, languages of formats and file
+ * extensions, and the category of a frame: address first, then the format's language, then the
+ * file's. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis/categories.h"
+#include "profkit/profile.h"
+
+static void test_names_and_colours(void **state)
+{
+    (void)state;
+    /* The Firefox Profiler takes the first grey category as its default one. */
+    assert_string_equal(pk_category_name(PK_CATEGORY_OTHER), "Other");
+    assert_string_equal(pk_category_colour(PK_CATEGORY_OTHER), "grey");
+    assert_int_equal(PK_CATEGORY_OTHER, 0);
+    static const struct {
+        pk_category category;
+        const char *name, *colour;
+    } cases[] = {
+        {PK_CATEGORY_NATIVE, "Native", "blue"},
+        {PK_CATEGORY_BRIGHTSCRIPT, "BrightScript", "purple"},
+        {PK_CATEGORY_BUSINESS_RULES, "Business Rules", "magenta"},
+        {PK_CATEGORY_JAVASCRIPT, "JavaScript", "yellow"},
+        {PK_CATEGORY_PYTHON, "Python", "green"},
+        {PK_CATEGORY_JAVA, "Java", "orange"},
+        {PK_CATEGORY_GO, "Go", "lightblue"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_string_equal(pk_category_name(cases[i].category), cases[i].name);
+        assert_string_equal(pk_category_colour(cases[i].category), cases[i].colour);
+    }
+    /* Every category but Other has its own colour. */
+    for (unsigned a = 1; a < PK_CATEGORY_COUNT; a++)
+        for (unsigned b = a + 1; b < PK_CATEGORY_COUNT; b++)
+            assert_string_not_equal(pk_category_colour((pk_category)a),
+                                    pk_category_colour((pk_category)b));
+    /* Out of range reads as Other rather than past the table. */
+    assert_string_equal(pk_category_name(PK_CATEGORY_COUNT), "Other");
+}
+
+static void test_formats(void **state)
+{
+    (void)state;
+    assert_int_equal(pk_category_of_format("bsprof"), PK_CATEGORY_BRIGHTSCRIPT);
+    assert_int_equal(pk_category_of_format("br"), PK_CATEGORY_BUSINESS_RULES);
+    assert_int_equal(pk_category_of_format("gperftools"), PK_CATEGORY_OTHER);
+    assert_int_equal(pk_category_of_format("pprof"), PK_CATEGORY_OTHER);
+    assert_int_equal(pk_category_of_format(""), PK_CATEGORY_OTHER);
+}
+
+static void test_files(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *path;
+        pk_category category;
+    } cases[] = {
+        {"pkg:/source/main.brs", PK_CATEGORY_BRIGHTSCRIPT},
+        {"components/Scene.BS", PK_CATEGORY_BRIGHTSCRIPT}, /* case does not matter */
+        {"MENU.BR", PK_CATEGORY_BUSINESS_RULES},
+        {"src/app.tsx", PK_CATEGORY_JAVASCRIPT},
+        {"lib/compute.py", PK_CATEGORY_PYTHON},
+        {"Main.kt", PK_CATEGORY_JAVA},
+        {"/usr/lib/go/src/runtime/proc.go", PK_CATEGORY_GO},
+        {"/build/glibc/string/memcpy.c", PK_CATEGORY_NATIVE},
+        {"include/vector.hpp", PK_CATEGORY_NATIVE},
+        {"C:\\src\\app\\main.cpp", PK_CATEGORY_NATIVE},
+        {"view.xml", PK_CATEGORY_OTHER},
+        {"Makefile", PK_CATEGORY_OTHER},
+        {"", PK_CATEGORY_OTHER},
+        {"src.py/README", PK_CATEGORY_OTHER},   /* the dot of a directory */
+        {"src.py\\README", PK_CATEGORY_OTHER},  /* also behind a backslash */
+        {"file.verylongextension", PK_CATEGORY_OTHER},
+        {"archive.", PK_CATEGORY_OTHER},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (pk_category_of_file(cases[i].path) != cases[i].category)
+            fail_msg("%s: category %d, want %d", cases[i].path,
+                     (int)pk_category_of_file(cases[i].path), (int)cases[i].category);
+}
+
+static uint32_t frame_of(pk_profile *p, const char *file, bool address)
+{
+    pk_function fn = {pk_intern_cstr(p, "f"), pk_intern_cstr(p, file), 1, PK_NONE};
+    pk_frame fr = {pk_intern_function(p, &fn), 2, address ? 0x1000 : 0, PK_NONE,
+                   address ? PK_FRAME_HAS_ADDRESS : 0u};
+    return pk_intern_frame(p, &fr);
+}
+
+static void test_frames(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    uint32_t script_js = frame_of(p, "app/handler.js", false);
+    uint32_t native_js = frame_of(p, "app/handler.js", true);
+    uint32_t unknown = frame_of(p, "", false);
+
+    /* Built in memory: no format, so the file decides. */
+    pk_category none = pk_profile_category(p);
+    assert_int_equal(none, PK_CATEGORY_OTHER);
+    assert_int_equal(pk_frame_category(p, script_js, none), PK_CATEGORY_JAVASCRIPT);
+    assert_int_equal(pk_frame_category(p, native_js, none), PK_CATEGORY_NATIVE);
+    assert_int_equal(pk_frame_category(p, unknown, none), PK_CATEGORY_OTHER);
+
+    /* Read from .bsprof: every frame without an address is BrightScript, whatever its file. */
+    pk_metadata_of(p)->source_format = pk_intern_cstr(p, "bsprof");
+    pk_category bsprof = pk_profile_category(p);
+    assert_int_equal(bsprof, PK_CATEGORY_BRIGHTSCRIPT);
+    assert_int_equal(pk_frame_category(p, script_js, bsprof), PK_CATEGORY_BRIGHTSCRIPT);
+    assert_int_equal(pk_frame_category(p, unknown, bsprof), PK_CATEGORY_BRIGHTSCRIPT);
+    assert_int_equal(pk_frame_category(p, native_js, bsprof), PK_CATEGORY_NATIVE);
+    pk_profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_names_and_colours),
+        cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_files),
+        cmocka_unit_test(test_frames),
+    };
+    return cmocka_run_group_tests_name("categories", tests, NULL, NULL);
+}
