@@ -1,5 +1,5 @@
-/* Reports, diff and merge on a profile built with the model API (tests/report_fixture.h): the
- * data of each report and its text and JSON renderings. */
+/* Reports, summaries, diff and merge on a profile built with the model API
+ * (tests/report_fixture.h): the data of each report and its text and JSON renderings. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +15,7 @@
 #include "profkit/format.h"
 #include "profkit/merge.h"
 #include "profkit/report.h"
+#include "profkit/summary.h"
 #include "report_fixture.h"
 
 /* How a view is shown: as JSON, or as text in width columns (0: no limit). */
@@ -534,6 +535,300 @@ static void diff_makes_a_differential_profile(void **state)
     pk_profile_free(newer);
 }
 
+/* ---- reports as data --------------------------------------------------------------------- */
+
+static void assert_entry(const pk_report_entry *e, const char *name, int64_t self, int64_t total)
+{
+    assert_string_equal(e->name, name);
+    assert_int_equal(e->self, self);
+    assert_int_equal(e->total, total);
+}
+
+static void assert_node(const pk_report_node *n, const char *name, uint32_t depth,
+                        uint32_t folded, int64_t self, int64_t total)
+{
+    assert_string_equal(n->name, name);
+    assert_int_equal(n->depth, depth);
+    assert_int_equal(n->folded, folded);
+    assert_int_equal(n->self, self);
+    assert_int_equal(n->total, total);
+}
+
+static void flat_views_are_entries(void **state)
+{
+    (void)state;
+    pk_profile *p = fixture_profile();
+    pk_report_options o;
+    pk_report_options_init(&o);
+    o.top = 3;
+    pk_report *r = build(p, &o);
+    assert_int_equal(r->view, PK_REPORT_TOP);
+    assert_string_equal(r->value_name, "cpu");
+    assert_string_equal(r->value_unit, "nanoseconds");
+    assert_int_equal(r->total, 42 * MS);
+    assert_int_equal(r->threads_matched, 2);
+    assert_int_equal(r->entry_count, 3);
+    assert_int_equal(r->entries_available, 4);
+    assert_entry(&r->entries[0], "bar", 29 * MS, 29 * MS);
+    assert_entry(&r->entries[1], "foo", 10 * MS, 30 * MS);
+    assert_entry(&r->entries[2], "rec", 2 * MS, 6 * MS);
+    assert_string_equal(r->entries[0].file, "");
+    pk_report_free(r);
+
+    o.view = PK_REPORT_CALLEES;
+    o.function = "main";
+    o.top = 0;
+    o.value = 1; /* calls */
+    r = build(p, &o);
+    assert_string_equal(r->value_name, "calls");
+    assert_string_equal(r->function, "main");
+    assert_int_equal(r->function_total, 6);
+    assert_int_equal(r->function_self, 1);
+    assert_int_equal(r->entry_count, 4);
+    /* foo and rec 2 calls each, then main's own call before bar's (by name, "" first). */
+    assert_entry(&r->entries[0], "foo", 0, 2);
+    assert_false(r->entries[0].own);
+    assert_entry(&r->entries[1], "rec", 0, 2);
+    assert_entry(&r->entries[2], "", 1, 1);
+    assert_true(r->entries[2].own);
+    assert_entry(&r->entries[3], "bar", 0, 1);
+    pk_report_free(r);
+
+    o.view = PK_REPORT_CALLERS;
+    o.value = PK_NONE;
+    r = build(p, &o);
+    assert_int_equal(r->entry_count, 1); /* main is called from nowhere */
+    assert_true(r->entries[0].own);
+    assert_int_equal(r->entries[0].total, 42 * MS);
+    pk_report_free(r);
+
+    o.view = PK_REPORT_LINES;
+    r = build(p, &o);
+    assert_true(r->has_lines);
+    assert_int_equal(r->entry_count, 4);
+    assert_entry(&r->entries[0], "bar", 29 * MS, 29 * MS);
+    assert_string_equal(r->entries[0].file, "lib.c");
+    assert_int_equal(r->entries[0].line, 7);
+    pk_report_free(r);
+
+    o.view = PK_REPORT_THREADS;
+    r = build(p, &o);
+    assert_int_equal(r->entry_count, 2);
+    assert_entry(&r->entries[0], "main", 0, 36 * MS);
+    assert_int_equal(r->entries[0].tid, 1);
+    assert_int_equal(r->entries[0].stacks, 4);
+    assert_entry(&r->entries[1], "worker", 0, 6 * MS);
+    assert_int_equal(r->entries[1].pid, 1);
+    assert_int_equal(r->entries[1].tid, 2);
+    assert_int_equal(r->entries[1].stacks, 2);
+    pk_report_free(r);
+    pk_profile_free(p);
+}
+
+static void tree_view_is_rows_in_display_order(void **state)
+{
+    (void)state;
+    pk_profile *p = fixture_profile();
+    pk_report_options o;
+    pk_report_options_init(&o);
+    o.view = PK_REPORT_TREE;
+    o.thread_pattern = "main";
+    o.min_percent = 20;
+    pk_report *r = build(p, &o);
+    assert_int_equal(r->threads_matched, 1);
+    assert_int_equal(r->total, 36 * MS);
+    assert_int_equal(r->node_count, 4);
+    assert_node(&r->nodes[0], "main", 0, 0, 1 * MS, 36 * MS);
+    assert_node(&r->nodes[1], "foo", 1, 0, 10 * MS, 30 * MS);
+    assert_node(&r->nodes[2], "bar", 2, 0, 20 * MS, 20 * MS);
+    /* main;bar (5 of 36 ms) is folded, after the siblings shown. */
+    assert_node(&r->nodes[3], "", 1, 1, 0, 5 * MS);
+    assert_false(r->nodes[0].thread);
+    pk_report_free(r);
+
+    /* Both threads: one branch each, marked. */
+    o.thread_pattern = NULL;
+    o.min_percent = 0;
+    r = build(p, &o);
+    assert_node(&r->nodes[0], "main", 0, 0, 0, 36 * MS);
+    assert_true(r->nodes[0].thread);
+    assert_node(&r->nodes[1], "main", 1, 0, 1 * MS, 36 * MS);
+    assert_false(r->nodes[1].thread);
+    const pk_report_node *last = &r->nodes[r->node_count - 1];
+    assert_node(last, "bar", 4, 0, 4 * MS, 4 * MS); /* worker: main;rec;rec;bar */
+    pk_report_free(r);
+    pk_profile_free(p);
+}
+
+static void memory_view_is_sites(void **state)
+{
+    (void)state;
+    pk_profile *p = fixture_profile();
+    pk_report_options o;
+    pk_report_options_init(&o);
+    o.view = PK_REPORT_MEMORY;
+    pk_report *r = build(p, &o);
+    assert_true(r->has_memory_events);
+    assert_string_equal(r->value_name, "");
+    assert_int_equal(r->memory.allocated, 1160);
+    assert_int_equal(r->memory.allocated_count, 4);
+    assert_int_equal(r->memory.freed, 110);
+    assert_int_equal(r->memory.unfreed, 1050);
+    assert_int_equal(r->memory.unfreed_count, 2);
+    assert_int_equal(r->unmatched_frees, 1);
+    assert_int_equal(r->path_count, 4);
+    assert_int_equal(r->paths_available, 4);
+    const pk_memory_site *site = &r->paths[0];
+    assert_int_equal(site->path_length, 3);
+    assert_string_equal(site->path[0], "main");
+    assert_string_equal(site->path[1], "foo");
+    assert_string_equal(site->path[2], "bar");
+    assert_int_equal(site->memory.unfreed, 1000);
+    assert_int_equal(site->memory.allocated_count, 1);
+    site = &r->paths[3]; /* heaviest unfreed first, then most allocated: 10 B freed */
+    assert_int_equal(site->path_length, 4);
+    assert_string_equal(site->path[3], "bar");
+    assert_int_equal(site->memory.freed, 10);
+    assert_int_equal(r->line_count, 2);
+    site = &r->lines[0];
+    assert_string_equal(site->file, "lib.c");
+    assert_int_equal(site->line, 7);
+    assert_string_equal(site->function, "bar");
+    assert_int_equal(site->memory.allocated, 1060);
+    assert_int_equal(site->memory.allocated_count, 3);
+    assert_int_equal(site->path_length, 0);
+    pk_report_free(r);
+
+    /* top limits the sites, not the totals. */
+    o.top = 1;
+    r = build(p, &o);
+    assert_int_equal(r->path_count, 1);
+    assert_int_equal(r->paths_available, 4);
+    assert_int_equal(r->line_count, 1);
+    assert_int_equal(r->memory.allocated, 1160);
+    pk_report_free(r);
+    pk_profile_free(p);
+}
+
+/* ---- summaries -------------------------------------------------------------------------------- */
+
+static char *render_summary(const pk_summary *s, const pk_profile *p, bool json)
+{
+    pk_output *out = pk_output_create_memory();
+    pk_error err;
+    pk_status st = json ? pk_summary_write_json(s, p, "fixture", out, &err)
+                        : pk_summary_write_text(s, p, "fixture", out, &err);
+    assert_int_equal(st, PK_OK);
+    char *data;
+    size_t size;
+    assert_int_equal(pk_output_finish_memory(out, &data, &size, &err), PK_OK);
+    return data;
+}
+
+static void summary_has_totals_and_counts(void **state)
+{
+    (void)state;
+    pk_profile *p = fixture_profile();
+    pk_metadata_of(p)->product = pk_intern_cstr(p, "Demo");
+    pk_property_set(p, "device", "box");
+    pk_warn(p, "one warning");
+    pk_summary *s = NULL;
+    pk_error err;
+    assert_int_equal(pk_summary_build(p, &s, &err), PK_OK);
+    assert_int_equal(s->value_count, 2);
+    assert_int_equal(s->totals[0], 42 * MS);
+    assert_int_equal(s->totals[1], 6);
+    assert_int_equal(s->thread_count, 2);
+    assert_int_equal(s->thread_totals[0 * 2 + 0], 36 * MS);
+    assert_int_equal(s->thread_totals[0 * 2 + 1], 4);
+    assert_int_equal(s->thread_totals[1 * 2 + 0], 6 * MS);
+    assert_int_equal(s->thread_totals[1 * 2 + 1], 2);
+    assert_int_equal(s->strings, pk_string_count(p));
+    assert_int_equal(s->resources, 1);
+    assert_int_equal(s->functions, 4);
+    assert_int_equal(s->stacks, pk_stack_count(p));
+    assert_int_equal(s->sample_rows, 6);
+    assert_int_equal(s->memory_events, 7);
+
+    char *text = render_summary(s, p, false);
+    assert_contains(text, "file                     fixture\nformat                   \n"
+                          "product                  Demo\ndevice                   box\n");
+    assert_contains(text, "\nthreads (2)\n  main                   tid 1        cpu=36000000 "
+                          "calls=4\n");
+    assert_contains(text, "\ncounts\n  strings                ");
+    assert_contains(text, "  memory-events          7\n");
+    assert_contains(text, "\nvalues\n  cpu                    nanoseconds    total 42000000  "
+                          "(default)\n  calls                  count          total 6\n");
+    assert_contains(text, "\nwarnings (1)\n  one warning\n");
+    free(text);
+    char *json = render_summary(s, p, true);
+    assert_contains(json, "{\"file\":\"fixture\",\"format\":\"\",\"metadata\":{\"product\":"
+                          "\"Demo\",\"start_time\":null,\"end_time\":null,\"duration_seconds\":"
+                          "null,\"period\":0,\"period_type\":\"\",\"period_unit\":\"\","
+                          "\"times_approximate\":false,\"properties\":{\"device\":\"box\"}},");
+    assert_contains(json, "\"threads\":[{\"name\":\"main\",\"pid\":1,\"tid\":1,\"totals\":"
+                          "{\"cpu\":36000000,\"calls\":4}},");
+    assert_contains(json, "\"values\":[{\"name\":\"cpu\",\"unit\":\"nanoseconds\","
+                          "\"total\":42000000,\"default\":true},");
+    assert_contains(json, "\"warnings\":[\"one warning\"],\"warnings_dropped\":0}\n");
+    free(json);
+
+    /* A summary goes with the profile it was built from. */
+    pk_profile *other = pk_profile_new();
+    pk_output *out = pk_output_create_memory();
+    assert_int_equal(pk_summary_write_text(s, other, "other", out, &err), PK_ERR_USAGE);
+    pk_output_discard(out);
+    pk_profile_free(other);
+    pk_summary_free(s);
+    pk_profile_free(p);
+}
+
+/* A differential profile written as folded stacks reads back with the same values. */
+static void diff_round_trips_through_folded(void **state)
+{
+    (void)state;
+    pk_profile *base, *newer, *d = NULL;
+    diff_inputs(&base, &newer);
+    pk_error err;
+    assert_int_equal(pk_diff_profiles(base, 0, newer, 0, false, &d, &err), PK_OK);
+    char *text = NULL;
+    size_t size = 0;
+    const pk_format *folded = pk_format_by_name("folded");
+    assert_int_equal(pk_write_memory(d, folded, NULL, &text, &size, &err), PK_OK);
+    pk_profile *back = NULL;
+    assert_int_equal(pk_read_memory(text, size, folded, NULL, &back, &err), PK_OK);
+    assert_true(pk_metadata_get(back)->differential);
+    assert_int_equal(pk_value_total(back, PK_DIFF_BASE), pk_value_total(d, PK_DIFF_BASE));
+    assert_int_equal(pk_value_total(back, PK_DIFF_NEW), pk_value_total(d, PK_DIFF_NEW));
+    /* Path for path the same rows. */
+    pk_diff_report_options o = {.by_path = true};
+    pk_diff_report *a = NULL, *b = NULL;
+    assert_int_equal(pk_diff_report_build(d, &o, &a, &err), PK_OK);
+    assert_int_equal(pk_diff_report_build(back, &o, &b, &err), PK_OK);
+    assert_int_equal(a->row_count, b->row_count);
+    for (size_t i = 0; i < a->row_count; i++) {
+        assert_int_equal(a->rows[i].path_length, b->rows[i].path_length);
+        for (size_t k = 0; k < a->rows[i].path_length; k++)
+            assert_string_equal(a->rows[i].path[k], b->rows[i].path[k]);
+        assert_int_equal(a->rows[i].base, b->rows[i].base);
+        assert_int_equal(a->rows[i].newer, b->rows[i].newer);
+    }
+    pk_diff_report_free(a);
+    pk_diff_report_free(b);
+    /* And it is written again as it was read. */
+    char *again = NULL;
+    size_t again_size = 0;
+    assert_int_equal(pk_write_memory(back, folded, NULL, &again, &again_size, &err), PK_OK);
+    assert_int_equal(again_size, size);
+    assert_memory_equal(again, text, size);
+    free(again);
+    free(text);
+    pk_profile_free(back);
+    pk_profile_free(d);
+    pk_profile_free(base);
+    pk_profile_free(newer);
+}
+
 static void empty_profiles_report_nothing(void **state)
 {
     (void)state;
@@ -575,6 +870,11 @@ int main(void)
         cmocka_unit_test(merge_sums_profiles),
         cmocka_unit_test(diff_ranks_the_biggest_change_first),
         cmocka_unit_test(diff_makes_a_differential_profile),
+        cmocka_unit_test(diff_round_trips_through_folded),
+        cmocka_unit_test(flat_views_are_entries),
+        cmocka_unit_test(tree_view_is_rows_in_display_order),
+        cmocka_unit_test(memory_view_is_sites),
+        cmocka_unit_test(summary_has_totals_and_counts),
         cmocka_unit_test(empty_profiles_report_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

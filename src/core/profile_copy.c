@@ -331,13 +331,16 @@ pk_status pk_profile_copy(pk_profile *dst, const pk_profile *src, const pk_copy_
         status = out_of_memory(err);
         goto done;
     }
-    bool fresh = is_fresh(dst);
+    /* In the order the items were added to src, which keeps the order of the strings. */
+    status = copy_header(&c, is_fresh(dst));
+    if (status != PK_OK) {
+        out_of_memory(err);
+        goto done;
+    }
     status = map_values(&c, err);
     if (status != PK_OK)
         goto done;
-    status = copy_header(&c, fresh);
-    if (status == PK_OK)
-        status = copy_threads(&c);
+    status = copy_threads(&c);
     if (status == PK_OK)
         status = copy_resources(&c);
     if (status != PK_OK) {
