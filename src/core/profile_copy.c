@@ -252,8 +252,8 @@ static pk_status copy_stacks(copy_state *c, pk_error *err)
     for (size_t i = 0; i < pk_stack_count(c->src); i++) {
         const pk_stack *s = pk_stack_at(c->src, (uint32_t)i);
         uint32_t parent = s->parent == PK_NONE ? PK_NONE : c->stacks[s->parent];
-        const uint32_t *frames;
-        size_t n;
+        const uint32_t *frames = NULL;
+        size_t n = 0;
         pk_status status = map_frame(c, s->frame, &frames, &n, err);
         if (status != PK_OK)
             return status;

@@ -575,8 +575,7 @@ static void write_name(pk_output *out, const char *s, size_t len)
 typedef struct name_node {
     uint32_t parent; /* PK_NONE for a root */
     uint32_t name;   /* canonical string id */
-    int64_t self;
-    int64_t base;    /* a differential profile's base value; self is then its new value */
+    int64_t self;    /* of a differential profile, the new value */
 } name_node;
 
 typedef struct folded_writer {
@@ -591,6 +590,9 @@ typedef struct folded_writer {
     pk_u64map stack_nodes; /* (root node + 1) << 32 | stack -> node */
     uint32_t *chain;
     size_t chain_cap;
+    bool differential;     /* a differential profile: base values beside the nodes */
+    int64_t *bases;        /* node -> its base value, for a differential profile only */
+    size_t bases_cap;
 } folded_writer;
 
 static bool canon_equal(const void *context, uint32_t entry, const void *key)
@@ -643,12 +645,15 @@ static uint32_t child_node(folded_writer *w, uint32_t parent, uint32_t name)
         return PK_NONE;
     if (!inserted)
         return *slot;
-    if (w->count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(w->nodes, w->cap, w->count + 1)) {
+    if (w->count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(w->nodes, w->cap, w->count + 1) ||
+        (w->differential && !PK_ARRAY_RESERVE(w->bases, w->bases_cap, w->count + 1))) {
         uint32_t ignored;
         pk_u64map_remove(&w->children, key, &ignored);
         return PK_NONE;
     }
-    w->nodes[w->count] = (name_node){.parent = parent, .name = canon, .self = 0, .base = 0};
+    w->nodes[w->count] = (name_node){.parent = parent, .name = canon, .self = 0};
+    if (w->differential)
+        w->bases[w->count] = 0;
     return (uint32_t)w->count++;
 }
 
@@ -698,6 +703,7 @@ static void writer_free(folded_writer *w)
     free(w->canon_ids);
     pk_u64map_free(&w->stack_nodes);
     free(w->chain);
+    free(w->bases);
 }
 
 /* The value a writer weighs by: options->value, else the profile's default. */
@@ -731,6 +737,7 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
     folded_writer w;
     memset(&w, 0, sizeof w);
     w.p = p;
+    w.differential = differential;
     pk_u64map_init(&w.children);
     pk_u64map_init(&w.canonical);
     pk_index_init(&w.written);
@@ -758,13 +765,14 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
         if (nomem)
             goto nomem;
         w.nodes[node].self = pk_add_saturating(w.nodes[node].self, v);
-        w.nodes[node].base = pk_add_saturating(w.nodes[node].base, base);
+        if (differential)
+            w.bases[node] = pk_add_saturating(w.bases[node], base);
     }
 
     uint32_t *path = NULL;
     size_t path_cap = 0;
     for (size_t i = 0; i < w.count; i++) {
-        if (differential ? w.nodes[i].self == 0 && w.nodes[i].base == 0 : w.nodes[i].self <= 0)
+        if (differential ? w.nodes[i].self == 0 && w.bases[i] == 0 : w.nodes[i].self <= 0)
             continue;
         size_t depth = 0;
         for (uint32_t n = (uint32_t)i; n != PK_NONE; n = w.nodes[n].parent) {
@@ -780,7 +788,7 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
             pk_out_putc(out, depth > 0 ? ';' : ' ');
         }
         if (differential) {
-            pk_out_i64(out, w.nodes[i].base);
+            pk_out_i64(out, w.bases[i]);
             pk_out_putc(out, ' ');
         }
         pk_out_i64(out, w.nodes[i].self);
