@@ -13,9 +13,10 @@
  * Views merge frames by function name: a function's total counts each sample once however
  * often the function appears in its stack (recursion).
  *
- * Ownership: a report belongs to the caller (pk_report_free). Its names and files point into
- * the profile's strings and stay valid while the profile lives; everything else is the
- * report's own.
+ * Ownership: a report belongs to the caller (pk_report_free). Its names and files (function
+ * included) point into the profile's strings and stay valid while the profile lives; its
+ * arrays (entries, nodes, memory sites and their paths) are the report's own. The options,
+ * with their strings, are only read while the report is built.
  */
 #ifndef PROFKIT_REPORT_H
 #define PROFKIT_REPORT_H
