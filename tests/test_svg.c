@@ -351,6 +351,24 @@ static void differential_graph_from_two_count_folded(void **state)
     free(doc->text);
     free(doc);
     pk_profile_free(p);
+
+    /* The root changes more than any frame above it (the sum of theirs): it gets the strongest
+     * colour, not one past it. */
+    text = "a 1 2\nb 1 2\n";
+    assert_int_equal(pk_read_memory(text, strlen(text), &pk_format_folded, NULL, &p, &err),
+                     PK_OK);
+    doc = calloc(1, sizeof *doc);
+    assert_int_equal(pk_write_memory(p, &pk_format_svg, NULL, &doc->text, &doc->size, &err),
+                     PK_OK);
+    parse_svg(doc);
+    const svg_frame *all = &doc->frames[0];
+    assert_string_equal(all->name, "all");
+    assert_int_equal(all->rgb[0], 255);
+    assert_int_equal(all->rgb[1], 50);
+    assert_int_equal(all->rgb[2], 50);
+    free(doc->text);
+    free(doc);
+    pk_profile_free(p);
 }
 
 int main(void)

@@ -279,9 +279,13 @@ static void palette_colour(int which, const char *name, char *buf, size_t size)
     snprintf(buf, size, "rgb(%u,%u,%u)", rgb[0], rgb[1], rgb[2]);
 }
 
+/* max_delta is the largest change of the frames above the root; the root, whose change is
+ * the sum of theirs, takes the strongest colour too. */
 static void differential_colour(double delta, double max_delta, char *buf, size_t size)
 {
     double share = max_delta > 0 ? fabs(delta) / max_delta : 0;
+    if (!(share <= 1))
+        share = 1;
     unsigned fade = (unsigned)(255 - 205 * share);
     if (delta > 0)
         snprintf(buf, size, "rgb(255,%u,%u)", fade, fade);
