@@ -133,6 +133,11 @@ expect_status 0 "$PROFKIT" diff base.folded new.folded -o diff.svg --title "Befo
 CHECKS=$((CHECKS + 1))
 python3 "$SRC/tests/cli/svg_check.py" widths diff.svg >/dev/null || fail "diff.svg widths"
 expect_contains "$(cat diff.svg)" "Before and after" "diff.svg title"
+# Every option diff took before the comparison became a profile, in one run.
+expect_status 0 "$PROFKIT" diff base.folded new.folded --tree --sort total --normalize --top 3 \
+    --json --wide --value samples --title "A title" --from folded --quiet
+expect_eq "$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["row_count"], len(d["rows"]))')" \
+    "8 3" "diff with all its options"
 expect_status 2 "$PROFKIT" diff base.folded new.folded -o diff.txt
 expect_status 2 "$PROFKIT" diff base.folded
 expect_status 0 "$PROFKIT" diff --help
