@@ -31,7 +31,7 @@ pk_status pk_report_build_memory(pk_report_storage *s, const pk_profile *p,
 pk_status pk_report_build_threads(pk_report_storage *s, const pk_profile *p,
                                   const pk_report_options *o, uint32_t value, pk_error *err);
 
-/* The first `count` rows of `available`: all of them when top is 0. */
+/* How many of `available` rows a view keeps: `top` of them, or all when top is 0. */
 static inline size_t pk_report_shown(size_t top, size_t available)
 {
     return top && top < available ? top : available;
