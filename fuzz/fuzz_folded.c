@@ -1,5 +1,6 @@
 /* libFuzzer harness for the folded stacks reader: any bytes, with and without salvage and the
- * thread-roots option; what is read is written back as folded stacks and speedscope JSON. */
+ * thread-roots option; what is read is written back as folded stacks, speedscope JSON and a
+ * flame graph (a differential one for lines with two counts). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (pk_read_memory(data, size, &pk_format_folded, &options, &p, &err) == PK_OK && p) {
             write_back(p, &pk_format_folded, mode == 1);
             write_back(p, &pk_format_speedscope, false);
+            write_back(p, &pk_format_svg, mode == 0);
         }
         pk_profile_free(p);
     }

@@ -12,8 +12,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "analysis/diff.h"
 #include "core/output.h"
+#include "profkit/diff.h"
 #include "formats/formats.h"
 #include "report_fixture.h"
 
@@ -290,15 +290,12 @@ static void differential_graph_colours_change(void **state)
     pk_profile *base = fixture_profile(), *newer = fixture_profile();
     fixture_add(newer, 0, "main;foo", 10 * MS);
     fixture_add(newer, 1, "main;rec;rec;bar", -4 * MS);
-    pk_diff d;
+    pk_profile *d = NULL;
     pk_error err;
-    assert_int_equal(pk_diff_build(&d, base, 0, newer, 0, false, &err), PK_OK);
-    pk_output out;
-    pk_output_init_memory(&out);
-    assert_int_equal(pk_diff_write_svg(&d, NULL, &out, &err), PK_OK);
-    assert_int_equal(pk_output_commit(&out, &err), PK_OK);
+    assert_int_equal(pk_diff_profiles(base, 0, newer, 0, false, &d, &err), PK_OK);
     svg_doc *doc = calloc(1, sizeof *doc);
-    doc->text = pk_output_take_memory(&out, &doc->size);
+    assert_int_equal(pk_write_memory(d, &pk_format_svg, NULL, &doc->text, &doc->size, &err),
+                     PK_OK);
     parse_svg(doc);
     assert_non_null(strstr(doc->text, "Differential Flame Graph"));
     /* Widths by the new profile: 48 ms in all. */
@@ -319,9 +316,59 @@ static void differential_graph_colours_change(void **state)
             assert_int_equal(doc->frames[i].rgb[0], doc->frames[i].rgb[2]);
     free(doc->text);
     free(doc);
-    pk_diff_free(&d);
+    pk_profile_free(d);
     pk_profile_free(base);
     pk_profile_free(newer);
+}
+
+/* A folded file with two counts per line is a differential profile: the svg format draws it
+ * as a differential flame graph. */
+static void differential_graph_from_two_count_folded(void **state)
+{
+    (void)state;
+    const char *text = "main;foo 10 20\nmain;foo;bar 20 20\nmain;bar 5 5\nmain 1 1\n"
+                       "main;rec;rec;bar 4 0\nmain;rec 2 0\nmain;rec;bar 0 2\n";
+    pk_profile *p = NULL;
+    pk_error err;
+    assert_int_equal(pk_read_memory(text, strlen(text), &pk_format_folded, NULL, &p, &err),
+                     PK_OK);
+    svg_doc *doc = calloc(1, sizeof *doc);
+    assert_int_equal(pk_write_memory(p, &pk_format_svg, NULL, &doc->text, &doc->size, &err),
+                     PK_OK);
+    parse_svg(doc);
+    assert_non_null(strstr(doc->text, "Differential Flame Graph"));
+    assert_non_null(strstr(doc->text, "base 42, new 48; width by new"));
+    /* Widths by the new counts: foo has 40 of 48. */
+    const svg_frame *foo = find_frame(doc, "foo", -1);
+    assert_non_null(foo);
+    assert_true(foo->w > FULL_WIDTH * 40 / 48 - 0.02 && foo->w < FULL_WIDTH * 40 / 48 + 0.02);
+    assert_int_equal(foo->rgb[0], 255);
+    assert_int_equal(foo->rgb[1], 50);
+    assert_non_null(strstr(foo->title, "base 30, change +10 (+33.3%)"));
+    const svg_frame *rec = find_frame(doc, "rec", foo->y);
+    assert_non_null(rec);
+    assert_int_equal(rec->rgb[2], 255);
+    free(doc->text);
+    free(doc);
+    pk_profile_free(p);
+
+    /* The root changes more than any frame above it (the sum of theirs): it gets the strongest
+     * colour, not one past it. */
+    text = "a 1 2\nb 1 2\n";
+    assert_int_equal(pk_read_memory(text, strlen(text), &pk_format_folded, NULL, &p, &err),
+                     PK_OK);
+    doc = calloc(1, sizeof *doc);
+    assert_int_equal(pk_write_memory(p, &pk_format_svg, NULL, &doc->text, &doc->size, &err),
+                     PK_OK);
+    parse_svg(doc);
+    const svg_frame *all = &doc->frames[0];
+    assert_string_equal(all->name, "all");
+    assert_int_equal(all->rgb[0], 255);
+    assert_int_equal(all->rgb[1], 50);
+    assert_int_equal(all->rgb[2], 50);
+    free(doc->text);
+    free(doc);
+    pk_profile_free(p);
 }
 
 int main(void)
@@ -332,6 +379,7 @@ int main(void)
         cmocka_unit_test(narrow_frames_are_merged),
         cmocka_unit_test(names_are_escaped),
         cmocka_unit_test(differential_graph_colours_change),
+        cmocka_unit_test(differential_graph_from_two_count_folded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

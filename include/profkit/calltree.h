@@ -16,10 +16,6 @@
 
 #ifdef __cplusplus
 extern "C" {
-#ifdef __cplusplus
-}
-#endif
-
 #endif
 
 enum pk_calltree_flags {
@@ -47,8 +43,10 @@ typedef struct pk_calltree {
     struct pk_u64map *index; /* (parent, name) -> node; internal */
 } pk_calltree;
 
-/* Builds the tree of value `value` over every sample row. thread_filter, when not NULL, is
- * called per thread index and rows of threads it rejects are skipped. */
+/* Builds the tree of value `value` over every sample row into *tree, which belongs to the
+ * caller and is released with pk_calltree_free (also after a failure). Node names are strings
+ * of p. thread_filter, when not NULL, is called per thread index and rows of threads it
+ * rejects are skipped. */
 PK_API pk_status pk_calltree_build(pk_calltree *tree, const pk_profile *p, uint32_t value,
                             unsigned flags, int (*thread_filter)(void *ctx, uint32_t thread),
                             void *filter_context, pk_error *err);

@@ -7,6 +7,11 @@
  *
  * Inputs compressed with gzip are decompressed on the way in, whatever the format: readers,
  * probes and dumps see the decompressed bytes.
+ *
+ * Ownership: formats and their option specs are static and live as long as the program.
+ * Profiles read here are new and belong to the caller (pk_profile_free); a reader belongs to
+ * the caller until pk_reader_close; buffers from pk_write_memory are the caller's to free().
+ * Options and option lists are only read during the call they are given to.
  */
 #ifndef PROFKIT_FORMAT_H
 #define PROFKIT_FORMAT_H

@@ -18,15 +18,18 @@ extern "C" {
 #endif
 
 /* Stands in for a frame of the source with frames of the destination (symbolization, for
- * example, replaces an address by the functions found there). Returns the number of frames in
- * *frames (outermost first; the array stays valid until the copy ends), 0 to copy the frame
- * as it is, or SIZE_MAX when memory runs out. */
+ * example, replaces an address by the functions found there). Called at most once per source
+ * frame. Returns the number of frames in *frames (frames of dst, outermost first; the array
+ * belongs to the hook and must stay valid until the copy ends), 0 to copy the frame as it is,
+ * or SIZE_MAX when memory runs out. */
 typedef size_t (*pk_frame_map_fn)(void *context, const pk_profile *src, uint32_t frame,
                                   pk_profile *dst, const uint32_t **frames);
 
 typedef struct pk_copy_options {
-    /* Value i of src's rows is added to value value_map[i] of dst (skipped when PK_NONE). NULL:
-     * dst gets src's value types, matched by name (declared in dst when missing). */
+    /* Value i of src's rows is added to value value_map[i] of dst (skipped when PK_NONE); the
+     * array has one entry per value type of src. NULL: a dst without value types gets src's
+     * one for one (and its default value); otherwise they are matched by name, and a missing
+     * one is declared in dst (which must have no samples yet). */
     const uint32_t *value_map;
     /* XORed into the addresses of memory events, so that blocks of different inputs never
      * match each other; 0 for none. */
@@ -35,17 +38,21 @@ typedef struct pk_copy_options {
     void *map_context;
 } pk_copy_options;
 
-/* Adds everything of src to dst: strings, resources, functions, frames and stacks are interned
- * again, threads are matched by name, sample rows are added and memory events replayed in
- * stream order. Metadata, properties and warnings are copied when dst has none of its own
- * (a fresh profile). options may be NULL. */
+/* Adds everything of src to dst: strings, resources (every one), functions, frames and stacks
+ * are interned again; each thread of src becomes the first thread of its name that dst had
+ * before the copy, or a new thread (so a copy into a fresh profile keeps every thread); sample
+ * rows are added and memory events replayed in stream order. Warnings are always added;
+ * metadata and properties are copied only into a fresh dst (no threads, stacks, samples or
+ * memory events yet), which has none of its own. A value name in two units is refused
+ * (PK_ERR_USAGE). options may be NULL. src is only read; on failure dst holds part of src. */
 PK_API pk_status pk_profile_copy(pk_profile *dst, const pk_profile *src,
                                  const pk_copy_options *options, pk_error *err);
 
 /* Sums the inputs into a new profile (*out). Its value types are those of every input, matched
  * by name; a name with different units in two inputs, or inputs sharing no value type with the
- * first, are refused (PK_ERR_USAGE). Metadata and properties come from the first input, with
- * the earliest start and latest end time. */
+ * first, are refused (PK_ERR_USAGE). Threads of one name are one thread, whichever input they
+ * come from. Metadata and properties come from the first input, with the earliest start and
+ * latest end time. */
 PK_API pk_status pk_profile_merge(const pk_profile *const *inputs, size_t count,
                                   pk_profile **out, pk_error *err);
 

@@ -13,9 +13,10 @@
  * Views merge frames by function name: a function's total counts each sample once however
  * often the function appears in its stack (recursion).
  *
- * Ownership: a report belongs to the caller (pk_report_free). Its names and files point into
- * the profile's strings and stay valid while the profile lives; everything else is the
- * report's own.
+ * Ownership: a report belongs to the caller (pk_report_free). Its names and files (function
+ * included) point into the profile's strings and stay valid while the profile lives; its
+ * arrays (entries, nodes, memory sites and their paths) are the report's own. The options,
+ * with their strings, are only read while the report is built.
  */
 #ifndef PROFKIT_REPORT_H
 #define PROFKIT_REPORT_H
@@ -61,16 +62,21 @@ PK_API void pk_report_options_init(pk_report_options *o);
 /* A row of a flat view: a function (top), a caller or callee (callers, callees), a source line
  * (lines) or a thread (threads). */
 typedef struct pk_report_entry {
-    const char *name;  /* function or thread name; lines: the function of the line */
+    const char *name;  /* function or thread name; lines: the function of the line; "" for
+                        * an own row */
     const char *file;  /* lines: the source file, "" when unknown; others "" */
     uint32_t line;     /* lines: the line number; others 0 */
     int64_t self;      /* top, lines: samples ending here; callees: the own-value row only */
     int64_t total;     /* top, lines: samples through here; callers, callees: the value
                         * through this caller or callee; threads: the thread's total */
-    bool own;          /* callees: the row of the function's own value, not a callee */
+    bool own;          /* callees: the row of the function's own value, not a callee;
+                        * callers: the row of calls from no caller (a root frame) */
+    int64_t pid, tid;  /* threads: the thread's ids (-1 when unknown); others -1 */
+    size_t stacks;     /* threads: the thread's sample rows (distinct stacks); others 0 */
 } pk_report_entry;
 
-/* A row of the tree view, in display order: depth first, heaviest child first. */
+/* A row of the tree view, in display order: depth first, heaviest child first, a folded row
+ * after the siblings it stands for. */
 typedef struct pk_report_node {
     const char *name;       /* function or thread name; "" for a folded row */
     uint32_t depth;         /* 0 for the first level */
@@ -89,21 +95,23 @@ typedef struct pk_memory_totals {
     int64_t unfreed, unfreed_count;     /* still allocated at the end: the leaks */
 } pk_memory_totals;
 
-/* Where memory was allocated: a call path, or a source line. */
+/* Where memory was allocated: a call path, or a source line. An allocation without a stack
+ * is a site with an empty path (call paths) or with neither line nor function (lines). */
 typedef struct pk_memory_site {
     const char *const *path; /* call paths: function names, outermost first */
     size_t path_length;      /* call paths: the number of names; lines: 0 */
-    const char *file;        /* lines: the source file ("" when unknown) */
-    uint32_t line;           /* lines: the allocating line */
-    const char *function;    /* lines: its function */
+    const char *file;        /* lines: the source file ("" when unknown); call paths: "" */
+    uint32_t line;           /* lines: the allocating line, 0 when unknown */
+    const char *function;    /* lines: its function; call paths: "" */
     pk_memory_totals memory;
 } pk_memory_site;
 
 typedef struct pk_report {
     pk_report_view view;
     const char *value_name;  /* the value reported ("cpu"), "" for the memory view */
-    const char *value_unit;  /* its unit ("nanoseconds") */
-    int64_t total;           /* the value of every sample of the threads covered */
+    const char *value_unit;  /* its unit ("nanoseconds"), "" for the memory view */
+    int64_t total;           /* the value of every sample of the threads covered; 0 for the
+                              * memory view */
     size_t threads_matched;  /* threads whose name matched thread_pattern */
     bool sort_total;         /* top, lines: sorted by total */
     double min_percent;      /* tree */
@@ -114,12 +122,15 @@ typedef struct pk_report {
     size_t entries_available; /* before the top limit */
     const char *function;     /* callers, callees: the function asked about */
     int64_t function_total;   /* callers, callees: its total */
+    int64_t function_self;    /* callers, callees: its own value */
+    bool has_lines;           /* lines: some frame of the profile has a line number */
 
     /* tree */
     pk_report_node *nodes;
     size_t node_count;
 
     /* memory */
+    bool has_memory_events;    /* the profile has memory events (of any thread) */
     pk_memory_totals memory;
     uint64_t unmatched_frees;  /* frees of addresses no allocation was seen for */
     pk_memory_site *paths;     /* heaviest unfreed first */
@@ -130,17 +141,21 @@ typedef struct pk_report {
     size_t lines_available;
 } pk_report;
 
-/* Builds the view o->view of p. Fails with PK_ERR_USAGE for a value the profile lacks or a
- * function (callers, callees) that no sample has. */
+/* Builds the view o->view of p into a new report (*out); o may be NULL (the defaults). Fails
+ * with PK_ERR_USAGE for a value the profile lacks or a function (callers, callees) that no
+ * sample has. */
 PK_API pk_status pk_report_build(const pk_profile *p, const pk_report_options *o,
                                  pk_report **out, pk_error *err);
+/* NULL is allowed. */
 PK_API void pk_report_free(pk_report *r);
 
 /* Text for a terminal: values in readable units (ms, MiB), shares of the total, names
- * shortened in the middle to fit width columns (0: no limit). */
+ * shortened in the middle to fit width columns (0: no limit). Write errors are reported when
+ * the output is finished. */
 PK_API pk_status pk_report_write_text(const pk_report *r, size_t width, pk_output *out,
                                       pk_error *err);
-/* One JSON object with the key "view" and the view's rows. */
+/* One JSON object with the key "view" and the view's rows (raw values and percentages), then a
+ * line feed. */
 PK_API pk_status pk_report_write_json(const pk_report *r, pk_output *out, pk_error *err);
 
 #ifdef __cplusplus

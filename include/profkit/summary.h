@@ -28,13 +28,17 @@ typedef struct pk_summary {
     size_t strings, resources, functions, frames, stacks, sample_rows, memory_events;
 } pk_summary;
 
+/* Sums p's values per thread and overall into a new summary (*out). */
 PK_API pk_status pk_summary_build(const pk_profile *p, pk_summary **out, pk_error *err);
+/* NULL is allowed. */
 PK_API void pk_summary_free(pk_summary *s);
 
-/* file names the input in the output ("standard input", a path). */
+/* file names the input in the output ("standard input", a path). Both writers fail with
+ * PK_ERR_USAGE when p is visibly not the profile s was built from. */
 PK_API pk_status pk_summary_write_text(const pk_summary *s, const pk_profile *p,
                                        const char *file, pk_output *out, pk_error *err);
-/* One JSON object with the keys file, format, metadata, threads, counts, values, warnings. */
+/* One JSON object with the keys file, format, metadata, threads, counts, values, warnings and
+ * warnings_dropped, then a line feed. */
 PK_API pk_status pk_summary_write_json(const pk_summary *s, const pk_profile *p,
                                        const char *file, pk_output *out, pk_error *err);
 

@@ -44,7 +44,9 @@ PK_API bool pk_frame_is_unresolved(const pk_profile *p, uint32_t frame);
 /* True when some frame of p is unresolved: whether the pass has anything to do. */
 PK_API bool pk_profile_has_unresolved_frames(const pk_profile *p);
 
-/* A new profile (*out): a copy of p with every unresolved frame named. options may be NULL. */
+/* A new profile (*out), which belongs to the caller: a copy of p (pk_profile_copy) with every
+ * unresolved frame named. p is only read and may be freed afterwards. options may be NULL; its
+ * directories are only read during the call. */
 PK_API pk_status pk_symbolize(const pk_profile *p, const pk_symbolize_options *options,
                               pk_profile **out, pk_error *err);
 

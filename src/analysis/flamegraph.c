@@ -11,6 +11,7 @@
 
 #include "analysis/flamegraph_script.h"
 #include "analysis/units.h"
+#include "core/array.h"
 #include "core/hashmap.h"
 
 #define FONT_SIZE 12.0
@@ -51,14 +52,8 @@ void pk_flamegraph_options_init(pk_flamegraph_options *o)
 
 static bool add_frame(layout *l, drawn_frame f)
 {
-    if (l->count == l->capacity) {
-        size_t cap = l->capacity ? l->capacity * 2 : 1024;
-        drawn_frame *grown = realloc(l->frames, cap * sizeof *grown);
-        if (!grown)
-            return false;
-        l->frames = grown;
-        l->capacity = cap;
-    }
+    if (!PK_ARRAY_RESERVE(l->frames, l->capacity, l->count + 1))
+        return false;
     l->frames[l->count++] = f;
     if (f.depth > l->max_depth)
         l->max_depth = f.depth;
@@ -92,10 +87,8 @@ static pk_status lay_out(layout *l, const pk_profile *p, const pk_calltree *tree
     if (!add_frame(l, (drawn_frame){0, 0, 0, PAD, (double)root->total * scale, root->total,
                                     o->base_totals ? o->base_totals[0] : 0}))
         goto nomem;
-    work = malloc(64 * sizeof *work);
-    if (!work)
+    if (!PK_ARRAY_RESERVE(work, work_capacity, 64))
         goto nomem;
-    work_capacity = 64;
     work[work_count++] = (pending){0, 0, PAD};
     while (work_count) {
         pending item = work[--work_count];
@@ -104,14 +97,8 @@ static pk_status lay_out(layout *l, const pk_profile *p, const pk_calltree *tree
              c = tree->nodes[c].next_sibling) {
             if (tree->nodes[c].total <= 0)
                 continue;
-            if (n == children_capacity) {
-                size_t cap = children_capacity ? children_capacity * 2 : 64;
-                uint32_t *grown = realloc(children, cap * sizeof *grown);
-                if (!grown)
-                    goto nomem;
-                children = grown;
-                children_capacity = cap;
-            }
+            if (!PK_ARRAY_RESERVE(children, children_capacity, n + 1))
+                goto nomem;
             children[n++] = c;
         }
         if (n > 1)
@@ -132,14 +119,8 @@ static pk_status lay_out(layout *l, const pk_profile *p, const pk_calltree *tree
             }
             if (!add_frame(l, (drawn_frame){children[i], 0, item.depth + 1, x, w, c->total, base}))
                 goto nomem;
-            if (work_count == work_capacity) {
-                size_t cap = work_capacity * 2;
-                pending *grown = realloc(work, cap * sizeof *grown);
-                if (!grown)
-                    goto nomem;
-                work = grown;
-                work_capacity = cap;
-            }
+            if (!PK_ARRAY_RESERVE(work, work_capacity, work_count + 1))
+                goto nomem;
             work[work_count++] = (pending){children[i], item.depth + 1, x};
             x += w;
         }
@@ -279,9 +260,13 @@ static void palette_colour(int which, const char *name, char *buf, size_t size)
     snprintf(buf, size, "rgb(%u,%u,%u)", rgb[0], rgb[1], rgb[2]);
 }
 
+/* max_delta is the largest change of the frames above the root; the root, whose change is
+ * the sum of theirs, takes the strongest colour too. */
 static void differential_colour(double delta, double max_delta, char *buf, size_t size)
 {
     double share = max_delta > 0 ? fabs(delta) / max_delta : 0;
+    if (!(share <= 1))
+        share = 1;
     unsigned fade = (unsigned)(255 - 205 * share);
     if (delta > 0)
         snprintf(buf, size, "rgb(255,%u,%u)", fade, fade);

@@ -1,195 +1,33 @@
-/* Copying one profile's content into another, and summing several profiles. */
-#include "analysis/merge.h"
-
+/* Summing several profiles into one: the union of their value types, threads by name, and a
+ * copy of each input (core/profile_copy.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/hashmap.h"
+#include "profkit/merge.h"
 
-/* Index maps from src to dst, filled on first use. */
-typedef struct append_maps {
-    pk_profile *dst;
-    const pk_profile *src;
-    uint32_t *strings;
-    uint32_t *resources;
-    uint32_t *functions;
-    uint32_t *frames;
-    uint32_t *stacks;
-    uint32_t *threads;
-    pk_u64map thread_by_name; /* dst thread name string -> dst thread */
-    bool thread_index_built;
-} append_maps;
-
-static uint32_t *new_map(size_t count)
+/* One thread per distinct thread name of the inputs, in order of appearance, so that every
+ * copy matches its threads to these by name. */
+static pk_status add_threads_by_name(pk_profile *dst, const pk_profile *const *inputs,
+                                     size_t count, pk_error *err)
 {
-    uint32_t *map = malloc((count ? count : 1) * sizeof *map);
-    if (map)
-        memset(map, 0xFF, (count ? count : 1) * sizeof *map);
-    return map;
-}
-
-static uint32_t map_string(append_maps *m, uint32_t id)
-{
-    if (id == PK_NONE || id >= pk_string_count(m->src))
-        return id == PK_NONE ? PK_NONE : 0;
-    if (m->strings[id] == PK_NONE)
-        m->strings[id] = pk_intern(m->dst, pk_str(m->src, id), pk_str_len(m->src, id));
-    return m->strings[id];
-}
-
-static uint32_t map_resource(append_maps *m, uint32_t id)
-{
-    if (id == PK_NONE || id >= pk_resource_count(m->src))
-        return PK_NONE;
-    if (m->resources[id] == PK_NONE) {
-        pk_resource r = *pk_resource_at(m->src, id);
-        r.name = map_string(m, r.name);
-        r.path = map_string(m, r.path);
-        r.build_id = map_string(m, r.build_id);
-        m->resources[id] = pk_intern_resource(m->dst, &r);
-    }
-    return m->resources[id];
-}
-
-static uint32_t map_function(append_maps *m, uint32_t id)
-{
-    if (m->functions[id] == PK_NONE) {
-        pk_function f = *pk_function_at(m->src, id);
-        f.name = map_string(m, f.name);
-        f.file = map_string(m, f.file);
-        f.resource = map_resource(m, f.resource);
-        m->functions[id] = pk_intern_function(m->dst, &f);
-    }
-    return m->functions[id];
-}
-
-static uint32_t map_frame(append_maps *m, uint32_t id)
-{
-    if (m->frames[id] == PK_NONE) {
-        pk_frame f = *pk_frame_at(m->src, id);
-        f.function = map_function(m, f.function);
-        f.resource = map_resource(m, f.resource);
-        if (f.function == PK_NONE)
-            return PK_NONE;
-        m->frames[id] = pk_intern_frame(m->dst, &f);
-    }
-    return m->frames[id];
-}
-
-static uint32_t map_thread(append_maps *m, uint32_t id)
-{
-    if (id >= pk_thread_count(m->src))
-        return id;
-    if (m->threads[id] != PK_NONE)
-        return m->threads[id];
-    if (!m->thread_index_built) {
-        /* Threads dst already has, first of each name. */
-        size_t count = pk_thread_count(m->dst);
-        for (size_t i = 0; i < count; i++)
-            if (!pk_u64map_put(&m->thread_by_name, pk_thread_at(m->dst, (uint32_t)i)->name,
-                               (uint32_t)i, NULL, NULL))
-                return PK_NONE;
-        m->thread_index_built = true;
-    }
-    const pk_thread *t = pk_thread_at(m->src, id);
-    uint32_t name = map_string(m, t->name);
-    uint32_t *found = pk_u64map_find(&m->thread_by_name, name);
-    if (found) {
-        m->threads[id] = *found;
-    } else {
-        m->threads[id] = pk_add_thread(m->dst, name, t->pid, t->tid);
-        if (m->threads[id] != PK_NONE &&
-            !pk_u64map_put(&m->thread_by_name, name, m->threads[id], NULL, NULL))
-            return PK_NONE;
-    }
-    return m->threads[id];
-}
-
-pk_status pk_profile_append(pk_profile *dst, const pk_profile *src, const uint32_t *value_map,
-                            uint64_t address_tag, pk_error *err)
-{
-    append_maps m = {
-        .dst = dst,
-        .src = src,
-        .strings = new_map(pk_string_count(src)),
-        .resources = new_map(pk_resource_count(src)),
-        .functions = new_map(pk_function_count(src)),
-        .frames = new_map(pk_frame_count(src)),
-        .stacks = new_map(pk_stack_count(src)),
-        .threads = new_map(pk_thread_count(src)),
-    };
-    pk_u64map_init(&m.thread_by_name);
-    pk_status st = PK_OK;
-    if (!m.strings || !m.resources || !m.functions || !m.frames || !m.stacks || !m.threads) {
-        st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
-        goto done;
-    }
-    size_t stacks = pk_stack_count(src);
-    for (size_t s = 0; s < stacks; s++) {
-        const pk_stack *stack = pk_stack_at(src, (uint32_t)s);
-        uint32_t parent = stack->parent == PK_NONE ? PK_NONE : m.stacks[stack->parent];
-        uint32_t frame = map_frame(&m, stack->frame);
-        m.stacks[s] = frame == PK_NONE ? PK_NONE : pk_intern_stack(dst, parent, frame);
-        if (m.stacks[s] == PK_NONE) {
-            st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
-            goto done;
+    pk_u64map names;
+    pk_u64map_init(&names);
+    pk_status status = PK_OK;
+    for (size_t i = 0; i < count && status == PK_OK; i++) {
+        for (size_t t = 0; t < pk_thread_count(inputs[i]); t++) {
+            const pk_thread *thread = pk_thread_at(inputs[i], (uint32_t)t);
+            uint32_t name = pk_intern_cstr(dst, pk_str(inputs[i], thread->name));
+            bool inserted = false;
+            if (name == PK_NONE || !pk_u64map_put(&names, name, 0, NULL, &inserted) ||
+                (inserted && pk_add_thread(dst, name, thread->pid, thread->tid) == PK_NONE)) {
+                status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+                break;
+            }
         }
     }
-    size_t src_values = pk_value_type_count(src);
-    size_t dst_values = pk_value_type_count(dst);
-    int64_t values[PK_MAX_VALUES];
-    size_t rows = pk_sample_count(src);
-    size_t events = pk_memory_event_count(src);
-    size_t row = 0, event = 0;
-    pk_memory_event e;
-    if (events)
-        pk_memory_event_at(src, 0, &e);
-    /* Rows and memory events are replayed in their original stream order. */
-    while (row < rows || event < events) {
-        bool take_row = row < rows && (event >= events || pk_sample_order(src, row) <= e.order);
-        if (take_row) {
-            memset(values, 0, sizeof values);
-            const int64_t *src_row = pk_sample_values(src, row);
-            for (size_t v = 0; v < src_values; v++)
-                if (value_map[v] != PK_NONE && value_map[v] < dst_values)
-                    values[value_map[v]] += src_row[v];
-            uint32_t stack = pk_sample_stack(src, row);
-            uint32_t thread = map_thread(&m, pk_sample_thread(src, row));
-            st = thread == PK_NONE
-                     ? PK_ERR_NOMEM
-                     : pk_add_sample(dst, thread, stack == PK_NONE ? PK_NONE : m.stacks[stack],
-                                     values);
-            row++;
-        } else {
-            uint32_t thread = map_thread(&m, e.thread);
-            uint32_t stack = e.stack == PK_NONE || e.stack >= stacks ? PK_NONE : m.stacks[e.stack];
-            if (thread == PK_NONE)
-                st = PK_ERR_NOMEM;
-            else if (e.kind == PK_MEM_ALLOC)
-                st = pk_memory_alloc(dst, thread, stack, e.address ^ address_tag, e.size);
-            else
-                st = pk_memory_free(dst, thread, stack, e.address ^ address_tag,
-                                    (pk_memory_kind)e.kind, NULL);
-            if (++event < events)
-                pk_memory_event_at(src, event, &e);
-        }
-        if (st != PK_OK) {
-            pk_error_set(err, st, PK_NO_OFFSET, "cannot add to the merged profile: %s",
-                         pk_status_name(st));
-            goto done;
-        }
-    }
-    for (size_t i = 0; i < pk_warning_count(src); i++)
-        pk_warn(dst, "%s", pk_warning_at(src, i));
-done:
-    free(m.strings);
-    free(m.resources);
-    free(m.functions);
-    free(m.frames);
-    free(m.stacks);
-    free(m.threads);
-    pk_u64map_free(&m.thread_by_name);
-    return st;
+    pk_u64map_free(&names);
+    return status;
 }
 
 static void merge_metadata(pk_profile *dst, const pk_profile *src, bool first)
@@ -273,17 +111,23 @@ pk_status pk_profile_merge(const pk_profile *const *inputs, size_t count, pk_pro
         if (dv)
             pk_set_default_value(dst, pk_value_find(dst, pk_str(inputs[0], dv->name)));
     }
-    for (size_t i = 0; i < count; i++) {
+    pk_status st = add_threads_by_name(dst, inputs, count, err);
+    for (size_t i = 0; i < count && st == PK_OK; i++) {
         uint32_t map[PK_MAX_VALUES];
         size_t n = pk_value_type_count(inputs[i]);
         for (size_t v = 0; v < n; v++)
             map[v] = pk_value_find(dst, pk_str(inputs[i], pk_value_type_at(inputs[i], (uint32_t)v)->name));
         merge_metadata(dst, inputs[i], i == 0);
-        pk_status st = pk_profile_append(dst, inputs[i], map, (uint64_t)i << 56, err);
-        if (st != PK_OK) {
-            pk_profile_free(dst);
-            return st;
-        }
+        /* The merged metadata stands even where a copy into a still empty profile (inputs
+         * without threads) would take the input's. */
+        pk_metadata merged = *pk_metadata_get(dst);
+        pk_copy_options copy = {.value_map = map, .address_tag = (uint64_t)i << 56};
+        st = pk_profile_copy(dst, inputs[i], &copy, err);
+        *pk_metadata_of(dst) = merged;
+    }
+    if (st != PK_OK) {
+        pk_profile_free(dst);
+        return st;
     }
     *out = dst;
     return PK_OK;

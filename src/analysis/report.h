@@ -1,60 +1,40 @@
-/* Text and JSON reports of a profile: the flat table of functions, the call tree, callers and
- * callees of a function, source lines, the memory (leak) report and per-thread totals.
- * Every view writes to a pk_output, as text that fits `width` columns or as one JSON object. */
+/* Building the views of profkit/report.h. report.c checks the options and fills what every
+ * view shares; each view's builder (report_top.c, report_tree.c, ...) fills the rest;
+ * report_text.c and report_json.c render a built report. */
 #ifndef PK_ANALYSIS_REPORT_H
 #define PK_ANALYSIS_REPORT_H
 
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
-#include "core/output.h"
-#include "profkit/profile.h"
+#include "profkit/report.h"
 
-typedef struct pk_report_options {
-    uint32_t value;             /* value type shown; PK_NONE = the profile's default */
-    size_t top;                 /* rows shown by flat views; 0 = all */
-    bool sort_total;            /* flat views: sort by total instead of self */
-    double min_percent;         /* tree: hide branches below this share of the total */
-    const char *function;       /* callers/callees: the function's name */
-    const char *thread_pattern; /* only threads whose name matches; NULL = all */
-    bool json;
-    size_t width;               /* text line width; 0 = no limit (long names kept whole) */
-} pk_report_options;
+/* A report with what its pointers point to: freed together by pk_report_free. */
+typedef struct pk_report_storage {
+    pk_report report;
+    const char **path_names; /* memory: the call paths of the sites, one after another */
+} pk_report_storage;
 
-/* Defaults: default value, top 20, sort by self, min_percent 1, text in 80 columns. */
-void pk_report_options_init(pk_report_options *o);
+/* The builders, given the value to report (already checked; ignored by the memory view). They
+ * fill the view's rows and its total; on failure the caller frees what they allocated. */
+pk_status pk_report_build_top(pk_report_storage *s, const pk_profile *p,
+                              const pk_report_options *o, uint32_t value, pk_error *err);
+pk_status pk_report_build_tree(pk_report_storage *s, const pk_profile *p,
+                               const pk_report_options *o, uint32_t value, pk_error *err);
+/* Callers or callees, as o->view says. */
+pk_status pk_report_build_neighbours(pk_report_storage *s, const pk_profile *p,
+                                     const pk_report_options *o, uint32_t value,
+                                     pk_error *err);
+pk_status pk_report_build_lines(pk_report_storage *s, const pk_profile *p,
+                                const pk_report_options *o, uint32_t value, pk_error *err);
+pk_status pk_report_build_memory(pk_report_storage *s, const pk_profile *p,
+                                 const pk_report_options *o, uint32_t value, pk_error *err);
+pk_status pk_report_build_threads(pk_report_storage *s, const pk_profile *p,
+                                  const pk_report_options *o, uint32_t value, pk_error *err);
 
-pk_status pk_report_top(const pk_profile *p, const pk_report_options *o, pk_output *out,
-                        pk_error *err);
-pk_status pk_report_tree(const pk_profile *p, const pk_report_options *o, pk_output *out,
-                         pk_error *err);
-/* callees = false: who calls o->function; true: what it calls. */
-pk_status pk_report_neighbours(const pk_profile *p, const pk_report_options *o, bool callees,
-                               pk_output *out, pk_error *err);
-pk_status pk_report_lines(const pk_profile *p, const pk_report_options *o, pk_output *out,
-                          pk_error *err);
-pk_status pk_report_memory(const pk_profile *p, const pk_report_options *o, pk_output *out,
-                           pk_error *err);
-pk_status pk_report_threads(const pk_profile *p, const pk_report_options *o, pk_output *out,
-                            pk_error *err);
-
-/* Shared by the views. */
-/* Opens the JSON object of a view: {"view":NAME,"value":{"name":..,"unit":..},"total":T, */
-void pk_report_json_begin(pk_output *out, const pk_profile *p, const char *view, uint32_t value,
-                          int64_t total);
-/* "cpu (nanoseconds)" */
-void pk_report_value_label(pk_output *out, const pk_profile *p, uint32_t value);
-/* Writes a value scaled to a readable unit in a right-aligned column. */
-void pk_report_value_cell(pk_output *out, const pk_profile *p, uint32_t value, double v,
-                          size_t columns);
-void pk_report_percent_cell(pk_output *out, double part, double whole, size_t columns);
-/* Writes "file:line  function" in at most max_columns (0: no limit), shortening the file in
- * the middle and the function only when it takes more than half; the line number is always
- * whole. line 0 writes the function alone. */
-void pk_report_location(pk_output *out, const char *file, uint32_t line, const char *function,
-                        size_t max_columns);
-/* Columns left for a name after `used` columns; 0 (unlimited) when width is 0. */
-size_t pk_report_name_columns(const pk_report_options *o, size_t used);
+/* How many of `available` rows a view keeps: `top` of them, or all when top is 0. */
+static inline size_t pk_report_shown(size_t top, size_t available)
+{
+    return top && top < available ? top : available;
+}
 
 #endif

@@ -1,12 +1,12 @@
-/* Callers and callees of one function, from the call tree merged by name. A function that
- * recurses is counted at its outermost calls only, so shares add up to its total. */
+/* The callers and callees views: who calls one function and what it calls, from the call
+ * tree merged by name. A function that recurses is counted at its outermost calls only, so
+ * shares add up to its total. */
 #define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/report.h"
 #include "analysis/stack_walk.h"
-#include "analysis/units.h"
 #include "profkit/calltree.h"
 
 typedef struct neighbour {
@@ -24,19 +24,17 @@ static int compare_neighbours(const void *pa, const void *pb, void *context)
                   b->name == PK_NONE ? "" : pk_str(p, b->name));
 }
 
-pk_status pk_report_neighbours(const pk_profile *p, const pk_report_options *o, bool callees,
-                               pk_output *out, pk_error *err)
+pk_status pk_report_build_neighbours(pk_report_storage *s, const pk_profile *p,
+                                     const pk_report_options *o, uint32_t value, pk_error *err)
 {
-    uint32_t value;
-    pk_status st = pk_report_value(p, o->value, &value, err);
-    if (st != PK_OK)
-        return st;
+    pk_report *r = &s->report;
+    bool callees = o->view == PK_REPORT_CALLEES;
     if (!o->function)
         return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET, "no function given");
     pk_thread_selection selection = {p, o->thread_pattern};
     pk_calltree tree;
-    memset(&tree, 0, sizeof tree);
-    st = pk_calltree_build(&tree, p, value, 0, pk_thread_selection_filter, &selection, err);
+    pk_status st = pk_calltree_build(&tree, p, value, 0, pk_thread_selection_filter, &selection,
+                                     err);
     if (st != PK_OK)
         return st;
     size_t strings = pk_string_count(p);
@@ -50,7 +48,7 @@ pk_status pk_report_neighbours(const pk_profile *p, const pk_report_options *o, 
         goto done;
     }
     int64_t function_total = 0, function_self = 0;
-    bool found = false;
+    uint32_t found_name = PK_NONE;
     for (uint32_t i = 1; i < tree.count; i++) {
         const pk_calltree_node *n = &tree.nodes[i];
         if (!matches[n->name])
@@ -61,7 +59,7 @@ pk_status pk_report_neighbours(const pk_profile *p, const pk_report_options *o, 
         inside[i] = parent != 0 && (inside[parent] || parent_is_function);
         if (!is_function)
             continue;
-        found = true;
+        found_name = n->name;
         if (inside[i])
             continue;
         function_total += n->total;
@@ -75,7 +73,7 @@ pk_status pk_report_neighbours(const pk_profile *p, const pk_report_options *o, 
                 sums[tree.nodes[c].name] += tree.nodes[c].total;
         }
     }
-    if (!found) {
+    if (found_name == PK_NONE) {
         st = pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET, "no function named '%s' in the %s",
                           o->function, o->thread_pattern ? "selected threads" : "profile");
         goto done;
@@ -95,56 +93,28 @@ pk_status pk_report_neighbours(const pk_profile *p, const pk_report_options *o, 
     if (callees && function_self != 0)
         list[count++] = (neighbour){PK_NONE, function_self};
     qsort_r(list, count, sizeof *list, compare_neighbours, (void *)p);
-    size_t shown = o->top && o->top < count ? o->top : count;
-    int64_t grand = tree.count ? tree.nodes[0].total : 0;
-    const char *own_label = callees ? "(self)" : "(root)";
-
-    if (o->json) {
-        pk_report_json_begin(out, p, callees ? "callees" : "callers", value, grand);
-        pk_out_puts(out, "\"function\":");
-        pk_out_json_string(out, o->function);
-        pk_out_puts(out, ",\"function_total\":");
-        pk_out_i64(out, function_total);
-        pk_out_puts(out, ",\"function_self\":");
-        pk_out_i64(out, function_self);
-        pk_out_puts(out, callees ? ",\"callees\":[" : ",\"callers\":[");
-        for (size_t i = 0; i < shown; i++) {
-            pk_out_puts(out, i ? ",{\"name\":" : "{\"name\":");
-            if (list[i].name == PK_NONE)
-                pk_out_puts(out, "null");
-            else
-                pk_out_json_string(out, pk_str(p, list[i].name));
-            pk_out_puts(out, ",\"value\":");
-            pk_out_i64(out, list[i].value);
-            pk_out_puts(out, ",\"share_percent\":");
-            pk_out_double(out, pk_percent((double)list[i].value, (double)function_total));
-            pk_out_puts(out, ",\"percent\":");
-            pk_out_double(out, pk_percent((double)list[i].value, (double)grand));
-            pk_out_putc(out, '}');
-        }
-        pk_out_puts(out, "]}\n");
+    size_t shown = pk_report_shown(o->top, count);
+    r->entries = malloc((shown ? shown : 1) * sizeof *r->entries);
+    if (!r->entries) {
+        st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
         goto done;
     }
-    const char *unit = pk_str(p, pk_value_type_at(p, value)->unit);
-    char total_text[PK_VALUE_TEXT], percent_text[PK_VALUE_TEXT];
-    pk_value_text(total_text, sizeof total_text, (double)function_total, unit, false);
-    pk_percent_text(percent_text, sizeof percent_text, (double)function_total, (double)grand);
-    pk_out_puts(out, callees ? "callees of " : "callers of ");
-    pk_out_shortened(out, o->function, pk_report_name_columns(o, 40));
-    pk_out_puts(out, ": ");
-    pk_report_value_label(out, p, value);
-    pk_out_printf(out, " %s (%s of all)\n", total_text, percent_text);
-    pk_out_printf(out, "     value   share  %s\n", callees ? "callee" : "caller");
-    size_t name_columns = pk_report_name_columns(o, 20);
     for (size_t i = 0; i < shown; i++) {
-        pk_report_value_cell(out, p, value, (double)list[i].value, 10);
-        pk_out_putc(out, ' ');
-        pk_report_percent_cell(out, (double)list[i].value, (double)function_total, 7);
-        pk_out_puts(out, "  ");
-        pk_out_shortened(out, list[i].name == PK_NONE ? own_label : pk_str(p, list[i].name),
-                         name_columns);
-        pk_out_putc(out, '\n');
+        bool own = list[i].name == PK_NONE;
+        r->entries[i] = (pk_report_entry){.name = own ? "" : pk_str(p, list[i].name),
+                                          .file = "",
+                                          .self = own && callees ? list[i].value : 0,
+                                          .total = list[i].value,
+                                          .own = own,
+                                          .pid = -1,
+                                          .tid = -1};
     }
+    r->entry_count = shown;
+    r->entries_available = count;
+    r->function = pk_str(p, found_name);
+    r->function_total = function_total;
+    r->function_self = function_self;
+    r->total = tree.count ? tree.nodes[0].total : 0;
 done:
     free(matches);
     free(inside);

@@ -1,13 +1,13 @@
-/* The hottest source lines: value per (file, line) of the frames, self where the line is the
- * innermost frame and total where it is anywhere on the stack (once per stack). */
+/* The lines view: the hottest source lines, value per (file, line) of the frames, self where
+ * the line is the innermost frame and total where it is anywhere on the stack (once per
+ * stack). */
 #define _GNU_SOURCE /* qsort_r */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/report.h"
 #include "analysis/stack_walk.h"
-#include "analysis/units.h"
+#include "core/array.h"
 #include "core/hashmap.h"
 
 typedef struct line_key {
@@ -45,15 +45,12 @@ static int compare_lines(const void *pa, const void *pb, void *context)
     return ka->line < kb->line ? -1 : ka->line > kb->line;
 }
 
-pk_status pk_report_lines(const pk_profile *p, const pk_report_options *o, pk_output *out,
-                          pk_error *err)
+pk_status pk_report_build_lines(pk_report_storage *s, const pk_profile *p,
+                                const pk_report_options *o, uint32_t value, pk_error *err)
 {
-    uint32_t value;
-    pk_status st = pk_report_value(p, o->value, &value, err);
-    if (st != PK_OK)
-        return st;
+    pk_report *r = &s->report;
     pk_stack_values sv;
-    st = pk_stack_values_compute(&sv, p, value, o->thread_pattern, err);
+    pk_status st = pk_stack_values_compute(&sv, p, value, o->thread_pattern, err);
     if (st != PK_OK)
         return st;
     size_t stacks = sv.stack_count;
@@ -66,9 +63,9 @@ pk_status pk_report_lines(const pk_profile *p, const pk_report_options *o, pk_ou
     line_entry *entries = NULL;
     if (!key_of_stack)
         goto nomem;
-    for (size_t s = 0; s < stacks; s++) {
-        const pk_frame *f = pk_frame_at(p, pk_stack_at(p, (uint32_t)s)->frame);
-        key_of_stack[s] = PK_NONE;
+    for (size_t i = 0; i < stacks; i++) {
+        const pk_frame *f = pk_frame_at(p, pk_stack_at(p, (uint32_t)i)->frame);
+        key_of_stack[i] = PK_NONE;
         if (f->line == 0)
             continue;
         const pk_function *fn = pk_function_at(p, f->function);
@@ -78,17 +75,11 @@ pk_status pk_report_lines(const pk_profile *p, const pk_report_options *o, pk_ou
         if (!pk_u64map_put(&ids, id, (uint32_t)key_count, &slot, &inserted))
             goto nomem;
         if (inserted) {
-            if (key_count == key_capacity) {
-                size_t cap = key_capacity ? key_capacity * 2 : 256;
-                line_key *grown = realloc(keys, cap * sizeof *grown);
-                if (!grown)
-                    goto nomem;
-                keys = grown;
-                key_capacity = cap;
-            }
+            if (!PK_ARRAY_RESERVE(keys, key_capacity, key_count + 1))
+                goto nomem;
             keys[key_count++] = (line_key){fn->file, f->line, fn->name};
         }
-        key_of_stack[s] = *slot;
+        key_of_stack[i] = *slot;
     }
     self = calloc(key_count ? key_count : 1, sizeof *self);
     total = calloc(key_count ? key_count : 1, sizeof *total);
@@ -104,58 +95,24 @@ pk_status pk_report_lines(const pk_profile *p, const pk_report_options *o, pk_ou
             entries[count++] = (line_entry){(uint32_t)k, self[k], total[k]};
     line_sort sort = {p, keys, o->sort_total};
     qsort_r(entries, count, sizeof *entries, compare_lines, &sort);
-    size_t shown = o->top && o->top < count ? o->top : count;
-    double grand = (double)sv.grand_total;
-
-    if (o->json) {
-        pk_report_json_begin(out, p, "lines", value, sv.grand_total);
-        pk_out_printf(out, "\"sort\":\"%s\",\"line_count\":%zu,\"lines\":[",
-                      o->sort_total ? "total" : "self", count);
-        for (size_t i = 0; i < shown; i++) {
-            const line_key *k = &keys[entries[i].key];
-            pk_out_puts(out, i ? ",{\"file\":" : "{\"file\":");
-            pk_out_json_string(out, pk_str(p, k->file));
-            pk_out_printf(out, ",\"line\":%u,\"function\":", (unsigned)k->line);
-            pk_out_json_string(out, pk_str(p, k->function_name));
-            pk_out_puts(out, ",\"self\":");
-            pk_out_i64(out, entries[i].self);
-            pk_out_puts(out, ",\"self_percent\":");
-            pk_out_double(out, pk_percent((double)entries[i].self, grand));
-            pk_out_puts(out, ",\"total\":");
-            pk_out_i64(out, entries[i].total);
-            pk_out_puts(out, ",\"total_percent\":");
-            pk_out_double(out, pk_percent((double)entries[i].total, grand));
-            pk_out_putc(out, '}');
-        }
-        pk_out_puts(out, "]}\n");
-        goto done;
-    }
-    pk_report_value_label(out, p, value);
-    if (key_count == 0) {
-        pk_out_puts(out, ": the profile has no source lines\n");
-        goto done;
-    }
-    char total_text[PK_VALUE_TEXT];
-    pk_value_text(total_text, sizeof total_text, grand,
-                  pk_str(p, pk_value_type_at(p, value)->unit), false);
-    pk_out_printf(out, ": total %s; %zu of %zu lines by %s\n", total_text, shown, count,
-                  o->sort_total ? "total" : "self");
-    pk_out_puts(out, "      self   self%      total  total%  line  function\n");
-    size_t columns = pk_report_name_columns(o, 39);
+    size_t shown = pk_report_shown(o->top, count);
+    r->entries = malloc((shown ? shown : 1) * sizeof *r->entries);
+    if (!r->entries)
+        goto nomem;
     for (size_t i = 0; i < shown; i++) {
         const line_key *k = &keys[entries[i].key];
-        pk_report_value_cell(out, p, value, (double)entries[i].self, 10);
-        pk_out_putc(out, ' ');
-        pk_report_percent_cell(out, (double)entries[i].self, grand, 7);
-        pk_out_putc(out, ' ');
-        pk_report_value_cell(out, p, value, (double)entries[i].total, 10);
-        pk_out_putc(out, ' ');
-        pk_report_percent_cell(out, (double)entries[i].total, grand, 7);
-        pk_out_puts(out, "  ");
-        pk_report_location(out, pk_str(p, k->file), k->line, pk_str(p, k->function_name),
-                           columns);
-        pk_out_putc(out, '\n');
+        r->entries[i] = (pk_report_entry){.name = pk_str(p, k->function_name),
+                                          .file = pk_str(p, k->file),
+                                          .line = k->line,
+                                          .self = entries[i].self,
+                                          .total = entries[i].total,
+                                          .pid = -1,
+                                          .tid = -1};
     }
+    r->entry_count = shown;
+    r->entries_available = count;
+    r->has_lines = key_count > 0;
+    r->total = sv.grand_total;
     goto done;
 nomem:
     st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");

@@ -1,11 +1,10 @@
-/* The flat table: functions (merged by name) with self and total value, sorted by either. */
+/* The top view: functions (merged by name) with self and total value, sorted by either. */
 #define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/report.h"
 #include "analysis/stack_walk.h"
-#include "analysis/units.h"
 
 typedef struct top_entry {
     uint32_t name;
@@ -37,15 +36,12 @@ static int compare_entries(const void *pa, const void *pb, void *context)
     return c;
 }
 
-pk_status pk_report_top(const pk_profile *p, const pk_report_options *o, pk_output *out,
-                        pk_error *err)
+pk_status pk_report_build_top(pk_report_storage *s, const pk_profile *p,
+                              const pk_report_options *o, uint32_t value, pk_error *err)
 {
-    uint32_t value;
-    pk_status st = pk_report_value(p, o->value, &value, err);
-    if (st != PK_OK)
-        return st;
+    pk_report *r = &s->report;
     pk_stack_values sv;
-    st = pk_stack_values_compute(&sv, p, value, o->thread_pattern, err);
+    pk_status st = pk_stack_values_compute(&sv, p, value, o->thread_pattern, err);
     if (st != PK_OK)
         return st;
     size_t strings = pk_string_count(p);
@@ -58,9 +54,9 @@ pk_status pk_report_top(const pk_profile *p, const pk_report_options *o, pk_outp
         st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
         goto done;
     }
-    for (size_t s = 0; s < stacks; s++) {
-        const pk_frame *f = pk_frame_at(p, pk_stack_at(p, (uint32_t)s)->frame);
-        key_of_stack[s] = pk_function_at(p, f->function)->name;
+    for (size_t i = 0; i < stacks; i++) {
+        const pk_frame *f = pk_frame_at(p, pk_stack_at(p, (uint32_t)i)->frame);
+        key_of_stack[i] = pk_function_at(p, f->function)->name;
     }
     st = pk_key_totals(p, &sv, key_of_stack, strings, self, total, err);
     if (st != PK_OK)
@@ -80,58 +76,19 @@ pk_status pk_report_top(const pk_profile *p, const pk_report_options *o, pk_outp
             entries[count++] = (top_entry){(uint32_t)i, self[i], total[i]};
     top_sort sort_context = {p, o->sort_total};
     qsort_r(entries, count, sizeof *entries, compare_entries, &sort_context);
-    size_t shown = o->top && o->top < count ? o->top : count;
-    double grand = (double)sv.grand_total;
-
-    if (o->json) {
-        pk_report_json_begin(out, p, "top", value, sv.grand_total);
-        pk_out_printf(out, "\"sort\":\"%s\",\"function_count\":%zu,\"functions\":[",
-                      o->sort_total ? "total" : "self", count);
-        double running = 0;
-        for (size_t i = 0; i < shown; i++) {
-            running += (double)entries[i].self;
-            pk_out_puts(out, i ? ",{\"name\":" : "{\"name\":");
-            pk_out_json_string(out, pk_str(p, entries[i].name));
-            pk_out_puts(out, ",\"self\":");
-            pk_out_i64(out, entries[i].self);
-            pk_out_puts(out, ",\"self_percent\":");
-            pk_out_double(out, pk_percent((double)entries[i].self, grand));
-            pk_out_puts(out, ",\"sum_percent\":");
-            pk_out_double(out, pk_percent(running, grand));
-            pk_out_puts(out, ",\"total\":");
-            pk_out_i64(out, entries[i].total);
-            pk_out_puts(out, ",\"total_percent\":");
-            pk_out_double(out, pk_percent((double)entries[i].total, grand));
-            pk_out_putc(out, '}');
-        }
-        pk_out_puts(out, "]}\n");
+    size_t shown = pk_report_shown(o->top, count);
+    r->entries = malloc((shown ? shown : 1) * sizeof *r->entries);
+    if (!r->entries) {
+        st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
         goto done;
     }
-
-    pk_report_value_label(out, p, value);
-    char total_text[PK_VALUE_TEXT];
-    pk_value_text(total_text, sizeof total_text, grand,
-                  pk_str(p, pk_value_type_at(p, value)->unit), false);
-    pk_out_printf(out, ": total %s; %zu of %zu functions by %s\n", total_text, shown, count,
-                  o->sort_total ? "total" : "self");
-    pk_out_puts(out, "      self   self%    sum%      total  total%  function\n");
-    size_t name_columns = pk_report_name_columns(o, 47);
-    double running = 0;
-    for (size_t i = 0; i < shown; i++) {
-        running += (double)entries[i].self;
-        pk_report_value_cell(out, p, value, (double)entries[i].self, 10);
-        pk_out_putc(out, ' ');
-        pk_report_percent_cell(out, (double)entries[i].self, grand, 7);
-        pk_out_putc(out, ' ');
-        pk_report_percent_cell(out, running, grand, 7);
-        pk_out_putc(out, ' ');
-        pk_report_value_cell(out, p, value, (double)entries[i].total, 10);
-        pk_out_putc(out, ' ');
-        pk_report_percent_cell(out, (double)entries[i].total, grand, 7);
-        pk_out_puts(out, "  ");
-        pk_out_shortened(out, pk_str(p, entries[i].name), name_columns);
-        pk_out_putc(out, '\n');
-    }
+    for (size_t i = 0; i < shown; i++)
+        r->entries[i] = (pk_report_entry){.name = pk_str(p, entries[i].name), .file = "",
+                                          .self = entries[i].self, .total = entries[i].total,
+                                          .pid = -1, .tid = -1};
+    r->entry_count = shown;
+    r->entries_available = count;
+    r->total = sv.grand_total;
 done:
     free(entries);
     free(key_of_stack);

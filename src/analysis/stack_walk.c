@@ -5,13 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t add_saturating(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
+#include "core/arith.h"
 
 bool pk_thread_name_matches(const char *name, const char *pattern)
 {
@@ -71,10 +65,10 @@ pk_status pk_stack_values_compute(pk_stack_values *sv, const pk_profile *p, uint
         if (thread < threads && !selected[thread])
             continue;
         int64_t v = pk_sample_values(p, r)[value];
-        sv->grand_total = add_saturating(sv->grand_total, v);
+        sv->grand_total = pk_add_saturating(sv->grand_total, v);
         uint32_t stack = pk_sample_stack(p, r);
         if (stack < stacks)
-            sv->self[stack] = add_saturating(sv->self[stack], v);
+            sv->self[stack] = pk_add_saturating(sv->self[stack], v);
     }
     free(selected);
     memcpy(sv->total, sv->self, stacks * sizeof *sv->total);
@@ -82,7 +76,7 @@ pk_status pk_stack_values_compute(pk_stack_values *sv, const pk_profile *p, uint
     for (size_t s = stacks; s-- > 0;) {
         uint32_t parent = pk_stack_at(p, (uint32_t)s)->parent;
         if (parent != PK_NONE && parent < s)
-            sv->total[parent] = add_saturating(sv->total[parent], sv->total[s]);
+            sv->total[parent] = pk_add_saturating(sv->total[parent], sv->total[s]);
     }
     return PK_OK;
 }
@@ -122,7 +116,7 @@ pk_status pk_key_totals(const pk_profile *p, const pk_stack_values *sv,
     for (size_t s = 0; s < stacks; s++) {
         uint32_t key = key_of_stack[s];
         if (key < key_count)
-            key_self[key] = add_saturating(key_self[key], sv->self[s]);
+            key_self[key] = pk_add_saturating(key_self[key], sv->self[s]);
     }
     /* Depth-first without a stack of our own: parent links lead back up. Branches with a zero
      * total are skipped whole. */
@@ -133,7 +127,7 @@ pk_status pk_key_totals(const pk_profile *p, const pk_stack_values *sv,
         uint32_t key = key_of_stack[node];
         if (key < key_count) {
             if (active[key] == 0)
-                key_total[key] = add_saturating(key_total[key], sv->total[node]);
+                key_total[key] = pk_add_saturating(key_total[key], sv->total[node]);
             active[key]++;
         }
         uint32_t child = first_child[node];

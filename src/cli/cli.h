@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "profkit/format.h"
+#include "profkit/output.h"
 #include "profkit/profile.h"
 #include "profkit/symbolize.h"
 
@@ -42,7 +43,19 @@ typedef struct cli_option {
     int key;     /* returned to the command's handler: a short option letter, or 256..0xfff */
 } cli_option;
 
-/* The options of commands that write a profile (convert, merge). */
+/* The keys of cli_output_options, for commands that take some of those options in a table of
+ * their own and pass them on to cli_output_option. */
+enum {
+    CLI_KEY_OUTPUT = 'o',
+    CLI_KEY_TO = 0x800,
+    CLI_KEY_VALUE,
+    CLI_KEY_WITH_THREADS,
+    CLI_KEY_TITLE,
+    CLI_KEY_COMPRESS,
+    CLI_KEY_COMPRESSION
+};
+
+/* The options of commands that write a profile (convert, merge, diff). */
 typedef struct cli_output_args {
     const char *output; /* -o, --output; NULL = standard output */
     const char *to;     /* --to FORMAT */
@@ -102,6 +115,11 @@ int cli_read_profile(const char *path, const cli_input_options *input, const pk_
                      pk_profile **out);
 /* How a path is shown in messages: "standard input" for "-". */
 const char *cli_shown_name(const char *path);
+
+/* Completes an output to standard output (out may be NULL when status is an error): finishes
+ * it when status is PK_OK, else discards it; prints err about what failed. Returns an exit
+ * status. */
+int cli_finish_output(pk_output *out, pk_status status, pk_error *err);
 
 /* Resolves --value NAME (NULL = default) to an index, or prints the values this profile has
  * and returns PK_NONE. */

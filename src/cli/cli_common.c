@@ -1,10 +1,13 @@
+/* The pieces every command shares: option parsing with the formats' own options, opening and
+ * reading the inputs (with the symbolization pass), writing a profile, messages and exit
+ * statuses. */
 #include <ctype.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 enum {
     KEY_HELP = 0x1000,
@@ -379,6 +382,15 @@ int cli_read_profile(const char *path, const cli_input_options *input, const pk_
     return status;
 }
 
+int cli_finish_output(pk_output *out, pk_status status, pk_error *err)
+{
+    if (status == PK_OK)
+        status = pk_output_finish(out, err);
+    else
+        pk_output_discard(out);
+    return status == PK_OK ? PK_EXIT_OK : cli_report_error(NULL, err);
+}
+
 uint32_t cli_pick_value(const pk_profile *p, const char *name, const char *path)
 {
     if (pk_value_type_count(p) == 0) {
@@ -397,23 +409,14 @@ uint32_t cli_pick_value(const pk_profile *p, const char *name, const char *path)
     return PK_NONE;
 }
 
-enum {
-    KEY_OUT_TO = 0x800,
-    KEY_OUT_VALUE,
-    KEY_OUT_WITH_THREADS,
-    KEY_OUT_TITLE,
-    KEY_OUT_COMPRESS,
-    KEY_OUT_COMPRESSION
-};
-
 const cli_option cli_output_options[] = {
-    {"output", 1, 'o'},
-    {"to", 1, KEY_OUT_TO},
-    {"value", 1, KEY_OUT_VALUE},
-    {"with-threads", 0, KEY_OUT_WITH_THREADS},
-    {"title", 1, KEY_OUT_TITLE},
-    {"compress", 0, KEY_OUT_COMPRESS},
-    {"compression", 1, KEY_OUT_COMPRESSION},
+    {"output", 1, CLI_KEY_OUTPUT},
+    {"to", 1, CLI_KEY_TO},
+    {"value", 1, CLI_KEY_VALUE},
+    {"with-threads", 0, CLI_KEY_WITH_THREADS},
+    {"title", 1, CLI_KEY_TITLE},
+    {"compress", 0, CLI_KEY_COMPRESS},
+    {"compression", 1, CLI_KEY_COMPRESSION},
     {NULL, 0, 0},
 };
 
@@ -421,25 +424,25 @@ int cli_output_option(void *context, int key, const char *value)
 {
     cli_output_args *a = context;
     switch (key) {
-    case 'o':
+    case CLI_KEY_OUTPUT:
         a->output = value;
         return 0;
-    case KEY_OUT_TO:
+    case CLI_KEY_TO:
         a->to = value;
         return 0;
-    case KEY_OUT_VALUE:
+    case CLI_KEY_VALUE:
         a->value = value;
         return 0;
-    case KEY_OUT_WITH_THREADS:
+    case CLI_KEY_WITH_THREADS:
         a->with_threads = true;
         return 0;
-    case KEY_OUT_TITLE:
+    case CLI_KEY_TITLE:
         a->title = value;
         return 0;
-    case KEY_OUT_COMPRESS:
+    case CLI_KEY_COMPRESS:
         a->compression = PK_COMPRESSION_GZIP;
         return 0;
-    case KEY_OUT_COMPRESSION: {
+    case CLI_KEY_COMPRESSION: {
         char *end;
         long level = strtol(value, &end, 10);
         if (!value[0] || *end || level < 0 || level > 9) {

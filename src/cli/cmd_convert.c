@@ -1,7 +1,7 @@
 /* profkit convert: read a profile in one format and write it in another. */
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 static const char convert_help[] =
     "Usage: profkit convert INPUT [-o OUTPUT] [--to FORMAT] [OPTIONS]\n"

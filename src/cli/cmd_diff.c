@@ -1,13 +1,12 @@
-/* profkit diff: what changed between two profiles, as a table, folded lines or a differential
- * flame graph. */
+/* profkit diff: what changed between two profiles. Both become one differential profile
+ * (profkit/diff.h), which is printed as a table or written in any output format: folded lines
+ * with two counts, a differential flame graph, ... */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
-#include "analysis/diff.h"
-#include "cli/cli.h"
-#include "core/output.h"
+#include "cli.h"
+#include "profkit/diff.h"
 
 static const char diff_help[] =
     "Usage: profkit diff BASE NEW [OPTIONS]\n"
@@ -24,32 +23,33 @@ static const char diff_help[] =
     "      --top N              rows to show (default 20, 0 = all)\n"
     "      --json               one JSON object instead of text\n"
     "      --wide               do not shorten long names to fit 80 columns\n"
-    "  -o, --output FILE        write FILE instead of the table: .svg draws a differential\n"
-    "                           flame graph (width by NEW, red grew, blue shrank), .folded\n"
-    "                           writes 'stack BASE NEW' lines\n"
+    "  -o, --output FILE        write the comparison to FILE instead of the table, in the\n"
+    "                           format of its extension: .svg draws a differential flame\n"
+    "                           graph (width by NEW, red grew, blue shrank), .folded writes\n"
+    "                           'stack BASE NEW' lines\n"
+    "      --to FORMAT          output format (default: from the extension of FILE)\n"
     "      --title TEXT         title of the flame graph\n"
+    "      --with-threads       folded stacks and flame graphs: the thread name first\n"
+    "      --compress           gzip the output; --compression LEVEL picks the level (1-9)\n"
     "      --from FORMAT        input format, when probing the content is not wanted\n"
     "      --salvage            keep what can be read before damage in the inputs\n"
     "      --quiet              no progress bar, no warnings\n";
 
-enum { KEY_VALUE = 256, KEY_TREE, KEY_SORT, KEY_NORMALIZE, KEY_TOP, KEY_JSON, KEY_WIDE,
-       KEY_TITLE };
+enum { KEY_VALUE = 256, KEY_TREE, KEY_SORT, KEY_NORMALIZE, KEY_TOP, KEY_JSON, KEY_WIDE };
 
 typedef struct diff_args {
     pk_diff_report_options report;
+    cli_output_args output; /* value stays NULL: --value is the value compared */
     const char *value;
-    const char *output;
-    const char *title;
     bool normalize;
+    bool json;
+    size_t width; /* 0: no limit */
 } diff_args;
 
 static int diff_option(void *context, int key, const char *value)
 {
     diff_args *a = context;
     switch (key) {
-    case 'o':
-        a->output = value;
-        return 0;
     case KEY_VALUE:
         a->value = value;
         return 0;
@@ -80,16 +80,13 @@ static int diff_option(void *context, int key, const char *value)
         return 0;
     }
     case KEY_JSON:
-        a->report.json = true;
+        a->json = true;
         return 0;
     case KEY_WIDE:
-        a->report.width = 0;
-        return 0;
-    case KEY_TITLE:
-        a->title = value;
+        a->width = 0;
         return 0;
     }
-    return PK_EXIT_USAGE;
+    return cli_output_option(&a->output, key, value);
 }
 
 static bool same_file(const char *a, const char *b)
@@ -99,24 +96,38 @@ static bool same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
-static bool has_extension(const char *path, const char *extension)
+/* The table of the differential profile on standard output. Returns an exit status. */
+static int print_report(const pk_profile *diff, const diff_args *args)
 {
-    size_t n = strlen(path), m = strlen(extension);
-    return n > m && strcasecmp(path + n - m, extension) == 0;
+    pk_error err;
+    pk_error_clear(&err);
+    pk_diff_report *report = NULL;
+    pk_output *out = NULL;
+    pk_status st = pk_diff_report_build(diff, &args->report, &report, &err);
+    if (st == PK_OK)
+        st = pk_output_create("-", NULL, &out, &err);
+    if (st == PK_OK)
+        st = args->json ? pk_diff_report_write_json(report, out, &err)
+                        : pk_diff_report_write_text(report, args->width, out, &err);
+    pk_diff_report_free(report);
+    return cli_finish_output(out, st, &err);
 }
 
 int pk_cmd_diff(int argc, char **argv)
 {
     static const cli_option options[] = {
-        {"output", 1, 'o'},        {"value", 1, KEY_VALUE}, {"tree", 0, KEY_TREE},
-        {"sort", 1, KEY_SORT},     {"normalize", 0, KEY_NORMALIZE},
-        {"top", 1, KEY_TOP},       {"json", 0, KEY_JSON},   {"wide", 0, KEY_WIDE},
-        {"title", 1, KEY_TITLE},   {NULL, 0, 0},
+        {"output", 1, CLI_KEY_OUTPUT},   {"to", 1, CLI_KEY_TO},
+        {"title", 1, CLI_KEY_TITLE},     {"with-threads", 0, CLI_KEY_WITH_THREADS},
+        {"compress", 0, CLI_KEY_COMPRESS}, {"compression", 1, CLI_KEY_COMPRESSION},
+        {"value", 1, KEY_VALUE},         {"tree", 0, KEY_TREE},
+        {"sort", 1, KEY_SORT},           {"normalize", 0, KEY_NORMALIZE},
+        {"top", 1, KEY_TOP},             {"json", 0, KEY_JSON},
+        {"wide", 0, KEY_WIDE},           {NULL, 0, 0},
     };
     diff_args args;
     memset(&args, 0, sizeof args);
     args.report.top = 20;
-    args.report.width = 80;
+    args.width = 80;
     cli_input_options input;
     char **rest;
     int rest_count;
@@ -131,21 +142,21 @@ int pk_cmd_diff(int argc, char **argv)
         cli_free_input_options(&input);
         return PK_EXIT_USAGE;
     }
-    bool to_svg = args.output && has_extension(args.output, ".svg");
-    bool to_folded = args.output && has_extension(args.output, ".folded");
-    if (args.output && !to_svg && !to_folded) {
-        cli_error("diff: -o takes a file ending in .svg or .folded, not '%s'", args.output);
+    /* With -o or --to the differential profile is written; without, the table is printed. */
+    bool write = args.output.output || args.output.to;
+    const pk_format *to = write ? cli_output_format(&args.output, "diff") : NULL;
+    const char *output = args.output.output ? args.output.output : "-";
+    if (write && to && strcmp(output, "-") != 0 && same_file(rest[0], output)) {
+        cli_error("diff: the output '%s' is BASE", output);
+        to = NULL;
+    }
+    if (write && !to) {
         cli_free_input_options(&input);
         return PK_EXIT_USAGE;
     }
-    if (args.output && same_file(rest[0], args.output)) {
-        cli_error("diff: the output '%s' is BASE", args.output);
-        cli_free_input_options(&input);
-        return PK_EXIT_USAGE;
-    }
-    pk_profile *base = NULL, *newer = NULL;
+    pk_profile *base = NULL, *newer = NULL, *diff = NULL;
     cli_inputs inputs;
-    status = cli_inputs_open(&inputs, rest, 2, &input, NULL);
+    status = cli_inputs_open(&inputs, rest, 2, &input, to);
     if (status == PK_EXIT_OK)
         status = cli_inputs_read(&inputs, 0, &input, &base);
     if (status == PK_EXIT_OK)
@@ -161,34 +172,16 @@ int pk_cmd_diff(int argc, char **argv)
     if (status == PK_EXIT_OK) {
         pk_error err;
         pk_error_clear(&err);
-        pk_diff d;
-        pk_status st = pk_diff_build(&d, base, base_value, newer, new_value, args.normalize, &err);
-        pk_profile_free(base);
-        pk_profile_free(newer);
-        base = newer = NULL;
-        if (st == PK_OK) {
-            pk_output out;
-            const char *path = args.output ? args.output : "-";
-            st = pk_output_open(&out, path, args.output ? rest[1] : NULL, &err);
-            if (st == PK_OK) {
-                if (to_svg)
-                    st = pk_diff_write_svg(&d, args.title, &out, &err);
-                else if (to_folded)
-                    st = pk_diff_write_folded(&d, &out, &err);
-                else
-                    st = pk_diff_report(&d, &args.report, &out, &err);
-                if (st == PK_OK)
-                    st = pk_output_commit(&out, &err);
-                else
-                    pk_output_abort(&out);
-            }
-            pk_diff_free(&d);
-        }
-        if (st != PK_OK)
+        if (pk_diff_profiles(base, base_value, newer, new_value, args.normalize, &diff, &err) !=
+            PK_OK)
             status = cli_report_error(NULL, &err);
     }
     pk_profile_free(base);
     pk_profile_free(newer);
+    if (status == PK_EXIT_OK)
+        status = write ? cli_write_profile(diff, &args.output, to, &input, rest[1], "comparison")
+                       : print_report(diff, &args);
+    pk_profile_free(diff);
     cli_free_input_options(&input);
     return status;
 }

@@ -1,7 +1,7 @@
 /* profkit dump: a binary file record by record, for when a file looks wrong. */
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 static const char dump_help[] =
     "Usage: profkit dump INPUT [--raw] [--from FORMAT]\n"

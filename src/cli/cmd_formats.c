@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 #define PK_FORMATS_MAX 64
 
@@ -35,20 +35,28 @@ int pk_cmd_formats(int argc, char **argv)
         if ((int)strlen(extensions[i]) > width)
             width = (int)strlen(extensions[i]);
     }
-    printf("%-12s %-16s %-*s %s\n", "FORMAT", "CAN", width, "EXTENSIONS", "DESCRIPTION");
+    pk_output *out;
+    pk_error err;
+    pk_error_clear(&err);
+    pk_status st = pk_output_create("-", NULL, &out, &err);
+    if (st != PK_OK)
+        return cli_report_error(NULL, &err);
+    pk_output_printf(out, "%-12s %-16s %-*s %s\n", "FORMAT", "CAN", width, "EXTENSIONS",
+                     "DESCRIPTION");
     for (size_t i = 0; i < count; i++) {
         const pk_format *f = pk_format_at(i);
         char can[32];
         snprintf(can, sizeof can, "%s%s%s", f->read ? "read " : "", f->write ? "write " : "",
                  f->dump ? "dump" : "");
-        printf("%-12s %-16s %-*s %s", f->name, can, width, extensions[i], f->description);
+        pk_output_printf(out, "%-12s %-16s %-*s %s", f->name, can, width, extensions[i],
+                         f->description);
         if (f->aliases && f->aliases[0]) {
-            printf(" (also:");
+            pk_output_printf(out, " (also:");
             for (const char *const *a = f->aliases; *a; a++)
-                printf(" %s", *a);
-            printf(")");
+                pk_output_printf(out, " %s", *a);
+            pk_output_printf(out, ")");
         }
-        putchar('\n');
+        pk_output_printf(out, "\n");
     }
-    return PK_EXIT_OK;
+    return cli_finish_output(out, PK_OK, &err);
 }

@@ -3,8 +3,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "analysis/merge.h"
-#include "cli/cli.h"
+#include "cli.h"
+#include "profkit/merge.h"
 
 static const char merge_help[] =
     "Usage: profkit merge INPUT... -o OUTPUT [--to FORMAT] [OPTIONS]\n"

@@ -1,12 +1,10 @@
 /* profkit report: the answer on the terminal - top functions, call tree, callers and callees,
  * source lines, the memory (leak) report and thread totals, as text or JSON. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/report.h"
-#include "cli/cli.h"
-#include "core/output.h"
+#include "cli.h"
+#include "profkit/report.h"
 
 static const char report_help[] =
     "Usage: profkit report INPUT [VIEW] [OPTIONS]\n"
@@ -55,24 +53,22 @@ enum {
     KEY_WIDE
 };
 
-typedef enum report_view { VIEW_TOP, VIEW_TREE, VIEW_CALLERS, VIEW_CALLEES, VIEW_LINES,
-                           VIEW_MEMORY, VIEW_THREADS } report_view;
-
 typedef struct report_args {
     pk_report_options options;
     const char *value;
-    report_view view;
     int views_given;
+    bool json;
+    size_t width; /* 0: no limit */
 } report_args;
 
-static int choose_view(report_args *a, report_view view)
+static int choose_view(report_args *a, pk_report_view view)
 {
-    if (a->views_given && a->view != view) {
+    if (a->views_given && a->options.view != view) {
         cli_error("report: choose one view of --tree, --callers, --callees, --lines, "
                   "--memory, --threads");
         return PK_EXIT_USAGE;
     }
-    a->view = view;
+    a->options.view = view;
     a->views_given++;
     return 0;
 }
@@ -106,7 +102,7 @@ static int report_option(void *context, int key, const char *value)
         a->options.sort_total = strcmp(value, "total") == 0;
         return 0;
     case KEY_TREE:
-        return choose_view(a, VIEW_TREE);
+        return choose_view(a, PK_REPORT_TREE);
     case KEY_MIN_PERCENT: {
         char *end;
         double p = strtod(value, &end);
@@ -119,24 +115,24 @@ static int report_option(void *context, int key, const char *value)
     }
     case KEY_CALLERS:
         a->options.function = value;
-        return choose_view(a, VIEW_CALLERS);
+        return choose_view(a, PK_REPORT_CALLERS);
     case KEY_CALLEES:
         a->options.function = value;
-        return choose_view(a, VIEW_CALLEES);
+        return choose_view(a, PK_REPORT_CALLEES);
     case KEY_LINES:
-        return choose_view(a, VIEW_LINES);
+        return choose_view(a, PK_REPORT_LINES);
     case KEY_MEMORY:
-        return choose_view(a, VIEW_MEMORY);
+        return choose_view(a, PK_REPORT_MEMORY);
     case KEY_THREADS:
-        return choose_view(a, VIEW_THREADS);
+        return choose_view(a, PK_REPORT_THREADS);
     case KEY_THREAD:
         a->options.thread_pattern = value;
         return 0;
     case KEY_JSON:
-        a->options.json = true;
+        a->json = true;
         return 0;
     case KEY_WIDE:
-        a->options.width = 0;
+        a->width = 0;
         return 0;
     }
     return PK_EXIT_USAGE;
@@ -157,7 +153,7 @@ int pk_cmd_report(int argc, char **argv)
     report_args args;
     memset(&args, 0, sizeof args);
     pk_report_options_init(&args.options);
-    args.view = VIEW_TOP;
+    args.width = 80;
     cli_input_options input;
     char **rest;
     int rest_count;
@@ -176,34 +172,24 @@ int pk_cmd_report(int argc, char **argv)
     const char *input_path = rest[0];
     pk_profile *p = NULL;
     status = cli_read_profile(input_path, &input, NULL, &p);
-    if (status == PK_EXIT_OK && args.view != VIEW_MEMORY) {
+    if (status == PK_EXIT_OK && args.options.view != PK_REPORT_MEMORY) {
         args.options.value = cli_pick_value(p, args.value, input_path);
         if (args.options.value == PK_NONE)
             status = PK_EXIT_USAGE;
     }
     if (status == PK_EXIT_OK) {
-        pk_output out;
         pk_error err;
         pk_error_clear(&err);
-        pk_status st = pk_output_open(&out, "-", NULL, &err);
-        if (st == PK_OK) {
-            const pk_report_options *o = &args.options;
-            switch (args.view) {
-            case VIEW_TOP: st = pk_report_top(p, o, &out, &err); break;
-            case VIEW_TREE: st = pk_report_tree(p, o, &out, &err); break;
-            case VIEW_CALLERS: st = pk_report_neighbours(p, o, false, &out, &err); break;
-            case VIEW_CALLEES: st = pk_report_neighbours(p, o, true, &out, &err); break;
-            case VIEW_LINES: st = pk_report_lines(p, o, &out, &err); break;
-            case VIEW_MEMORY: st = pk_report_memory(p, o, &out, &err); break;
-            case VIEW_THREADS: st = pk_report_threads(p, o, &out, &err); break;
-            }
-            if (st == PK_OK)
-                st = pk_output_commit(&out, &err);
-            else
-                pk_output_abort(&out);
-        }
-        if (st != PK_OK)
-            status = cli_report_error(NULL, &err);
+        pk_report *report = NULL;
+        pk_output *out = NULL;
+        pk_status st = pk_report_build(p, &args.options, &report, &err);
+        if (st == PK_OK)
+            st = pk_output_create("-", NULL, &out, &err);
+        if (st == PK_OK)
+            st = args.json ? pk_report_write_json(report, out, &err)
+                           : pk_report_write_text(report, args.width, out, &err);
+        pk_report_free(report);
+        status = cli_finish_output(out, st, &err);
     }
     pk_profile_free(p);
     cli_free_input_options(&input);

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 #include "profkit/version.h"
 
 const pk_command pk_commands[] = {

@@ -4,7 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 #define PROGRESS_MIN_BYTES (64u << 20)
 

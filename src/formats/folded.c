@@ -2,20 +2,25 @@
  * flamegraph.pl and inferno. Documented in docs/formats/folded.md.
  *
  * Reader: every non-blank line is a stack of frame names separated by ';' and, after the last
- * run of blanks, a count. Lines are streamed; memory grows with the distinct stacks only.
- * Writer: one line per distinct sequence of function names, weighted by the chosen value.
+ * run of blanks, a count. Lines are streamed; memory grows with the distinct stacks only. A
+ * file whose first line ends in two counts, `stack BASE NEW` (difffolded.pl, inferno-diff-
+ * folded), is read as a differential profile (profkit/diff.h).
+ * Writer: one line per distinct sequence of function names, weighted by the chosen value; a
+ * differential profile gives `stack BASE NEW` lines.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/differential.h"
 #include "core/arith.h"
 #include "core/array.h"
 #include "core/hashmap.h"
 #include "core/input.h"
 #include "core/output.h"
 #include "formats/formats.h"
+#include "profkit/diff.h"
 
 /* Longest line the reader accepts. */
 #define FOLDED_MAX_LINE (PK_INPUT_CHUNK - 1)
@@ -38,11 +43,15 @@ static bool is_blank(char c)
 /* ---- one line ---------------------------------------------------------------------------------- */
 
 typedef struct folded_line {
-    const char *stack; /* frames, ';'-separated */
+    const char *stack; /* frames, ';'-separated, up to the last count */
     size_t stack_len;
     int64_t count;
     bool rounded;      /* the count had a fraction */
-    bool two_counts;   /* the stack itself ends in a number: probably a differential line */
+    /* The stack itself ends in a count: `frames BASE NEW`, a differential line */
+    bool two_counts;
+    size_t frames_len; /* two_counts: the frames alone, before BASE */
+    int64_t base;      /* two_counts: BASE */
+    bool base_rounded;
 } folded_line;
 
 typedef enum line_kind {
@@ -141,11 +150,17 @@ static line_kind parse_line(const char *line, size_t len, folded_line *out, line
     }
     out->stack = line;
     out->stack_len = stack_end;
-    /* "a;b 3 4" (difffolded.pl output) reads as stack "a;b 3" with count 4: worth a warning. */
-    size_t t = stack_end;
-    while (t > 0 && is_digit(line[t - 1]))
-        t--;
-    out->two_counts = t < stack_end && t > 0 && is_blank(line[t - 1]);
+    /* "a;b 3 4": the token before the count is a count too, with frames before it. */
+    size_t base_start = stack_end;
+    while (base_start > 0 && !is_blank(line[base_start - 1]))
+        base_start--;
+    size_t frames_end = base_start;
+    while (frames_end > 0 && is_blank(line[frames_end - 1]))
+        frames_end--;
+    out->two_counts = base_start > 0 && frames_end > 0 &&
+                      parse_count(line + base_start, stack_end - base_start, &out->base,
+                                  &out->base_rounded) == NULL;
+    out->frames_len = out->two_counts ? frames_end : stack_end;
     return LINE_STACK;
 }
 
@@ -208,6 +223,8 @@ typedef struct folded_reader {
     prev_frame *prev;
     size_t prev_depth, prev_cap;
     uint32_t prev_thread;
+    bool values_declared;
+    bool differential; /* the first line has two counts: every line has */
     uint64_t rounded, two_counts;
 } folded_reader;
 
@@ -254,15 +271,16 @@ static bool add_line(folded_reader *r, const folded_line *line)
     size_t n = line->stack_len, first = 0;
     uint32_t thread = r->thread;
     if (r->thread_roots) {
-        const char *semi = memchr(s, ';', n);
-        size_t len = semi ? (size_t)(semi - s) : n;
+        size_t end = r->differential ? line->frames_len : n;
+        const char *semi = memchr(s, ';', end);
+        size_t len = semi ? (size_t)(semi - s) : end;
         thread = thread_named(r, s, len);
         if (thread == PK_NONE)
             return false;
-        first = semi ? len + 1 : n;
+        first = semi ? len + 1 : end;
     }
     const char *frames = s + first;
-    size_t frames_len = n - first;
+    size_t frames_len = (r->differential ? line->frames_len : n) - first;
     /* Frames equal to the previous line's, from the root on, keep their stacks. */
     bool same = thread == r->prev_thread;
     size_t depth = 0;
@@ -295,8 +313,29 @@ static bool add_line(folded_reader *r, const folded_line *line)
     r->prev_depth = depth;
     r->prev_thread = thread;
     r->rounded += line->rounded;
-    r->two_counts += line->two_counts;
-    return pk_add_sample_value(r->p, thread, stack, 0, line->count) == PK_OK;
+    if (!r->differential) {
+        r->two_counts += line->two_counts;
+        return pk_add_sample_value(r->p, thread, stack, 0, line->count) == PK_OK;
+    }
+    r->rounded += line->base_rounded;
+    int64_t values[2] = {[PK_DIFF_BASE] = line->base, [PK_DIFF_NEW] = line->count};
+    return pk_add_sample(r->p, thread, stack, values) == PK_OK;
+}
+
+/* The value types, known from the first stack line: one count, or base and new of a
+ * differential file (whose default is new, as for a profile made by pk_diff_profiles). */
+static bool declare_values(folded_reader *r, bool differential)
+{
+    r->values_declared = true;
+    r->differential = differential;
+    if (!differential)
+        return pk_add_value_type(r->p, "samples", "count") != PK_NONE;
+    if (pk_add_value_type(r->p, "base", "count") != PK_DIFF_BASE ||
+        pk_add_value_type(r->p, "new", "count") != PK_DIFF_NEW)
+        return false;
+    pk_set_default_value(r->p, PK_DIFF_NEW);
+    pk_metadata_of(r->p)->differential = true;
+    return true;
 }
 
 static void reader_warnings(folded_reader *r)
@@ -307,8 +346,8 @@ static void reader_warnings(folded_reader *r)
                 r->rounded == 1 ? "was" : "were");
     if (r->two_counts)
         pk_warn(r->p,
-                "%llu line%s end%s in two numbers (a differential file?): the last number was "
-                "taken as the count, the other one stays in the leaf frame's name",
+                "%llu line%s end%s in two numbers while the first line has one: the last "
+                "number was taken as the count, the other one stays in the leaf frame's name",
                 (unsigned long long)r->two_counts, r->two_counts == 1 ? "" : "s",
                 r->two_counts == 1 ? "s" : "");
 }
@@ -348,8 +387,6 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
     pk_u64map_init(&r.threads);
 
     pk_status status = PK_OK;
-    if (pk_add_value_type(p, "samples", "count") == PK_NONE)
-        goto nomem;
     if (!r.thread_roots) {
         uint32_t name = pk_intern_cstr(p, "all");
         r.thread = name == PK_NONE ? PK_NONE : pk_add_thread(p, name, -1, -1);
@@ -376,6 +413,17 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
         }
         if (kind == LINE_BLANK)
             continue;
+        if (kind == LINE_STACK && !r.values_declared && !declare_values(&r, line.two_counts))
+            goto nomem;
+        if (kind == LINE_STACK && r.differential && !line.two_counts) {
+            size_t count_at = line.stack_len;
+            while (is_blank(text[count_at]))
+                count_at++;
+            kind = LINE_BAD;
+            problem = (line_problem){"has one count where the first line has two: expected "
+                                     "'frame;frame;... BASE NEW'",
+                                     count_at, 0};
+        }
         if (kind == LINE_BAD) {
             if (pk_in_error(in))
                 break;
@@ -402,6 +450,9 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
     }
     reader_warnings(&r);
 done:
+    /* Without a stack line the kind of file is unknown: it has the plain count. */
+    if (!r.values_declared && !declare_values(&r, false) && status == PK_OK)
+        status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     reader_free(&r);
     return status;
 nomem:
@@ -412,62 +463,111 @@ nomem:
 /* ---- writer ------------------------------------------------------------------------------------ */
 
 /* Names are written with ';', LF and CR replaced by '_', and an empty name as "_", so that each
- * frame reads back as one name. Two names that look alike after that are one name in the
- * output: the writer merges stacks by their written text. */
+ * frame reads back as one name. So are the blanks before a number that ends a name ("sp ace
+ * 42" is written "sp ace_42"): a line ending in it would read as a differential line with two
+ * counts. Two names that look alike after that are one name in the output: the writer merges
+ * stacks by their written text. */
 static bool needs_underscore(char c)
 {
     return c == ';' || c == '\n' || c == '\r';
 }
 
+/* The written form of a name: its bytes, and the blanks before a final number. */
+typedef struct written_name {
+    const char *s;
+    size_t len;
+    size_t blanks_from, blanks_to; /* written as '_'; empty when the name ends otherwise */
+} written_name;
+
+static written_name written_form(const char *s, size_t len)
+{
+    if (len == 0)
+        return (written_name){"_", 1, 0, 0};
+    written_name w = {s, len, 0, 0};
+    /* A number as the reader takes a count: digits, optionally a '.' and more digits. */
+    size_t t = len;
+    while (t > 0 && is_digit(s[t - 1]))
+        t--;
+    if (t > 0 && s[t - 1] == '.') {
+        t--;
+        size_t whole = t;
+        while (t > 0 && is_digit(s[t - 1]))
+            t--;
+        if (t == whole)
+            return w;
+    } else if (t == len) {
+        return w;
+    }
+    size_t b = t;
+    while (b > 0 && is_blank(s[b - 1]))
+        b--;
+    if (b < t) {
+        w.blanks_from = b;
+        w.blanks_to = t;
+    }
+    return w;
+}
+
+static char written_char(const written_name *w, size_t i)
+{
+    char c = w->s[i];
+    return needs_underscore(c) || (i >= w->blanks_from && i < w->blanks_to) ? '_' : c;
+}
+
 static bool written_names_equal(const char *a, size_t alen, const char *b, size_t blen)
 {
-    if (alen == 0)
-        a = "_", alen = 1;
-    if (blen == 0)
-        b = "_", blen = 1;
-    if (alen != blen)
+    written_name wa = written_form(a, alen), wb = written_form(b, blen);
+    if (wa.len != wb.len)
         return false;
-    for (size_t i = 0; i < alen; i++) {
-        char ca = needs_underscore(a[i]) ? '_' : a[i];
-        char cb = needs_underscore(b[i]) ? '_' : b[i];
-        if (ca != cb)
+    for (size_t i = 0; i < wa.len; i++)
+        if (written_char(&wa, i) != written_char(&wb, i))
             return false;
-    }
     return true;
 }
 
 /* Hash of the written text of a name, taken in chunks so that no allocation is needed. */
 static uint64_t written_name_hash(const char *s, size_t len)
 {
-    if (len == 0)
-        s = "_", len = 1;
-    uint64_t h = len;
+    written_name w = written_form(s, len);
+    uint64_t h = w.len;
     char chunk[256];
-    for (size_t start = 0; start < len; start += sizeof chunk) {
-        size_t n = len - start < sizeof chunk ? len - start : sizeof chunk;
+    for (size_t start = 0; start < w.len; start += sizeof chunk) {
+        size_t n = w.len - start < sizeof chunk ? w.len - start : sizeof chunk;
         for (size_t i = 0; i < n; i++)
-            chunk[i] = needs_underscore(s[start + i]) ? '_' : s[start + i];
+            chunk[i] = written_char(&w, start + i);
         h = pk_hash_u64(h ^ pk_hash_bytes(chunk, n));
     }
     return h;
 }
 
+/* Writes n bytes of s with ';', LF and CR as '_'. */
+static void write_separated(pk_output *out, const char *s, size_t n)
+{
+    while (n > 0) {
+        size_t plain = strcspn(s, ";\n\r");
+        if (plain >= n) {
+            pk_out_write(out, s, n);
+            return;
+        }
+        pk_out_write(out, s, plain);
+        pk_out_putc(out, '_');
+        s += plain + 1;
+        n -= plain + 1;
+    }
+}
+
 /* Writes a name (NUL-terminated, len bytes) as folded output spells it. */
 static void write_name(pk_output *out, const char *s, size_t len)
 {
-    if (len == 0) {
-        pk_out_putc(out, '_');
+    written_name w = written_form(s, len);
+    if (w.blanks_from == w.blanks_to) {
+        write_separated(out, w.s, w.len);
         return;
     }
-    for (;;) {
-        size_t plain = strcspn(s, ";\n\r");
-        pk_out_write(out, s, plain);
-        if (plain == len)
-            return;
+    write_separated(out, w.s, w.blanks_from);
+    for (size_t i = w.blanks_from; i < w.blanks_to; i++)
         pk_out_putc(out, '_');
-        s += plain + 1;
-        len -= plain + 1;
-    }
+    pk_out_write(out, w.s + w.blanks_to, w.len - w.blanks_to);
 }
 
 /* A tree of written names: node (parent, name) with the summed value of the stacks that end
@@ -475,7 +575,7 @@ static void write_name(pk_output *out, const char *s, size_t len)
 typedef struct name_node {
     uint32_t parent; /* PK_NONE for a root */
     uint32_t name;   /* canonical string id */
-    int64_t self;
+    int64_t self;    /* of a differential profile, the new value */
 } name_node;
 
 typedef struct folded_writer {
@@ -490,6 +590,9 @@ typedef struct folded_writer {
     pk_u64map stack_nodes; /* (root node + 1) << 32 | stack -> node */
     uint32_t *chain;
     size_t chain_cap;
+    bool differential;     /* a differential profile: base values beside the nodes */
+    int64_t *bases;        /* node -> its base value, for a differential profile only */
+    size_t bases_cap;
 } folded_writer;
 
 static bool canon_equal(const void *context, uint32_t entry, const void *key)
@@ -542,12 +645,15 @@ static uint32_t child_node(folded_writer *w, uint32_t parent, uint32_t name)
         return PK_NONE;
     if (!inserted)
         return *slot;
-    if (w->count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(w->nodes, w->cap, w->count + 1)) {
+    if (w->count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(w->nodes, w->cap, w->count + 1) ||
+        (w->differential && !PK_ARRAY_RESERVE(w->bases, w->bases_cap, w->count + 1))) {
         uint32_t ignored;
         pk_u64map_remove(&w->children, key, &ignored);
         return PK_NONE;
     }
     w->nodes[w->count] = (name_node){.parent = parent, .name = canon, .self = 0};
+    if (w->differential)
+        w->bases[w->count] = 0;
     return (uint32_t)w->count++;
 }
 
@@ -597,6 +703,7 @@ static void writer_free(folded_writer *w)
     free(w->canon_ids);
     pk_u64map_free(&w->stack_nodes);
     free(w->chain);
+    free(w->bases);
 }
 
 /* The value a writer weighs by: options->value, else the profile's default. */
@@ -622,10 +729,15 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
     if (status != PK_OK)
         return status;
     bool with_threads = options && options->with_threads;
+    /* A differential profile is written as "stack BASE NEW", whichever value was chosen. */
+    bool differential = pk_is_differential(p);
+    if (differential)
+        value = PK_DIFF_NEW;
 
     folded_writer w;
     memset(&w, 0, sizeof w);
     w.p = p;
+    w.differential = differential;
     pk_u64map_init(&w.children);
     pk_u64map_init(&w.canonical);
     pk_index_init(&w.written);
@@ -635,7 +747,8 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
     size_t rows = pk_sample_count(p);
     for (size_t row = 0; row < rows; row++) {
         int64_t v = pk_sample_values(p, row)[value];
-        if (v == 0)
+        int64_t base = differential ? pk_sample_values(p, row)[PK_DIFF_BASE] : 0;
+        if (v == 0 && base == 0)
             continue;
         uint32_t stack = pk_sample_stack(p, row);
         uint32_t root = PK_NONE;
@@ -652,12 +765,14 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
         if (nomem)
             goto nomem;
         w.nodes[node].self = pk_add_saturating(w.nodes[node].self, v);
+        if (differential)
+            w.bases[node] = pk_add_saturating(w.bases[node], base);
     }
 
     uint32_t *path = NULL;
     size_t path_cap = 0;
     for (size_t i = 0; i < w.count; i++) {
-        if (w.nodes[i].self <= 0)
+        if (differential ? w.nodes[i].self == 0 && w.bases[i] == 0 : w.nodes[i].self <= 0)
             continue;
         size_t depth = 0;
         for (uint32_t n = (uint32_t)i; n != PK_NONE; n = w.nodes[n].parent) {
@@ -671,6 +786,10 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
             uint32_t name = path[--depth];
             write_name(out, pk_str(p, name), pk_str_len(p, name));
             pk_out_putc(out, depth > 0 ? ';' : ' ');
+        }
+        if (differential) {
+            pk_out_i64(out, w.bases[i]);
+            pk_out_putc(out, ' ');
         }
         pk_out_i64(out, w.nodes[i].self);
         pk_out_putc(out, '\n');

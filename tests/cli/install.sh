@@ -1,5 +1,6 @@
-# `cmake --install` puts the command, both libraries, the headers and profkit.pc in place, and a
-# program built with pkg-config against the installed library reads a profile.
+# `cmake --install` puts the command, both libraries, the headers and profkit.pc in place;
+# programs built with pkg-config against the installed library read a profile, report on it
+# and compare two; every installed header compiles on its own, as C and as C++.
 . "$(dirname "$0")/lib.sh"
 
 BUILD=$(dirname "$PROFKIT")
@@ -21,7 +22,37 @@ expect_status 0 "${PK_CC:-cc}" -std=c11 -Wall -Wextra -Werror ${PK_SANITIZE_FLAG
 expect_status 0 env LD_LIBRARY_PATH="$libdir/.." ./embed "$SRC/examples/roku-channel.bsprof" out.folded
 expect_contains "$OUT" "HomeScene" "embed output"
 expect_file out.folded
-# The installed command works on its own.
-expect_status 0 env LD_LIBRARY_PATH="$libdir/.." "$PREFIX/bin/profkit" formats
+# The installed command works on its own: it finds the library beside it.
+expect_status 0 "$PREFIX/bin/profkit" formats
 expect_contains "$OUT" "bsprof" "installed profkit formats"
+
+# Reports and diff through the public API (examples/report_and_diff.c): the example, then the
+# example against itself merged twice, where every function doubles.
+expect_status 0 "${PK_CC:-cc}" -std=c11 -Wall -Wextra -Werror ${PK_SANITIZE_FLAGS:-} \
+    "$SRC/examples/report_and_diff.c" $(pkg-config --cflags --libs profkit) -o report_and_diff
+expect_status 0 env LD_LIBRARY_PATH="$libdir/.." ./report_and_diff "$SRC/examples/roku-channel.bsprof"
+expect_contains "$OUT" "top 5 of 55 functions by self cpu (operations), total 5034993:" "report header"
+expect_contains "$OUT" "  PadLeft                  self     793106  total     793106" "report first row"
+expect_status 0 "$PREFIX/bin/profkit" merge "$SRC/examples/roku-channel.bsprof" \
+    "$SRC/examples/roku-channel.bsprof" -o twice.bsprof
+expect_status 0 env LD_LIBRARY_PATH="$libdir/.." ./report_and_diff \
+    "$SRC/examples/roku-channel.bsprof" twice.bsprof
+expect_contains "$OUT" "cpu (operations): base 5034993, new 10069986 (+100.0%)" "diff header"
+expect_contains "$OUT" "    793106    1586212     +793106  +100.0%  PadLeft" "diff first row"
+expect_file diff.svg
+expect_contains "$(cat diff.svg)" "Differential Flame Graph" "diff.svg"
+
+# Each installed header is self-contained, in C and in C++ (extern "C").
+for header in "$PREFIX"/include/profkit/*.h; do
+    name=$(basename "$header")
+    [ "$name" = export.h ] && continue
+    printf '#include <profkit/%s>\nint profkit_header_check;\n' "$name" > header.c
+    expect_status 0 "${PK_CC:-cc}" -std=c11 -Wall -Wextra -Werror -pedantic -fsyntax-only \
+        $(pkg-config --cflags profkit) header.c
+    if command -v c++ >/dev/null 2>&1; then
+        cp header.c header.cpp
+        expect_status 0 c++ -Wall -Wextra -Werror -fsyntax-only $(pkg-config --cflags profkit) \
+            header.cpp
+    fi
+done
 finish

@@ -133,9 +133,50 @@ expect_status 0 "$PROFKIT" diff base.folded new.folded -o diff.svg --title "Befo
 CHECKS=$((CHECKS + 1))
 python3 "$SRC/tests/cli/svg_check.py" widths diff.svg >/dev/null || fail "diff.svg widths"
 expect_contains "$(cat diff.svg)" "Before and after" "diff.svg title"
+# Every option diff took before the comparison became a profile, in one run.
+expect_status 0 "$PROFKIT" diff base.folded new.folded --tree --sort total --normalize --top 3 \
+    --json --wide --value samples --title "A title" --from folded --quiet
+expect_eq "$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["row_count"], len(d["rows"]))')" \
+    "8 3" "diff with all its options"
 expect_status 2 "$PROFKIT" diff base.folded new.folded -o diff.txt
 expect_status 2 "$PROFKIT" diff base.folded
 expect_status 0 "$PROFKIT" diff --help
+
+# The comparison is a differential profile: 'stack BASE NEW' lines read back as one, and any
+# format writes it.
+expect_status 0 "$PROFKIT" report diff.folded --json --top 0
+printf '%s' "$OUT" > diffreport.json
+expect_eq "$(json_get diffreport.json '(d["value"]["name"], d["total"], [(f["name"], f["self"], f["total"]) for f in d["functions"]])')" \
+    "('new', 48, [('bar', 27, 27), ('foo', 20, 40), ('main', 1, 48), ('rec', 0, 2)])" \
+    "report on a differential folded file"
+expect_status 0 "$PROFKIT" report diff.folded --value base --top 1
+expect_contains "$OUT" "base (count): total 42; 1 of 4 functions by self" "its base value"
+expect_status 0 "$PROFKIT" info diff.folded
+expect_contains "$OUT" "differential             yes (values base and new)" "info on it"
+expect_status 0 "$PROFKIT" convert diff.folded -o again.folded
+expect_eq "$(sort again.folded | tr '\n' '|')" "$(sort diff.folded | tr '\n' '|')" \
+    "two-count lines round trip"
+expect_status 0 "$PROFKIT" convert diff.folded -o again.svg
+expect_contains "$(cat again.svg)" "Differential Flame Graph" "a differential flame graph from two-count lines"
+CHECKS=$((CHECKS + 1))
+python3 "$SRC/tests/cli/svg_check.py" widths again.svg >/dev/null || fail "again.svg widths"
+expect_status 0 "$PROFKIT" diff base.folded new.folded --normalize -o diffn.folded
+expect_contains "$(cat diffn.folded)" "main;foo 11 20" "normalised base, rounded"
+expect_status 0 "$PROFKIT" diff base.folded new.folded -o diff.json
+expect_contains "$(cat diff.json)" '"value":"new (count)"' "diff -o .json (Firefox Profiler)"
+expect_status 0 "$PROFKIT" diff base.folded new.folded --to speedscope
+expect_contains "$OUT" '"name":"foo"' "diff --to speedscope on standard output"
+expect_status 0 "$PROFKIT" diff base.folded new.folded -o diff-icicle.svg --inverted --with-threads
+CHECKS=$((CHECKS + 1))
+python3 "$SRC/tests/cli/svg_check.py" widths diff-icicle.svg --inverted >/dev/null ||
+    fail "diff-icicle.svg widths"
+expect_status 0 "$PROFKIT" diff base.folded new.folded -o diff.folded.gz
+expect_eq "$(gzip -dc diff.folded.gz | sort | tr '\n' '|')" "$(sort diff.folded | tr '\n' '|')" \
+    "diff -o .folded.gz"
+expect_status 2 "$PROFKIT" diff base.folded new.folded -o base.folded
+expect_contains "$ERR" "is BASE" "diff over BASE"
+expect_status 2 "$PROFKIT" diff base.folded new.folded -o new.folded
+expect_eq "$(sort new.folded | head -1)" "main 1" "NEW is never written over"
 
 # ---- merge ----------------------------------------------------------------------------------
 expect_status 0 "$PROFKIT" merge base.folded new.folded base.folded -o merged.folded

@@ -1,0 +1,367 @@
+/* Copying one profile into another (profkit/merge.h): the one routine behind merging, diffing
+ * and the symbolization pass. Every item of the source is interned again in the destination,
+ * threads are matched by name, sample rows and memory events are replayed in their stream
+ * order, and a hook may stand in for a source frame with a chain of destination frames. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hashmap.h"
+#include "core/profile_internal.h"
+#include "profkit/merge.h"
+
+typedef struct copy_state {
+    pk_profile *dst;
+    const pk_profile *src;
+    const pk_copy_options *options;
+    uint32_t values[PK_MAX_VALUES]; /* src value -> dst value; PK_NONE: not copied */
+    uint32_t *strings;              /* src string -> dst string, PK_NONE until interned */
+    uint32_t *resources;            /* src resource -> dst resource */
+    uint32_t *threads;              /* src thread -> dst thread */
+    uint32_t *functions;            /* src function -> dst function, PK_NONE until interned */
+    const uint32_t **chains;        /* src frame -> its frames in dst, NULL until mapped */
+    uint32_t *chain_lengths;
+    uint32_t *copied_frames;        /* storage of the one-frame chain of a frame copied as is */
+    uint32_t *stacks;               /* src stack -> dst stack */
+} copy_state;
+
+static pk_status out_of_memory(pk_error *err)
+{
+    return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+}
+
+/* An array of count entries, every one PK_NONE. */
+static uint32_t *none_array(size_t count)
+{
+    uint32_t *a = malloc((count ? count : 1) * sizeof *a);
+    if (a)
+        memset(a, 0xff, (count ? count : 1) * sizeof *a);
+    return a;
+}
+
+static uint32_t copy_string(copy_state *c, uint32_t id)
+{
+    if (id == PK_NONE)
+        return PK_NONE;
+    if (id >= pk_string_count(c->src))
+        return 0;
+    if (c->strings[id] == PK_NONE)
+        c->strings[id] = pk_intern(c->dst, pk_str(c->src, id), pk_str_len(c->src, id));
+    return c->strings[id];
+}
+
+static uint32_t copy_resource(const copy_state *c, uint32_t id)
+{
+    return id < pk_resource_count(c->src) ? c->resources[id] : PK_NONE;
+}
+
+static uint32_t copy_function(copy_state *c, uint32_t id)
+{
+    if (c->functions[id] != PK_NONE)
+        return c->functions[id];
+    const pk_function *f = pk_function_at(c->src, id);
+    pk_function copy = {copy_string(c, f->name), copy_string(c, f->file), f->start_line,
+                        copy_resource(c, f->resource)};
+    if (copy.name == PK_NONE || copy.file == PK_NONE)
+        return PK_NONE;
+    return c->functions[id] = pk_intern_function(c->dst, &copy);
+}
+
+/* A profile nothing was added to yet: its metadata and properties are not its own. */
+static bool is_fresh(const pk_profile *p)
+{
+    return pk_thread_count(p) == 0 && pk_stack_count(p) == 0 && pk_sample_count(p) == 0 &&
+           pk_memory_event_count(p) == 0;
+}
+
+/* Why a value type could not be declared in dst. */
+static pk_status value_type_refused(const pk_profile *dst, const char *name, pk_error *err)
+{
+    if (pk_value_type_count(dst) == PK_MAX_VALUES)
+        return pk_error_set(err, PK_ERR_LIMIT, PK_NO_OFFSET,
+                            "value '%s' would make more than %d value types", name,
+                            PK_MAX_VALUES);
+    if (pk_sample_count(dst) > 0)
+        return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET,
+                            "value '%s' cannot be added to a profile that has samples", name);
+    return out_of_memory(err);
+}
+
+/* Decides where each value of src goes: the caller's map; else one for one into a profile
+ * without value types; else by name, declaring what dst lacks. */
+static pk_status map_values(copy_state *c, pk_error *err)
+{
+    const pk_profile *src = c->src;
+    pk_profile *dst = c->dst;
+    size_t count = pk_value_type_count(src);
+    if (c->options && c->options->value_map) {
+        for (size_t v = 0; v < count; v++) {
+            uint32_t to = c->options->value_map[v];
+            if (to != PK_NONE && to >= pk_value_type_count(dst))
+                return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET,
+                                    "value %zu is mapped to value %u, which the destination "
+                                    "does not have",
+                                    v, (unsigned)to);
+            c->values[v] = to;
+        }
+        return PK_OK;
+    }
+    bool one_for_one = pk_value_type_count(dst) == 0;
+    for (size_t v = 0; v < count; v++) {
+        const pk_value_type *vt = pk_value_type_at(src, (uint32_t)v);
+        const char *name = pk_str(src, vt->name), *unit = pk_str(src, vt->unit);
+        uint32_t to = one_for_one ? PK_NONE : pk_value_find(dst, name);
+        if (to != PK_NONE) {
+            const char *dst_unit = pk_str(dst, pk_value_type_at(dst, to)->unit);
+            if (strcmp(dst_unit, unit) != 0)
+                return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET,
+                                    "value '%s' is in %s in one profile and in %s in the other",
+                                    name, dst_unit, unit);
+        } else if ((to = pk_add_value_type(dst, name, unit)) == PK_NONE) {
+            return value_type_refused(dst, name, err);
+        }
+        c->values[v] = to;
+    }
+    if (one_for_one && count > 0)
+        pk_set_default_value(dst, c->values[pk_default_value(src)]);
+    return PK_OK;
+}
+
+/* Metadata and properties go into a fresh profile only; warnings always, as they describe data
+ * that is now in dst. */
+static pk_status copy_header(copy_state *c, bool fresh)
+{
+    const pk_profile *src = c->src;
+    pk_profile *dst = c->dst;
+    if (fresh) {
+        const pk_metadata *m = pk_metadata_get(src);
+        pk_metadata copy = *m;
+        copy.source_format = copy_string(c, m->source_format);
+        copy.product = copy_string(c, m->product);
+        copy.period_type = copy_string(c, m->period_type);
+        copy.period_unit = copy_string(c, m->period_unit);
+        if (copy.source_format == PK_NONE || copy.product == PK_NONE ||
+            copy.period_type == PK_NONE || copy.period_unit == PK_NONE)
+            return PK_ERR_NOMEM;
+        *pk_metadata_of(dst) = copy;
+        if (pk_property_count(dst) == 0)
+            for (size_t i = 0; i < pk_property_count(src); i++)
+                if (pk_property_set(dst, pk_property_key(src, i), pk_property_value(src, i)) !=
+                    PK_OK)
+                    return PK_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < pk_warning_count(src); i++)
+        pk_warn(dst, "%s", pk_warning_at(src, i));
+    dst->warnings_dropped += pk_warnings_dropped(src);
+    return PK_OK;
+}
+
+/* A thread of src becomes the first thread of its name that dst had before the copy, or a new
+ * thread: threads of one name in src stay apart unless dst already had that name. */
+static pk_status copy_threads(copy_state *c)
+{
+    pk_u64map by_name; /* dst name string -> dst thread, over dst's threads before the copy */
+    pk_u64map_init(&by_name);
+    size_t existing = pk_thread_count(c->dst);
+    pk_status status = PK_OK;
+    for (size_t i = existing; i-- > 0;) {
+        uint32_t name = pk_thread_at(c->dst, (uint32_t)i)->name;
+        uint32_t *slot;
+        bool inserted;
+        if (!pk_u64map_put(&by_name, name, (uint32_t)i, &slot, &inserted)) {
+            status = PK_ERR_NOMEM;
+            goto done;
+        }
+        *slot = (uint32_t)i; /* walking backwards, the first thread of a name wins */
+    }
+    for (size_t i = 0; i < pk_thread_count(c->src); i++) {
+        const pk_thread *t = pk_thread_at(c->src, (uint32_t)i);
+        uint32_t name = copy_string(c, t->name);
+        if (name == PK_NONE) {
+            status = PK_ERR_NOMEM;
+            goto done;
+        }
+        uint32_t *known = existing ? pk_u64map_find(&by_name, name) : NULL;
+        c->threads[i] = known ? *known : pk_add_thread(c->dst, name, t->pid, t->tid);
+        if (c->threads[i] == PK_NONE) {
+            status = PK_ERR_NOMEM;
+            goto done;
+        }
+    }
+done:
+    pk_u64map_free(&by_name);
+    return status;
+}
+
+/* Every resource, used or not: mappings without samples still describe the process. */
+static pk_status copy_resources(copy_state *c)
+{
+    for (size_t i = 0; i < pk_resource_count(c->src); i++) {
+        pk_resource r = *pk_resource_at(c->src, (uint32_t)i);
+        r.name = copy_string(c, r.name);
+        r.path = copy_string(c, r.path);
+        r.build_id = copy_string(c, r.build_id);
+        if (r.name == PK_NONE || r.path == PK_NONE || r.build_id == PK_NONE)
+            return PK_ERR_NOMEM;
+        c->resources[i] = pk_intern_resource(c->dst, &r);
+        if (c->resources[i] == PK_NONE)
+            return PK_ERR_NOMEM;
+    }
+    return PK_OK;
+}
+
+/* The frames of dst standing for src frame id (outermost first), into *frames and *count: the
+ * hook's chain, or the frame copied as it is. */
+static pk_status map_frame(copy_state *c, uint32_t id, const uint32_t **frames, size_t *count,
+                           pk_error *err)
+{
+    if (c->chains[id]) {
+        *frames = c->chains[id];
+        *count = c->chain_lengths[id];
+        return PK_OK;
+    }
+    size_t n = 0;
+    if (c->options && c->options->map_frame) {
+        n = c->options->map_frame(c->options->map_context, c->src, id, c->dst, frames);
+        if (n == SIZE_MAX || n > UINT32_MAX)
+            return out_of_memory(err);
+        for (size_t k = 0; k < n; k++)
+            if ((*frames)[k] >= pk_frame_count(c->dst))
+                return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET,
+                                    "frame %u stands for a frame the destination does not have",
+                                    (unsigned)id);
+    }
+    if (n == 0) {
+        pk_frame copy = *pk_frame_at(c->src, id);
+        copy.function = copy_function(c, copy.function);
+        copy.resource = copy_resource(c, copy.resource);
+        if (copy.function == PK_NONE ||
+            (c->copied_frames[id] = pk_intern_frame(c->dst, &copy)) == PK_NONE)
+            return out_of_memory(err);
+        *frames = &c->copied_frames[id];
+        n = 1;
+    }
+    c->chains[id] = *frames;
+    c->chain_lengths[id] = (uint32_t)n;
+    *count = n;
+    return PK_OK;
+}
+
+/* Stacks in index order, so that a parent is always mapped before its children. */
+static pk_status copy_stacks(copy_state *c, pk_error *err)
+{
+    for (size_t i = 0; i < pk_stack_count(c->src); i++) {
+        const pk_stack *s = pk_stack_at(c->src, (uint32_t)i);
+        uint32_t parent = s->parent == PK_NONE ? PK_NONE : c->stacks[s->parent];
+        const uint32_t *frames = NULL;
+        size_t n = 0;
+        pk_status status = map_frame(c, s->frame, &frames, &n, err);
+        if (status != PK_OK)
+            return status;
+        for (size_t k = 0; k < n; k++) {
+            parent = pk_intern_stack(c->dst, parent, frames[k]);
+            if (parent == PK_NONE)
+                return out_of_memory(err);
+        }
+        c->stacks[i] = parent;
+    }
+    return PK_OK;
+}
+
+/* Sample rows and memory events, merged back into the order in which src received them, so
+ * that allocations and frees pair up in dst as they did in src. */
+static pk_status replay(copy_state *c)
+{
+    const pk_profile *src = c->src;
+    size_t src_values = pk_value_type_count(src), dst_values = pk_value_type_count(c->dst);
+    size_t threads = pk_thread_count(src), stacks = pk_stack_count(src);
+    uint64_t tag = c->options ? c->options->address_tag : 0;
+    size_t rows = pk_sample_count(src), events = pk_memory_event_count(src);
+    size_t row = 0, event = 0;
+    pk_memory_event e;
+    if (events)
+        pk_memory_event_at(src, 0, &e);
+    while (row < rows || event < events) {
+        bool take_row = row < rows && (event >= events || pk_sample_order(src, row) <= e.order);
+        pk_status status;
+        if (take_row) {
+            int64_t values[PK_MAX_VALUES] = {0};
+            const int64_t *src_row = pk_sample_values(src, row);
+            for (size_t v = 0; v < src_values; v++)
+                if (c->values[v] < dst_values)
+                    values[c->values[v]] += src_row[v];
+            uint32_t t = pk_sample_thread(src, row), s = pk_sample_stack(src, row);
+            status = pk_add_sample(c->dst, t < threads ? c->threads[t] : PK_NONE,
+                                   s < stacks ? c->stacks[s] : PK_NONE, values);
+            row++;
+        } else {
+            uint32_t thread = e.thread < threads ? c->threads[e.thread] : PK_NONE;
+            uint32_t stack = e.stack < stacks ? c->stacks[e.stack] : PK_NONE;
+            if (e.kind == PK_MEM_ALLOC)
+                status = pk_memory_alloc(c->dst, thread, stack, e.address ^ tag, e.size);
+            else
+                status = pk_memory_free(c->dst, thread, stack, e.address ^ tag,
+                                        (pk_memory_kind)e.kind, NULL);
+            if (++event < events)
+                pk_memory_event_at(src, event, &e);
+        }
+        if (status != PK_OK)
+            return status;
+    }
+    return PK_OK;
+}
+
+pk_status pk_profile_copy(pk_profile *dst, const pk_profile *src, const pk_copy_options *options,
+                          pk_error *err)
+{
+    copy_state c = {.dst = dst, .src = src, .options = options};
+    for (size_t v = 0; v < PK_MAX_VALUES; v++)
+        c.values[v] = PK_NONE;
+    size_t frames = pk_frame_count(src);
+    c.strings = none_array(pk_string_count(src));
+    c.resources = none_array(pk_resource_count(src));
+    c.threads = none_array(pk_thread_count(src));
+    c.functions = none_array(pk_function_count(src));
+    c.chains = calloc(frames ? frames : 1, sizeof *c.chains);
+    c.chain_lengths = none_array(frames);
+    c.copied_frames = none_array(frames);
+    c.stacks = none_array(pk_stack_count(src));
+    pk_status status = PK_OK;
+    if (!c.strings || !c.resources || !c.threads || !c.functions || !c.chains ||
+        !c.chain_lengths || !c.copied_frames || !c.stacks) {
+        status = out_of_memory(err);
+        goto done;
+    }
+    /* In the order the items were added to src, which keeps the order of the strings. */
+    status = copy_header(&c, is_fresh(dst));
+    if (status != PK_OK) {
+        out_of_memory(err);
+        goto done;
+    }
+    status = map_values(&c, err);
+    if (status != PK_OK)
+        goto done;
+    status = copy_threads(&c);
+    if (status == PK_OK)
+        status = copy_resources(&c);
+    if (status != PK_OK) {
+        out_of_memory(err);
+        goto done;
+    }
+    status = copy_stacks(&c, err);
+    if (status != PK_OK)
+        goto done;
+    status = replay(&c);
+    if (status != PK_OK)
+        pk_error_set(err, status, PK_NO_OFFSET, "cannot add to the copy: %s",
+                     pk_status_name(status));
+done:
+    free(c.strings);
+    free(c.resources);
+    free(c.threads);
+    free(c.functions);
+    free(c.chains);
+    free(c.chain_lengths);
+    free(c.copied_frames);
+    free(c.stacks);
+    return status;
+}

@@ -1,0 +1,245 @@
+/* pk_profile_copy (profkit/merge.h): a faithful copy into a fresh profile, value maps, threads
+ * matched by name, the address tag of memory events, and the frame hook that stands in for a
+ * source frame with a chain of destination frames; pk_profile_merge on top of it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "profkit/merge.h"
+#include "profkit/profile.h"
+#include "report_fixture.h"
+
+/* The names of a stack's frames joined by ';', with "+" after inlined frames. */
+static void stack_text(const pk_profile *p, uint32_t stack, char *buf, size_t cap)
+{
+    uint32_t frames[64];
+    size_t depth = pk_stack_frames(p, stack, frames, 64);
+    assert_true(depth <= 64);
+    buf[0] = '\0';
+    for (size_t i = 0; i < depth; i++) {
+        if (i)
+            strncat(buf, ";", cap - strlen(buf) - 1);
+        strncat(buf, pk_frame_name(p, frames[i]), cap - strlen(buf) - 1);
+        if (pk_frame_at(p, frames[i])->flags & PK_FRAME_INLINED)
+            strncat(buf, "+", cap - strlen(buf) - 1);
+    }
+}
+
+/* Value `value` of the row of (thread named thread, stack reading `stack`); -1 when absent. */
+static int64_t row_value(const pk_profile *p, const char *thread, const char *stack,
+                         uint32_t value)
+{
+    char buf[512];
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        const pk_thread *t = pk_thread_at(p, pk_sample_thread(p, row));
+        stack_text(p, pk_sample_stack(p, row), buf, sizeof buf);
+        if (strcmp(pk_str(p, t->name), thread) == 0 && strcmp(buf, stack) == 0)
+            return pk_sample_values(p, row)[value];
+    }
+    return -1;
+}
+
+static void copy_into_a_fresh_profile_is_faithful(void **state)
+{
+    (void)state;
+    pk_profile *src = fixture_profile();
+    pk_metadata_of(src)->product = pk_intern_cstr(src, "demo");
+    pk_metadata_of(src)->period = 7;
+    pk_property_set(src, "device", "box");
+    pk_warn(src, "a warning");
+    pk_set_default_value(src, 1);
+    /* A second thread named "worker" stays a thread of its own. */
+    uint32_t other = pk_add_thread(src, pk_intern_cstr(src, "worker"), 1, 3);
+    fixture_add(src, other, "main;bar", 3 * MS);
+    /* A mapping nothing refers to is copied too. */
+    pk_resource unused = {pk_intern_cstr(src, "libunused.so"), 0, 0, 0x1000, 0x2000, 0};
+    pk_intern_resource(src, &unused);
+
+    pk_profile *dst = pk_profile_new();
+    pk_error err;
+    assert_int_equal(pk_profile_copy(dst, src, NULL, &err), PK_OK);
+    assert_int_equal(pk_value_type_count(dst), 2);
+    assert_string_equal(pk_str(dst, pk_value_type_at(dst, 1)->name), "calls");
+    assert_int_equal(pk_default_value(dst), 1);
+    assert_string_equal(pk_str(dst, pk_metadata_get(dst)->product), "demo");
+    assert_int_equal(pk_metadata_get(dst)->period, 7);
+    assert_string_equal(pk_property_get(dst, "device"), "box");
+    assert_int_equal(pk_warning_count(dst), 1);
+    assert_int_equal(pk_thread_count(dst), 3);
+    assert_int_equal(pk_thread_at(dst, 2)->tid, 3);
+    assert_int_equal(pk_resource_count(dst), pk_resource_count(src));
+    assert_int_equal(pk_stack_count(dst), pk_stack_count(src));
+    assert_int_equal(pk_sample_count(dst), pk_sample_count(src));
+    assert_int_equal(pk_value_total(dst, 0), pk_value_total(src, 0));
+    assert_int_equal(row_value(dst, "main", "main;foo;bar", 0), 20 * MS);
+    assert_int_equal(row_value(dst, "worker", "main;rec;rec;bar", 0), 4 * MS);
+    /* Memory events replayed in order: the same blocks are freed. */
+    assert_int_equal(pk_memory_event_count(dst), pk_memory_event_count(src));
+    for (size_t i = 0; i < pk_memory_event_count(src); i++) {
+        pk_memory_event a, b;
+        pk_memory_event_at(src, i, &a);
+        pk_memory_event_at(dst, i, &b);
+        assert_int_equal(a.kind, b.kind);
+        assert_int_equal(a.size, b.size);
+        assert_int_equal(a.matched, b.matched);
+        assert_int_equal(a.address, b.address);
+    }
+    pk_profile_free(dst);
+    pk_profile_free(src);
+}
+
+static void copy_maps_values_and_matches_threads_by_name(void **state)
+{
+    (void)state;
+    pk_profile *src = fixture_profile();
+    pk_profile *dst = pk_profile_new();
+    pk_add_value_type(dst, "calls", "count");
+    pk_add_value_type(dst, "cpu", "nanoseconds");
+    uint32_t worker = pk_add_thread(dst, pk_intern_cstr(dst, "worker"), 9, 9);
+    pk_error err;
+    /* By name: cpu is value 1 of dst. */
+    assert_int_equal(pk_profile_copy(dst, src, NULL, &err), PK_OK);
+    assert_int_equal(pk_value_total(dst, 1), 42 * MS);
+    assert_int_equal(pk_value_total(dst, 0), 6);
+    /* worker went to dst's own thread; main is new. */
+    assert_int_equal(pk_thread_count(dst), 2);
+    assert_int_equal(row_value(dst, "worker", "main;rec", 1), 2 * MS);
+    assert_int_equal(pk_thread_at(dst, worker)->tid, 9);
+    /* Metadata and properties of a profile that has its own are left alone. */
+    assert_int_equal(pk_property_count(dst), 0);
+
+    /* An explicit map: calls are dropped, cpu goes to value 0, addresses are tagged. */
+    uint32_t map[2] = {1, PK_NONE};
+    pk_copy_options options = {.value_map = map, .address_tag = (uint64_t)1 << 56};
+    assert_int_equal(pk_profile_copy(dst, src, &options, &err), PK_OK);
+    assert_int_equal(pk_value_total(dst, 1), 84 * MS);
+    assert_int_equal(pk_value_total(dst, 0), 6);
+    /* The copy's blocks are never freed by the first copy's frees. */
+    pk_memory_event e;
+    pk_memory_event_at(dst, pk_memory_event_count(src), &e);
+    assert_int_equal(e.address, 0x10 | (uint64_t)1 << 56);
+    size_t unmatched = 0;
+    for (size_t i = 0; i < pk_memory_event_count(dst); i++) {
+        pk_memory_event_at(dst, i, &e);
+        unmatched += e.kind != PK_MEM_ALLOC && !e.matched;
+    }
+    assert_int_equal(unmatched, 2);
+
+    /* A map to a value dst does not have, and a value in two units, are refused. */
+    uint32_t bad_map[2] = {5, PK_NONE};
+    options.value_map = bad_map;
+    assert_int_equal(pk_profile_copy(dst, src, &options, &err), PK_ERR_USAGE);
+    pk_profile *micro = pk_profile_new();
+    pk_add_value_type(micro, "cpu", "microseconds");
+    assert_int_equal(pk_profile_copy(dst, micro, NULL, &err), PK_ERR_USAGE);
+    assert_non_null(strstr(err.message, "'cpu'"));
+    pk_profile_free(micro);
+    pk_profile_free(dst);
+    pk_profile_free(src);
+}
+
+/* A hook as symbolization uses it: "bar" becomes "lib_bar" with "helper" inlined into it. */
+typedef struct expand_bar {
+    uint32_t frames[2];
+    size_t calls;
+} expand_bar;
+
+static size_t expand_bar_frame(void *context, const pk_profile *src, uint32_t frame,
+                               pk_profile *dst, const uint32_t **frames)
+{
+    expand_bar *x = context;
+    x->calls++;
+    if (strcmp(pk_frame_name(src, frame), "bar") != 0)
+        return 0;
+    const char *names[2] = {"lib_bar", "helper"};
+    for (int i = 0; i < 2; i++) {
+        pk_function fn = {pk_intern_cstr(dst, names[i]), 0, 0, PK_NONE};
+        pk_frame fr = {pk_intern_function(dst, &fn), 0, 0x400000, PK_NONE,
+                       PK_FRAME_HAS_ADDRESS | (i ? PK_FRAME_INLINED : 0)};
+        x->frames[i] = pk_intern_frame(dst, &fr);
+    }
+    *frames = x->frames;
+    return 2;
+}
+
+static size_t failing_frame(void *context, const pk_profile *src, uint32_t frame,
+                            pk_profile *dst, const uint32_t **frames)
+{
+    (void)context;
+    (void)src;
+    (void)frame;
+    (void)dst;
+    (void)frames;
+    return SIZE_MAX;
+}
+
+static void copy_hook_replaces_frames_by_chains(void **state)
+{
+    (void)state;
+    pk_profile *src = fixture_profile();
+    pk_profile *dst = pk_profile_new();
+    expand_bar x = {{0, 0}, 0};
+    pk_copy_options options = {.map_frame = expand_bar_frame, .map_context = &x};
+    pk_error err;
+    assert_int_equal(pk_profile_copy(dst, src, &options, &err), PK_OK);
+    /* Called once per source frame, not once per stack. */
+    assert_int_equal(x.calls, pk_frame_count(src));
+    assert_int_equal(row_value(dst, "main", "main;foo;lib_bar;helper+", 0), 20 * MS);
+    assert_int_equal(row_value(dst, "main", "main;lib_bar;helper+", 0), 5 * MS);
+    assert_int_equal(row_value(dst, "worker", "main;rec;rec;lib_bar;helper+", 0), 4 * MS);
+    assert_int_equal(row_value(dst, "main", "main;foo", 0), 10 * MS);
+    assert_int_equal(pk_value_total(dst, 0), 42 * MS);
+    /* Memory events follow their stacks into the chains. */
+    pk_memory_event e;
+    pk_memory_event_at(dst, 1, &e);
+    char buf[256];
+    stack_text(dst, e.stack, buf, sizeof buf);
+    assert_string_equal(buf, "main;foo;lib_bar;helper+");
+    pk_profile_free(dst);
+
+    /* A hook out of memory fails the copy. */
+    dst = pk_profile_new();
+    options.map_frame = failing_frame;
+    assert_int_equal(pk_profile_copy(dst, src, &options, &err), PK_ERR_NOMEM);
+    pk_profile_free(dst);
+    pk_profile_free(src);
+}
+
+static void merge_adds_threads_of_one_name_up(void **state)
+{
+    (void)state;
+    pk_profile *a = fixture_profile(), *b = fixture_profile();
+    /* a has two threads named "worker". */
+    uint32_t second = pk_add_thread(a, pk_intern_cstr(a, "worker"), 1, 3);
+    fixture_add(a, second, "main;rec", 1 * MS);
+    pk_metadata_of(a)->product = pk_intern_cstr(a, "first");
+    pk_metadata_of(b)->product = pk_intern_cstr(b, "second");
+    const pk_profile *inputs[2] = {a, b};
+    pk_profile *m = NULL;
+    pk_error err;
+    assert_int_equal(pk_profile_merge(inputs, 2, &m, &err), PK_OK);
+    assert_int_equal(pk_thread_count(m), 2);
+    assert_int_equal(row_value(m, "worker", "main;rec", 0), 5 * MS);
+    assert_int_equal(pk_value_total(m, 0), 85 * MS);
+    /* The products differ: none is kept. */
+    assert_int_equal(pk_metadata_get(m)->product, 0);
+    pk_profile_free(m);
+    pk_profile_free(a);
+    pk_profile_free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(copy_into_a_fresh_profile_is_faithful),
+        cmocka_unit_test(copy_maps_values_and_matches_threads_by_name),
+        cmocka_unit_test(copy_hook_replaces_frames_by_chains),
+        cmocka_unit_test(merge_adds_threads_of_one_name_up),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
