@@ -45,7 +45,10 @@ head -c 70 "$BR_SAMPLED" > cut.bin
 expect_status 1 "$PROFKIT" info cut.bin
 expect_contains "$ERR" "cut.bin: byte 63: the current line record runs past the end of the input" "br cut"
 expect_status 0 "$PROFKIT" info cut.bin --salvage
-expect_contains "$OUT" "kept the 1 complete groups before it" "br salvage"
+expect_contains "$OUT" "damaged at byte 63: the current line record runs past the end of the input; kept what was read before it" "br salvage"
+expect_contains "$OUT" "samples                count          total 1" "br salvage keeps the complete group"
+expect_status 0 "$PROFKIT" dump cut.bin --salvage
+expect_contains "$OUT" "63: damaged: the current line record runs past the end of the input" "br dump --salvage"
 { cat "$BR_SAMPLED"; printf '\002'; } > type2.bin
 expect_status 1 "$PROFKIT" info type2.bin
 expect_contains "$ERR" "byte 92: unknown record type 2" "br type 2"
