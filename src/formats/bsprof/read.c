@@ -516,7 +516,7 @@ static inline pk_status bs_apply(bs_reader *r, const bs_entry *e, pk_error *err)
 /* The fast path for the bulk of a file, CPU, call-count and memory entries, decoding straight
  * from the buffer when a whole entry surely fits (at most 6 + 3 * 5 bytes). It declines
  * (returns false, consuming nothing) whatever needs care: definitions, ID 0, long or odd
- * varints, undefined memory operations; the general decoder then handles the entry and reports
+ * varints, undefined memory operations; the codec's decoder then handles the entry and reports
  * any error. */
 #define BS_FAST_ENTRY_BYTES 32
 
