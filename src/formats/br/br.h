@@ -11,9 +11,9 @@
  *   6 end current line                                      closes the group
  * No type carries a length of its own, so an unknown type ends what can be read.
  *
- * The folder, by role: record.c decodes one record (for the reader and the dump alike), read.c
- * builds the model, dump.c prints the records, write.c writes a profile, format.c registers the
- * format and recognises its files.
+ * The folder, by role: this header decodes one record, for the reader and the dump alike
+ * (record.c holds its names and messages), read.c builds the model, dump.c prints the records,
+ * write.c writes a profile, format.c registers the format and recognises its files.
  */
 #ifndef PK_FORMATS_BR_BR_H
 #define PK_FORMATS_BR_BR_H
@@ -98,9 +98,60 @@ typedef enum br_next {
     BR_NEXT_DAMAGED /* an unknown type or a cut record, reported with pk_damage */
 } br_next;
 
+/* Report an unknown type and a record the input ends inside (damage at the record). */
+br_next pk_br_unknown_type(const br_record *rec, pk_error *err) __attribute__((cold));
+br_next pk_br_cut(const br_record *rec, pk_error *err) __attribute__((cold));
+
+/* The longest fixed part (a time record): with that many bytes buffered, most records need
+ * no further look at the input. */
+#define BR_MAX_FIXED 9
+
 /* Reads the next record: its type, fixed part and name, checked for an unknown type and for a
- * record the input ends inside. Where groups open and close is the reader's to check. */
-br_next pk_br_next_record(pk_input *in, br_record *rec, pk_error *err);
+ * record the input ends inside. Where groups open and close is the reader's to check. Inline:
+ * records are a few bytes each, and the reader's loop keeps the fields in registers. */
+static inline br_next pk_br_next_record(pk_input *in, br_record *rec, pk_error *err)
+{
+    rec->offset = pk_in_offset(in);
+    const uint8_t *d = in->pos;
+    size_t have = pk_in_available(in);
+    if (have < BR_MAX_FIXED && (have = pk_in_peek(in, BR_MAX_FIXED, &d)) == 0)
+        return BR_NEXT_EOF;
+    rec->type = d[0];
+    size_t size = br_fixed_size(rec->type);
+    if (size == 0)
+        return pk_br_unknown_type(rec, err);
+    if (have < size)
+        return pk_br_cut(rec, err);
+    /* The name length is in the fixed part: the whole record is known once that is read. */
+    size += br_name_length(rec->type, d);
+    if (have < size && (have = pk_in_peek(in, size, &d)) < size)
+        return pk_br_cut(rec, err);
+    switch (rec->type) {
+    case BR_MODULE:
+        rec->module = br_be16(d + 1);
+        rec->name = d + 5;
+        rec->name_len = size - 5;
+        break;
+    case BR_LINE:
+    case BR_BACKTRACE:
+        rec->module = br_be16(d + 1);
+        rec->line = br_be32(d + 3);
+        rec->clause = d[7];
+        break;
+    case BR_TIME:
+        rec->nanoseconds = (uint64_t)br_be32(d + 1) << 32 | br_be32(d + 5);
+        break;
+    case BR_FUNCTION:
+        rec->name = d + 2;
+        rec->name_len = size - 2;
+        break;
+    default:
+        break;
+    }
+    /* The bytes stay where they are until the next read: name points into them. */
+    pk_in_skip_buffered(in, size);
+    return BR_NEXT_RECORD;
+}
 
 /* ---- the format's entry points --------------------------------------------------------------- */
 

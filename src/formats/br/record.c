@@ -1,5 +1,4 @@
-/* Decoding one BR record, for the reader and the dump alike: the fixed sizes, the name lengths
- * and the checks that the input holds the whole record. */
+/* What the record decoder of br.h reports: the names of the record types and its damage. */
 #include "core/damage.h"
 #include "formats/br/br.h"
 
@@ -18,56 +17,15 @@ const char *pk_br_record_name(unsigned type)
     }
 }
 
-br_next pk_br_next_record(pk_input *in, br_record *rec, pk_error *err)
+br_next pk_br_unknown_type(const br_record *rec, pk_error *err)
 {
-    rec->offset = pk_in_offset(in);
-    const uint8_t *d;
-    if (pk_in_peek(in, 1, &d) == 0)
-        return BR_NEXT_EOF;
-    rec->type = d[0];
-    size_t size = br_fixed_size(rec->type);
-    if (size == 0) {
-        pk_damage(err, rec->offset, "unknown record type %u", rec->type);
-        return BR_NEXT_DAMAGED;
-    }
-    /* The name length is in the fixed part: the whole record is known once that is read. */
-    if (pk_in_peek(in, size, &d) == size) {
-        size += br_name_length(rec->type, d);
-        if (pk_in_peek(in, size, &d) < size)
-            size = 0;
-    } else {
-        size = 0;
-    }
-    if (size == 0) {
-        pk_damage(err, rec->offset, "the %s record runs past the end of the input",
-                  pk_br_record_name(rec->type));
-        return BR_NEXT_DAMAGED;
-    }
-    rec->name = NULL;
-    rec->name_len = 0;
-    switch (rec->type) {
-    case BR_MODULE:
-        rec->module = br_be16(d + 1);
-        rec->name = d + 5;
-        rec->name_len = size - 5;
-        break;
-    case BR_LINE:
-    case BR_BACKTRACE:
-        rec->module = br_be16(d + 1);
-        rec->line = br_be32(d + 3);
-        rec->clause = d[7];
-        break;
-    case BR_TIME:
-        rec->nanoseconds = (uint64_t)br_be32(d + 1) << 32 | br_be32(d + 5);
-        break;
-    case BR_FUNCTION:
-        rec->name = d + 2;
-        rec->name_len = size - 2;
-        break;
-    default:
-        break;
-    }
-    /* The bytes stay where they are until the next read: name points into them. */
-    pk_in_skip_buffered(in, size);
-    return BR_NEXT_RECORD;
+    pk_damage(err, rec->offset, "unknown record type %u", rec->type);
+    return BR_NEXT_DAMAGED;
+}
+
+br_next pk_br_cut(const br_record *rec, pk_error *err)
+{
+    pk_damage(err, rec->offset, "the %s record runs past the end of the input",
+              pk_br_record_name(rec->type));
+    return BR_NEXT_DAMAGED;
 }
