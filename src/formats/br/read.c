@@ -79,7 +79,7 @@ typedef struct br_reader {
     size_t frame_count, frame_capacity;
     br_pending_frame *previous; /* the last group, root first, and its stacks */
     uint32_t *previous_stacks;
-    size_t previous_depth, previous_capacity;
+    size_t previous_depth, previous_capacity, previous_stacks_capacity;
     size_t row;                 /* sample row of the last group, SIZE_MAX before any */
     uint32_t row_stack;
     bool in_group;
@@ -241,17 +241,9 @@ static pk_status br_finish_group(br_reader *r)
      * mostly share their callers: the previous group's stacks serve its common root part. */
     uint32_t stack = PK_NONE;
     size_t n = r->frame_count;
-    if (n > r->previous_capacity) {
-        br_pending_frame *frames = realloc(r->previous, n * sizeof *frames);
-        if (frames)
-            r->previous = frames;
-        uint32_t *stacks = realloc(r->previous_stacks, n * sizeof *stacks);
-        if (stacks)
-            r->previous_stacks = stacks;
-        if (!frames || !stacks)
-            return br_nomem(r);
-        r->previous_capacity = n;
-    }
+    if (!PK_ARRAY_RESERVE(r->previous, r->previous_capacity, n) ||
+        !PK_ARRAY_RESERVE(r->previous_stacks, r->previous_stacks_capacity, n))
+        return br_nomem(r);
     bool same = true;
     for (size_t k = 0; k < n; k++) {
         /* k-th frame from the root */

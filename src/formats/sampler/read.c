@@ -49,7 +49,7 @@ typedef struct sm_reader {
     size_t row_capacity;
     uint32_t row_length;
     uint32_t *previous_ids, *previous_stacks; /* the last row, root first, and its stacks */
-    size_t previous_depth, previous_capacity;
+    size_t previous_depth, previous_ids_capacity, previous_stacks_capacity;
     uint32_t previous_thread, previous_stack; /* and its sample row */
     size_t previous_row;
     /* Until the order is decided: (model thread, n, n frame ids) per row. */
@@ -109,18 +109,9 @@ static pk_status sm_stack_of(sm_reader *r, uint32_t own, const uint32_t *ids, si
     *stack = PK_NONE;
     size_t skip = n > 0 && ids[leaf_first ? n - 1 : 0] == own;
     size_t depth = n - skip;
-    if (depth > r->previous_capacity) {
-        size_t cap = depth < 64 ? 64 : depth;
-        uint32_t *ids_grown = realloc(r->previous_ids, cap * sizeof *ids_grown);
-        if (ids_grown)
-            r->previous_ids = ids_grown;
-        uint32_t *stacks_grown = realloc(r->previous_stacks, cap * sizeof *stacks_grown);
-        if (stacks_grown)
-            r->previous_stacks = stacks_grown;
-        if (!ids_grown || !stacks_grown)
-            return sm_nomem(r);
-        r->previous_capacity = cap;
-    }
+    if (!PK_ARRAY_RESERVE(r->previous_ids, r->previous_ids_capacity, depth) ||
+        !PK_ARRAY_RESERVE(r->previous_stacks, r->previous_stacks_capacity, depth))
+        return sm_nomem(r);
     bool same = true;
     for (size_t k = 0; k < depth; k++) {
         uint32_t id = ids[leaf_first ? n - 1 - skip - k : skip + k];
