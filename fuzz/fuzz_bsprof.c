@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "core/input.h"
 #include "core/output.h"
 #include "formats/formats.h"
 #include "profkit/format.h"
@@ -28,17 +27,19 @@ static void write_and_read_back(const pk_profile *p)
     free(out);
 }
 
+/* Through an opened reader, as the command dumps: with salvage, the damage line is its. */
 static void dump(const uint8_t *data, size_t size, bool raw, bool salvage)
 {
-    pk_input in;
+    pk_reader *r;
     pk_output out;
     pk_error err;
     pk_read_options options = {0};
     options.salvage = salvage;
-    pk_input_init_memory(&in, data, size);
+    if (pk_reader_open_memory(data, size, &pk_format_bsprof, &r, &err) != PK_OK)
+        return;
     pk_output_init_memory(&out);
-    pk_format_bsprof.dump(&in, &out, raw, &options, &err);
-    pk_input_release(&in);
+    pk_reader_dump(r, raw, &options, &out, &err);
+    pk_reader_close(r);
     pk_output_abort(&out);
 }
 

@@ -241,6 +241,22 @@ static char *dump_text(const void *data, size_t size, bool raw, pk_status *statu
     return tb_dump_text(&pk_format_br, data, size, raw, status, err);
 }
 
+/* Dumps as the command does, with --salvage: the damage line is the opened reader's. */
+static char *dump_salvaged(const void *data, size_t size, pk_status *status)
+{
+    pk_reader *r;
+    pk_output out;
+    pk_error err;
+    pk_read_options options = {.salvage = true};
+    assert_int_equal(pk_reader_open_memory(data, size, &pk_format_br, &r, &err), PK_OK);
+    pk_output_init_memory(&out);
+    *status = pk_reader_dump(r, false, &options, &out, &err);
+    pk_reader_close(r);
+    assert_int_equal(pk_output_commit(&out, &err), PK_OK);
+    size_t n;
+    return pk_output_take_memory(&out, &n);
+}
+
 static char *read_reference(const char *name, size_t *size)
 {
     return tb_read_data_file(name, size);
@@ -456,6 +472,7 @@ static void errors_name_the_byte(void **state)
     assert_int_equal(read_fails(b.data, b.len, NULL, &err), PK_ERR_INPUT);
     assert_int_equal(err.offset, (int64_t)at);
     assert_string_equal(err.message, "unknown record type 2");
+    assert_true(err.salvageable);
     tb_free(&b);
 
     /* A group that never ends, at the end of the input: the group's offset. */
@@ -492,6 +509,7 @@ static void errors_name_the_byte(void **state)
     assert_int_equal(read_fails(b.data, b.len, NULL, &err), PK_ERR_INPUT);
     assert_int_equal(err.offset, (int64_t)at);
     assert_string_equal(err.message, "end current line record outside a current line group");
+    assert_true(err.salvageable);
     tb_free(&b);
 }
 
@@ -502,12 +520,16 @@ static void salvage_keeps_complete_groups(void **state)
     build_sampled(&b);
     rec_line(&b, 3, 1, 1, 1);
     rec_function(&b, "FNLOST");
+    size_t at = b.len;
     tb_u8(&b, 2); /* damage inside the fourth group */
     pk_read_options options = {.salvage = true};
     pk_profile *p = read_ok(&b, &options);
     assert_int_equal(pk_value_total(p, 0), 3);
-    assert_true(has_warning(p, "unknown record type 2"));
-    assert_true(has_warning(p, "3 complete groups"));
+    char warning[128];
+    snprintf(warning, sizeof warning,
+             "damaged at byte %zu: unknown record type 2; kept what was read before it", at);
+    assert_true(has_warning(p, warning));
+    assert_int_equal(pk_warning_count(p), 1);
     for (size_t i = 0; i < pk_function_count(p); i++)
         assert_string_not_equal(pk_str(p, pk_function_at(p, (uint32_t)i)->name), "FNLOST");
     pk_profile_free(p);
@@ -627,7 +649,16 @@ static void dump_lists_records_with_offsets(void **state)
     text = dump_text(b.data, 25, false, &st, &err);
     assert_int_equal(st, PK_ERR_INPUT);
     assert_int_equal(err.offset, 23);
+    assert_true(err.salvageable);
     assert_non_null(strstr(text, "module mapping 7"));
+    assert_null(strstr(text, "current line"));
+    free(text);
+    /* With salvage the damage is the last line. */
+    text = dump_salvaged(b.data, 25, &st);
+    assert_int_equal(st, PK_OK);
+    assert_non_null(strstr(text, "module mapping 7"));
+    assert_non_null(strstr(text, "\n23: damaged: the current line record runs past the end of "
+                                 "the input\n"));
     free(text);
     tb_free(&b);
 }

@@ -420,6 +420,10 @@ static void empty_and_foreign_files_fail_clearly(void **state)
     tb_str(&b, "bspr");
     assert_int_equal(read_fails(&b, false, &err), PK_ERR_INPUT);
     assert_non_null(strstr(err.message, "truncated header"));
+    /* A broken header leaves nothing to keep: salvage does not apply. */
+    assert_false(err.salvageable);
+    assert_int_equal(read_fails(&b, true, &err), PK_ERR_INPUT);
+    assert_non_null(strstr(err.message, "truncated header"));
     tb_free(&b);
 }
 
@@ -786,10 +790,14 @@ static void malformed_entries_are_errors(void **state)
         if (!strstr(err.message, cases[c].message))
             fail_msg("%s: message '%s'", cases[c].what, err.message);
         assert_int_equal(err.offset, (int64_t)at);
-        /* Salvage keeps every entry before the damage. */
+        assert_true(err.salvageable);
+        /* Salvage keeps every entry before the damage, with one warning that says where. */
+        char warning[600];
+        snprintf(warning, sizeof warning, "damaged at byte %zu: %s; kept what was read before it",
+                 at, err.message);
         pk_profile *p = read_ok(&b, true);
         assert_int_equal(total(p, "cpu"), 42);
-        assert_true(has_warning(p, "damaged input at byte"));
+        assert_true(has_warning(p, warning));
         pk_profile_free(p);
         tb_free(&b);
     }
@@ -878,7 +886,7 @@ static void every_truncation_point(void **state)
                 assert_int_equal(err.offset, (int64_t)bounds[k]);
                 assert_non_null(strstr(err.message, "truncated"));
                 pk_profile *s = read_ok(&b, true);
-                assert_true(has_warning(s, "damaged input at byte"));
+                assert_true(has_warning(s, "damaged at byte"));
                 /* Salvage keeps exactly the entries before the cut one. */
                 tb_bytes before = {0};
                 tb_raw(&before, full.data, bounds[k]);
@@ -1099,16 +1107,17 @@ static void writer_uses_the_chosen_value(void **state)
 
 /* ---- dump ------------------------------------------------------------------------------------ */
 
+/* Dumps as the command does: the damage line and salvage are the opened reader's. */
 static char *dump(const tb_bytes *b, bool raw, bool salvage, pk_status *status)
 {
-    pk_input in;
+    pk_reader *r;
     pk_output out;
     pk_error err = {0};
     pk_read_options options = {.salvage = salvage};
-    pk_input_init_memory(&in, b->data, b->len);
+    assert_int_equal(pk_reader_open_memory(b->data, b->len, bsprof(), &r, &err), PK_OK);
     pk_output_init_memory(&out);
-    *status = bsprof()->dump(&in, &out, raw, &options, &err);
-    pk_input_release(&in);
+    *status = pk_reader_dump(r, raw, &options, &out, &err);
+    pk_reader_close(r);
     pk_error commit_err;
     assert_int_equal(pk_output_commit(&out, &commit_err), PK_OK);
     size_t size;
@@ -1155,12 +1164,16 @@ static void dump_prints_every_entry(void **state)
     tb_bytes cut = {0};
     tb_raw(&cut, b.data, b.len - 7);
     tb_varint(&cut, 6);
+    char damage[64];
+    snprintf(damage, sizeof damage, "\n%zu: damaged: unknown entry type 6", b.len - 7);
     text = dump(&cut, false, false, &st);
     assert_int_equal(st, PK_ERR_INPUT);
+    assert_non_null(strstr(text, ": calls path=12 count=3\n")); /* the entries before it */
+    assert_null(strstr(text, ": damaged"));
     free(text);
     text = dump(&cut, false, true, &st);
     assert_int_equal(st, PK_OK);
-    assert_non_null(strstr(text, ": damaged: unknown entry type 6"));
+    assert_non_null(strstr(text, damage));
     free(text);
     tb_free(&cut);
     tb_free(&b);

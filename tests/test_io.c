@@ -54,6 +54,62 @@ static void varints_decode_and_reject_overlong(void **state)
     tb_free(&b);
 }
 
+/* 32-bit fields: the value, a valid varint too large for the field, and the same across a
+ * refill of the input buffer (the varint straddles the end of the first chunk). */
+static void varints_into_32_bit_fields(void **state)
+{
+    (void)state;
+    const char *path = scratch_path("u32.bin");
+    tb_bytes b = {0};
+    for (size_t i = 0; i < PK_INPUT_CHUNK - 2; i++)
+        tb_u8(&b, 0);
+    tb_varint(&b, UINT32_MAX);
+    tb_varint(&b, (uint64_t)UINT32_MAX + 1);
+    tb_raw(&b, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11); /* not a varint */
+    tb_u8(&b, 0x80); /* cut */
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+    fclose(f);
+
+    const uint8_t *pos = b.data + PK_INPUT_CHUNK - 2, *end = b.data + b.len;
+    uint32_t v = 7;
+    assert_int_equal(pk_varint_decode_u32(&pos, end, &v), PK_VARINT_OK);
+    assert_true(v == UINT32_MAX);
+    const uint8_t *before = pos;
+    assert_int_equal(pk_varint_decode_u32(&pos, end, &v), PK_VARINT_OVER_32_BITS);
+    assert_ptr_equal(pos, before);
+    assert_true(v == UINT32_MAX);
+
+    FILE *r = fopen(path, "rb");
+    pk_input in;
+    assert_int_equal(pk_input_init_fd(&in, fileno(r), 0, NULL), PK_OK);
+    for (size_t i = 0; i < PK_INPUT_CHUNK - 2; i++) {
+        if (pk_in_varint_u32(&in, &v) != PK_VARINT_OK || v != 0)
+            fail_msg("zero %zu", i);
+    }
+    assert_int_equal(pk_in_varint_u32(&in, &v), PK_VARINT_OK);
+    assert_true(v == UINT32_MAX);
+    uint64_t offset = pk_in_offset(&in);
+    assert_int_equal(offset, PK_INPUT_CHUNK + 3);
+    /* Nothing is consumed unless it succeeds. */
+    assert_int_equal(pk_in_varint_u32(&in, &v), PK_VARINT_OVER_32_BITS);
+    assert_int_equal(pk_in_offset(&in), offset);
+    uint64_t wide;
+    assert_int_equal(pk_in_varint(&in, &wide), PK_VARINT_OK);
+    assert_true(wide == (uint64_t)UINT32_MAX + 1);
+    offset = pk_in_offset(&in);
+    assert_int_equal(pk_in_varint_u32(&in, &v), PK_VARINT_INVALID);
+    assert_int_equal(pk_in_offset(&in), offset);
+    assert_int_equal(pk_in_skip(&in, 11), 11);
+    assert_int_equal(pk_in_varint_u32(&in, &v), PK_VARINT_TRUNCATED);
+    assert_int_equal(pk_in_available(&in), 1);
+    pk_input_release(&in);
+    fclose(r);
+    unlink(path);
+    tb_free(&b);
+}
+
 static void lines_split_on_lf(void **state)
 {
     (void)state;
@@ -156,6 +212,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(varints_decode_and_reject_overlong),
+        cmocka_unit_test(varints_into_32_bit_fields),
         cmocka_unit_test(lines_split_on_lf),
         cmocka_unit_test(file_input_refills),
         cmocka_unit_test(outputs_appear_only_on_commit),

@@ -217,6 +217,22 @@ static char *dump_text(const void *data, size_t size, bool raw, pk_status *statu
     return tb_dump_text(&pk_format_sampler, data, size, raw, status, err);
 }
 
+/* Dumps as the command does, with --salvage: the damage line is the opened reader's. */
+static char *dump_salvaged(const void *data, size_t size, pk_status *status)
+{
+    pk_reader *r;
+    pk_output out;
+    pk_error err;
+    pk_read_options options = {.salvage = true};
+    assert_int_equal(pk_reader_open_memory(data, size, &pk_format_sampler, &r, &err), PK_OK);
+    pk_output_init_memory(&out);
+    *status = pk_reader_dump(r, false, &options, &out, &err);
+    pk_reader_close(r);
+    assert_int_equal(pk_output_commit(&out, &err), PK_OK);
+    size_t n;
+    return pk_output_take_memory(&out, &n);
+}
+
 static char *read_reference(const char *name, size_t *size)
 {
     return tb_read_data_file(name, size);
@@ -418,6 +434,8 @@ static void errors_name_the_byte(void **state)
     tb_str(&b, "@supersamplerV2.0\n");
     assert_int_equal(read_fails(b.data, b.len, &err), PK_ERR_INPUT);
     assert_int_equal(err.offset, 0);
+    assert_string_equal(err.message, "expected @supersamplerV1.0 and a line feed");
+    assert_false(err.salvageable); /* not a Sampler file: nothing to keep */
     tb_free(&b);
 
     /* A symbol row whose id is not followed by a TAB. */
@@ -429,6 +447,7 @@ static void errors_name_the_byte(void **state)
     tb_str(&b, "xxxxxxxxxx\n@end\n@end\n");
     assert_int_equal(read_fails(b.data, b.len, &err), PK_ERR_INPUT);
     assert_int_equal(err.offset, (int64_t)at + 5);
+    assert_true(err.salvageable);
     tb_free(&b);
 
     /* A symbol row that ends early. */
@@ -502,6 +521,7 @@ static void every_truncation_point(void **state)
     (void)state;
     tb_bytes b = {0};
     build_leaf_first(&b);
+    const size_t header_end = strlen("@supersamplerV1.0\n@symboltableV1.1\n");
     pk_read_options salvage = {.salvage = true};
     for (size_t cut = 1; cut < b.len; cut++) {
         size_t complete = 0;
@@ -519,13 +539,26 @@ static void every_truncation_point(void **state)
             if (st != PK_ERR_INPUT)
                 fail_msg("cut at %zu: status %d", cut, st);
             assert_true(err.offset >= 0 && (size_t)err.offset <= cut);
+            /* A cut header line leaves nothing to keep; after it, damage can be salvaged. */
+            assert_int_equal(err.salvageable, cut >= header_end);
         }
         pk_profile_free(p);
         p = NULL;
         st = pk_read_memory(b.data, cut, &pk_format_sampler, &salvage, &p, &err);
+        if (cut < header_end) {
+            assert_int_equal(st, PK_ERR_INPUT);
+            assert_null(p);
+            continue;
+        }
         assert_int_equal(st, PK_OK);
         assert_int_equal(pk_value_total(p, 0), (int64_t)complete);
         assert_int_equal(pk_warning_count(p), cut == b.len - 1 ? 0 : 1);
+        if (cut != b.len - 1) {
+            const char *warning = pk_warning_at(p, 0);
+            const char *kept = "; kept what was read before it";
+            assert_true(strncmp(warning, "damaged at byte ", 16) == 0);
+            assert_string_equal(warning + strlen(warning) - strlen(kept), kept);
+        }
         pk_profile_free(p);
     }
     tb_free(&b);
@@ -559,6 +592,20 @@ static void dump_lists_records_with_offsets(void **state)
     text = dump_text(data, 210, false, &st, &err);
     assert_int_equal(st, PK_ERR_INPUT);
     assert_int_equal(err.offset, 202);
+    assert_true(err.salvageable);
+    free(text);
+    /* With salvage the damage is the last line, after the row it cut. */
+    text = dump_salvaged(data, 210, &st);
+    assert_int_equal(st, PK_OK);
+    assert_non_null(strstr(text, "   185  thread 0002 (Thread_0002)\n"
+                                 "202: damaged: the file ends inside a sample row\n"));
+    free(text);
+    data[227] = 'X'; /* the line feed of the row at 202 */
+    text = dump_salvaged(data, size, &st);
+    assert_int_equal(st, PK_OK);
+    assert_non_null(strstr(text, "   202  sample 2 frames: tab_lf_id; all_lf_id\n"
+                                 "227: damaged: a sample row does not end with a line feed after "
+                                 "its frames\n"));
     free(text);
     free(data);
 }

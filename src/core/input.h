@@ -150,4 +150,21 @@ static inline pk_varint_result pk_in_varint(pk_input *in, uint64_t *value)
     return r;
 }
 
+/* The same for a 32-bit field (see pk_varint_decode_u32): PK_VARINT_OVER_32_BITS for a varint
+ * whose value needs more bits. Nothing is consumed unless it succeeds. */
+static inline pk_varint_result pk_in_varint_u32(pk_input *in, uint32_t *value)
+{
+    const uint8_t *p = in->pos;
+    pk_varint_result r = pk_varint_decode_u32(&p, in->end, value);
+    if (r == PK_VARINT_TRUNCATED) {
+        /* The buffer ended inside the varint: make the longest varint contiguous, then retry. */
+        pk_input_fill(in, PK_VARINT_MAX_BYTES);
+        p = in->pos;
+        r = pk_varint_decode_u32(&p, in->end, value);
+    }
+    if (r == PK_VARINT_OK)
+        in->pos = p;
+    return r;
+}
+
 #endif

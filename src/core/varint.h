@@ -16,6 +16,8 @@
 #define PK_VARINT_MAX_BYTES 10
 
 typedef enum pk_varint_result {
+    PK_VARINT_OVER_32_BITS = -2, /* a valid varint, too large for a 32-bit field (the u32
+                                  * decoders only) */
     PK_VARINT_INVALID = -1,  /* longer than 10 bytes, or a value over 64 bits */
     PK_VARINT_TRUNCATED = 0, /* the bytes end inside the varint (or before it) */
     PK_VARINT_OK = 1
@@ -65,6 +67,24 @@ static inline pk_varint_result pk_varint_decode(const uint8_t **pos, const uint8
         }
     }
     return PK_VARINT_INVALID;
+}
+
+/* Decodes a varint into a field of 32 bits (an ID, a count): the results of pk_varint_decode,
+ * or PK_VARINT_OVER_32_BITS for a valid varint whose value needs more bits. *pos and *value
+ * change only on PK_VARINT_OK. */
+static inline pk_varint_result pk_varint_decode_u32(const uint8_t **pos, const uint8_t *end,
+                                                    uint32_t *value)
+{
+    const uint8_t *p = *pos;
+    uint64_t v;
+    pk_varint_result r = pk_varint_decode(&p, end, &v);
+    if (r != PK_VARINT_OK)
+        return r;
+    if (v > UINT32_MAX)
+        return PK_VARINT_OVER_32_BITS;
+    *pos = p;
+    *value = (uint32_t)v;
+    return PK_VARINT_OK;
 }
 
 /* The fast path for varints that hold 32-bit values (IDs, counts), when the caller knows that

@@ -45,15 +45,29 @@ head -c 70 "$BR_SAMPLED" > cut.bin
 expect_status 1 "$PROFKIT" info cut.bin
 expect_contains "$ERR" "cut.bin: byte 63: the current line record runs past the end of the input" "br cut"
 expect_status 0 "$PROFKIT" info cut.bin --salvage
-expect_contains "$OUT" "kept the 1 complete groups before it" "br salvage"
+expect_contains "$OUT" "damaged at byte 63: the current line record runs past the end of the input; kept what was read before it" "br salvage"
+expect_contains "$OUT" "samples                count          total 1" "br salvage keeps the complete group"
+expect_status 0 "$PROFKIT" dump cut.bin --salvage
+expect_contains "$OUT" "63: damaged: the current line record runs past the end of the input" "br dump --salvage"
 { cat "$BR_SAMPLED"; printf '\002'; } > type2.bin
 expect_status 1 "$PROFKIT" info type2.bin
 expect_contains "$ERR" "byte 92: unknown record type 2" "br type 2"
 head -c 300 "$SAMPLE" > cut.sample
 expect_status 1 "$PROFKIT" info cut.sample
 expect_contains "$ERR" "cut.sample: byte 299: the file ends inside a sample row" "sampler cut"
+expect_contains "$ERR" "--salvage keeps what can be read before the damage" "sampler salvage hint"
 expect_status 0 "$PROFKIT" info cut.sample --salvage
 expect_contains "$OUT" "samples                count          total 1" "sampler salvage"
+expect_contains "$OUT" "damaged at byte 299: the file ends inside a sample row; kept what was read before it" "sampler salvage warning"
+# Through a pipe the size is not known: the row is read until the input ends inside it.
+head -c 223 "$EDGE" > cut-edge.sample
+expect_status 0 sh -c "cat cut-edge.sample | \"$PROFKIT\" dump --from sampler - --salvage"
+expect_contains "$OUT" "   202  sample 2 frames:
+202: damaged: a sample row of 2 frames runs past the end of the input" "sampler dump of a cut row"
+head -c 20 "$SAMPLE" > header-cut.sample
+expect_status 1 "$PROFKIT" info header-cut.sample --salvage
+expect_contains "$ERR" "byte 18: the file ends inside @symboltableV1.1 and a line feed" "sampler cut header"
+expect_not_contains "$ERR" "--salvage" "no salvage hint for a cut header"
 
 # Conversions: names and totals survive BR -> Sampler -> BR and Sampler -> BR -> Sampler.
 expect_status 0 "$PROFKIT" convert "$BR_SAMPLED" -o via.sample

@@ -120,10 +120,12 @@ expect_contains "$OUT" "truncated stream: no end marker" "info lists the warning
 head -c $((entry + 1)) channel.bsprof > cut.bsprof
 expect_status 1 "$PROFKIT" convert cut.bsprof -o cut.folded
 expect_contains "$ERR" "cut.bsprof: byte $entry: truncated" "cut inside an entry"
+expect_contains "$ERR" "--salvage keeps what can be read before the damage" "salvage hint"
 expect_no_file cut.folded
 expect_status 0 "$PROFKIT" convert cut.bsprof -o cut.folded --salvage
 expect_file cut.folded
-expect_contains "$ERR" "damaged input at byte $entry" "salvage warning"
+expect_contains "$ERR" "damaged at byte $entry: truncated" "salvage warning"
+expect_contains "$ERR" "; kept what was read before it" "salvage warning says what was kept"
 CHECKS=$((CHECKS + 1))
 cmp -s <("$PROFKIT" convert clean-cut.bsprof --to folded 2>/dev/null | sort) <(sort cut.folded) ||
     fail "salvage keeps exactly the entries before the damage"
@@ -133,7 +135,7 @@ printf '\016\001\002' >> type6.bsprof
 expect_status 1 "$PROFKIT" info type6.bsprof
 expect_contains "$ERR" "byte $entry: unknown entry type 6" "unknown entry type"
 expect_status 0 "$PROFKIT" info type6.bsprof --salvage
-expect_contains "$OUT" "damaged input at byte $entry" "salvage on type 6"
+expect_contains "$OUT" "damaged at byte $entry: unknown entry type 6" "salvage on type 6"
 expect_status 1 "$PROFKIT" dump type6.bsprof
 expect_status 0 "$PROFKIT" dump type6.bsprof --salvage
 expect_contains "$OUT" "$entry: damaged: unknown entry type 6" "dump --salvage"
@@ -146,6 +148,8 @@ expect_contains "$ERR" "empty" "empty file with --from"
 head -c 40 channel.bsprof > header-cut.bsprof
 expect_status 1 "$PROFKIT" info header-cut.bsprof --salvage
 expect_contains "$ERR" "truncated header" "cut header"
+expect_status 1 "$PROFKIT" info header-cut.bsprof
+expect_not_contains "$ERR" "--salvage" "no salvage hint for a cut header"
 
 # A failed conversion never replaces an existing output, nor writes over its input.
 echo keep > out.folded

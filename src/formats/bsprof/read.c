@@ -1,0 +1,783 @@
+/* Reading .bsprof into the model.
+ *
+ * Model mapping:
+ *   module            -> a thread (pid 0, tid = module ID), named by its string
+ *   path element      -> a function (name, file, start line; no resource, because one script
+ *                        file runs in several modules) and a stack: the callers' frames, each
+ *                        at its call-site line when line data is on, then its own line-less frame
+ *   CPU, memory entry -> with a line offset, the path element's stack with a leaf frame at
+ *                        line = path line + offset - 1; without one, the path element's stack
+ *   call count        -> the path element's stack
+ * Values: cpu (operations), wall (raw units: the file never says which), calls, alloc-bytes and
+ * allocs (summed per stack from the memory operations), live-bytes (allocations never freed).
+ *
+ * IDs are sparse uint32 keys: every table is a hash map. A stack is computed when its path
+ * element is defined, so a sample never walks a caller chain and looping chains cannot hang the
+ * reader. CPU, wall, call counts and allocation sums are accumulated per (path element, line
+ * offset) and reach the model once, at the end; memory stays proportional to distinct paths.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/array.h"
+#include "core/hashmap.h"
+#include "formats/bsprof/bsprof.h"
+
+enum bs_value { BS_V_CPU, BS_V_WALL, BS_V_CALLS, BS_V_ALLOC_BYTES, BS_V_ALLOCS, BS_V_LIVE_BYTES,
+                BS_VALUE_COUNT };
+static const char *const bs_value_names[BS_VALUE_COUNT][2] = {
+    {"cpu", "operations"}, {"wall", "wall-units"}, {"calls", "count"},
+    {"alloc-bytes", "bytes"}, {"allocs", "count"}, {"live-bytes", "bytes"}};
+
+static int64_t bs_ms_to_ns(uint64_t ms)
+{
+    if (ms == 0 || ms > (uint64_t)(INT64_MAX / 1000000))
+        return PK_TIME_UNKNOWN;
+    return (int64_t)ms * 1000000;
+}
+
+typedef struct bs_path {
+    uint32_t thread;
+    uint32_t function;
+    uint32_t start_line;
+    uint32_t callers;   /* stack of the callers, PK_NONE for a root */
+    uint32_t stack;     /* callers plus the element's own line-less frame */
+    uint32_t first_acc; /* accumulators keyed by this element's ID, UINT32_MAX when none */
+    bool placeholder;   /* made up for a reference to an undefined ID */
+} bs_path;
+
+/* Sums of one (path element, line offset) until the end of the stream. */
+typedef struct bs_acc {
+    uint64_t key;
+    uint32_t thread;
+    uint32_t stack;
+    uint32_t next_of_path;
+    uint64_t cpu, wall, calls, alloc_bytes, allocs; /* cpu, wall, calls: folded from the slot */
+} bs_acc;
+
+/* The accumulator table, keyed by path element ID << 32 | line offset. CPU and call-count
+ * entries are most of a file, so their sums live in the slot beside the key and an entry costs
+ * one cache line (pk_u64map keeps keys, values and flags in three arrays). Key 0 marks an empty
+ * slot and key 1 a retired one (its path element ID was defined again): no real key has path
+ * element ID 0. */
+#define BS_SLOT_EMPTY 0
+#define BS_SLOT_RETIRED 1
+
+typedef struct bs_slot {
+    uint64_t key;
+    uint32_t acc;
+    uint32_t calls; /* spills into the accumulator when it would overflow */
+    uint64_t cpu;
+    uint64_t wall;
+} bs_slot;
+
+typedef struct bs_module {
+    uint32_t thread;
+    bool placeholder;
+} bs_module;
+
+enum bs_kind { BS_KIND_STRING, BS_KIND_MODULE, BS_KIND_PATH, BS_KIND_COUNT };
+static const char *const bs_kind_names[BS_KIND_COUNT] = {"string", "module", "path element"};
+
+typedef struct bs_tally {
+    uint64_t count;
+    uint32_t first;
+} bs_tally;
+
+typedef struct bs_reader {
+    pk_profile *p;
+    bool line_data;
+    uint32_t values[BS_VALUE_COUNT];
+    pk_u64map strings;             /* string ID -> profile string */
+    pk_u64map string_placeholders; /* string IDs that were referenced before any definition */
+    pk_u64map modules;             /* module ID -> index into mods */
+    bs_module *mods;
+    size_t mod_count, mod_cap;
+    pk_u64map paths;               /* path element ID -> index into path_recs */
+    bs_path *path_recs;
+    size_t path_count, path_cap;
+    bs_slot *slots;                /* accumulator table, see bs_slot */
+    size_t slot_mask;
+    unsigned slot_shift;           /* 64 - log2(capacity) */
+    size_t slots_used;             /* live and retired */
+    bs_acc *acc_recs;
+    size_t acc_count, acc_cap;
+    uint32_t unknown_thread;       /* thread of placeholder path elements, PK_NONE until needed */
+    uint32_t unnamed;              /* "<unnamed>", PK_NONE until needed */
+    bs_tally undefined[BS_KIND_COUNT];
+    bs_tally redefined[BS_KIND_COUNT];
+    bool memory_flag;              /* the header's memory operations flag */
+    uint64_t memory_ops;
+} bs_reader;
+
+static void bs_reader_free(bs_reader *r)
+{
+    pk_u64map_free(&r->strings);
+    pk_u64map_free(&r->string_placeholders);
+    pk_u64map_free(&r->modules);
+    pk_u64map_free(&r->paths);
+    free(r->slots);
+    free(r->mods);
+    free(r->path_recs);
+    free(r->acc_recs);
+}
+
+static void bs_tally_add(bs_tally *t, uint32_t id)
+{
+    if (t->count++ == 0)
+        t->first = id;
+}
+
+/* Profile string for a string ID; 0 (null) gives null_value. PK_NONE when memory runs out. */
+static uint32_t bs_string_ref(bs_reader *r, uint32_t id, uint32_t null_value)
+{
+    if (id == 0)
+        return null_value;
+    uint32_t *found = pk_u64map_find(&r->strings, id);
+    if (found)
+        return *found;
+    uint32_t s = pk_intern_printf(r->p, "<unknown string %" PRIu32 ">", id);
+    uint32_t *slot;
+    bool inserted;
+    if (s == PK_NONE || !pk_u64map_put(&r->strings, id, s, &slot, &inserted) ||
+        !pk_u64map_put(&r->string_placeholders, id, 0, &slot, &inserted))
+        return PK_NONE;
+    bs_tally_add(&r->undefined[BS_KIND_STRING], id);
+    return s;
+}
+
+static uint32_t bs_unnamed(bs_reader *r)
+{
+    if (r->unnamed == PK_NONE)
+        r->unnamed = pk_intern_cstr(r->p, "<unnamed>");
+    return r->unnamed;
+}
+
+/* The thread of a module ID, defining a placeholder module when it is unknown. */
+static bool bs_module_ref(bs_reader *r, uint32_t id, uint32_t *thread)
+{
+    uint32_t *found = pk_u64map_find(&r->modules, id);
+    if (found) {
+        *thread = r->mods[*found].thread;
+        return true;
+    }
+    uint32_t name = pk_intern_printf(r->p, "<unknown module %" PRIu32 ">", id);
+    if (name == PK_NONE)
+        return false;
+    uint32_t t = pk_add_thread(r->p, name, 0, id);
+    if (t == PK_NONE || !PK_ARRAY_RESERVE(r->mods, r->mod_cap, r->mod_count + 1))
+        return false;
+    uint32_t *slot;
+    bool inserted;
+    if (!pk_u64map_put(&r->modules, id, (uint32_t)r->mod_count, &slot, &inserted))
+        return false;
+    r->mods[r->mod_count++] = (bs_module){t, true};
+    bs_tally_add(&r->undefined[BS_KIND_MODULE], id);
+    *thread = t;
+    return true;
+}
+
+static pk_status bs_nomem(pk_error *err)
+{
+    return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+}
+
+/* Fibonacci hashing: one multiplication, the key being on the critical path of every entry.
+ * The top bits of the product depend on every bit of the key, so sparse IDs spread too. */
+static inline size_t bs_slot_hash(uint64_t key, unsigned shift)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> shift);
+}
+
+static bs_slot *bs_slot_find(const bs_reader *r, uint64_t key)
+{
+    for (size_t i = bs_slot_hash(key, r->slot_shift);; i = (i + 1) & r->slot_mask) {
+        bs_slot *slot = &r->slots[i];
+        if (slot->key == key)
+            return slot;
+        if (slot->key == BS_SLOT_EMPTY)
+            return NULL;
+    }
+}
+
+static void bs_slot_fold(bs_reader *r, bs_slot *slot)
+{
+    bs_acc *acc = &r->acc_recs[slot->acc];
+    acc->cpu += slot->cpu;
+    acc->wall += slot->wall;
+    acc->calls += slot->calls;
+    slot->cpu = slot->wall = 0;
+    slot->calls = 0;
+}
+
+static void bs_slot_retire(bs_reader *r, uint64_t key)
+{
+    bs_slot *slot = bs_slot_find(r, key);
+    if (slot) {
+        bs_slot_fold(r, slot);
+        slot->key = BS_SLOT_RETIRED;
+    }
+}
+
+static bool bs_slots_init(bs_reader *r)
+{
+    r->slots = calloc(64, sizeof *r->slots);
+    r->slot_mask = 63;
+    r->slot_shift = 64 - 6;
+    return r->slots != NULL;
+}
+
+/* Rebuilds the table with room for twice the live slots, dropping retired ones. */
+static bool bs_slots_rebuild(bs_reader *r)
+{
+    size_t live = 0;
+    for (size_t i = 0; i <= r->slot_mask; i++)
+        live += r->slots[i].key > BS_SLOT_RETIRED;
+    size_t capacity = 64;
+    unsigned shift = 64 - 6;
+    while (capacity < 4 * (live + 1)) {
+        capacity *= 2;
+        shift--;
+    }
+    bs_slot *slots = calloc(capacity, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; i <= r->slot_mask; i++) {
+        if (r->slots[i].key <= BS_SLOT_RETIRED)
+            continue;
+        size_t j = bs_slot_hash(r->slots[i].key, shift);
+        while (slots[j].key != BS_SLOT_EMPTY)
+            j = (j + 1) & (capacity - 1);
+        slots[j] = r->slots[i];
+    }
+    free(r->slots);
+    r->slots = slots;
+    r->slot_mask = capacity - 1;
+    r->slot_shift = shift;
+    r->slots_used = live;
+    return true;
+}
+
+/* Appends a path element record and points its ID at it, dropping the accumulators of an
+ * earlier record with the same ID (their sums stay with their stacks). */
+static bool bs_path_store(bs_reader *r, uint32_t id, const bs_path *rec, bool *redefined)
+{
+    if (!PK_ARRAY_RESERVE(r->path_recs, r->path_cap, r->path_count + 1))
+        return false;
+    uint32_t index = (uint32_t)r->path_count;
+    uint32_t *slot;
+    bool inserted;
+    if (!pk_u64map_put(&r->paths, id, index, &slot, &inserted))
+        return false;
+    *redefined = false;
+    if (!inserted) {
+        bs_path *old = &r->path_recs[*slot];
+        *redefined = !old->placeholder;
+        for (uint32_t a = old->first_acc; a != UINT32_MAX; a = r->acc_recs[a].next_of_path)
+            bs_slot_retire(r, r->acc_recs[a].key);
+        old->first_acc = UINT32_MAX;
+        *slot = index;
+    }
+    r->path_recs[index] = *rec;
+    r->path_count++;
+    return true;
+}
+
+static pk_status bs_frame_stack(bs_reader *r, uint32_t callers, uint32_t function, uint32_t line,
+                                uint32_t *stack)
+{
+    pk_frame frame = {.function = function, .line = line, .resource = PK_NONE};
+    uint32_t f = pk_intern_frame(r->p, &frame);
+    if (f == PK_NONE)
+        return PK_ERR_NOMEM;
+    *stack = pk_intern_stack(r->p, callers, f);
+    return *stack == PK_NONE ? PK_ERR_NOMEM : PK_OK;
+}
+
+/* Source line of a line offset into a path element: 0 when the offset is absent or the line
+ * is not representable. */
+static uint32_t bs_offset_line(uint32_t start_line, uint32_t offset)
+{
+    if (offset == 0)
+        return 0;
+    uint64_t line = (uint64_t)start_line + offset - 1;
+    return line > UINT32_MAX ? 0 : (uint32_t)line;
+}
+
+/* The record of a path element ID, defining a placeholder when it is unknown. */
+static pk_status bs_path_ref(bs_reader *r, uint32_t id, uint32_t *index)
+{
+    uint32_t *found = pk_u64map_find(&r->paths, id);
+    if (found) {
+        *index = *found;
+        return PK_OK;
+    }
+    if (r->unknown_thread == PK_NONE) {
+        uint32_t name = pk_intern_cstr(r->p, "<unknown module>");
+        if (name == PK_NONE || (r->unknown_thread = pk_add_thread(r->p, name, 0, -1)) == PK_NONE)
+            return PK_ERR_NOMEM;
+    }
+    bs_path rec = {.thread = r->unknown_thread, .callers = PK_NONE, .first_acc = UINT32_MAX,
+                   .placeholder = true};
+    pk_function fn = {.resource = PK_NONE};
+    fn.name = pk_intern_printf(r->p, "<unknown path %" PRIu32 ">", id);
+    if (fn.name == PK_NONE || (rec.function = pk_intern_function(r->p, &fn)) == PK_NONE)
+        return PK_ERR_NOMEM;
+    if (bs_frame_stack(r, PK_NONE, rec.function, 0, &rec.stack) != PK_OK)
+        return PK_ERR_NOMEM;
+    bool redefined;
+    if (!bs_path_store(r, id, &rec, &redefined))
+        return PK_ERR_NOMEM;
+    bs_tally_add(&r->undefined[BS_KIND_PATH], id);
+    *index = (uint32_t)r->path_count - 1;
+    return PK_OK;
+}
+
+/* Creates the accumulator of (path element, line offset), its slot and its sample row. */
+static bs_slot *__attribute__((noinline))
+bs_acc_create(bs_reader *r, uint32_t path_id, uint32_t offset, uint64_t key)
+{
+    uint32_t index;
+    if (bs_path_ref(r, path_id, &index) != PK_OK)
+        return NULL;
+    bs_path *path = &r->path_recs[index];
+    bs_acc acc = {.key = key, .thread = path->thread, .stack = path->stack,
+                  .next_of_path = path->first_acc};
+    uint32_t line = bs_offset_line(path->start_line, offset);
+    if (line != 0 && bs_frame_stack(r, path->callers, path->function, line, &acc.stack) != PK_OK)
+        return NULL;
+    if (r->acc_count >= UINT32_MAX - 1 ||
+        !PK_ARRAY_RESERVE(r->acc_recs, r->acc_cap, r->acc_count + 1))
+        return NULL;
+    if ((r->slots_used + 1) * 2 > r->slot_mask + 1 && !bs_slots_rebuild(r))
+        return NULL;
+    /* The row exists from the first contribution, so stream order is kept for the writers. */
+    if (pk_add_sample(r->p, acc.thread, acc.stack, NULL) != PK_OK)
+        return NULL;
+    uint32_t a = (uint32_t)r->acc_count++;
+    r->acc_recs[a] = acc;
+    r->path_recs[index].first_acc = a;
+    size_t i = bs_slot_hash(key, r->slot_shift);
+    while (r->slots[i].key != BS_SLOT_EMPTY)
+        i = (i + 1) & r->slot_mask;
+    r->slots[i] = (bs_slot){.key = key, .acc = a};
+    r->slots_used++;
+    return &r->slots[i];
+}
+
+static inline bs_slot *bs_slot_for(bs_reader *r, uint32_t path_id, uint32_t offset)
+{
+    uint64_t key = (uint64_t)path_id << 32 | offset;
+    for (size_t i = bs_slot_hash(key, r->slot_shift);; i = (i + 1) & r->slot_mask) {
+        bs_slot *slot = &r->slots[i];
+        if (slot->key == key)
+            return slot;
+        if (slot->key == BS_SLOT_EMPTY)
+            return bs_acc_create(r, path_id, offset, key);
+    }
+}
+
+static pk_status bs_define_string(bs_reader *r, const bs_entry *e, pk_error *err)
+{
+    uint32_t s = pk_intern(r->p, (const char *)e->text, e->text_len);
+    uint32_t *slot;
+    bool inserted;
+    if (s == PK_NONE || !pk_u64map_put(&r->strings, e->id, s, &slot, &inserted))
+        return bs_nomem(err);
+    if (!inserted) {
+        if (!pk_u64map_remove(&r->string_placeholders, e->id, NULL) && *slot != s)
+            bs_tally_add(&r->redefined[BS_KIND_STRING], e->id);
+        *slot = s;
+    }
+    return PK_OK;
+}
+
+static pk_status bs_define_module(bs_reader *r, const bs_entry *e, pk_error *err)
+{
+    uint32_t name = e->name ? bs_string_ref(r, e->name, 0)
+                            : pk_intern_printf(r->p, "module %" PRIu32, e->id);
+    if (name == PK_NONE)
+        return bs_nomem(err);
+    uint32_t *found = pk_u64map_find(&r->modules, e->id);
+    if (found) {
+        bs_module *m = &r->mods[*found];
+        if (!m->placeholder)
+            bs_tally_add(&r->redefined[BS_KIND_MODULE], e->id);
+        m->placeholder = false;
+        pk_thread_rename(r->p, m->thread, name);
+        return PK_OK;
+    }
+    uint32_t t = pk_add_thread(r->p, name, 0, e->id);
+    uint32_t *slot;
+    bool inserted;
+    if (t == PK_NONE ||
+        !PK_ARRAY_RESERVE(r->mods, r->mod_cap, r->mod_count + 1) ||
+        !pk_u64map_put(&r->modules, e->id, (uint32_t)r->mod_count, &slot, &inserted))
+        return bs_nomem(err);
+    r->mods[r->mod_count++] = (bs_module){t, false};
+    return PK_OK;
+}
+
+static pk_status bs_define_path(bs_reader *r, const bs_entry *e, pk_error *err)
+{
+    pk_function fn = {.start_line = e->line, .resource = PK_NONE};
+    fn.name = bs_string_ref(r, e->function, PK_NONE);
+    if (e->function == 0)
+        fn.name = bs_unnamed(r);
+    fn.file = bs_string_ref(r, e->file, 0);
+    if (fn.name == PK_NONE || fn.file == PK_NONE)
+        return bs_nomem(err);
+    bs_path rec = {.function = pk_intern_function(r->p, &fn), .start_line = e->line,
+                   .first_acc = UINT32_MAX};
+    if (rec.function == PK_NONE)
+        return bs_nomem(err);
+    if (e->caller == 0) {
+        if (!bs_module_ref(r, e->module, &rec.thread))
+            return bs_nomem(err);
+        rec.callers = PK_NONE;
+    } else {
+        uint32_t index;
+        if (bs_path_ref(r, e->caller, &index) != PK_OK)
+            return bs_nomem(err);
+        const bs_path caller = r->path_recs[index];
+        rec.thread = caller.thread;
+        rec.callers = caller.stack;
+        uint32_t call_line = bs_offset_line(caller.start_line, e->line_offset);
+        if (call_line != 0 &&
+            bs_frame_stack(r, caller.callers, caller.function, call_line, &rec.callers) != PK_OK)
+            return bs_nomem(err);
+    }
+    if (bs_frame_stack(r, rec.callers, rec.function, 0, &rec.stack) != PK_OK)
+        return bs_nomem(err);
+    bool redefined;
+    if (!bs_path_store(r, e->id, &rec, &redefined))
+        return bs_nomem(err);
+    if (redefined)
+        bs_tally_add(&r->redefined[BS_KIND_PATH], e->id);
+    return PK_OK;
+}
+
+static inline pk_status bs_memory_op(bs_reader *r, uint32_t path_id, unsigned op,
+                                     uint32_t offset, uint32_t address, uint32_t size)
+{
+    bs_slot *slot = bs_slot_for(r, path_id, offset);
+    if (!slot)
+        return PK_ERR_NOMEM;
+    bs_acc *acc = &r->acc_recs[slot->acc];
+    r->memory_ops++;
+    if (op == BS_OP_ALLOC) {
+        acc->alloc_bytes += size;
+        acc->allocs++;
+        return pk_memory_alloc(r->p, acc->thread, acc->stack, address, size);
+    }
+    pk_memory_kind kind = op == BS_OP_FREE ? PK_MEM_FREE : PK_MEM_REALLOC_FREE;
+    return pk_memory_free(r->p, acc->thread, acc->stack, address, kind, NULL);
+}
+
+static pk_status bs_memory(bs_reader *r, const bs_entry *e, pk_error *err)
+{
+    pk_status st = bs_memory_op(r, e->id, e->op, e->line_offset, e->address, e->size);
+    if (st != PK_OK)
+        return pk_error_set(err, st, PK_NO_OFFSET, "cannot record a memory operation");
+    return PK_OK;
+}
+
+static inline pk_status bs_apply(bs_reader *r, const bs_entry *e, pk_error *err)
+{
+    bs_slot *slot;
+    switch (e->type) {
+    case BS_CPU:
+        if (!(slot = bs_slot_for(r, e->id, e->line_offset)))
+            return bs_nomem(err);
+        slot->cpu += e->cpu;
+        slot->wall += e->wall;
+        return PK_OK;
+    case BS_CALLS:
+        if (!(slot = bs_slot_for(r, e->id, 0)))
+            return bs_nomem(err);
+        if (__builtin_add_overflow(slot->calls, e->count, &slot->calls)) {
+            r->acc_recs[slot->acc].calls += (uint64_t)slot->calls + UINT32_MAX + 1;
+            slot->calls = 0;
+        }
+        return PK_OK;
+    case BS_MEMORY:
+        return bs_memory(r, e, err);
+    case BS_STRING:
+        return bs_define_string(r, e, err);
+    case BS_MODULE:
+        return bs_define_module(r, e, err);
+    default:
+        return bs_define_path(r, e, err);
+    }
+}
+
+/* The fast path for the bulk of a file, CPU, call-count and memory entries, decoding straight
+ * from the buffer when a whole entry surely fits (at most 6 + 3 * 5 bytes). It declines
+ * (returns false, consuming nothing) whatever needs care: definitions, ID 0, long or odd
+ * varints, undefined memory operations; the codec's decoder then handles the entry and reports
+ * any error. */
+#define BS_FAST_ENTRY_BYTES 32
+
+/* Applies consecutive fast-path entries while a whole entry surely fits in the buffer. Stops
+ * before the first entry it declines. Returns false when memory runs out. */
+static bool __attribute__((noinline)) bs_fast_run(bs_reader *r, pk_input *in)
+{
+    const uint8_t *p = in->pos;
+    const bool line_data = r->line_data;
+    bool ok = true;
+    while (in->end - p >= BS_FAST_ENTRY_BYTES) {
+        const uint8_t *q = p;
+        uint64_t tag = 0;
+        for (unsigned shift = 0;; shift += 7) {
+            uint64_t b = *q++;
+            tag |= (b & 0x7f) << shift;
+            if (b < 0x80)
+                break;
+            if (shift == 35) /* more than 6 bytes: a payload past 32 bits, or odd */
+                goto stop;
+        }
+        uint32_t id = (uint32_t)(tag >> 3), offset = 0, a, b;
+        bs_slot *slot;
+        switch (tag & 7) {
+        case BS_CPU:
+            if (id == 0 || (tag >> 35) != 0 ||
+                (line_data && !pk_varint_decode_u32_fast(&q, &offset)) ||
+                !pk_varint_decode_u32_fast(&q, &a) || !pk_varint_decode_u32_fast(&q, &b))
+                goto stop;
+            if (!(slot = bs_slot_for(r, id, offset))) {
+                ok = false;
+                goto stop;
+            }
+            slot->cpu += a;
+            slot->wall += b;
+            break;
+        case BS_CALLS:
+            if (id == 0 || (tag >> 35) != 0 || !pk_varint_decode_u32_fast(&q, &a))
+                goto stop;
+            if (!(slot = bs_slot_for(r, id, 0))) {
+                ok = false;
+                goto stop;
+            }
+            if (__builtin_add_overflow(slot->calls, a, &slot->calls)) {
+                r->acc_recs[slot->acc].calls += (uint64_t)slot->calls + UINT32_MAX + 1;
+                slot->calls = 0;
+            }
+            break;
+        case BS_MEMORY: {
+            unsigned op = (unsigned)(tag >> 3) & 3;
+            id = (uint32_t)(tag >> 5);
+            b = 0;
+            if (id == 0 || (tag >> 37) != 0 || op == 3 ||
+                (line_data && !pk_varint_decode_u32_fast(&q, &offset)) ||
+                !pk_varint_decode_u32_fast(&q, &a) ||
+                (op == BS_OP_ALLOC && !pk_varint_decode_u32_fast(&q, &b)))
+                goto stop;
+            if (bs_memory_op(r, id, op, offset, a, b) != PK_OK) {
+                ok = false;
+                goto stop;
+            }
+            break;
+        }
+        default:
+            goto stop;
+        }
+        p = q;
+    }
+stop:
+    in->pos = p;
+    return ok;
+}
+
+static int64_t bs_saturate(uint64_t v)
+{
+    return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* Hands the accumulated sums to the model. */
+static pk_status bs_flush(bs_reader *r, pk_error *err)
+{
+    size_t nvalues = pk_value_type_count(r->p);
+    int64_t values[PK_MAX_VALUES] = {0};
+    for (size_t i = 0; i <= r->slot_mask; i++)
+        if (r->slots[i].key > BS_SLOT_RETIRED)
+            bs_slot_fold(r, &r->slots[i]);
+    for (size_t a = 0; a < r->acc_count; a++) {
+        const bs_acc *acc = &r->acc_recs[a];
+        if (!(acc->cpu | acc->wall | acc->calls | acc->alloc_bytes | acc->allocs))
+            continue;
+        for (size_t v = 0; v < nvalues; v++)
+            values[v] = 0;
+        values[r->values[BS_V_CPU]] = bs_saturate(acc->cpu);
+        values[r->values[BS_V_WALL]] = bs_saturate(acc->wall);
+        values[r->values[BS_V_CALLS]] = bs_saturate(acc->calls);
+        values[r->values[BS_V_ALLOC_BYTES]] = bs_saturate(acc->alloc_bytes);
+        values[r->values[BS_V_ALLOCS]] = bs_saturate(acc->allocs);
+        pk_status st = pk_add_sample(r->p, acc->thread, acc->stack, values);
+        if (st != PK_OK)
+            return pk_error_set(err, st, PK_NO_OFFSET, "cannot record samples");
+    }
+    pk_status st = pk_memory_add_live_values(r->p, r->values[BS_V_LIVE_BYTES], PK_NONE);
+    if (st != PK_OK)
+        return pk_error_set(err, st, PK_NO_OFFSET, "cannot compute live memory");
+    return PK_OK;
+}
+
+static void bs_report(bs_reader *r)
+{
+    for (int k = 0; k < BS_KIND_COUNT; k++) {
+        const bs_tally *t = &r->undefined[k];
+        if (t->count)
+            pk_warn(r->p,
+                    "%" PRIu64 " undefined %s ID%s referenced (first: %" PRIu32
+                    "); shown as <unknown %s N>",
+                    t->count, bs_kind_names[k], t->count == 1 ? "" : "s", t->first,
+                    k == BS_KIND_PATH ? "path" : bs_kind_names[k]);
+    }
+    for (int k = 0; k < BS_KIND_COUNT; k++) {
+        const bs_tally *t = &r->redefined[k];
+        if (t->count)
+            pk_warn(r->p,
+                    "%" PRIu64 " %s definition%s reuse an earlier ID (first: %" PRIu32
+                    "); later entries use the latest",
+                    t->count, bs_kind_names[k], t->count == 1 ? "" : "s", t->first);
+    }
+    if (r->memory_ops && !r->memory_flag)
+        pk_warn(r->p,
+                "%" PRIu64 " memory operations although the header says memory operations are off",
+                r->memory_ops);
+}
+
+static pk_status bs_header_to_model(pk_profile *p, const bs_header *h)
+{
+    pk_metadata *meta = pk_metadata_of(p);
+    meta->source_format = pk_intern_cstr(p, "bsprof");
+    meta->product = pk_intern(p, (const char *)h->text[BS_TARGET].data, h->text[BS_TARGET].len);
+    meta->start_time = bs_ms_to_ns(h->start_ms);
+    meta->times_approximate = true;
+    if (meta->source_format == PK_NONE || meta->product == PK_NONE)
+        return PK_ERR_NOMEM;
+
+    char buf[64];
+    snprintf(buf, sizeof buf, "%" PRIu32 ".%" PRIu32 ".%" PRIu32, h->major, h->minor, h->patch);
+    pk_status st = pk_property_set(p, "format-version", buf);
+    for (int i = 0; i < BS_HEADER_TEXT_COUNT && st == PK_OK; i++)
+        st = pk_property_set(p, pk_bsprof_header_text_keys[i], (const char *)h->text[i].data);
+    if (st != PK_OK)
+        return st;
+    pk_bsprof_format_ratio(h->requested_ratio, buf, sizeof buf);
+    if ((st = pk_property_set(p, "requested-sample-ratio", buf)) != PK_OK)
+        return st;
+    pk_bsprof_format_ratio(h->actual_ratio, buf, sizeof buf);
+    if ((st = pk_property_set(p, "actual-sample-ratio", buf)) != PK_OK ||
+        (st = pk_property_set(p, "line-data", h->line_data ? "yes" : "no")) != PK_OK ||
+        (st = pk_property_set(p, "memory-operations", h->memory_ops ? "yes" : "no")) != PK_OK)
+        return st;
+    if (h->major != BS_KNOWN_MAJOR)
+        pk_warn(p,
+                "format version %s has an unknown major version (profkit knows %d); read as "
+                "version %d",
+                pk_property_get(p, "format-version"), BS_KNOWN_MAJOR, BS_KNOWN_MAJOR);
+    return PK_OK;
+}
+
+/* After the end marker: the run end (one varint), then nothing that profkit knows. */
+static void bs_read_footer(pk_input *in, pk_profile *p)
+{
+    if (pk_in_peekc(in) < 0)
+        return;
+    uint64_t offset = pk_in_offset(in);
+    uint64_t end_ms;
+    if (pk_in_varint(in, &end_ms) == PK_VARINT_OK) {
+        pk_metadata *meta = pk_metadata_of(p);
+        int64_t end = bs_ms_to_ns(end_ms);
+        if (end != PK_TIME_UNKNOWN && meta->start_time != PK_TIME_UNKNOWN &&
+            end < meta->start_time)
+            pk_warn(p, "footer: the run end (%" PRIu64 " ms) is before the run start; ignored",
+                    end_ms);
+        else
+            meta->end_time = end;
+    } else {
+        pk_warn(p, "footer at byte %" PRIu64 ": the run end timestamp is damaged; ignored",
+                offset);
+        return;
+    }
+    uint64_t rest_offset = pk_in_offset(in);
+    uint64_t rest = pk_in_skip(in, UINT64_MAX);
+    if (rest)
+        pk_warn(p, "%" PRIu64 " unknown footer bytes after byte %" PRIu64 " ignored", rest,
+                rest_offset);
+}
+
+pk_status pk_bsprof_read(pk_input *in, pk_profile *p, const pk_read_options *options,
+                         pk_error *err)
+{
+    (void)options;
+    bs_header h;
+    pk_status st = pk_bsprof_read_header(in, &h, err);
+    if (st == PK_OK && bs_header_to_model(p, &h) != PK_OK)
+        st = bs_nomem(err);
+    bool line_data = h.line_data != 0, memory_flag = h.memory_ops != 0;
+    pk_bsprof_header_free(&h);
+    if (st != PK_OK)
+        return st;
+
+    bs_reader r = {.p = p, .line_data = line_data, .memory_flag = memory_flag,
+                   .unknown_thread = PK_NONE, .unnamed = PK_NONE};
+    bs_decoder d = {.in = in, .line_data = line_data, .err = err};
+    pk_u64map_init(&r.strings);
+    pk_u64map_init(&r.string_placeholders);
+    pk_u64map_init(&r.modules);
+    pk_u64map_init(&r.paths);
+    if (!bs_slots_init(&r)) {
+        st = bs_nomem(err);
+        goto done;
+    }
+    for (int v = 0; v < BS_VALUE_COUNT; v++) {
+        r.values[v] = pk_add_value_type(p, bs_value_names[v][0], bs_value_names[v][1]);
+        if (r.values[v] == PK_NONE) {
+            st = bs_nomem(err);
+            goto done;
+        }
+    }
+    pk_set_default_value(p, r.values[BS_V_CPU]);
+
+    bs_entry e;
+    bool damaged = false;
+    for (;;) {
+        if (pk_in_available(in) >= BS_FAST_ENTRY_BYTES && !bs_fast_run(&r, in)) {
+            st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory at byte %" PRIu64,
+                              pk_in_offset(in));
+            goto done;
+        }
+        bs_next next = pk_bsprof_decode(&d, &e);
+        if (__builtin_expect(next == BS_NEXT_ENTRY, 1)) {
+            if ((st = bs_apply(&r, &e, err)) != PK_OK)
+                goto done;
+            continue;
+        }
+        if (next == BS_NEXT_END_MARKER) {
+            bs_read_footer(in, p);
+        } else if (next == BS_NEXT_EOF) {
+            pk_warn(p, "truncated stream: no end marker");
+        } else if (next == BS_NEXT_DAMAGED) {
+            /* Every entry before it was applied whole: the profile is completed from them. */
+            damaged = true;
+        } else {
+            st = PK_ERR_NOMEM;
+            goto done;
+        }
+        break;
+    }
+    st = bs_flush(&r, err);
+    if (st == PK_OK) {
+        bs_report(&r);
+        if (damaged)
+            st = PK_ERR_INPUT;
+    }
+done:
+    pk_bsprof_decoder_free(&d);
+    bs_reader_free(&r);
+    return st;
+}
