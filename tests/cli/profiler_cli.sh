@@ -44,14 +44,25 @@ trap end_session EXIT
 PQ_SCRIPT=$(readlink -f "$PQ")
 SESSIONS=0
 load() {
-    local session rc deadline
+    local session rc deadline pid
     CHECKS=$((CHECKS + 1))
     stop_daemons
     SESSIONS=$((SESSIONS + 1))
     session="s$SESSIONS"
     node "$PQ_SCRIPT" --daemon "$1" --session "$session" --symbol-server http://127.0.0.1:9 \
-        >/dev/null 2>&1 &
+        >"$SCRATCH/.daemon" 2>&1 &
+    pid=$!
     deadline=$((SECONDS + 180))
+    # The daemon publishes its metadata once it listens. A query before that would find no
+    # session and clean the session's files up, racing with the daemon writing them.
+    while [ ! -e "$PROFILER_CLI_SESSION_DIR/$session.json" ]; do
+        if ! kill -0 "$pid" 2>/dev/null || [ "$SECONDS" -ge "$deadline" ]; then
+            fail "profiler-cli's daemon did not start for $1"
+            sed 's/^/  daemon: /' "$SCRATCH/.daemon" | head -20 >&2
+            return
+        fi
+        sleep 0.2
+    done
     while :; do
         timeout 60 "$PQ" status --session "$session" >"$SCRATCH/.out" 2>"$SCRATCH/.err"
         rc=$?
