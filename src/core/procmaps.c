@@ -223,20 +223,10 @@ static pk_procmaps_variable *find_variable(const pk_procmaps *m, const char *nam
     return found == UINT32_MAX ? NULL : &m->variables[found];
 }
 
-static char *copy_text(const char *s, size_t n)
-{
-    char *copy = malloc(n + 1);
-    if (copy) {
-        memcpy(copy, s, n);
-        copy[n] = '\0';
-    }
-    return copy;
-}
-
 /* Defines (or redefines) a variable; false when memory runs out. */
 static bool define_variable(pk_procmaps *m, const pk_procmaps_line *line)
 {
-    char *value = copy_text(line->value, line->value_len);
+    char *value = strndup(line->value, line->value_len);
     if (!value)
         return false;
     pk_procmaps_variable *known = find_variable(m, line->name, line->name_len);
@@ -245,7 +235,7 @@ static bool define_variable(pk_procmaps *m, const pk_procmaps_line *line)
         known->value = value;
         return true;
     }
-    char *name = copy_text(line->name, line->name_len);
+    char *name = strndup(line->name, line->name_len);
     if (!name || m->variable_count >= UINT32_MAX - 1 ||
         !PK_ARRAY_RESERVE(m->variables, m->variable_capacity, m->variable_count + 1) ||
         !pk_index_insert(&m->variable_index, pk_hash_bytes(line->name, line->name_len),
@@ -327,9 +317,9 @@ static bool add_mapping(pk_procmaps *m, const pk_procmaps_line *line, size_t ind
     if (!line->executable || line->limit <= line->start)
         return true;
     pk_procmap mapping = {line->start, line->limit, line->offset, NULL, NULL, index};
-    mapping.path = copy_text(line->path, line->path_len);
+    mapping.path = strndup(line->path, line->path_len);
     if (line->build_id_len)
-        mapping.build_id = copy_text(line->build_id, line->build_id_len);
+        mapping.build_id = strndup(line->build_id, line->build_id_len);
     if (!mapping.path || (line->build_id_len && !mapping.build_id) ||
         !PK_ARRAY_RESERVE(m->items, m->capacity, m->count + 1)) {
         free(mapping.path);
