@@ -1,12 +1,15 @@
 /* libFuzzer harness for the gperftools CPU profile reader: any bytes, with and without
  * salvage (without reading binaries: the maps text would name arbitrary files); what is read is
- * written back in both word sizes and byte orders, and the bytes are dumped raw and resolved. */
+ * written back in both word sizes and byte orders, and the bytes are dumped raw and resolved.
+ * The bytes are also read as maps text on their own (core/procmaps.h), which the reader only
+ * reaches after a trailer. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "core/input.h"
 #include "core/output.h"
+#include "core/procmaps.h"
 #include "formats/formats.h"
 #include "profkit/format.h"
 
@@ -44,6 +47,22 @@ static void dump(const uint8_t *data, size_t size, bool raw)
     free(pk_output_take_memory(&out, &n));
 }
 
+static void maps_text(const uint8_t *data, size_t size)
+{
+    pk_procmaps maps;
+    pk_procmaps_init(&maps);
+    pk_input in;
+    pk_input_init_memory(&in, data, size);
+    pk_error err;
+    if (pk_procmaps_read(&maps, &in, &err) == PK_OK) {
+        for (size_t i = 0; i < maps.count; i++)
+            if (pk_procmaps_find(&maps, maps.items[i].start) == PK_PROCMAPS_NONE)
+                abort(); /* every mapping holds its own start */
+        pk_procmaps_program(&maps);
+    }
+    pk_procmaps_free(&maps);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pk_format_gperftools.probe(data, size < PK_PROBE_BYTES ? size : PK_PROBE_BYTES);
@@ -59,5 +78,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     dump(data, size, true);
     dump(data, size, false);
+    maps_text(data, size);
     return 0;
 }

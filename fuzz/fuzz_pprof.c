@@ -1,10 +1,11 @@
 /* libFuzzer harness for the pprof reader: any bytes, plain or gzip, strict and salvaging;
- * whatever reads is written back and read again. */
+ * whatever reads is written back and read again. The bytes are also dumped field by field. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "formats/formats.h"
 #include "profkit/format.h"
+#include "profkit/output.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,6 +27,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         free(out);
         pk_profile_free(p);
+    }
+    pk_reader *r;
+    pk_error err;
+    if (pk_reader_open_memory(data, size, &pk_format_pprof, &r, &err) == PK_OK) {
+        pk_output *out = pk_output_create_memory();
+        if (out) {
+            pk_read_options options = {.salvage = true};
+            pk_reader_dump(r, false, &options, out, &err);
+            pk_output_discard(out);
+        }
+        pk_reader_close(r);
     }
     return 0;
 }

@@ -457,11 +457,14 @@ static void depth_that_cannot_fit_is_an_error_with_offset(void **state)
     assert_int_equal(status, PK_ERR_INPUT);
     assert_int_equal(err.offset, 72);
     assert_non_null(strstr(err.message, "does not fit"));
-    /* Salvage keeps the record before it. */
+    assert_true(err.salvageable);
+    /* Salvage keeps the record before it, with the one damage warning. */
     p = read_with(b.data, b.len, false, true, &status, &err);
     assert_int_equal(status, PK_OK);
     assert_int_equal(pk_value_total(p, 0), 2);
-    assert_true(has_warning(p, "byte 72"));
+    assert_int_equal(pk_warning_count(p), 1);
+    assert_true(has_warning(p, "damaged at byte 72: record depth"));
+    assert_true(has_warning(p, "kept what was read before it"));
     pk_profile_free(p);
     tb_free(&b);
 
@@ -474,6 +477,11 @@ static void depth_that_cannot_fit_is_an_error_with_offset(void **state)
     p = read_with(b.data, b.len, false, false, &status, &err);
     assert_int_equal(status, PK_ERR_INPUT);
     assert_int_equal(err.offset, 8);
+    /* A broken header leaves nothing to keep: salvage does not apply. */
+    assert_false(err.salvageable);
+    p = read_with(b.data, b.len, false, true, &status, &err);
+    assert_null(p);
+    assert_int_equal(status, PK_ERR_INPUT);
     tb_free(&b);
 
     /* A record of depth 0. */
@@ -483,6 +491,12 @@ static void depth_that_cannot_fit_is_an_error_with_offset(void **state)
     p = read_with(b.data, b.len, false, false, &status, &err);
     assert_int_equal(status, PK_ERR_INPUT);
     assert_int_equal(err.offset, 24);
+    assert_true(err.salvageable);
+    p = read_with(b.data, b.len, false, true, &status, &err);
+    assert_int_equal(status, PK_OK);
+    assert_int_equal(pk_sample_count(p), 0);
+    assert_true(has_warning(p, "damaged at byte 24: record with depth 0"));
+    pk_profile_free(p);
     tb_free(&b);
 
     /* Not a header at all. */
@@ -490,6 +504,7 @@ static void depth_that_cannot_fit_is_an_error_with_offset(void **state)
     p = read_with(b.data, b.len, false, false, &status, &err);
     assert_int_equal(status, PK_ERR_INPUT);
     assert_int_equal(err.offset, 0);
+    assert_false(err.salvageable);
     tb_free(&b);
 }
 
@@ -941,6 +956,75 @@ static char *dump_of(const tb_bytes *b, bool raw, pk_status *status)
     return data;
 }
 
+static char *dump_with_error(const tb_bytes *b, bool raw, pk_status *status, pk_error *err)
+{
+    pk_input in;
+    pk_input_init_memory(&in, b->data, b->len);
+    pk_output out;
+    pk_output_init_memory(&out);
+    *status = FMT->dump(&in, &out, raw, NULL, err);
+    pk_error commit_err;
+    assert_int_equal(pk_output_commit(&out, &commit_err), PK_OK);
+    size_t size;
+    return pk_output_take_memory(&out, &size);
+}
+
+/* The dump decodes records as the reader does: it prints the records before damage and
+ * reports the damage the reader reports, at the same offset. */
+static void dump_stops_at_damage_as_the_reader_does(void **state)
+{
+    (void)state;
+    tb_bytes b = {0};
+    header(&b, LE64, 10000);
+    record(&b, LE64, 5, 3, DOC_PCS);
+    slot(&b, LE64, 1);
+    slot(&b, LE64, 0); /* depth 0 at byte 40 + 40 + 8 */
+    slot(&b, LE64, 0x2000);
+    for (int raw = 0; raw <= 1; raw++) {
+        pk_status status;
+        pk_error err;
+        char *text = dump_with_error(&b, raw, &status, &err);
+        assert_int_equal(status, PK_ERR_INPUT);
+        assert_true(err.salvageable);
+        assert_int_equal(err.offset, 88);
+        assert_non_null(strstr(err.message, "record with depth 0"));
+        assert_non_null(strstr(text, "40\trecord 1: count 5, depth 3: 0xa0000"));
+        assert_null(strstr(text, "record 2"));
+        free(text);
+    }
+    pk_status status;
+    pk_error read_err;
+    assert_null(read_with(b.data, b.len, false, false, &status, &read_err));
+    assert_int_equal(read_err.offset, 88);
+    tb_free(&b);
+
+    /* text where the trailer should be */
+    doc_example(&b, LE64);
+    tb_bytes cut = {0};
+    tb_raw(&cut, b.data, 80);
+    tb_str(&cut, DOC_MAPS);
+    pk_error err;
+    char *text = dump_with_error(&cut, true, &status, &err);
+    assert_int_equal(status, PK_ERR_INPUT);
+    assert_int_equal(err.offset, 80);
+    assert_non_null(strstr(err.message, "text where a record should be"));
+    free(text);
+    tb_free(&cut);
+    tb_free(&b);
+
+    /* a header cut short: what is there, then the end */
+    doc_example(&b, BE32);
+    b.len = 14;
+    text = dump_with_error(&b, true, &status, &err);
+    assert_int_equal(status, PK_ERR_INPUT);
+    assert_false(err.salvageable);
+    assert_non_null(strstr(text, "32-bit slots, big-endian"));
+    assert_non_null(strstr(text, "8\theader slot 2: 0 (format version)"));
+    assert_non_null(strstr(text, "12\t(end of input inside the header)"));
+    free(text);
+    tb_free(&b);
+}
+
 static void dump_lists_every_slot_with_offsets(void **state)
 {
     (void)state;
@@ -1037,6 +1121,7 @@ int main(void)
         cmocka_unit_test(writer_refuses_what_it_cannot_hold),
         cmocka_unit_test(writer_converts_time_values_and_skips_inlined_frames),
         cmocka_unit_test(dump_lists_every_slot_with_offsets),
+        cmocka_unit_test(dump_stops_at_damage_as_the_reader_does),
         cmocka_unit_test(demangles_cxx_names_from_symbol_tables),
     };
     return cmocka_run_group_tests_name("gperftools", tests, NULL, NULL);

@@ -15,8 +15,12 @@
 
 #include "bytes.h"
 #include "model_build.h"
+#include "reading.h"
+#include "core/input.h"
+#include "core/output.h"
 #include "formats/formats.h"
-#include "formats/pprof.pb-c.h"
+#include "formats/pprof/pprof.pb-c.h"
+#include "formats/pprof/wire.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
 
@@ -494,6 +498,247 @@ static void damaged_files_are_clear_errors(void **state)
     tb_free(&gz);
 }
 
+/* Damage in the middle: the error is salvageable, and salvage keeps what came before with the
+ * one warning of the core; references to what the damage cut off are dropped. Errors of
+ * resolution (a string index beyond the table) are salvageable too: salvage reads them as
+ * empty. */
+static void damage_and_salvage(void **state)
+{
+    (void)state;
+    tb_bytes b = {0};
+    build_fixture(&b);
+    size_t whole = b.len;
+    /* a sample cut short after the whole profile */
+    tb_bytes cut = {0};
+    tb_raw(&cut, b.data, whole);
+    size_t at = cut.len;
+    tb_varint(&cut, 2 << 3 | 2);
+    tb_varint(&cut, 40);
+    tb_raw(&cut, "\x08\x01", 2);
+    pk_profile *p = NULL;
+    pk_error err;
+    assert_int_equal(read_bytes(cut.data, cut.len, false, &p, &err), PK_ERR_INPUT);
+    assert_null(p);
+    assert_true(err.salvageable);
+    assert_int_equal(err.offset, (int64_t)at);
+    assert_non_null(strstr(err.message, "sample claims 40 bytes but only 2 remain"));
+    assert_int_equal(read_bytes(cut.data, cut.len, true, &p, &err), PK_OK);
+    assert_int_equal(pk_value_total(p, 0), 6);
+    assert_int_equal(pk_value_total(p, 1), 60);
+    assert_int_equal(pk_sample_count(p), 2);
+    size_t damage_warnings = 0;
+    for (size_t i = 0; i < pk_warning_count(p); i++)
+        damage_warnings += strstr(pk_warning_at(p, i), "damaged at byte") != NULL;
+    assert_int_equal(damage_warnings, 1);
+    char want[64];
+    snprintf(want, sizeof want, "damaged at byte %zu: sample claims", at);
+    assert_true(tb_has_warning(p, want));
+    assert_true(tb_has_warning(p, "kept what was read before it"));
+    pk_profile_free(p);
+    tb_free(&cut);
+
+    /* the string table cut short: salvage drops the samples of the lost locations and reads
+     * the lost strings as empty, each with a warning */
+    size_t strings_at = 0;
+    for (size_t i = 0; i + 1 < whole; i++)
+        if (b.data[i] == (6 << 3 | 2) && b.data[i + 1] == 0) {
+            strings_at = i;
+            break;
+        }
+    assert_true(strings_at > 0);
+    tb_raw(&cut, b.data, strings_at + 10);
+    assert_int_equal(read_bytes(cut.data, cut.len, false, &p, &err), PK_ERR_INPUT);
+    assert_true(err.salvageable);
+    assert_int_equal(read_bytes(cut.data, cut.len, true, &p, &err), PK_OK);
+    assert_true(tb_has_warning(p, "references to strings beyond the string table"));
+    assert_true(tb_has_warning(p, "damaged at byte"));
+    pk_profile_free(p);
+    tb_free(&cut);
+
+    /* whole, but a reference beyond the string table: salvageable; salvage reads it as "" */
+    tb_bytes sub = {0};
+    pb_string(&cut, "");
+    pb_function(&cut, 1, 5, 0, 0);
+    assert_int_equal(read_bytes(cut.data, cut.len, false, &p, &err), PK_ERR_INPUT);
+    assert_true(err.salvageable);
+    assert_int_equal(read_bytes(cut.data, cut.len, true, &p, &err), PK_OK);
+    assert_int_equal(pk_warning_count(p), 1);
+    assert_true(tb_has_warning(p, "2 references to strings beyond the string table"));
+    pk_profile_free(p);
+    tb_free(&cut);
+    tb_free(&sub);
+    tb_free(&b);
+}
+
+/* A field larger than the input's buffer arrives in pieces (here from gzip): it is assembled
+ * as its bytes come, and a cut one is damage, not an allocation of its claimed size. */
+static void fields_larger_than_the_input_buffer(void **state)
+{
+    (void)state;
+    size_t big = 3 * PK_INPUT_CHUNK + 17;
+    char *text = malloc(big);
+    assert_non_null(text);
+    for (size_t i = 0; i < big; i++)
+        text[i] = (char)('a' + i % 26);
+    tb_bytes b = {0}, gz = {0};
+    pb_value_type(&b, 1, 1, 0);
+    pb_string(&b, "");
+    pb_string(&b, "samples");
+    pb_bytes(&b, 6, text, big);
+    pb_varint(&b, 13, 1);
+    pb_varint(&b, 13, 2);
+    gzip_bytes(&b, &gz);
+    pk_profile *p = NULL;
+    pk_error err;
+    if (read_bytes(gz.data, gz.len, false, &p, &err) != PK_OK)
+        fail_msg("%s at %lld", err.message, (long long)err.offset);
+    const char *comment = pk_property_get(p, "comment");
+    assert_non_null(comment);
+    assert_int_equal(strlen(comment), big + 1 + strlen("samples"));
+    assert_memory_equal(comment + strlen("samples") + 1, text, big);
+    pk_profile_free(p);
+    tb_free(&gz);
+
+    /* cut inside the big string */
+    b.len -= big / 2;
+    gzip_bytes(&b, &gz);
+    assert_int_equal(read_bytes(gz.data, gz.len, false, &p, &err), PK_ERR_INPUT);
+    assert_true(err.salvageable);
+    assert_non_null(strstr(err.message, "string_table claims"));
+    assert_non_null(strstr(err.message, "(the offset counts decompressed bytes)"));
+    tb_free(&gz);
+    tb_free(&b);
+
+    /* a length beyond what one field may hold */
+    pb_string(&b, "");
+    tb_varint(&b, 6 << 3 | 2);
+    tb_varint(&b, UINT64_C(1) << 40);
+    expect_error(&b, 2, "string_table claims 1099511627776 bytes, more than");
+    tb_free(&b);
+    free(text);
+}
+
+/* The protobuf wire codec on bytes in memory: fields, cut fields and bytes that are no field. */
+static void wire_fields_in_memory(void **state)
+{
+    (void)state;
+    tb_bytes b = {0};
+    pb_varint(&b, 3, 300);
+    pb_bytes(&b, 6, "abc", 3);
+    tb_varint(&b, 7 << 3 | 1);
+    tb_raw(&b, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+    tb_varint(&b, 8 << 3 | 5);
+    tb_raw(&b, "\xff\0\0\0", 4);
+    const uint8_t *p = b.data, *end = b.data + b.len;
+    pb_field f;
+    assert_int_equal(pb_decode_field(&p, end, &f), PK_VARINT_OK);
+    assert_true(f.number == 3 && f.wire == PB_WIRE_VARINT && f.value == 300);
+    assert_int_equal(pb_decode_field(&p, end, &f), PK_VARINT_OK);
+    assert_true(f.number == 6 && f.wire == PB_WIRE_BYTES && f.value == 3);
+    assert_memory_equal(f.bytes, "abc", 3);
+    assert_int_equal(pb_decode_field(&p, end, &f), PK_VARINT_OK);
+    assert_true(f.number == 7 && f.value == UINT64_C(0x0807060504030201));
+    assert_int_equal(pb_decode_field(&p, end, &f), PK_VARINT_OK);
+    assert_true(f.number == 8 && f.wire == PB_WIRE_FIXED32 && f.value == 0xff);
+    assert_ptr_equal(p, end);
+    assert_true(pb_fields_well_formed(b.data, end));
+    /* every cut is TRUNCATED, with the number once the tag is whole */
+    for (size_t n = 0; n < b.len; n++) {
+        const uint8_t *q = b.data;
+        pk_varint_result r = PK_VARINT_OK;
+        while (q < b.data + n && (r = pb_decode_field(&q, b.data + n, &f)) == PK_VARINT_OK)
+            ;
+        if (q < b.data + n)
+            assert_int_equal(r, PK_VARINT_TRUNCATED);
+    }
+    const uint8_t *cut = b.data;
+    assert_int_equal(pb_decode_field(&cut, b.data + 5, &f), PK_VARINT_OK);
+    assert_int_equal(pb_decode_field(&cut, b.data + 5, &f), PK_VARINT_TRUNCATED);
+    assert_int_equal(f.number, 6);
+    assert_int_equal(f.value, 3);
+    assert_false(pb_fields_well_formed(b.data, b.data + 5));
+    tb_free(&b);
+    /* not fields: field number 0, wire types 3 and 7, an 11-byte varint */
+    static const uint8_t zero[] = {0x02, 0x00}, group[] = {0x0b}, seven[] = {0x0f},
+                         long_tag[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                       0x80, 0x01};
+    const uint8_t *q = zero;
+    assert_int_equal(pb_decode_field(&q, zero + sizeof zero, &f), PK_VARINT_INVALID);
+    q = group;
+    assert_int_equal(pb_decode_field(&q, group + 1, &f), PK_VARINT_INVALID);
+    q = seven;
+    assert_int_equal(pb_decode_field(&q, seven + 1, &f), PK_VARINT_INVALID);
+    q = long_tag;
+    assert_int_equal(pb_decode_field(&q, long_tag + sizeof long_tag, &f), PK_VARINT_INVALID);
+    assert_ptr_equal(q, long_tag);
+    uint8_t tag[PK_VARINT_MAX_BYTES];
+    assert_int_equal(pb_encode_tag(tag, 1, PB_WIRE_BYTES), 1);
+    assert_int_equal(tag[0], 0x0a);
+    assert_int_equal(pb_encode_tag(tag, 16, PB_WIRE_VARINT), 2);
+}
+
+static char *dump_text(const tb_bytes *b, bool salvage, pk_status *status, pk_error *err)
+{
+    pk_reader *r;
+    *status = pk_reader_open_memory(b->data, b->len, &pk_format_pprof, &r, err);
+    assert_int_equal(*status, PK_OK);
+    pk_output out;
+    pk_output_init_memory(&out);
+    pk_read_options options = {.salvage = salvage};
+    *status = pk_reader_dump(r, false, &options, &out, err);
+    pk_reader_close(r);
+    pk_error commit_err;
+    assert_int_equal(pk_output_commit(&out, &commit_err), PK_OK);
+    size_t size;
+    return pk_output_take_memory(&out, &size);
+}
+
+/* The dump walks fields as the reader does: one line per field up to damage, which is the
+ * reader's error (and, with salvage, the last line). */
+static void dump_lists_fields_up_to_damage(void **state)
+{
+    (void)state;
+    tb_bytes b = {0}, gz = {0};
+    build_fixture(&b);
+    pk_status status;
+    pk_error err;
+    char *text = dump_text(&b, false, &status, &err);
+    assert_int_equal(status, PK_OK);
+    assert_non_null(strstr(text, "0: sample_type {type: 1 unit: 2}\n"));
+    assert_non_null(strstr(text, ": string_table [6] \"worker\"\n"));
+    assert_non_null(strstr(text, ": period 10000000\n"));
+    assert_null(strstr(text, "decompressed"));
+    free(text);
+    gzip_bytes(&b, &gz);
+    text = dump_text(&gz, false, &status, &err);
+    assert_int_equal(status, PK_OK);
+    assert_true(strncmp(text, "# offsets count decompressed bytes\n", 35) == 0);
+    free(text);
+
+    size_t at = b.len;
+    pb_bytes(&b, 4, "\x0a\x05\x01", 3); /* a malformed location */
+    pb_varint(&b, 12, 5);
+    text = dump_text(&b, false, &status, &err);
+    assert_int_equal(status, PK_ERR_INPUT);
+    assert_true(err.salvageable);
+    assert_int_equal(err.offset, (int64_t)at);
+    assert_non_null(strstr(err.message, "malformed location"));
+    assert_non_null(strstr(text, ": period 10000000\n"));
+    assert_null(strstr(text, "period 5"));
+    free(text);
+    text = dump_text(&b, true, &status, &err);
+    assert_int_equal(status, PK_OK);
+    char want[64];
+    snprintf(want, sizeof want, "%zu: damaged: malformed location\n", at);
+    assert_non_null(strstr(text, want));
+    free(text);
+    pk_profile *p;
+    assert_int_equal(read_bytes(b.data, b.len, false, &p, &err), PK_ERR_INPUT);
+    assert_int_equal(err.offset, (int64_t)at);
+    tb_free(&gz);
+    tb_free(&b);
+}
+
 /* A location without lines is an unsymbolized address: a frame named by the address, in the
  * mapping's resource. */
 static void unsymbolized_locations(void **state)
@@ -587,18 +832,35 @@ static void many_sample_types_and_labels(void **state)
     tb_free(&b);
 }
 
+/* The format the registry finds for these bytes, as whole-file reading opens them (gzip
+ * decompressed first); NULL when none. */
+static const pk_format *probed_format(const void *data, size_t size)
+{
+    pk_reader *r;
+    pk_error err;
+    if (pk_reader_open_memory(data, size, NULL, &r, &err) != PK_OK)
+        return NULL;
+    const pk_format *f = pk_reader_format(r);
+    pk_reader_close(r);
+    return f;
+}
+
 static void probe_scores(void **state)
 {
     (void)state;
     tb_bytes plain = {0}, gz = {0};
     build_fixture(&plain);
     gzip_bytes(&plain, &gz);
-    assert_int_equal(pk_format_pprof.probe(gz.data, gz.len), PK_PROBE_CERTAIN);
     assert_int_equal(pk_format_pprof.probe(plain.data, plain.len), PK_PROBE_LIKELY);
     /* a probe window cut inside a field */
     assert_int_equal(pk_format_pprof.probe(plain.data, 40), PK_PROBE_LIKELY);
-    assert_true(pk_format_pprof.probe(gz.data, gz.len - 20) >= PK_PROBE_LIKELY);
-    assert_true(pk_format_pprof.probe(gz.data, 12) >= PK_PROBE_WEAK);
+    /* probes see decompressed bytes: gzip data itself is not protobuf */
+    assert_int_equal(pk_format_pprof.probe(gz.data, gz.len), PK_PROBE_NO);
+    /* compressed or plain, whole or cut short, the input is found to be pprof */
+    assert_ptr_equal(probed_format(gz.data, gz.len), &pk_format_pprof);
+    assert_ptr_equal(probed_format(gz.data, gz.len - 20), &pk_format_pprof);
+    assert_ptr_equal(probed_format(plain.data, plain.len), &pk_format_pprof);
+    assert_ptr_equal(probed_format(plain.data, 40), &pk_format_pprof);
 
     /* gperftools legacy files start with zero words */
     static const uint8_t legacy[40] = {0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0};
@@ -610,9 +872,8 @@ static void probe_scores(void **state)
     tb_bytes gzjson = {0}, raw = {0};
     tb_str(&raw, json);
     gzip_bytes(&raw, &gzjson);
-    assert_int_equal(pk_format_pprof.probe(gzjson.data, gzjson.len), PK_PROBE_NO);
-    /* the registry picks pprof for both */
-    assert_ptr_equal(pk_format_probe(gz.data, gz.len, NULL, NULL), &pk_format_pprof);
+    assert_true(probed_format(gzjson.data, gzjson.len) != &pk_format_pprof);
+    /* the registry picks pprof */
     assert_ptr_equal(pk_format_probe(plain.data, plain.len, NULL, NULL), &pk_format_pprof);
     tb_free(&plain);
     tb_free(&gz);
@@ -860,6 +1121,10 @@ int main(void)
         cmocka_unit_test(reads_gzip_and_concatenated_members),
         cmocka_unit_test(every_truncation_point),
         cmocka_unit_test(damaged_files_are_clear_errors),
+        cmocka_unit_test(damage_and_salvage),
+        cmocka_unit_test(fields_larger_than_the_input_buffer),
+        cmocka_unit_test(wire_fields_in_memory),
+        cmocka_unit_test(dump_lists_fields_up_to_damage),
         cmocka_unit_test(unsymbolized_locations),
         cmocka_unit_test(many_sample_types_and_labels),
         cmocka_unit_test(probe_scores),

@@ -1,0 +1,482 @@
+/* The gperftools reader. It streams the records into a prefix tree of addresses (callers'
+ * return addresses minus one, as pprof looks them up), summing identical stacks. The mappings
+ * only come after the records, so the profile's frames are made once the whole file is read:
+ * one frame per distinct address, named by the address and in its mapping for the
+ * symbolization pass (profkit/symbolize.h), then one pass over the tree.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core/array.h"
+#include "core/hashmap.h"
+#include "core/path.h"
+#include "core/procmaps.h"
+#include "core/symbolize.h"
+#include "formats/gperftools/codec.h"
+#include "formats/gperftools/gperftools.h"
+
+/* ---- the address tree ------------------------------------------------------------------------- */
+
+/* A node is a prefix of stacks, root first: (parent, address). Nodes are found by a hash of the
+ * whole prefix, h(k) = mix(h(k - 1), address k), so a record's longest known prefix is a binary
+ * search over its prefix hashes (every prefix of a known prefix is known): about log2(depth)
+ * probes of the table instead of one per frame. Two prefixes are taken for the same only when
+ * both their 64-bit hashes and their depths are equal. */
+typedef struct gp_node {
+    uint32_t parent;  /* PK_NONE for a root */
+    uint32_t address; /* index into addresses */
+    uint32_t row;     /* sample row of records ending here, PK_NONE when none */
+} gp_node;
+
+typedef struct gp_slot {
+    uint64_t hash;
+    uint32_t node; /* node + 1; 0 = empty */
+    uint32_t depth;
+} gp_slot;
+
+typedef struct gp_tree {
+    gp_node *nodes;
+    size_t count, cap;
+    gp_slot *slots;
+    size_t mask;
+} gp_tree;
+
+static void gp_tree_free(gp_tree *t)
+{
+    free(t->nodes);
+    free(t->slots);
+    memset(t, 0, sizeof *t);
+}
+
+/* One multiply and a shift per frame: for a given parent hash, distinct addresses give
+ * distinct hashes (every step is invertible), and the shift brings the product's high bits
+ * down to the low bits that choose a slot. */
+static inline uint64_t gp_prefix_hash(uint64_t parent_hash, uint64_t address)
+{
+    uint64_t h = (parent_hash ^ address) * 0x9e3779b97f4a7c15ULL;
+    return h ^ (h >> 29);
+}
+
+/* Zeroed memory for a large hash table. Probes land anywhere in it, so it is backed by huge
+ * pages where the system allows: far fewer page faults and TLB misses. */
+static void *gp_table_alloc(size_t bytes)
+{
+    const size_t huge = 2u << 20;
+    if (bytes < 4 * huge)
+        return calloc(1, bytes);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, bytes) != 0)
+        return NULL;
+    madvise(p, bytes, MADV_HUGEPAGE);
+    memset(p, 0, bytes);
+    return p;
+}
+
+static bool gp_tree_grow(gp_tree *t)
+{
+    size_t size = t->slots ? (t->mask + 1) * 2 : 1u << 14;
+    gp_slot *slots = gp_table_alloc(size * sizeof *slots);
+    if (!slots)
+        return false;
+    size_t mask = size - 1;
+    for (size_t i = 0; t->slots && i <= t->mask; i++) {
+        if (!t->slots[i].node)
+            continue;
+        size_t h = (size_t)t->slots[i].hash & mask;
+        while (slots[h].node)
+            h = (h + 1) & mask;
+        slots[h] = t->slots[i];
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->mask = mask;
+    return true;
+}
+
+/* The node of the prefix with this hash and depth, or PK_NONE. */
+static inline uint32_t gp_tree_find(const gp_tree *t, uint64_t hash, uint32_t depth)
+{
+    for (size_t h = (size_t)hash & t->mask;; h = (h + 1) & t->mask) {
+        const gp_slot *slot = &t->slots[h];
+        if (!slot->node)
+            return PK_NONE;
+        if (slot->hash == hash && slot->depth == depth)
+            return slot->node - 1;
+    }
+}
+
+/* Appends a node known to be absent; PK_NONE when memory runs out. */
+static uint32_t gp_tree_add(gp_tree *t, uint32_t parent, uint32_t address, uint64_t hash,
+                            uint32_t depth)
+{
+    if (t->count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(t->nodes, t->cap, t->count + 1))
+        return PK_NONE;
+    if ((t->count + 1) * 10 > (t->mask + 1) * 6 && !gp_tree_grow(t))
+        return PK_NONE;
+    uint32_t node = (uint32_t)t->count++;
+    t->nodes[node] = (gp_node){parent, address, PK_NONE};
+    size_t h = (size_t)hash & t->mask;
+    while (t->slots[h].node)
+        h = (h + 1) & t->mask;
+    t->slots[h] = (gp_slot){hash, node + 1, depth};
+    return node;
+}
+
+typedef struct gp_address_slot {
+    uint64_t address;
+    uint32_t id; /* index + 1; 0 = empty */
+} gp_address_slot;
+
+/* ---- the reader ------------------------------------------------------------------------------ */
+
+typedef struct gp_reader {
+    pk_profile *p;
+    gp_header header;
+
+    gp_address_slot *address_slots; /* address -> index + 1 */
+    size_t address_mask;
+    uint64_t *addresses;
+    size_t address_count, address_cap;
+    gp_tree tree;
+    uint32_t *row_nodes;
+    uint64_t *row_counts;
+    size_t row_count, row_cap, row_counts_cap;
+
+    uint64_t *prefix_addresses; /* the record being added, root first, and its prefix hashes */
+    uint64_t *prefix_hashes;
+    size_t prefix_addresses_cap, prefix_hashes_cap;
+
+    uint64_t zero_count_records;
+    bool saturated;
+    pk_procmaps maps;
+} gp_reader;
+
+static void gp_reader_free_scratch(gp_reader *r)
+{
+    free(r->prefix_addresses);
+    r->prefix_addresses = NULL;
+    free(r->prefix_hashes);
+    r->prefix_hashes = NULL;
+}
+
+static void gp_reader_free(gp_reader *r)
+{
+    free(r->address_slots);
+    free(r->addresses);
+    gp_tree_free(&r->tree);
+    free(r->row_nodes);
+    free(r->row_counts);
+    gp_reader_free_scratch(r);
+    pk_procmaps_free(&r->maps);
+}
+
+/* The index of an address in r->addresses, added when new; PK_NONE when memory runs out. The
+ * table keeps address and index side by side: one cache line per probe. */
+static uint32_t gp_address_id(gp_reader *r, uint64_t address)
+{
+    if (!r->address_slots || (r->address_count + 1) * 10 > (r->address_mask + 1) * 6) {
+        size_t size = r->address_slots ? (r->address_mask + 1) * 2 : 1u << 12;
+        gp_address_slot *slots = calloc(size, sizeof *slots);
+        if (!slots)
+            return PK_NONE;
+        for (size_t i = 0; r->address_slots && i <= r->address_mask; i++) {
+            if (!r->address_slots[i].id)
+                continue;
+            size_t h = (size_t)pk_hash_u64(r->address_slots[i].address) & (size - 1);
+            while (slots[h].id)
+                h = (h + 1) & (size - 1);
+            slots[h] = r->address_slots[i];
+        }
+        free(r->address_slots);
+        r->address_slots = slots;
+        r->address_mask = size - 1;
+    }
+    size_t h = (size_t)pk_hash_u64(address) & r->address_mask;
+    for (; r->address_slots[h].id; h = (h + 1) & r->address_mask)
+        if (r->address_slots[h].address == address)
+            return r->address_slots[h].id - 1;
+    if (r->address_count >= UINT32_MAX - 1 ||
+        !PK_ARRAY_RESERVE(r->addresses, r->address_cap, r->address_count + 1))
+        return PK_NONE;
+    uint32_t id = (uint32_t)r->address_count++;
+    r->addresses[id] = address;
+    r->address_slots[h] = (gp_address_slot){address, id + 1};
+    return id;
+}
+
+/* Adds one record (pcs[0..depth), leaf first) with its count. */
+static bool gp_add_record(gp_reader *r, uint64_t count, const uint64_t *pcs, size_t depth)
+{
+    if (!r->tree.slots && !gp_tree_grow(&r->tree))
+        return false;
+    if (!PK_ARRAY_RESERVE(r->prefix_addresses, r->prefix_addresses_cap, depth + 1) ||
+        !PK_ARRAY_RESERVE(r->prefix_hashes, r->prefix_hashes_cap, depth + 1))
+        return false;
+    /* Root first: position k (1-based) holds PC depth - k; callers are looked up one byte
+     * into their call. */
+    uint64_t *addresses = r->prefix_addresses, *hashes = r->prefix_hashes;
+    bool adjust = gp_header_version(&r->header) == 0;
+    hashes[0] = 0;
+    for (size_t k = 1; k <= depth; k++) {
+        uint64_t pc = pcs[depth - k];
+        addresses[k] = adjust && k < depth ? pc - 1 : pc;
+        hashes[k] = gp_prefix_hash(hashes[k - 1], addresses[k]);
+    }
+    /* New stacks mostly branch off a known one a few frames above the leaf: probe the full
+     * record, then 1, 2, 4, ... frames up, then bisect between the last unknown and the first
+     * known prefix. */
+    size_t known = 0;
+    uint32_t node = gp_tree_find(&r->tree, hashes[depth], (uint32_t)depth);
+    if (node != PK_NONE) {
+        known = depth;
+    } else {
+        size_t lo = 0, hi = depth - 1;
+        for (size_t step = 1; step < depth; step *= 2) {
+            uint32_t found = gp_tree_find(&r->tree, hashes[depth - step], (uint32_t)(depth - step));
+            if (found != PK_NONE) {
+                lo = depth - step;
+                node = found;
+                break;
+            }
+            hi = depth - step - 1;
+        }
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo + 1) / 2;
+            uint32_t found = gp_tree_find(&r->tree, hashes[mid], (uint32_t)mid);
+            if (found != PK_NONE) {
+                lo = mid;
+                node = found;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        known = lo;
+    }
+    for (size_t k = known + 1; k <= depth; k++) {
+        uint32_t id = gp_address_id(r, addresses[k]);
+        if (id == PK_NONE)
+            return false;
+        node = gp_tree_add(&r->tree, node, id, hashes[k], (uint32_t)k);
+        if (node == PK_NONE)
+            return false;
+    }
+
+    uint32_t row = r->tree.nodes[node].row;
+    if (row == PK_NONE) {
+        if (!PK_ARRAY_RESERVE(r->row_nodes, r->row_cap, r->row_count + 1) ||
+            !PK_ARRAY_RESERVE(r->row_counts, r->row_counts_cap, r->row_count + 1))
+            return false;
+        row = (uint32_t)r->row_count++;
+        r->row_nodes[row] = node;
+        r->row_counts[row] = 0;
+        r->tree.nodes[node].row = row;
+    }
+    uint64_t *total = &r->row_counts[row];
+    if (__builtin_add_overflow(*total, count, total)) {
+        *total = UINT64_MAX;
+        r->saturated = true;
+    }
+    return true;
+}
+
+/* Reads the records and, after the trailer, the maps text. A file that ends without the
+ * trailer or inside the last record is read up to its last whole record with a warning, as
+ * both pprofs read it; damage stops the reading (err says where). */
+static pk_status gp_read_body(gp_reader *r, pk_input *in, pk_error *err)
+{
+    gp_records records;
+    gp_records_init(&records, in, r->header.layout);
+    pk_status status = PK_OK;
+    for (;;) {
+        gp_record rec;
+        gp_step step = gp_next_record(&records, &rec, err);
+        if (step == GP_STEP_RECORD) {
+            if (rec.count == 0) {
+                r->zero_count_records++;
+            } else if (!gp_add_record(r, rec.count, rec.pcs, rec.present)) {
+                status = pk_error_set(err, PK_ERR_NOMEM, (int64_t)rec.offset, "out of memory");
+                break;
+            }
+            continue;
+        }
+        if (step == GP_STEP_TRAILER) {
+            gp_records_free(&records);
+            gp_reader_free_scratch(r);
+            return pk_procmaps_read(&r->maps, in, err);
+        }
+        if (step == GP_STEP_END)
+            pk_warn(r->p, "no trailer: the records end at byte %" PRIu64
+                          " without the 0, 1, 0 trailer (no mappings follow)", rec.offset);
+        else if (step == GP_STEP_CUT && rec.head_bytes)
+            pk_warn(r->p, "last record truncated at byte %" PRIu64 " (%zu bytes of its count and "
+                          "depth present); the complete records were kept", rec.offset,
+                    rec.head_bytes);
+        else if (step == GP_STEP_CUT)
+            pk_warn(r->p, "last record truncated at byte %" PRIu64 " (%zu of %" PRIu64
+                          " PCs present); the complete records were kept",
+                    rec.offset, rec.present, rec.depth);
+        else
+            status = err->status;
+        break;
+    }
+    gp_records_free(&records);
+    gp_reader_free_scratch(r);
+    return status;
+}
+
+static uint64_t gp_saturating_mul(uint64_t a, uint64_t b)
+{
+    uint64_t v;
+    return __builtin_mul_overflow(a, b, &v) ? UINT64_MAX : v;
+}
+
+static int64_t gp_clamp(uint64_t v)
+{
+    return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+static pk_status gp_nomem(pk_error *err)
+{
+    return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+}
+
+/* Value types, metadata, properties and warnings. */
+static pk_status gp_build_metadata(gp_reader *r, const char *program_name, pk_error *err)
+{
+    pk_profile *p = r->p;
+    if (pk_add_value_type(p, "samples", "count") == PK_NONE ||
+        pk_add_value_type(p, "cpu", "nanoseconds") == PK_NONE)
+        return gp_nomem(err);
+    pk_set_default_value(p, 0);
+    uint64_t period_us = gp_header_period_us(&r->header), version = gp_header_version(&r->header);
+    pk_metadata *meta = pk_metadata_of(p);
+    meta->period = gp_clamp(gp_saturating_mul(period_us, 1000));
+    meta->period_type = pk_intern_cstr(p, "cpu");
+    meta->period_unit = pk_intern_cstr(p, "nanoseconds");
+    if (*program_name)
+        meta->product = pk_intern_cstr(p, program_name);
+    char text[32];
+    snprintf(text, sizeof text, "%u", r->header.layout.word * 8);
+    pk_status status = pk_property_set(p, "gperftools.word_bits", text);
+    if (status == PK_OK)
+        status = pk_property_set(p, "gperftools.byte_order",
+                                 r->header.layout.big ? "big" : "little");
+    snprintf(text, sizeof text, "%" PRIu64, version);
+    if (status == PK_OK)
+        status = pk_property_set(p, "gperftools.version", text);
+    if (status != PK_OK)
+        return gp_nomem(err);
+    if (period_us == 0)
+        pk_warn(p, "the sampling period is 0: cpu times are 0");
+    if (version == 1)
+        pk_warn(p, "header version 1 (a Java profile): PCs are taken as they are");
+    if (r->zero_count_records)
+        pk_warn(p, "%" PRIu64 " record%s with a sample count of 0 ignored", r->zero_count_records,
+                r->zero_count_records == 1 ? "" : "s");
+    if (r->saturated)
+        pk_warn(p, "sample counts too large for 64 bits were capped");
+    return PK_OK;
+}
+
+/* Turns the tree into the profile: resources, thread, frames (left for the symbolization
+ * pass), stacks and samples. */
+static pk_status gp_build(gp_reader *r, pk_error *err)
+{
+    pk_profile *p = r->p;
+    const pk_procmap *program = pk_procmaps_program(&r->maps);
+    const char *program_name = program ? pk_path_basename(program->path) : "";
+    pk_status status = gp_build_metadata(r, program_name, err);
+    if (status != PK_OK)
+        return status;
+
+    uint32_t *resources = malloc((r->maps.count + 1) * sizeof *resources);
+    if (!resources)
+        return gp_nomem(err);
+    for (size_t i = 0; i < r->maps.count; i++) {
+        const pk_procmap *m = &r->maps.items[i];
+        pk_resource res = {pk_intern_cstr(p, pk_path_basename(m->path)),
+                           pk_intern_cstr(p, m->path),
+                           m->build_id ? pk_intern_cstr(p, m->build_id) : 0,
+                           m->start, m->limit, m->offset};
+        resources[i] = pk_intern_resource(p, &res);
+        if (res.name == PK_NONE || resources[i] == PK_NONE) {
+            free(resources);
+            return gp_nomem(err);
+        }
+    }
+    uint32_t thread = pk_add_thread(p, pk_intern_cstr(p, *program_name ? program_name : "process"),
+                                    -1, -1);
+
+    /* A frame for each distinct address, named by the address and in its mapping: the
+     * symbolization pass (profkit/symbolize.h) names it from the binary. */
+    uint32_t *frames = malloc((r->address_count + 1) * sizeof *frames);
+    bool failed = !frames || thread == PK_NONE;
+    for (size_t i = 0; i < r->address_count && !failed; i++) {
+        uint64_t address = r->addresses[i];
+        size_t m = pk_procmaps_find(&r->maps, address);
+        uint32_t resource = m == PK_PROCMAPS_NONE ? PK_NONE : resources[m];
+        pk_function fn = {pk_address_name(p, address), 0, 0, resource};
+        uint32_t function = fn.name == PK_NONE ? PK_NONE : pk_intern_function(p, &fn);
+        pk_frame frame = {function, 0, address, resource, PK_FRAME_HAS_ADDRESS};
+        frames[i] = function == PK_NONE ? PK_NONE : pk_intern_frame(p, &frame);
+        failed = frames[i] == PK_NONE;
+    }
+    free(resources);
+    /* The hash index of the tree is not needed any more; free it before the model grows. */
+    free(r->tree.slots);
+    r->tree.slots = NULL;
+    free(r->address_slots);
+    r->address_slots = NULL;
+
+    uint32_t *stacks = failed ? NULL : malloc((r->tree.count + 1) * sizeof *stacks);
+    failed |= !stacks;
+    for (size_t i = 0; i < r->tree.count && !failed; i++) {
+        const gp_node *n = &r->tree.nodes[i];
+        uint32_t stack = n->parent == PK_NONE ? PK_NONE : stacks[n->parent];
+        /* Nodes are distinct (parent, address) pairs and frames carry their address, so every
+         * stack made here is new: no lookup needed. */
+        stack = pk_append_stack(p, stack, frames[n->address]);
+        failed = stack == PK_NONE;
+        stacks[i] = stack;
+    }
+    uint64_t period_ns = gp_saturating_mul(gp_header_period_us(&r->header), 1000);
+    for (size_t i = 0; i < r->row_count && !failed; i++) {
+        uint64_t count = r->row_counts[i];
+        int64_t values[2] = {gp_clamp(count), gp_clamp(gp_saturating_mul(count, period_ns))};
+        failed = pk_add_sample(p, thread, stacks[r->row_nodes[i]], values) != PK_OK;
+    }
+    free(stacks);
+    free(frames);
+    if (failed)
+        return gp_nomem(err);
+    return PK_OK;
+}
+
+pk_status gp_read(pk_input *in, pk_profile *p, const pk_read_options *options, pk_error *err)
+{
+    (void)options;
+    gp_reader r;
+    memset(&r, 0, sizeof r);
+    r.p = p;
+    pk_procmaps_init(&r.maps);
+    pk_status status = gp_decode_header(in, &r.header, err);
+    if (status == PK_OK)
+        status = gp_skip_header_extra(in, &r.header, err);
+    if (status == PK_OK)
+        status = gp_read_body(&r, in, err);
+    /* Damage leaves the records before it, which make a profile of their own. */
+    bool damaged = status == PK_ERR_INPUT && err->salvageable;
+    if (status == PK_OK || damaged) {
+        pk_error build_err;
+        pk_status built = gp_build(&r, &build_err);
+        if (built != PK_OK) {
+            *err = build_err;
+            status = built;
+        }
+    }
+    gp_reader_free(&r);
+    return status;
+}

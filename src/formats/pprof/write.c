@@ -1,0 +1,572 @@
+/* The pprof writer: the Profile message, field by field, with libprotobuf-c packing each
+ * sub-message straight into the output. The bytes are plain protobuf; the core compresses them
+ * (pprof is written gzip-compressed unless asked otherwise: PK_FORMAT_GZIP_BY_DEFAULT). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <protobuf-c/protobuf-c.h>
+
+#include "core/array.h"
+#include "core/buffer.h"
+#include "core/hashmap.h"
+#include "core/output.h"
+#include "formats/pprof/pprof.h"
+#include "formats/pprof/pprof.pb-c.h"
+#include "formats/pprof/wire.h"
+#include "profkit/symbolize.h"
+
+typedef struct writer {
+    const pk_profile *p;
+    pk_output *out;
+    bool failed; /* out of memory */
+    /* strings beyond the model's, numbered after them */
+    char **extra_strings;
+    size_t extra_count, extra_capacity;
+    pk_buffer text; /* scratch for a comment being made */
+    /* inlined frames fold into their caller's location: a location is a chain of frames */
+    uint32_t *stack_location;    /* per model stack */
+    uint32_t *location_outer;    /* per location: the location it extends, PK_NONE for a base */
+    uint32_t *location_frame;    /* per location: its innermost frame */
+    size_t location_count, location_capacity_outer, location_capacity_frame;
+    uint32_t *location_id;    /* per location: its ID in the file, 0 when no sample uses it */
+    uint32_t *used_locations; /* locations in ID order */
+    size_t used_count;
+    bool *resource_unsymbolized; /* per resource */
+    bool *resource_has_files;
+    bool *resource_has_lines;
+    bool *resource_has_inlines;
+    uint64_t *ids; /* scratch for one sample's location IDs */
+    size_t ids_capacity;
+    Perftools__Profiles__Line *lines;
+    Perftools__Profiles__Line **line_pointers;
+    size_t lines_capacity, line_pointers_capacity;
+} writer;
+
+/* ---- fields ------------------------------------------------------------------------------------ */
+
+static void emit_varint(writer *w, uint64_t v)
+{
+    uint8_t buf[PK_VARINT_MAX_BYTES];
+    pk_out_write(w->out, buf, pk_varint_encode(buf, v));
+}
+
+static void emit_tag(writer *w, uint32_t field, pb_wire_type wire)
+{
+    uint8_t buf[PK_VARINT_MAX_BYTES];
+    pk_out_write(w->out, buf, pb_encode_tag(buf, field, wire));
+}
+
+/* A varint field; proto3 leaves out zero values. */
+static void emit_scalar(writer *w, uint32_t field, uint64_t v)
+{
+    if (v == 0)
+        return;
+    emit_tag(w, field, PB_WIRE_VARINT);
+    emit_varint(w, v);
+}
+
+typedef struct sink {
+    ProtobufCBuffer base;
+    writer *w;
+} sink;
+
+static void sink_append(ProtobufCBuffer *buffer, size_t len, const uint8_t *data)
+{
+    pk_out_write(((sink *)buffer)->w->out, data, len);
+}
+
+static void emit_message(writer *w, uint32_t field, const ProtobufCMessage *message)
+{
+    emit_tag(w, field, PB_WIRE_BYTES);
+    emit_varint(w, protobuf_c_message_get_packed_size(message));
+    sink s = {{sink_append}, w};
+    protobuf_c_message_pack_to_buffer(message, &s.base);
+}
+
+static void emit_bytes_field(writer *w, uint32_t field, const char *data, size_t len)
+{
+    emit_tag(w, field, PB_WIRE_BYTES);
+    emit_varint(w, len);
+    pk_out_write(w->out, data, len);
+}
+
+/* String index of s (len bytes) in the written table: the model's own strings keep their
+ * indexes, the writer's come after them. */
+static int64_t extra_string(writer *w, const char *s, size_t len)
+{
+    size_t base = pk_string_count(w->p);
+    for (size_t i = 0; i < w->extra_count; i++)
+        if (strlen(w->extra_strings[i]) == len && memcmp(w->extra_strings[i], s, len) == 0)
+            return (int64_t)(base + i);
+    char *copy = strndup(s, len);
+    if (!copy || !PK_ARRAY_RESERVE(w->extra_strings, w->extra_capacity, w->extra_count + 1)) {
+        free(copy);
+        w->failed = true;
+        return 0;
+    }
+    w->extra_strings[w->extra_count++] = copy;
+    return (int64_t)(base + w->extra_count - 1);
+}
+
+static int64_t extra_cstring(writer *w, const char *s)
+{
+    return extra_string(w, s, strlen(s));
+}
+
+/* The string "key=value", in the written table. */
+static int64_t extra_pair(writer *w, const char *key, const char *value)
+{
+    pk_buffer_clear(&w->text);
+    pk_buffer_append(&w->text, key, strlen(key));
+    pk_buffer_byte(&w->text, '=');
+    pk_buffer_append(&w->text, value, strlen(value));
+    if (w->text.failed) {
+        w->failed = true;
+        return 0;
+    }
+    return extra_string(w, (const char *)w->text.data, w->text.len);
+}
+
+/* ---- locations ---------------------------------------------------------------------------------- */
+
+static uint32_t frame_resource(const pk_profile *p, const pk_frame *f)
+{
+    if (f->resource != PK_NONE)
+        return f->resource;
+    const pk_function *fn = pk_function_at(p, f->function);
+    return fn ? fn->resource : PK_NONE;
+}
+
+/* Groups each stack's frame with the inlined frames above it into locations. */
+static bool build_locations(writer *w)
+{
+    const pk_profile *p = w->p;
+    size_t stacks = pk_stack_count(p);
+    w->stack_location = malloc((stacks ? stacks : 1) * sizeof *w->stack_location);
+    if (!w->stack_location)
+        return false;
+    /* a frame that is not inlined starts a location of its own: found by frame, no hashing */
+    size_t frame_count = pk_frame_count(p);
+    uint32_t *by_frame = malloc((frame_count ? frame_count : 1) * sizeof *by_frame);
+    if (!by_frame)
+        return false;
+    for (size_t f = 0; f < frame_count; f++)
+        by_frame[f] = PK_NONE;
+    pk_u64map ids; /* (outer location, inlined frame) -> location */
+    pk_u64map_init(&ids);
+    bool ok = true;
+    for (size_t s = 0; s < stacks && ok; s++) {
+        const pk_stack *stack = pk_stack_at(p, (uint32_t)s);
+        const pk_frame *frame = pk_frame_at(p, stack->frame);
+        bool inlined = (frame->flags & PK_FRAME_INLINED) && stack->parent != PK_NONE;
+        uint32_t outer = inlined ? w->stack_location[stack->parent] : PK_NONE;
+        uint32_t *slot = &by_frame[stack->frame];
+        if (inlined) {
+            bool inserted;
+            if (!pk_u64map_put(&ids, ((uint64_t)outer << 32) | stack->frame, PK_NONE, &slot,
+                               &inserted)) {
+                ok = false;
+                break;
+            }
+        }
+        if (*slot == PK_NONE) {
+            if (!PK_ARRAY_RESERVE(w->location_outer, w->location_capacity_outer,
+                                  w->location_count + 1) ||
+                !PK_ARRAY_RESERVE(w->location_frame, w->location_capacity_frame,
+                                  w->location_count + 1)) {
+                ok = false;
+                break;
+            }
+            w->location_outer[w->location_count] = outer;
+            w->location_frame[w->location_count] = stack->frame;
+            *slot = (uint32_t)w->location_count++;
+        }
+        w->stack_location[s] = *slot;
+    }
+    free(by_frame);
+    pk_u64map_free(&ids);
+    return ok;
+}
+
+/* A frame named by its address (unsymbolized) is written as a location without lines, so that
+ * pprof symbolizes it itself. */
+static bool location_is_bare(const writer *w, uint32_t location)
+{
+    return w->location_outer[location] == PK_NONE &&
+           pk_frame_is_unresolved(w->p, w->location_frame[location]);
+}
+
+/* The frame whose address and resource the location carries: the outermost of its chain. */
+static const pk_frame *location_base_frame(const writer *w, uint32_t location)
+{
+    while (w->location_outer[location] != PK_NONE)
+        location = w->location_outer[location];
+    return pk_frame_at(w->p, w->location_frame[location]);
+}
+
+static bool note_resources(writer *w)
+{
+    const pk_profile *p = w->p;
+    size_t n = pk_resource_count(p);
+    size_t alloc = n ? n : 1;
+    w->resource_unsymbolized = calloc(alloc, sizeof(bool));
+    w->resource_has_files = calloc(alloc, sizeof(bool));
+    w->resource_has_lines = calloc(alloc, sizeof(bool));
+    w->resource_has_inlines = calloc(alloc, sizeof(bool));
+    if (!w->resource_unsymbolized || !w->resource_has_files || !w->resource_has_lines ||
+        !w->resource_has_inlines)
+        return false;
+    for (size_t u = 0; u < w->used_count; u++) {
+        uint32_t l = w->used_locations[u];
+        const pk_frame *base = location_base_frame(w, l);
+        uint32_t r = frame_resource(p, base);
+        if (r == PK_NONE || r >= n)
+            continue;
+        if (location_is_bare(w, l)) {
+            w->resource_unsymbolized[r] = true;
+            continue;
+        }
+        const pk_frame *f = pk_frame_at(p, w->location_frame[l]);
+        const pk_function *fn = pk_function_at(p, f->function);
+        if (fn && fn->file)
+            w->resource_has_files[r] = true;
+        if (f->line)
+            w->resource_has_lines[r] = true;
+        if (w->location_outer[l] != PK_NONE)
+            w->resource_has_inlines[r] = true;
+    }
+    return true;
+}
+
+/* The locations of a stack, leaf first, into w->ids (as location indexes). */
+static bool sample_locations(writer *w, uint32_t stack, size_t *depth_out)
+{
+    const pk_profile *p = w->p;
+    size_t depth = 0;
+    for (uint32_t s = stack; s != PK_NONE;) {
+        if (!PK_ARRAY_RESERVE(w->ids, w->ids_capacity, depth + 1)) {
+            w->failed = true;
+            return false;
+        }
+        w->ids[depth++] = w->stack_location[s];
+        /* the inlined frames of this location continue down to its base frame */
+        const pk_stack *node = pk_stack_at(p, s);
+        while ((pk_frame_at(p, node->frame)->flags & PK_FRAME_INLINED) &&
+               node->parent != PK_NONE) {
+            s = node->parent;
+            node = pk_stack_at(p, s);
+        }
+        s = node->parent;
+    }
+    *depth_out = depth;
+    return true;
+}
+
+/* Numbers the locations that samples use 1..N in order of first use; the chains that only
+ * lead up to a longer inline chain are not written. */
+static bool number_locations(writer *w)
+{
+    const pk_profile *p = w->p;
+    w->location_id = calloc(w->location_count ? w->location_count : 1, sizeof *w->location_id);
+    w->used_locations = malloc((w->location_count ? w->location_count : 1) *
+                               sizeof *w->used_locations);
+    if (!w->location_id || !w->used_locations)
+        return false;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        size_t depth;
+        if (!sample_locations(w, pk_sample_stack(p, row), &depth))
+            return false;
+        for (size_t k = 0; k < depth; k++) {
+            uint32_t location = (uint32_t)w->ids[k];
+            if (w->location_id[location] == 0) {
+                w->used_locations[w->used_count++] = location;
+                w->location_id[location] = (uint32_t)w->used_count;
+            }
+        }
+    }
+    return true;
+}
+
+/* ---- the messages ----------------------------------------------------------------------------- */
+
+/* Appends one sample label: a string (str) or a number (num); the key string is added to the
+ * table on first use. */
+static void add_label(writer *w, Perftools__Profiles__Label *labels,
+                      Perftools__Profiles__Label **pointers, size_t *count, int64_t *key,
+                      const char *key_text, int64_t str, int64_t num)
+{
+    if (!*key)
+        *key = extra_cstring(w, key_text);
+    Perftools__Profiles__Label *label = &labels[*count];
+    perftools__profiles__label__init(label);
+    label->key = *key;
+    label->str = str;
+    label->num = num;
+    pointers[*count] = label;
+    (*count)++;
+}
+
+static void write_samples(writer *w)
+{
+    const pk_profile *p = w->p;
+    size_t nv = pk_value_type_count(p);
+    int64_t thread_key = 0, pid_key = 0, tid_key = 0;
+    Perftools__Profiles__Label labels[3];
+    Perftools__Profiles__Label *label_pointers[3];
+    for (size_t row = 0; row < pk_sample_count(p) && !w->failed; row++) {
+        uint32_t stack = pk_sample_stack(p, row);
+        size_t depth;
+        if (!sample_locations(w, stack, &depth))
+            return;
+        for (size_t k = 0; k < depth; k++)
+            w->ids[k] = w->location_id[w->ids[k]];
+        Perftools__Profiles__Sample sample = PERFTOOLS__PROFILES__SAMPLE__INIT;
+        sample.n_location_id = depth;
+        sample.location_id = w->ids;
+        sample.n_value = nv;
+        sample.value = (int64_t *)pk_sample_values(p, row);
+        const pk_thread *t = pk_thread_at(p, pk_sample_thread(p, row));
+        size_t nl = 0;
+        if (t && t->name)
+            add_label(w, labels, label_pointers, &nl, &thread_key, LABEL_THREAD, t->name, 0);
+        if (t && t->pid >= 0)
+            add_label(w, labels, label_pointers, &nl, &pid_key, LABEL_PID, 0, t->pid);
+        if (t && t->tid >= 0)
+            add_label(w, labels, label_pointers, &nl, &tid_key, LABEL_TID, 0, t->tid);
+        sample.n_label = nl;
+        sample.label = label_pointers;
+        emit_message(w, PROFILE_SAMPLE, &sample.base);
+        if (pk_out_failed(w->out))
+            return;
+    }
+}
+
+static void write_mappings(writer *w)
+{
+    const pk_profile *p = w->p;
+    for (uint32_t i = 0; i < pk_resource_count(p) && !w->failed; i++) {
+        const pk_resource *r = pk_resource_at(p, i);
+        Perftools__Profiles__Mapping m = PERFTOOLS__PROFILES__MAPPING__INIT;
+        m.id = (uint64_t)i + 1;
+        m.memory_start = r->start;
+        m.memory_limit = r->limit;
+        m.file_offset = r->offset;
+        m.filename = r->path ? r->path : r->name;
+        m.build_id = r->build_id;
+        m.has_functions = !w->resource_unsymbolized[i];
+        m.has_filenames = m.has_functions && w->resource_has_files[i];
+        m.has_line_numbers = m.has_functions && w->resource_has_lines[i];
+        m.has_inline_frames = m.has_functions && w->resource_has_inlines[i];
+        emit_message(w, PROFILE_MAPPING, &m.base);
+    }
+}
+
+static void write_locations(writer *w)
+{
+    const pk_profile *p = w->p;
+    for (size_t u = 0; u < w->used_count && !w->failed; u++) {
+        uint32_t l = w->used_locations[u];
+        const pk_frame *base = location_base_frame(w, l);
+        Perftools__Profiles__Location loc = PERFTOOLS__PROFILES__LOCATION__INIT;
+        loc.id = w->location_id[l];
+        uint32_t resource = frame_resource(p, base);
+        loc.mapping_id = resource == PK_NONE ? 0 : (uint64_t)resource + 1;
+        loc.address = (base->flags & PK_FRAME_HAS_ADDRESS) ? base->address : 0;
+        size_t n = 0;
+        if (!location_is_bare(w, l)) {
+            for (uint32_t c = l; c != PK_NONE; c = w->location_outer[c]) {
+                if (!PK_ARRAY_RESERVE(w->lines, w->lines_capacity, n + 1) ||
+                    !PK_ARRAY_RESERVE(w->line_pointers, w->line_pointers_capacity, n + 1)) {
+                    w->failed = true;
+                    return;
+                }
+                const pk_frame *f = pk_frame_at(p, w->location_frame[c]);
+                perftools__profiles__line__init(&w->lines[n]);
+                w->lines[n].function_id = (uint64_t)f->function + 1;
+                w->lines[n].line = f->line;
+                n++;
+            }
+            for (size_t k = 0; k < n; k++)
+                w->line_pointers[k] = &w->lines[k];
+        }
+        loc.n_line = n;
+        loc.line = w->line_pointers;
+        emit_message(w, PROFILE_LOCATION, &loc.base);
+    }
+}
+
+static void write_functions(writer *w)
+{
+    const pk_profile *p = w->p;
+    for (uint32_t i = 0; i < pk_function_count(p) && !w->failed; i++) {
+        const pk_function *fn = pk_function_at(p, i);
+        Perftools__Profiles__Function f = PERFTOOLS__PROFILES__FUNCTION__INIT;
+        f.id = (uint64_t)i + 1;
+        f.name = fn->name;
+        f.system_name = fn->name;
+        f.filename = fn->file;
+        f.start_line = fn->start_line;
+        emit_message(w, PROFILE_FUNCTION, &f.base);
+    }
+}
+
+static bool property_is_field(const char *key)
+{
+    return strcmp(key, PROPERTY_DROP_FRAMES) == 0 || strcmp(key, PROPERTY_KEEP_FRAMES) == 0 ||
+           strcmp(key, PROPERTY_DOC_URL) == 0 || strcmp(key, PROPERTY_DURATION) == 0;
+}
+
+static void add_comment(writer *w, int64_t **list, size_t *count, size_t *capacity,
+                        int64_t string)
+{
+    if (!PK_ARRAY_RESERVE(*list, *capacity, *count + 1)) {
+        w->failed = true;
+        return;
+    }
+    (*list)[(*count)++] = string;
+}
+
+/* Comments: the product and every property as "key=value", the comment property line by
+ * line. */
+static void collect_comments(writer *w, int64_t **out, size_t *count)
+{
+    const pk_profile *p = w->p;
+    int64_t *list = NULL;
+    size_t n = 0, capacity = 0;
+    /* pprof names the program after the first mapping; the comment only when that does not */
+    uint32_t product = pk_metadata_get(p)->product;
+    if (product && pk_resource_count(p) > 0 && pk_resource_at(p, 0)->name == product)
+        product = 0;
+    if (product)
+        add_comment(w, &list, &n, &capacity, extra_pair(w, COMMENT_PRODUCT, pk_str(p, product)));
+    for (size_t i = 0; i < pk_property_count(p) && !w->failed; i++) {
+        const char *key = pk_property_key(p, i);
+        const char *value = pk_property_value(p, i);
+        if (property_is_field(key) || (product && strcmp(key, COMMENT_PRODUCT) == 0))
+            continue;
+        if (strcmp(key, PROPERTY_COMMENT) != 0) {
+            add_comment(w, &list, &n, &capacity, extra_pair(w, key, value));
+            continue;
+        }
+        for (const char *line = value; *line && !w->failed;) {
+            const char *nl = strchr(line, '\n');
+            size_t len = nl ? (size_t)(nl - line) : strlen(line);
+            add_comment(w, &list, &n, &capacity, extra_string(w, line, len));
+            line += len + (nl ? 1 : 0);
+        }
+    }
+    *out = list;
+    *count = n;
+}
+
+static int64_t property_string(writer *w, const char *key)
+{
+    const char *value = pk_property_get(w->p, key);
+    return value && *value ? extra_cstring(w, value) : 0;
+}
+
+static void writer_release(writer *w)
+{
+    for (size_t i = 0; i < w->extra_count; i++)
+        free(w->extra_strings[i]);
+    free(w->extra_strings);
+    pk_buffer_free(&w->text);
+    free(w->stack_location);
+    free(w->location_outer);
+    free(w->location_frame);
+    free(w->location_id);
+    free(w->used_locations);
+    free(w->resource_unsymbolized);
+    free(w->resource_has_files);
+    free(w->resource_has_lines);
+    free(w->resource_has_inlines);
+    free(w->ids);
+    free(w->lines);
+    free(w->line_pointers);
+}
+
+/* Everything after the functions: the string table, times, period, comments and the default
+ * sample type. */
+static void write_tail(writer *w, uint32_t chosen)
+{
+    const pk_profile *p = w->p;
+    int64_t *comments = NULL;
+    size_t comment_count = 0;
+    collect_comments(w, &comments, &comment_count);
+    int64_t drop = property_string(w, PROPERTY_DROP_FRAMES);
+    int64_t keep = property_string(w, PROPERTY_KEEP_FRAMES);
+    int64_t doc = property_string(w, PROPERTY_DOC_URL);
+
+    size_t model_strings = pk_string_count(p);
+    for (uint32_t i = 0; i < model_strings && !w->failed; i++)
+        emit_bytes_field(w, PROFILE_STRING_TABLE, pk_str(p, i), pk_str_len(p, i));
+    for (size_t i = 0; i < w->extra_count; i++)
+        emit_bytes_field(w, PROFILE_STRING_TABLE, w->extra_strings[i],
+                         strlen(w->extra_strings[i]));
+
+    const pk_metadata *meta = pk_metadata_get(p);
+    emit_scalar(w, PROFILE_DROP_FRAMES, (uint64_t)drop);
+    emit_scalar(w, PROFILE_KEEP_FRAMES, (uint64_t)keep);
+    if (meta->start_time != PK_TIME_UNKNOWN) {
+        emit_scalar(w, PROFILE_TIME_NANOS, (uint64_t)meta->start_time);
+        if (meta->end_time != PK_TIME_UNKNOWN && meta->end_time > meta->start_time)
+            emit_scalar(w, PROFILE_DURATION_NANOS, (uint64_t)(meta->end_time - meta->start_time));
+    } else {
+        const char *duration = pk_property_get(p, PROPERTY_DURATION);
+        if (duration)
+            emit_scalar(w, PROFILE_DURATION_NANOS, (uint64_t)strtoll(duration, NULL, 10));
+    }
+    if (meta->period_type || meta->period_unit) {
+        Perftools__Profiles__ValueType t = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+        t.type = meta->period_type;
+        t.unit = meta->period_unit;
+        emit_message(w, PROFILE_PERIOD_TYPE, &t.base);
+    }
+    emit_scalar(w, PROFILE_PERIOD, (uint64_t)meta->period);
+    for (size_t i = 0; i < comment_count; i++)
+        emit_scalar(w, PROFILE_COMMENT, (uint64_t)comments[i]);
+    free(comments);
+    if (chosen != PK_NONE)
+        emit_scalar(w, PROFILE_DEFAULT_SAMPLE_TYPE, pk_value_type_at(p, chosen)->name);
+    emit_scalar(w, PROFILE_DOC_URL, (uint64_t)doc);
+}
+
+pk_status pprof_write(const pk_profile *p, pk_output *out, const pk_write_options *options,
+                      pk_error *err)
+{
+    size_t nv = pk_value_type_count(p);
+    uint32_t chosen = options ? options->value : PK_NONE;
+    if (chosen != PK_NONE && chosen >= nv)
+        return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET, "no value %" PRIu32 " to write",
+                            chosen);
+    if (chosen == PK_NONE && nv)
+        chosen = pk_default_value(p);
+
+    writer w;
+    memset(&w, 0, sizeof w);
+    w.p = p;
+    w.out = out;
+    w.text = (pk_buffer)PK_BUFFER_INIT;
+    if (build_locations(&w) && number_locations(&w) && note_resources(&w)) {
+        for (uint32_t i = 0; i < nv; i++) {
+            const pk_value_type *vt = pk_value_type_at(p, i);
+            Perftools__Profiles__ValueType t = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+            t.type = vt->name;
+            t.unit = vt->unit;
+            emit_message(&w, PROFILE_SAMPLE_TYPE, &t.base);
+        }
+        write_samples(&w);
+        write_mappings(&w);
+        write_locations(&w);
+        write_functions(&w);
+        write_tail(&w, chosen);
+    } else {
+        w.failed = true;
+    }
+    bool failed = w.failed;
+    writer_release(&w);
+    if (failed)
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory writing pprof");
+    return PK_OK;
+}
