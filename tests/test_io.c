@@ -54,6 +54,63 @@ static void varints_decode_and_reject_overlong(void **state)
     tb_free(&b);
 }
 
+/* The codec itself: sizes and encodings at every 7-bit boundary, the 10th byte that may only
+ * hold bit 63, over-long encodings of small values, a cut at every byte, and the 32-bit fast
+ * path declining what it cannot decode. */
+static void varint_codec_edges(void **state)
+{
+    (void)state;
+    for (unsigned bits = 0; bits <= 64; bits++) {
+        uint64_t values[3] = {bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1,
+                              bits == 64 ? UINT64_MAX : (uint64_t)1 << bits,
+                              bits == 0 ? 0 : (uint64_t)1 << (bits - 1)};
+        for (int k = 0; k < 3; k++) {
+            uint8_t buf[PK_VARINT_MAX_BYTES];
+            size_t n = pk_varint_encode(buf, values[k]);
+            assert_int_equal(n, pk_varint_size(values[k]));
+            assert_true(n >= 1 && n <= PK_VARINT_MAX_BYTES);
+            const uint8_t *pos = buf;
+            uint64_t v = 0;
+            assert_int_equal(pk_varint_decode(&pos, buf + n, &v), PK_VARINT_OK);
+            assert_true(v == values[k]);
+            assert_ptr_equal(pos, buf + n);
+            /* Cut anywhere before its last byte: truncated, nothing consumed. */
+            for (size_t cut = 0; cut < n; cut++) {
+                pos = buf;
+                assert_int_equal(pk_varint_decode(&pos, buf + cut, &v), PK_VARINT_TRUNCATED);
+                assert_ptr_equal(pos, buf);
+            }
+        }
+    }
+    /* Ten bytes whose last holds more than bit 63; eleven bytes. */
+    const uint8_t over[10] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
+    const uint8_t eleven[11] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
+    const uint8_t *pos = over;
+    uint64_t v = 0;
+    assert_int_equal(pk_varint_decode(&pos, over + 10, &v), PK_VARINT_INVALID);
+    pos = eleven;
+    assert_int_equal(pk_varint_decode(&pos, eleven + 11, &v), PK_VARINT_INVALID);
+    /* Over-long zero, as protobuf decoders accept it. */
+    const uint8_t long_zero[3] = {0x80, 0x80, 0x00};
+    pos = long_zero;
+    assert_int_equal(pk_varint_decode(&pos, long_zero + 3, &v), PK_VARINT_OK);
+    assert_true(v == 0 && pos == long_zero + 3);
+    /* The 32-bit fast path: 5 bytes at most, no bit beyond 31. */
+    const uint8_t max32[8] = {0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0};
+    const uint8_t beyond32[8] = {0xff, 0xff, 0xff, 0xff, 0x1f, 0, 0, 0};
+    const uint8_t six[8] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0, 0};
+    uint32_t u = 0;
+    pos = max32;
+    assert_int_equal(pk_varint_decode_u32_fast(&pos, &u), 1);
+    assert_true(u == UINT32_MAX && pos == max32 + 5);
+    pos = beyond32;
+    assert_int_equal(pk_varint_decode_u32_fast(&pos, &u), 0);
+    assert_ptr_equal(pos, beyond32);
+    pos = six;
+    assert_int_equal(pk_varint_decode_u32_fast(&pos, &u), 0);
+    assert_ptr_equal(pos, six);
+}
+
 /* 32-bit fields: the value, a valid varint too large for the field, and the same across a
  * refill of the input buffer (the varint straddles the end of the first chunk). */
 static void varints_into_32_bit_fields(void **state)
@@ -212,6 +269,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(varints_decode_and_reject_overlong),
+        cmocka_unit_test(varint_codec_edges),
         cmocka_unit_test(varints_into_32_bit_fields),
         cmocka_unit_test(lines_split_on_lf),
         cmocka_unit_test(file_input_refills),

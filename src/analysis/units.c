@@ -4,39 +4,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
-typedef enum unit_kind { UNIT_PLAIN, UNIT_TIME, UNIT_BYTES } unit_kind;
-
-/* How a unit string scales: times are converted to nanoseconds first. */
-static unit_kind classify_unit(const char *unit, double *to_base)
-{
-    static const struct {
-        const char *name;
-        unit_kind kind;
-        double factor;
-    } units[] = {
-        {"nanoseconds", UNIT_TIME, 1.0},     {"nanosecond", UNIT_TIME, 1.0},
-        {"ns", UNIT_TIME, 1.0},              {"microseconds", UNIT_TIME, 1e3},
-        {"microsecond", UNIT_TIME, 1e3},     {"us", UNIT_TIME, 1e3},
-        {"milliseconds", UNIT_TIME, 1e6},    {"millisecond", UNIT_TIME, 1e6},
-        {"ms", UNIT_TIME, 1e6},              {"seconds", UNIT_TIME, 1e9},
-        {"second", UNIT_TIME, 1e9},          {"s", UNIT_TIME, 1e9},
-        {"bytes", UNIT_BYTES, 1.0},          {"byte", UNIT_BYTES, 1.0},
-        {"B", UNIT_BYTES, 1.0},              {"kilobytes", UNIT_BYTES, 1024.0},
-        {"KiB", UNIT_BYTES, 1024.0},
-    };
-    *to_base = 1.0;
-    if (!unit)
-        return UNIT_PLAIN;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (strcasecmp(unit, units[i].name) == 0) {
-            *to_base = units[i].factor;
-            return units[i].kind;
-        }
-    }
-    return UNIT_PLAIN;
-}
+#include "core/units.h"
 
 /* Three significant digits for a magnitude that is at least 1. */
 static void three_digits(char *buf, size_t size, const char *sign, double v, const char *suffix)
@@ -51,15 +20,15 @@ static void three_digits(char *buf, size_t size, const char *sign, double v, con
 
 void pk_value_text(char *buf, size_t size, double v, const char *unit, bool signed_plus)
 {
-    double factor;
-    unit_kind kind = classify_unit(unit, &factor);
+    pk_unit_info info = pk_unit_lookup(unit);
+    double factor = (double)info.scale;
     const char *sign = v < 0 ? "-" : (signed_plus && v > 0 ? "+" : "");
     double magnitude = fabs(v) * factor;
     if (!isfinite(magnitude)) {
         snprintf(buf, size, "?");
         return;
     }
-    if (kind == UNIT_TIME) {
+    if (info.kind == PK_UNIT_TIME) {
         static const struct {
             double scale;
             const char *name;
@@ -76,7 +45,7 @@ void pk_value_text(char *buf, size_t size, double v, const char *unit, bool sign
             snprintf(buf, size, "%s%.3g ns", sign, magnitude);
         return;
     }
-    if (kind == UNIT_BYTES) {
+    if (info.kind == PK_UNIT_BYTES) {
         static const char *const names[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
         if (magnitude < 1023.5) {
             snprintf(buf, size, "%s%.0f B", sign, magnitude);

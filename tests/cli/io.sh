@@ -1,0 +1,85 @@
+# The I/O layer through the command: every format read through gzip, outputs written through
+# gzip (by extension, --compress, --compression), other compressions named, and format options
+# checked against the formats they belong to.
+. "$(dirname "$0")/lib.sh"
+DATA=$SRC/tests/data
+
+# info --json without the file name: what was read.
+content() {
+    "$PROFKIT" info --json --no-symbols --quiet "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d.pop("file")
+print(json.dumps(d, sort_keys=True))'
+}
+
+# ---- every readable format, gzip-compressed: the same profile ---------------------------------
+cp "$SRC/examples/roku-channel.bsprof" channel.bsprof
+"$PROFKIT" convert channel.bsprof -o channel.pb --compression 0 --quiet
+"$PROFKIT" convert channel.bsprof -o channel.folded --quiet
+for input in channel.bsprof channel.pb channel.folded "$DATA/br-profile-timed-synthetic.bin" \
+             "$DATA/sampler-synthetic.sample" "$DATA/gperftools/real.prof"; do
+    name=$(basename "$input")
+    gzip -c "$input" > "$name.gz"
+    want=$(content "$input")
+    expect_eq "$(content "$name.gz")" "$want" "$name read through gzip"
+    # Concatenated gzip members are one stream, as gzip -d reads them.
+    half=$(($(wc -c < "$input") / 2))
+    { head -c "$half" "$input" | gzip -c; tail -c +$((half + 1)) "$input" | gzip -c; } \
+        > "$name.two.gz"
+    expect_eq "$(content "$name.two.gz")" "$want" "$name in two gzip members"
+    # From standard input too, where nothing can be read twice.
+    expect_eq "$("$PROFKIT" info --json --no-symbols --quiet - < "$name.gz" |
+                 python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("file"); print(json.dumps(d, sort_keys=True))')" \
+        "$want" "$name through gzip on standard input"
+done
+# The extension behind ".gz" breaks probe ties, as it does uncompressed.
+expect_status 0 "$PROFKIT" info channel.folded.gz
+expect_contains "$OUT" "format                   folded" "folded.gz probed as folded"
+
+# ---- damaged gzip ------------------------------------------------------------------------------
+head -c 3000 channel.bsprof.gz > cut.bsprof.gz
+expect_status 1 "$PROFKIT" info cut.bsprof.gz
+expect_contains "$ERR" "the gzip data is cut short" "cut gzip"
+expect_contains "$ERR" "--salvage keeps" "cut gzip is salvageable"
+expect_status 0 "$PROFKIT" info --salvage cut.bsprof.gz
+expect_contains "$OUT" "kept what was read before it" "salvaged cut gzip"
+printf 'trailing' | cat channel.folded.gz - > trailing.folded.gz
+expect_status 0 "$PROFKIT" info trailing.folded.gz
+expect_contains "$OUT" "bytes after the end of the gzip data were ignored" "trailing bytes warning"
+
+# ---- other compressions are named --------------------------------------------------------------
+printf '\375' > xz.bin; printf '7zXZ\000 rest' >> xz.bin
+expect_status 1 "$PROFKIT" info xz.bin
+expect_contains "$ERR" "compressed with xz" "xz named"
+expect_not_contains "$ERR" "--salvage" "no salvage hint for an unread compression"
+printf 'BZh91AY&SY rest' > bz.bin
+expect_status 1 "$PROFKIT" info bz.bin
+expect_contains "$ERR" "compressed with bzip2" "bzip2 named"
+
+# ---- outputs through gzip ------------------------------------------------------------------------
+expect_status 0 "$PROFKIT" convert channel.bsprof -o out.folded.gz
+expect_eq "$(gzip -dc out.folded.gz)" "$(cat channel.folded)" "-o x.folded.gz is gzip"
+expect_status 0 "$PROFKIT" convert channel.bsprof --to folded --compress -o out.compressed
+expect_eq "$(gzip -dc out.compressed)" "$(cat channel.folded)" "--compress"
+expect_status 0 "$PROFKIT" convert channel.bsprof --to folded --compression 9 -o out.nine
+expect_eq "$(gzip -dc out.nine)" "$(cat channel.folded)" "--compression 9"
+expect_status 0 "$PROFKIT" convert channel.bsprof -o plain.pb.gz --compression 0
+expect_eq "$(head -c 1 plain.pb.gz | od -An -tx1 | tr -d ' ')" "0a" "--compression 0: plain protobuf"
+expect_status 0 "$PROFKIT" convert channel.bsprof -o default.pb.gz
+expect_eq "$(head -c 2 default.pb.gz | od -An -tx1 | tr -d ' ')" "1f8b" "pprof is gzip by default"
+expect_status 2 "$PROFKIT" convert channel.bsprof -o x.folded --compression 12
+expect_contains "$ERR" "--compression takes a gzip level" "bad level"
+
+# ---- format options belong to formats ----------------------------------------------------------
+expect_status 2 "$PROFKIT" convert channel.bsprof --to folded --word-size 32
+expect_contains "$ERR" "--word-size is an option of gperftools output" "option of another format"
+expect_contains "$ERR" "not apply to bsprof input or folded output" "the formats chosen"
+expect_no_file out-word.folded
+expect_status 2 "$PROFKIT" report channel.bsprof --folded-threads
+expect_contains "$ERR" "--folded-threads is an option of folded input" "reader option"
+expect_status 0 "$PROFKIT" convert channel.folded --folded-threads --to folded
+expect_status 2 "$PROFKIT" merge channel.bsprof channel.folded -o m.json --inverted
+expect_contains "$ERR" "--inverted is an option of svg output" "writer option checked in merge"
+expect_status 0 "$PROFKIT" merge channel.folded channel.folded.gz --folded-threads -o m.json
+finish
