@@ -397,6 +397,22 @@ void pk_out_json_string(pk_output *out, const char *s)
     pk_out_json_string_len(out, s, strlen(s));
 }
 
+void pk_out_quoted(pk_output *out, const void *data, size_t n)
+{
+    const uint8_t *s = data;
+    pk_out_putc(out, '"');
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = s[i];
+        if (c == '"' || c == '\\')
+            pk_out_printf(out, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            pk_out_printf(out, "\\x%02x", c);
+        else
+            pk_out_putc(out, (char)c);
+    }
+    pk_out_putc(out, '"');
+}
+
 void pk_out_xml_text(pk_output *out, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;

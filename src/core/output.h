@@ -92,6 +92,9 @@ void pk_out_double(pk_output *out, double v);
 void pk_out_json_string(pk_output *out, const char *s);
 /* The same for len bytes, which may include NUL bytes (written as \u0000). */
 void pk_out_json_string_len(pk_output *out, const char *s, size_t len);
+/* Bytes from a file, quoted for a record dump: '"' and '\\' escaped, control bytes and DEL as
+ * \xHH, everything else as it is, so that odd names stay visible. */
+void pk_out_quoted(pk_output *out, const void *data, size_t n);
 /* Text with XML special characters escaped (for SVG). */
 void pk_out_xml_text(pk_output *out, const char *s);
 

@@ -10,21 +10,6 @@
 #include "core/output.h"
 #include "formats/br/br.h"
 
-static void br_dump_text(pk_output *out, const uint8_t *s, size_t n)
-{
-    pk_out_putc(out, '"');
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = s[i];
-        if (c == '"' || c == '\\')
-            pk_out_printf(out, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            pk_out_printf(out, "\\x%02x", c);
-        else
-            pk_out_putc(out, (char)c);
-    }
-    pk_out_putc(out, '"');
-}
-
 typedef struct br_dump_state {
     pk_u64map by_number; /* module number -> index into names */
     char **names;        /* files as mapped, NUL-terminated copies */
@@ -64,7 +49,7 @@ static void br_dump_location(pk_output *out, br_dump_state *d, const br_record *
 {
     uint32_t *slot = pk_u64map_find(&d->by_number, rec->module);
     if (slot)
-        br_dump_text(out, (const uint8_t *)d->names[*slot], strlen(d->names[*slot]));
+        pk_out_quoted(out, d->names[*slot], strlen(d->names[*slot]));
     else
         pk_out_printf(out, "module %u (unmapped)", rec->module);
     pk_out_printf(out, " line %" PRIu32 " clause %u", rec->line, rec->clause);
@@ -77,7 +62,7 @@ static void br_dump_raw(pk_output *out, const br_record *rec)
     switch (rec->type) {
     case BR_MODULE:
         pk_out_printf(out, " module=%u name_length=%zu name=", rec->module, rec->name_len);
-        br_dump_text(out, rec->name, rec->name_len);
+        pk_out_quoted(out, rec->name, rec->name_len);
         break;
     case BR_LINE:
     case BR_BACKTRACE:
@@ -89,7 +74,7 @@ static void br_dump_raw(pk_output *out, const br_record *rec)
         break;
     case BR_FUNCTION:
         pk_out_printf(out, " name_length=%zu name=", rec->name_len);
-        br_dump_text(out, rec->name, rec->name_len);
+        pk_out_quoted(out, rec->name, rec->name_len);
         break;
     default:
         break;
@@ -103,7 +88,7 @@ static pk_status br_dump_resolved(pk_output *out, br_dump_state *d, const br_rec
     switch (rec->type) {
     case BR_MODULE:
         pk_out_printf(out, " %u = ", rec->module);
-        br_dump_text(out, rec->name, rec->name_len);
+        pk_out_quoted(out, rec->name, rec->name_len);
         if (!br_dump_map(d, rec->module, rec->name, rec->name_len))
             return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
         break;
@@ -117,7 +102,7 @@ static pk_status br_dump_resolved(pk_output *out, br_dump_state *d, const br_rec
         break;
     case BR_FUNCTION:
         pk_out_putc(out, ' ');
-        br_dump_text(out, rec->name, rec->name_len);
+        pk_out_quoted(out, rec->name, rec->name_len);
         break;
     case BR_END:
         pk_out_printf(out, " (sample %" PRIu64 ")", ++d->groups);

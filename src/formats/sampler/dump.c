@@ -14,24 +14,9 @@ typedef struct sm_dumper {
     bool row_open; /* a sample row is being printed */
 } sm_dumper;
 
-static void sm_dump_text(pk_output *out, const char *s, size_t n)
-{
-    pk_out_putc(out, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            pk_out_printf(out, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            pk_out_printf(out, "\\x%02x", c);
-        else
-            pk_out_putc(out, (char)c);
-    }
-    pk_out_putc(out, '"');
-}
-
 static void sm_dump_string(sm_dumper *d, uint32_t s)
 {
-    sm_dump_text(d->out, pk_str(d->parser.names, s), pk_str_len(d->parser.names, s));
+    pk_out_quoted(d->out, pk_str(d->parser.names, s), pk_str_len(d->parser.names, s));
 }
 
 static void sm_dump_offset(sm_dumper *d, uint64_t offset)
@@ -67,7 +52,7 @@ static pk_status sm_dump_symbol(void *context, uint64_t offset, const sm_symbol_
         pk_out_puts(out, " library=");
         sm_dump_string(d, row->path);
         pk_out_puts(out, " library2=");
-        sm_dump_text(out, row->path2, row->path2_len);
+        pk_out_quoted(out, row->path2, row->path2_len);
     } else {
         pk_out_printf(out, "symbol 0x%08" PRIx32 " ", row->id);
         sm_dump_string(d, row->name);
@@ -75,7 +60,7 @@ static pk_status sm_dump_symbol(void *context, uint64_t offset, const sm_symbol_
         sm_dump_string(d, row->path);
         if (!row->same_paths) {
             pk_out_puts(out, " and ");
-            sm_dump_text(out, row->path2, row->path2_len);
+            pk_out_quoted(out, row->path2, row->path2_len);
         }
         if (row->unknown)
             pk_out_printf(out, " (unknown=%" PRIu32 ")", row->unknown);
