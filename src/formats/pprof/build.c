@@ -204,12 +204,8 @@ static pk_status build_threads(pprof_reader *r)
 {
     if (r->row_count == 0)
         return PK_OK;
-    if (r->label_set_count == 0) {
-        if (!PK_ARRAY_RESERVE(r->label_sets, r->label_set_capacity, 1))
-            return pprof_nomem(r);
-        r->label_sets[0] = (label_set){0, 0, 0, PK_NONE};
-        r->label_set_count = 1;
-    }
+    if (!pprof_label_sets_start(r))
+        return pprof_nomem(r);
     pk_u64map threads;
     pk_u64map_init(&threads);
     size_t dropped_labels = 0; /* in distinct label sets */

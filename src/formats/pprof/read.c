@@ -37,6 +37,17 @@ pk_status pprof_nomem(pprof_reader *r)
     return pk_error_set(r->err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
 }
 
+bool pprof_label_sets_start(pprof_reader *r)
+{
+    if (r->label_set_count > 0)
+        return true;
+    if (!PK_ARRAY_RESERVE(r->label_sets, r->label_set_capacity, 1))
+        return false;
+    r->label_sets[0] = (label_set){0, 0, 0, PK_NONE};
+    r->label_set_count = 1;
+    return true;
+}
+
 pk_status pprof_limit(pprof_reader *r, uint64_t at, const char *what)
 {
     return pk_error_set(r->err, PK_ERR_LIMIT, at > INT64_MAX ? INT64_MAX : (int64_t)at,
@@ -126,12 +137,8 @@ static pk_status intern_label_set(pprof_reader *r, size_t first_value, uint64_t 
         *out = 0;
         return PK_OK;
     }
-    if (r->label_set_count == 0) {
-        if (!PK_ARRAY_RESERVE(r->label_sets, r->label_set_capacity, 1))
-            return pprof_nomem(r);
-        r->label_sets[0] = (label_set){0, 0, 0, PK_NONE};
-        r->label_set_count = 1;
-    }
+    if (!pprof_label_sets_start(r))
+        return pprof_nomem(r);
     const int64_t *key[2] = {r->label_values + first_value, r->label_values + r->label_value_count};
     uint64_t hash = pk_hash_bytes(key[0], count * 4 * sizeof(int64_t));
     uint32_t found = pk_index_find(&r->label_index, hash, label_set_equal, r, key);

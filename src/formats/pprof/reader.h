@@ -143,6 +143,8 @@ typedef struct pprof_reader {
 pk_status pprof_damage(pprof_reader *r, uint64_t at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 pk_status pprof_nomem(pprof_reader *r);
+/* Makes label set 0 (no labels) exist; false when memory runs out. */
+bool pprof_label_sets_start(pprof_reader *r);
 /* A count beyond what profkit can index. */
 pk_status pprof_limit(pprof_reader *r, uint64_t at, const char *what);
 
