@@ -637,7 +637,8 @@ static void test_write_zero_and_negative_omitted(void **state)
     add(&f, f.t_main, stack_of(f.p, "a", NULL), 1, 0);
     assert_folded(f.p, f.cpu, false, "a;net 3\na 1\n");
     /* Per thread, the negative rows stand alone and are dropped. */
-    assert_folded(f.p, f.cpu, true, "worker;a;cancels 5\nworker;a;net 8\nmain;a 1\n");
+    assert_folded(f.p, f.cpu, true,
+                  "worker;a;cancels 5\nworker;a;net 8\nmain (pid 1, tid 1);a 1\n");
     assert_folded(f.p, f.calls, false,
                   "a;zero 1\na;negative 1\na;cancels 2\na;net 2\n");
     pk_profile_free(f.p);
@@ -699,11 +700,15 @@ static void test_write_with_threads(void **state)
     fixture_build(&f);
     uint32_t ab = stack_of(f.p, "a", "b", NULL);
     add(&f, f.t_main, ab, 1, 0);
-    add(&f, f.t_main2, ab, 2, 0); /* another thread called "main": the same line */
+    /* Another thread called "main", in another process: a line of its own, each "main" told
+     * apart by its process. */
+    add(&f, f.t_main2, ab, 2, 0);
     add(&f, f.t_worker, ab, 4, 0);
     add(&f, f.t_worker, PK_NONE, 8, 0); /* empty stack */
     pk_thread_rename(f.p, f.t_worker, pk_intern_cstr(f.p, "pool;1\n"));
-    assert_folded(f.p, f.cpu, true, "main;a;b 3\npool_1_;a;b 4\npool_1_ 8\n");
+    assert_folded(f.p, f.cpu, true,
+                  "main (pid 1, tid 1);a;b 1\nmain (pid 2, tid 1);a;b 2\npool_1_;a;b 4\n"
+                  "pool_1_ 8\n");
     /* Without threads an empty stack has no name to write. */
     assert_folded(f.p, f.cpu, false, "a;b 7\n");
     pk_profile_free(f.p);

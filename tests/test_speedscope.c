@@ -187,7 +187,7 @@ static void test_unnamed_and_empty(void **state)
     uint32_t s = pk_intern_stack(p, PK_NONE, frame_at(p, function_of(p, "", NULL, 0), 0));
     assert_int_equal(pk_add_sample_value(p, t, s, 0, 1), PK_OK);
     out = write_speedscope(p, PK_NONE, NULL);
-    assert_non_null(strstr(out, "\"name\":\"thread 1\""));
+    assert_non_null(strstr(out, "\"name\":\"Thread 1\""));
     assert_non_null(strstr(out, "{\"name\":\"(unnamed)\"}"));
     free(out);
     pk_profile_free(p);

@@ -2,7 +2,8 @@
  * for one value type. Folded stacks, flame graphs and tree reports are views of it.
  *
  * Node 0 is a synthetic root (name 0 = ""), parent of every root frame (or of one node per
- * thread, with PK_CALLTREE_THREAD_ROOTS). A node's children are linked through first_child /
+ * thread, with PK_CALLTREE_THREAD_ROOTS: threads of one name stay apart, each shown by its
+ * display name, profkit/thread_names.h). A node's children are linked through first_child /
  * next_sibling in order of creation; nodes are created parents first, so a pass in index order
  * visits callers before callees.
  */
@@ -19,13 +20,14 @@ extern "C" {
 #endif
 
 enum pk_calltree_flags {
-    PK_CALLTREE_THREAD_ROOTS = 1u << 0, /* first level: one node per thread name */
+    PK_CALLTREE_THREAD_ROOTS = 1u << 0, /* first level: one node per thread */
     PK_CALLTREE_INVERTED = 1u << 1,     /* leaf first: the tree of callers */
     PK_CALLTREE_KEEP_ZERO = 1u << 2     /* keep rows whose value is zero */
 };
 
 typedef struct pk_calltree_node {
-    uint32_t name;         /* string index in the profile: function name (or thread name) */
+    uint32_t name;         /* string index in the profile: function name (or the thread's name
+                            * as the profile holds it; pk_calltree_name gives the shown one) */
     uint32_t function;     /* a function with this name (the first seen); PK_NONE for threads/root */
     uint32_t parent;       /* PK_NONE for node 0 */
     uint32_t first_child;  /* PK_NONE when none */
@@ -34,6 +36,7 @@ typedef struct pk_calltree_node {
     uint32_t depth;        /* 0 for node 0 */
     int64_t self;          /* value of samples ending exactly here */
     int64_t total;         /* self plus the totals of the children */
+    uint32_t thread;       /* the thread of a thread node; PK_NONE for every other node */
 } pk_calltree_node;
 
 typedef struct pk_calltree {
@@ -41,6 +44,7 @@ typedef struct pk_calltree {
     uint32_t count;
     uint32_t capacity;
     struct pk_u64map *index; /* (parent, name) -> node; internal */
+    struct pk_thread_names *thread_names; /* names of thread nodes; internal */
 } pk_calltree;
 
 /* Builds the tree of value `value` over every sample row into *tree, which belongs to the
@@ -51,6 +55,10 @@ PK_API pk_status pk_calltree_build(pk_calltree *tree, const pk_profile *p, uint3
                             unsigned flags, int (*thread_filter)(void *ctx, uint32_t thread),
                             void *filter_context, pk_error *err);
 PK_API void pk_calltree_free(pk_calltree *tree);
+
+/* The name a node is shown by: its function's name, a thread's display name, "" for node 0.
+ * Valid as long as both the tree and p are. */
+PK_API const char *pk_calltree_name(const pk_calltree *tree, const pk_profile *p, uint32_t node);
 
 /* Fills names[0..depth) with the name path of node (root-level first, node 0 excluded) when
  * depth <= capacity; returns the depth. */

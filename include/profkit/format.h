@@ -106,6 +106,9 @@ typedef struct pk_format {
                       pk_error *err);
     const pk_option_spec *read_options;  /* terminated by an entry with name NULL; may be NULL */
     const pk_option_spec *write_options; /* likewise */
+    /* What the format's thread ids are, for telling apart threads of one name ("module": a
+     * .bsprof thread is a module); NULL: "tid". */
+    const char *thread_id_name;
 } pk_format;
 
 /* The registry, in a stable order. */

@@ -13,6 +13,7 @@
 #include "profkit/report.h"
 #include "profkit/summary.h"
 #include "profkit/symbolize.h"
+#include "profkit/thread_names.h"
 #include "profkit/version.h"
 
 #endif

@@ -38,7 +38,9 @@ PK_API void pk_summary_free(pk_summary *s);
 PK_API pk_status pk_summary_write_text(const pk_summary *s, const pk_profile *p,
                                        const char *file, pk_output *out, pk_error *err);
 /* One JSON object with the keys file, format, metadata, threads, counts, values, warnings and
- * warnings_dropped, then a line feed. */
+ * warnings_dropped, then a line feed. Each thread has its name as the profile holds it (name)
+ * and as every output shows it (display_name, profkit/thread_names.h). The text lists threads
+ * by their display names. */
 PK_API pk_status pk_summary_write_json(const pk_summary *s, const pk_profile *p,
                                        const char *file, pk_output *out, pk_error *err);
 

@@ -66,7 +66,8 @@ static int compare_by_name(const void *pa, const void *pb, void *context)
     const pk_profile *p = ((const void *const *)context)[1];
     const pk_calltree_node *a = &tree->nodes[*(const uint32_t *)pa];
     const pk_calltree_node *b = &tree->nodes[*(const uint32_t *)pb];
-    int c = strcmp(pk_str(p, a->name), pk_str(p, b->name));
+    int c = strcmp(pk_calltree_name(tree, p, (uint32_t)(a - tree->nodes)),
+                   pk_calltree_name(tree, p, (uint32_t)(b - tree->nodes)));
     if (c == 0)
         c = a < b ? -1 : a > b;
     return c;
@@ -324,7 +325,7 @@ static void write_frame(pk_output *out, const pk_profile *p, const pk_calltree *
     } else if (f->node == 0) {
         name = "all";
     } else {
-        name = pk_str(p, tree->nodes[f->node].name);
+        name = pk_calltree_name(tree, p, f->node);
     }
     const char *resource = NULL;
     int which = f->merged ? PALETTE_OTHER

@@ -60,6 +60,11 @@ pk_status pk_report_build(const pk_profile *p, const pk_report_options *o, pk_re
     if (!s)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     pk_report *r = &s->report;
+    s->thread_names = pk_thread_names_new(p);
+    if (!s->thread_names) {
+        free(s);
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    }
     const pk_value_type *vt = pk_value_type_at(p, value);
     r->view = o->view;
     r->value_name = vt ? pk_str(p, vt->name) : "";
@@ -87,5 +92,6 @@ void pk_report_free(pk_report *r)
     free(r->paths);
     free(r->lines);
     free(s->path_names);
+    pk_thread_names_free(s->thread_names);
     free(s);
 }

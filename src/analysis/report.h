@@ -7,11 +7,13 @@
 #include <stdint.h>
 
 #include "profkit/report.h"
+#include "profkit/thread_names.h"
 
 /* A report with what its pointers point to: freed together by pk_report_free. */
 typedef struct pk_report_storage {
     pk_report report;
     const char **path_names; /* memory: the call paths of the sites, one after another */
+    pk_thread_names *thread_names; /* what the threads and thread branches are called */
 } pk_report_storage;
 
 /* The builders, given the value to report (already checked; ignored by the memory view). They

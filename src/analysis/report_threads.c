@@ -55,7 +55,8 @@ pk_status pk_report_build_threads(pk_report_storage *s, const pk_profile *p,
     }
     for (size_t i = 0; i < shown; i++) {
         const pk_thread *th = pk_thread_at(p, list[i].thread);
-        r->entries[i] = (pk_report_entry){.name = pk_str(p, th->name),
+        r->entries[i] = (pk_report_entry){.name = pk_thread_display_name(s->thread_names,
+                                                                         list[i].thread),
                                           .file = "",
                                           .total = list[i].total,
                                           .pid = th->pid,

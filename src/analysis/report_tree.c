@@ -36,7 +36,8 @@ static int compare_children(const void *pa, const void *pb, void *context)
     const pk_calltree_node *b = &tree->nodes[*(const uint32_t *)pb];
     if (a->total != b->total)
         return a->total > b->total ? -1 : 1;
-    return strcmp(pk_str(p, a->name), pk_str(p, b->name));
+    return strcmp(pk_calltree_name(tree, p, (uint32_t)(a - tree->nodes)),
+                  pk_calltree_name(tree, p, (uint32_t)(b - tree->nodes)));
 }
 
 /* Pushes the folded row of node's small children and then its shown children, heaviest
@@ -75,7 +76,7 @@ static bool push_children(tree_walk *w, const pk_calltree *tree, const pk_profil
     return true;
 }
 
-/* More than one thread (by name) has data: the tree then has one branch per thread. */
+/* More than one thread has data: the tree then has one branch per thread. */
 static bool several_threads_have_data(const pk_profile *p, uint32_t value,
                                       pk_thread_selection *selection)
 {
@@ -86,9 +87,7 @@ static bool several_threads_have_data(const pk_profile *p, uint32_t value,
             continue;
         if (first_thread == PK_NONE)
             first_thread = t;
-        else if (t != first_thread &&
-                 strcmp(pk_str(p, pk_thread_at(p, t)->name),
-                        pk_str(p, pk_thread_at(p, first_thread)->name)) != 0)
+        else if (t != first_thread)
             return true;
     }
     return false;
@@ -129,7 +128,9 @@ pk_status pk_report_build_tree(pk_report_storage *s, const pk_profile *p,
         }
         const pk_calltree_node *n = &tree.nodes[item.node];
         r->nodes[r->node_count++] = (pk_report_node){
-            .name = pk_str(p, n->name),
+            /* The tree goes before the report: thread names come from the report's own. */
+            .name = n->thread != PK_NONE ? pk_thread_display_name(s->thread_names, n->thread)
+                                         : pk_str(p, n->name),
             .depth = item.depth,
             .thread = several_threads && n->depth == 1,
             .self = n->self,

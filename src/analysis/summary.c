@@ -10,7 +10,9 @@
 #include "core/arith.h"
 #include "core/json.h"
 #include "core/output.h"
+#include "analysis/units.h"
 #include "profkit/summary.h"
+#include "profkit/thread_names.h"
 
 pk_status pk_summary_build(const pk_profile *p, pk_summary **out, pk_error *err)
 {
@@ -107,6 +109,9 @@ pk_status pk_summary_write_text(const pk_summary *s, const pk_profile *p, const 
 {
     if (mismatched(s, p, err))
         return PK_ERR_USAGE;
+    pk_thread_names *names = pk_thread_names_new(p);
+    if (!names)
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     const pk_metadata *m = pk_metadata_get(p);
     char when[64];
     pk_out_printf(out, "%-24s %s\n", "file", file);
@@ -137,9 +142,18 @@ pk_status pk_summary_write_text(const pk_summary *s, const pk_profile *p, const 
 
     size_t nv = s->value_count;
     pk_out_printf(out, "\nthreads (%zu)\n", s->thread_count);
+    /* Names longer than the usual column widen it for every thread, so the ids line up. */
+    size_t width = 22;
+    for (size_t t = 0; t < s->thread_count; t++) {
+        size_t columns = pk_text_columns(pk_thread_display_name(names, (uint32_t)t));
+        if (columns > width && columns <= 80)
+            width = columns;
+    }
     for (size_t t = 0; t < s->thread_count; t++) {
         const pk_thread *th = pk_thread_at(p, (uint32_t)t);
-        pk_out_printf(out, "  %-22s", pk_str(p, th->name));
+        const char *name = pk_thread_display_name(names, (uint32_t)t);
+        size_t columns = pk_text_columns(name);
+        pk_out_printf(out, "  %s%*s", name, columns < width ? (int)(width - columns) : 0, "");
         if (th->tid >= 0)
             pk_out_printf(out, " tid %-8" PRId64, th->tid);
         for (size_t v = 0; v < nv; v++)
@@ -147,6 +161,7 @@ pk_status pk_summary_write_text(const pk_summary *s, const pk_profile *p, const 
                           s->thread_totals[t * nv + v]);
         pk_out_putc(out, '\n');
     }
+    pk_thread_names_free(names);
 
     summary_count counts[SUMMARY_COUNTS];
     summary_counts(s, counts);
@@ -214,6 +229,9 @@ pk_status pk_summary_write_json(const pk_summary *s, const pk_profile *p, const 
 {
     if (mismatched(s, p, err))
         return PK_ERR_USAGE;
+    pk_thread_names *names = pk_thread_names_new(p);
+    if (!names)
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     size_t nv = s->value_count;
     pk_json j;
     pk_json_init(&j, out);
@@ -229,6 +247,7 @@ pk_status pk_summary_write_json(const pk_summary *s, const pk_profile *p, const 
         const pk_thread *th = pk_thread_at(p, (uint32_t)t);
         pk_json_object_begin(&j);
         pk_json_member_string(&j, "name", pk_str(p, th->name));
+        pk_json_member_string(&j, "display_name", pk_thread_display_name(names, (uint32_t)t));
         pk_json_member_i64(&j, "pid", th->pid);
         pk_json_member_i64(&j, "tid", th->tid);
         pk_json_key(&j, "totals");
@@ -240,6 +259,7 @@ pk_status pk_summary_write_json(const pk_summary *s, const pk_profile *p, const 
         pk_json_object_end(&j);
     }
     pk_json_array_end(&j);
+    pk_thread_names_free(names);
 
     pk_json_key(&j, "counts");
     pk_json_object_begin(&j);

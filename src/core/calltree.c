@@ -6,11 +6,17 @@
 #include "core/arith.h"
 #include "core/array.h"
 #include "core/hashmap.h"
+#include "profkit/thread_names.h"
+
+/* Thread nodes are keyed by thread under a parent that no node has, so that they never meet a
+ * function of the same name. */
+#define THREAD_KEY_PARENT PK_NONE
 
 static uint32_t calltree_child(pk_calltree *tree, uint32_t parent, uint32_t name,
-                               uint32_t function)
+                               uint32_t function, uint32_t thread)
 {
-    uint64_t key = ((uint64_t)parent << 32) | name;
+    uint64_t key = thread == PK_NONE ? ((uint64_t)parent << 32) | name
+                                     : ((uint64_t)THREAD_KEY_PARENT << 32) | thread;
     uint32_t *slot;
     bool inserted;
     if (tree->count == PK_NONE - 1 ||
@@ -34,6 +40,7 @@ static uint32_t calltree_child(pk_calltree *tree, uint32_t parent, uint32_t name
         .last_child = PK_NONE,
         .next_sibling = PK_NONE,
         .depth = parent_node->depth + 1,
+        .thread = thread,
     };
     /* Append, so children keep their order of creation. */
     if (parent_node->first_child == PK_NONE)
@@ -49,7 +56,7 @@ static uint32_t frame_child(pk_calltree *tree, const pk_profile *p, uint32_t par
 {
     const pk_frame *f = pk_frame_at(p, frame);
     const pk_function *fn = pk_function_at(p, f->function);
-    return calltree_child(tree, parent, fn->name, f->function);
+    return calltree_child(tree, parent, fn->name, f->function, PK_NONE);
 }
 
 /* Node of a stack below base (non-inverted), memoised per (base, stack) in memo. */
@@ -112,7 +119,11 @@ pk_status pk_calltree_build(pk_calltree *tree, const pk_profile *p, uint32_t val
     tree->capacity = (uint32_t)capacity;
     tree->nodes[0] = (pk_calltree_node){.function = PK_NONE, .parent = PK_NONE,
                                         .first_child = PK_NONE, .last_child = PK_NONE,
-                                        .next_sibling = PK_NONE};
+                                        .next_sibling = PK_NONE, .thread = PK_NONE};
+    if ((flags & PK_CALLTREE_THREAD_ROOTS) && !(tree->thread_names = pk_thread_names_new(p))) {
+        pk_calltree_free(tree);
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    }
     tree->count = 1;
 
     pk_u64map memo;
@@ -127,7 +138,7 @@ pk_status pk_calltree_build(pk_calltree *tree, const pk_profile *p, uint32_t val
             continue;
         uint32_t base = 0;
         if (flags & PK_CALLTREE_THREAD_ROOTS)
-            base = calltree_child(tree, 0, pk_thread_at(p, thread)->name, PK_NONE);
+            base = calltree_child(tree, 0, pk_thread_at(p, thread)->name, PK_NONE, thread);
         uint32_t stack = pk_sample_stack(p, row);
         uint32_t node = PK_NONE;
         if (base != PK_NONE)
@@ -154,7 +165,18 @@ void pk_calltree_free(pk_calltree *tree)
         pk_u64map_free(tree->index);
         free(tree->index);
     }
+    pk_thread_names_free(tree->thread_names);
     memset(tree, 0, sizeof *tree);
+}
+
+const char *pk_calltree_name(const pk_calltree *tree, const pk_profile *p, uint32_t node)
+{
+    if (node >= tree->count)
+        return "";
+    const pk_calltree_node *n = &tree->nodes[node];
+    if (n->thread != PK_NONE)
+        return pk_thread_display_name(tree->thread_names, n->thread);
+    return pk_str(p, n->name);
 }
 
 uint32_t pk_calltree_path(const pk_calltree *tree, uint32_t node, uint32_t *names,

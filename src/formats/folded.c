@@ -21,6 +21,7 @@
 #include "core/output.h"
 #include "formats/formats.h"
 #include "profkit/diff.h"
+#include "profkit/thread_names.h"
 
 /* Longest line the reader accepts. */
 #define FOLDED_MAX_LINE (PK_INPUT_CHUNK - 1)
@@ -575,6 +576,7 @@ static void write_name(pk_output *out, const char *s, size_t len)
 typedef struct name_node {
     uint32_t parent; /* PK_NONE for a root */
     uint32_t name;   /* canonical string id */
+    uint32_t thread; /* a thread root's thread (written by its display name); else PK_NONE */
     int64_t self;    /* of a differential profile, the new value */
 } name_node;
 
@@ -593,6 +595,7 @@ typedef struct folded_writer {
     bool differential;     /* a differential profile: base values beside the nodes */
     int64_t *bases;        /* node -> its base value, for a differential profile only */
     size_t bases_cap;
+    pk_thread_names *thread_names; /* with thread roots: what they are called */
 } folded_writer;
 
 static bool canon_equal(const void *context, uint32_t entry, const void *key)
@@ -633,12 +636,18 @@ static uint32_t canonical_name(folded_writer *w, uint32_t name)
     return canon;
 }
 
-static uint32_t child_node(folded_writer *w, uint32_t parent, uint32_t name)
+/* Thread roots are keyed by thread under a parent that no node has (nodes stay below
+ * UINT32_MAX - 1), so that threads of one name stay apart. */
+#define THREAD_ROOT_KEY ((uint64_t)UINT32_MAX << 32)
+
+/* The node of name below parent, or with thread != PK_NONE the root of that thread. */
+static uint32_t child_node(folded_writer *w, uint32_t parent, uint32_t name, uint32_t thread)
 {
-    uint32_t canon = canonical_name(w, name);
+    uint32_t canon = thread == PK_NONE ? canonical_name(w, name) : 0;
     if (canon == PK_NONE)
         return PK_NONE;
-    uint64_t key = ((uint64_t)(parent + 1u) << 32) | canon;
+    uint64_t key = thread == PK_NONE ? ((uint64_t)(parent + 1u) << 32) | canon
+                                     : THREAD_ROOT_KEY | thread;
     uint32_t *slot;
     bool inserted;
     if (!pk_u64map_put(&w->children, key, (uint32_t)w->count, &slot, &inserted))
@@ -651,7 +660,7 @@ static uint32_t child_node(folded_writer *w, uint32_t parent, uint32_t name)
         pk_u64map_remove(&w->children, key, &ignored);
         return PK_NONE;
     }
-    w->nodes[w->count] = (name_node){.parent = parent, .name = canon, .self = 0};
+    w->nodes[w->count] = (name_node){.parent = parent, .name = canon, .thread = thread, .self = 0};
     if (w->differential)
         w->bases[w->count] = 0;
     return (uint32_t)w->count++;
@@ -681,7 +690,7 @@ static uint32_t stack_node(folded_writer *w, uint32_t root, uint32_t stack, bool
         uint32_t s = w->chain[--depth];
         const pk_frame *frame = pk_frame_at(w->p, pk_stack_at(w->p, s)->frame);
         uint32_t name = pk_function_at(w->p, frame->function)->name;
-        node = child_node(w, node, name);
+        node = child_node(w, node, name, PK_NONE);
         uint32_t *slot;
         bool inserted;
         if (node == PK_NONE ||
@@ -704,6 +713,7 @@ static void writer_free(folded_writer *w)
     pk_u64map_free(&w->stack_nodes);
     free(w->chain);
     free(w->bases);
+    pk_thread_names_free(w->thread_names);
 }
 
 /* The value a writer weighs by: options->value, else the profile's default. */
@@ -742,6 +752,8 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
     pk_u64map_init(&w.canonical);
     pk_index_init(&w.written);
     pk_u64map_init(&w.stack_nodes);
+    if (with_threads && !(w.thread_names = pk_thread_names_new(p)))
+        goto nomem;
 
     /* Thread roots are nodes too, so that one name tree holds every line. */
     size_t rows = pk_sample_count(p);
@@ -753,8 +765,9 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
         uint32_t stack = pk_sample_stack(p, row);
         uint32_t root = PK_NONE;
         if (with_threads) {
-            const pk_thread *t = pk_thread_at(p, pk_sample_thread(p, row));
-            root = t ? child_node(&w, PK_NONE, t->name) : child_node(&w, PK_NONE, 0);
+            uint32_t thread = pk_sample_thread(p, row);
+            root = thread < pk_thread_count(p) ? child_node(&w, PK_NONE, 0, thread)
+                                               : child_node(&w, PK_NONE, 0, PK_NONE);
             if (root == PK_NONE)
                 goto nomem;
         } else if (stack == PK_NONE) {
@@ -780,11 +793,16 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
                 free(path);
                 goto nomem;
             }
-            path[depth++] = w.nodes[n].name;
+            path[depth++] = n;
         }
         while (depth > 0) {
-            uint32_t name = path[--depth];
-            write_name(out, pk_str(p, name), pk_str_len(p, name));
+            const name_node *node = &w.nodes[path[--depth]];
+            if (node->thread != PK_NONE) {
+                const char *name = pk_thread_display_name(w.thread_names, node->thread);
+                write_name(out, name, strlen(name));
+            } else {
+                write_name(out, pk_str(p, node->name), pk_str_len(p, node->name));
+            }
             pk_out_putc(out, depth > 0 ? ';' : ' ');
         }
         if (differential) {

@@ -16,6 +16,7 @@
 #include "core/json.h"
 #include "core/units.h"
 #include "formats/formats.h"
+#include "profkit/thread_names.h"
 #include "profkit/version.h"
 
 #define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
@@ -37,6 +38,7 @@ typedef struct speedscope_writer {
     size_t *thread_start;        /* thread t's rows: [thread_start[t], thread_start[t + 1]) */
     uint32_t *path;
     size_t path_cap;
+    pk_thread_names *thread_names; /* the profiles' names: the threads' names as shown */
 } speedscope_writer;
 
 static void writer_free(speedscope_writer *w)
@@ -48,6 +50,7 @@ static void writer_free(speedscope_writer *w)
     free(w->rows_by_thread);
     free(w->thread_start);
     free(w->path);
+    pk_thread_names_free(w->thread_names);
 }
 
 static bool same_frame(const void *context, uint32_t entry, const void *key)
@@ -178,13 +181,7 @@ static void profile_begin(speedscope_writer *w, const char *name, int64_t end_va
 static bool write_thread(speedscope_writer *w, uint32_t thread)
 {
     pk_json *j = &w->json;
-    const pk_thread *t = pk_thread_at(w->p, thread);
-    const char *name = t ? pk_str(w->p, t->name) : "";
-    char unnamed[32];
-    if (!name[0]) {
-        snprintf(unnamed, sizeof unnamed, "thread %u", thread + 1);
-        name = unnamed;
-    }
+    const char *name = pk_thread_display_name(w->thread_names, thread);
     size_t first = w->thread_start[thread], last = w->thread_start[thread + 1];
     profile_begin(w, name, thread_total(w, thread));
 
@@ -269,7 +266,8 @@ static pk_status speedscope_write(const pk_profile *p, pk_output *out,
     size_t threads = pk_thread_count(p), rows = pk_sample_count(p);
     w.frame_of_function = malloc((functions ? functions : 1) * sizeof *w.frame_of_function);
     w.stack_done = calloc(stacks ? stacks : 1, 1);
-    if (!w.frame_of_function || !w.stack_done || !group_rows(&w, threads))
+    w.thread_names = pk_thread_names_new(p);
+    if (!w.frame_of_function || !w.stack_done || !w.thread_names || !group_rows(&w, threads))
         goto nomem;
     for (size_t i = 0; i < functions; i++)
         w.frame_of_function[i] = PK_NONE;

@@ -89,7 +89,8 @@ if "$PROFKIT" formats | awk '{print $1}' | grep -qx firefox; then
 import json, sys
 profile, wall, info = (json.load(open(f)) for f in sys.argv[1:4])
 names = [t["name"] for t in profile["threads"]]
-assert names == [t["name"] for t in info["threads"]], names
+assert names == [t["display_name"] for t in info["threads"]], names
+assert len(set(names)) == len(names), names
 total = {v["name"]: v["total"] for v in info["values"]}
 def weight(p):
     return sum(sum(t["samples"]["weight"] or [1] * t["samples"]["length"]) for t in p["threads"])

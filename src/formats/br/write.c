@@ -23,6 +23,7 @@
 #include "core/output.h"
 #include "core/path.h"
 #include "core/units.h"
+#include "profkit/thread_names.h"
 #include "formats/br/br.h"
 
 /* More groups than this in one written file is almost certainly a value that is not a count. */
@@ -58,6 +59,7 @@ typedef struct br_writer {
     pk_u64map modules;       /* module key -> number */
     br_out_frame *frames;    /* by model frame index; one more for the "no stack" frame */
     br_out_frame *thread_frames;
+    pk_thread_names *thread_names; /* the names of the thread root frames */
     uint32_t *function_lines; /* made-up line per function without one, 0 = none yet */
     pk_u64map last_line;      /* module number -> last made-up line in it */
     uint32_t next_module;
@@ -263,7 +265,7 @@ static pk_status br_thread_frame_for(br_writer *w, uint32_t thread, const br_out
         pk_status st = br_writer_module(w, BR_KEY_THREADS, &module);
         if (st != PK_OK)
             return st;
-        const char *name = pk_str(w->p, pk_thread_at(w->p, thread)->name);
+        const char *name = pk_thread_display_name(w->thread_names, thread);
         f->module = module;
         f->line = 0;
         f->clause = 1;
@@ -377,7 +379,9 @@ pk_status pk_br_write(const pk_profile *p, pk_output *out, const pk_write_option
     w.frames = calloc(pk_frame_count(p) + 1, sizeof *w.frames);
     w.thread_frames = calloc(pk_thread_count(p) + 1, sizeof *w.thread_frames);
     w.function_lines = calloc(pk_function_count(p) + 1, sizeof *w.function_lines);
-    if (!w.frames || !w.thread_frames || !w.function_lines)
+    if (with_threads)
+        w.thread_names = pk_thread_names_new(p);
+    if (!w.frames || !w.thread_frames || !w.function_lines || (with_threads && !w.thread_names))
         st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
 
     for (size_t row = 0; row < rows && st == PK_OK && !pk_out_failed(out); row++) {
@@ -455,6 +459,7 @@ pk_status pk_br_write(const pk_profile *p, pk_output *out, const pk_write_option
     free(w.function_lines);
     free(w.frames);
     free(w.thread_frames);
+    pk_thread_names_free(w.thread_names);
     pk_buffer_free(&w.head);
     pk_buffer_free(&w.tail);
     free(w.stack_frames);

@@ -22,4 +22,5 @@ const pk_format pk_format_bsprof = {
     .read = pk_bsprof_read,
     .write = pk_bsprof_write,
     .dump = pk_bsprof_dump,
+    .thread_id_name = "module",
 };

@@ -171,13 +171,8 @@ void fx_write_thread(fx_writer *w, uint32_t thread)
     const pk_profile *p = w->p;
     const pk_thread *t = pk_thread_at(p, thread);
     int64_t tid = t->tid >= 0 ? t->tid : (int64_t)thread;
-    char unnamed[32];
-    const char *name = pk_str(p, t->name);
-    if (!t->name || !pk_str_len(p, t->name)) {
-        snprintf(unnamed, sizeof unnamed, "Thread %lld", (long long)tid);
-        name = unnamed;
-    }
-    write_identity(w, name, is_main_thread(p, thread), t->pid >= 0 ? t->pid : 0, tid);
+    write_identity(w, pk_thread_display_name(w->thread_names, thread), is_main_thread(p, thread),
+                   t->pid >= 0 ? t->pid : 0, tid);
     write_contents(w, thread);
 }
 

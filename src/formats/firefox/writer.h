@@ -26,6 +26,7 @@
 #include "formats/firefox/remap.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
+#include "profkit/thread_names.h"
 
 /* The processed-profile version written, and the Gecko version that goes with it. */
 #define FX_PROCESSED_VERSION 55
@@ -50,6 +51,7 @@ typedef struct fx_writer {
     uint32_t category_out[PK_CATEGORY_COUNT]; /* pk_category -> index in meta.categories */
     uint32_t *resource_lib;   /* model resource -> index in libs, PK_NONE when not a library */
     uint32_t lib_count;
+    pk_thread_names *thread_names; /* the threads' names as shown */
     uint32_t *thread_rows;    /* sample rows grouped by thread */
     size_t *thread_rows_start; /* thread -> first entry in thread_rows; thread_count + 1 */
     uint32_t *thread_events;  /* memory events grouped by the thread whose table holds them */

@@ -15,6 +15,7 @@
 #include "formats/pprof/pprof.pb-c.h"
 #include "formats/pprof/wire.h"
 #include "profkit/symbolize.h"
+#include "profkit/thread_names.h"
 
 typedef struct writer {
     const pk_profile *p;
@@ -307,10 +308,38 @@ static void add_label(writer *w, Perftools__Profiles__Label *labels,
     (*count)++;
 }
 
+/* The string of each thread's label: its display name, which is the model's string when the
+ * thread's own name is unique. NULL when memory runs out. */
+static int64_t *thread_label_strings(writer *w)
+{
+    const pk_profile *p = w->p;
+    size_t threads = pk_thread_count(p);
+    int64_t *strings = malloc((threads ? threads : 1) * sizeof *strings);
+    pk_thread_names *names = pk_thread_names_new(p);
+    if (!strings || !names) {
+        free(strings);
+        pk_thread_names_free(names);
+        return NULL;
+    }
+    for (uint32_t t = 0; t < threads; t++) {
+        const pk_thread *th = pk_thread_at(p, t);
+        const char *shown = pk_thread_display_name(names, t);
+        strings[t] = strcmp(shown, pk_str(p, th->name)) == 0 ? th->name
+                                                               : extra_cstring(w, shown);
+    }
+    pk_thread_names_free(names);
+    return strings;
+}
+
 static void write_samples(writer *w)
 {
     const pk_profile *p = w->p;
     size_t nv = pk_value_type_count(p);
+    int64_t *thread_labels = thread_label_strings(w);
+    if (!thread_labels) {
+        w->failed = true;
+        return;
+    }
     int64_t thread_key = 0, pid_key = 0, tid_key = 0;
     Perftools__Profiles__Label labels[3];
     Perftools__Profiles__Label *label_pointers[3];
@@ -326,10 +355,12 @@ static void write_samples(writer *w)
         sample.location_id = w->ids;
         sample.n_value = nv;
         sample.value = (int64_t *)pk_sample_values(p, row);
-        const pk_thread *t = pk_thread_at(p, pk_sample_thread(p, row));
+        uint32_t thread = pk_sample_thread(p, row);
+        const pk_thread *t = pk_thread_at(p, thread);
         size_t nl = 0;
-        if (t && t->name)
-            add_label(w, labels, label_pointers, &nl, &thread_key, LABEL_THREAD, t->name, 0);
+        if (t && thread_labels[thread])
+            add_label(w, labels, label_pointers, &nl, &thread_key, LABEL_THREAD,
+                      thread_labels[thread], 0);
         if (t && t->pid >= 0)
             add_label(w, labels, label_pointers, &nl, &pid_key, LABEL_PID, 0, t->pid);
         if (t && t->tid >= 0)
@@ -338,8 +369,9 @@ static void write_samples(writer *w)
         sample.label = label_pointers;
         emit_message(w, PROFILE_SAMPLE, &sample.base);
         if (pk_out_failed(w->out))
-            return;
+            break;
     }
+    free(thread_labels);
 }
 
 static void write_mappings(writer *w)
