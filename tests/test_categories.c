@@ -30,6 +30,8 @@ static void test_names_and_colours(void **state)
         {PK_CATEGORY_PYTHON, "Python", "green"},
         {PK_CATEGORY_JAVA, "Java", "orange"},
         {PK_CATEGORY_GO, "Go", "lightblue"},
+        {PK_CATEGORY_KERNEL, "Kernel", "red"},
+        {PK_CATEGORY_JIT, "JIT", "brown"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         assert_string_equal(pk_category_name(cases[i].category), cases[i].name);
@@ -42,6 +44,27 @@ static void test_names_and_colours(void **state)
                                     pk_category_colour((pk_category)b));
     /* Out of range reads as Other rather than past the table. */
     assert_string_equal(pk_category_name(PK_CATEGORY_COUNT), "Other");
+    /* Flame graph fills: a range per category, none overlapping another's, light enough for
+     * black labels (each channel sum of the lightest colour at least half of white). */
+    for (unsigned a = 0; a < PK_CATEGORY_COUNT; a++) {
+        const pk_category_fill *fa = pk_category_fill_of((pk_category)a);
+        unsigned light = 0;
+        for (int c = 0; c < 3; c++) {
+            assert_true(fa->low[c] <= fa->high[c]);
+            light += fa->high[c];
+        }
+        assert_true(light >= 3 * 255 / 2);
+        for (unsigned b = a + 1; b < PK_CATEGORY_COUNT; b++) {
+            const pk_category_fill *fb = pk_category_fill_of((pk_category)b);
+            bool overlap = true;
+            for (int c = 0; c < 3; c++)
+                overlap = overlap && fa->low[c] <= fb->high[c] && fb->low[c] <= fa->high[c];
+            if (overlap)
+                fail_msg("the fills of %s and %s overlap", pk_category_name((pk_category)a),
+                         pk_category_name((pk_category)b));
+        }
+    }
+    assert_ptr_equal(pk_category_fill_of(PK_CATEGORY_COUNT), pk_category_fill_of(PK_CATEGORY_OTHER));
 }
 
 static void test_formats(void **state)
@@ -115,6 +138,41 @@ static void test_frames(void **state)
     assert_int_equal(pk_frame_category(p, script_js, bsprof), PK_CATEGORY_BRIGHTSCRIPT);
     assert_int_equal(pk_frame_category(p, unknown, bsprof), PK_CATEGORY_BRIGHTSCRIPT);
     assert_int_equal(pk_frame_category(p, native_js, bsprof), PK_CATEGORY_NATIVE);
+
+    /* BR and Apple Sampler: Business Rules, and no language (Other). */
+    pk_metadata_of(p)->source_format = pk_intern_cstr(p, "br");
+    assert_int_equal(pk_frame_category(p, unknown, pk_profile_category(p)),
+                     PK_CATEGORY_BUSINESS_RULES);
+    pk_metadata_of(p)->source_format = pk_intern_cstr(p, "sampler");
+    assert_int_equal(pk_frame_category(p, unknown, pk_profile_category(p)), PK_CATEGORY_OTHER);
+    pk_profile_free(p);
+}
+
+/* Folded stacks' annotations win over everything; a function's category is its frames'. */
+static void test_annotations_and_functions(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_metadata_of(p)->source_format = pk_intern_cstr(p, "bsprof");
+    pk_category format = pk_profile_category(p);
+    pk_function kernel = {pk_intern_cstr(p, "page_fault_[k]"), 0, 0, PK_NONE};
+    pk_function jit = {pk_intern_cstr(p, "Interpreter_[j]"), 0, 0, PK_NONE};
+    pk_function inlined = {pk_intern_cstr(p, "helper_[i]"), 0, 0, PK_NONE};
+    pk_function short_name = {pk_intern_cstr(p, "[k]"), 0, 0, PK_NONE};
+    uint32_t k = pk_intern_function(p, &kernel), j = pk_intern_function(p, &jit);
+    uint32_t i = pk_intern_function(p, &inlined), s = pk_intern_function(p, &short_name);
+    for (int address = 0; address < 2; address++) {
+        assert_int_equal(pk_function_category(p, k, address, format), PK_CATEGORY_KERNEL);
+        assert_int_equal(pk_function_category(p, j, address, format), PK_CATEGORY_JIT);
+        /* Inlined frames are whatever their code is. */
+        assert_int_equal(pk_function_category(p, i, address, format),
+                         address ? PK_CATEGORY_NATIVE : PK_CATEGORY_BRIGHTSCRIPT);
+        assert_int_equal(pk_function_category(p, s, address, format),
+                         address ? PK_CATEGORY_NATIVE : PK_CATEGORY_BRIGHTSCRIPT);
+    }
+    pk_frame frame = {k, 0, 0x10, PK_NONE, PK_FRAME_HAS_ADDRESS};
+    assert_int_equal(pk_frame_category(p, pk_intern_frame(p, &frame), format),
+                     PK_CATEGORY_KERNEL);
     pk_profile_free(p);
 }
 
@@ -125,6 +183,7 @@ int main(void)
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_frames),
+        cmocka_unit_test(test_annotations_and_functions),
     };
     return cmocka_run_group_tests_name("categories", tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "analysis/categories.h"
 #include "core/output.h"
 #include "profkit/diff.h"
 #include "formats/formats.h"
@@ -23,6 +24,7 @@
 typedef struct svg_frame {
     char name[256];
     char title[512];
+    char category[64]; /* data-category of its group, "" when it has none */
     double x, y, w;
     unsigned rgb[3];
 } svg_frame;
@@ -81,6 +83,9 @@ static void parse_svg(svg_doc *doc)
             name_len = sizeof f->name - 1;
         memcpy(f->name, f->title, name_len);
         f->name[name_len] = '\0';
+        xmlChar *category = xmlGetProp(g, (const xmlChar *)"data-category");
+        snprintf(f->category, sizeof f->category, "%s", category ? (const char *)category : "");
+        xmlFree(category);
         xmlNode *rect = child_named(g, "rect");
         assert_non_null(rect);
         f->x = number_attribute(rect, "x");
@@ -174,12 +179,14 @@ static void flame_graph_widths_add_up(void **state)
     double sum = bar->w + foo->w + rec->w;
     assert_true(sum > FULL_WIDTH * 41 / 42 - 0.03 && sum < FULL_WIDTH * 41 / 42 + 0.03);
     assert_widths_nest(doc, -16);
-    /* Tooltip: name, value and share; kind of frame. */
-    assert_string_equal(foo->title, "foo\n30.0 ms (71.43%)\nnative code");
-    assert_string_equal(bar->title, "bar\n5.00 ms (11.90%)\nlibrary libfoo.so");
-    /* The library palette is yellow, native code red to orange. */
-    assert_true(bar->rgb[0] >= 195 && bar->rgb[1] >= 185 && bar->rgb[2] <= 95);
-    assert_true(foo->rgb[0] >= 205 && foo->rgb[1] <= 200 && foo->rgb[2] <= 50);
+    /* Tooltip: name, value and share; category of code (C files: native) and library. */
+    assert_string_equal(foo->title, "foo\n30.0 ms (71.43%)\nNative");
+    assert_string_equal(bar->title, "bar\n5.00 ms (11.90%)\nNative libfoo.so");
+    assert_string_equal(foo->category, "Native");
+    assert_string_equal(all->category, "");
+    /* Native code is blue, as in the Firefox Profiler. */
+    assert_true(foo->rgb[2] >= 230 && foo->rgb[0] <= 150 && foo->rgb[1] <= 195);
+    assert_true(bar->rgb[2] >= 230 && bar->rgb[0] <= 150 && bar->rgb[1] <= 195);
     /* Six frames and the root: all, main, bar, foo, bar (under foo), rec, rec, bar. */
     assert_int_equal(doc->count, 8);
     const char *out_dir = getenv("PK_TEST_TMPDIR");
@@ -253,6 +260,80 @@ static void narrow_frames_are_merged(void **state)
     free(doc->text);
     free(doc);
     pk_profile_free(p);
+}
+
+/* A profile read from `format` (a registry name) with one script frame, one frame at an
+ * address and one kernel frame, each the root of its own stack. */
+static pk_profile *category_profile(const char *format)
+{
+    pk_profile *p = pk_profile_new();
+    pk_metadata_of(p)->source_format = pk_intern_cstr(p, format);
+    pk_add_value_type(p, "samples", "count");
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "t"), -1, -1);
+    pk_function script = {pk_intern_cstr(p, "script"), pk_intern_cstr(p, "MENU"), 0, PK_NONE};
+    pk_frame script_frame = {pk_intern_function(p, &script), 1, 0, PK_NONE, 0};
+    pk_function native = {pk_intern_cstr(p, "native"), 0, 0, PK_NONE};
+    pk_frame native_frame = {pk_intern_function(p, &native), 0, 0x1000, PK_NONE,
+                             PK_FRAME_HAS_ADDRESS};
+    pk_function kernel = {pk_intern_cstr(p, "do_syscall_[k]"), 0, 0, PK_NONE};
+    pk_frame kernel_frame = {pk_intern_function(p, &kernel), 0, 0, PK_NONE, 0};
+    pk_add_sample_value(p, t, pk_intern_stack(p, PK_NONE, pk_intern_frame(p, &script_frame)), 0,
+                        5);
+    pk_add_sample_value(p, t, pk_intern_stack(p, PK_NONE, pk_intern_frame(p, &native_frame)), 0,
+                        3);
+    pk_add_sample_value(p, t, pk_intern_stack(p, PK_NONE, pk_intern_frame(p, &kernel_frame)), 0,
+                        2);
+    return p;
+}
+
+static bool colour_in(const svg_frame *f, pk_category category)
+{
+    const pk_category_fill *fill = pk_category_fill_of(category);
+    for (int c = 0; c < 3; c++)
+        if (f->rgb[c] < fill->low[c] || f->rgb[c] > fill->high[c])
+            return false;
+    return true;
+}
+
+/* Frames take the category that the Firefox Profiler output gives them: the format's language
+ * (BR: Business Rules; Apple Sampler: none, so Other), native code at an address, kernel code
+ * by its annotation; the tooltip names it and the fill is in its colour. */
+static void frames_coloured_by_category(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *format;
+        pk_category script;
+    } cases[] = {
+        {"br", PK_CATEGORY_BUSINESS_RULES},
+        {"sampler", PK_CATEGORY_OTHER},
+        {"bsprof", PK_CATEGORY_BRIGHTSCRIPT},
+        {"folded", PK_CATEGORY_OTHER},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pk_profile *p = category_profile(cases[i].format);
+        svg_doc *doc = calloc(1, sizeof *doc);
+        write_svg(doc, p, NULL, 0);
+        const svg_frame *script = find_frame(doc, "script", -1);
+        const svg_frame *native = find_frame(doc, "native", -1);
+        const svg_frame *kernel = find_frame(doc, "do_syscall_[k]", -1);
+        assert_true(script && native && kernel);
+        const char *want = pk_category_name(cases[i].script);
+        if (strcmp(script->category, want) != 0)
+            fail_msg("%s: script frame in \"%s\", want \"%s\"", cases[i].format,
+                     script->category, want);
+        assert_non_null(strstr(script->title, want));
+        assert_true(colour_in(script, cases[i].script));
+        assert_string_equal(native->category, "Native");
+        assert_true(colour_in(native, PK_CATEGORY_NATIVE));
+        assert_string_equal(kernel->category, "Kernel");
+        assert_true(colour_in(kernel, PK_CATEGORY_KERNEL));
+        /* Nobody is "native code" any more: the words of the one category table only. */
+        assert_null(strstr(doc->text, "native code"));
+        free(doc->text);
+        free(doc);
+        pk_profile_free(p);
+    }
 }
 
 static void names_are_escaped(void **state)
@@ -378,6 +459,7 @@ int main(void)
         cmocka_unit_test(inverted_graph_is_an_icicle),
         cmocka_unit_test(narrow_frames_are_merged),
         cmocka_unit_test(names_are_escaped),
+        cmocka_unit_test(frames_coloured_by_category),
         cmocka_unit_test(differential_graph_colours_change),
         cmocka_unit_test(differential_graph_from_two_count_folded),
     };

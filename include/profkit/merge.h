@@ -6,6 +6,7 @@
 #ifndef PROFKIT_MERGE_H
 #define PROFKIT_MERGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,12 @@ extern "C" {
 typedef size_t (*pk_frame_map_fn)(void *context, const pk_profile *src, uint32_t frame,
                                   pk_profile *dst, const uint32_t **frames);
 
+/* Lets a copy complete a resource of src before it is interned in dst: *resource holds src's
+ * resource `index` with its strings already dst's, and the hook may change it (symbolization,
+ * for example, adds the build ID of the binary it read). Returns false when memory runs out. */
+typedef bool (*pk_resource_map_fn)(void *context, const pk_profile *src, uint32_t index,
+                                   pk_profile *dst, pk_resource *resource);
+
 typedef struct pk_copy_options {
     /* Value i of src's rows is added to value value_map[i] of dst (skipped when PK_NONE); the
      * array has one entry per value type of src. NULL: a dst without value types gets src's
@@ -35,7 +42,8 @@ typedef struct pk_copy_options {
      * match each other; 0 for none. */
     uint64_t address_tag;
     pk_frame_map_fn map_frame; /* NULL: frames are copied as they are */
-    void *map_context;
+    void *map_context;         /* given to map_frame and map_resource */
+    pk_resource_map_fn map_resource; /* NULL: resources are copied as they are */
 } pk_copy_options;
 
 /* Adds everything of src to dst: strings, resources (every one), functions, frames and stacks

@@ -9,6 +9,7 @@
 typedef struct category_entry {
     const char *name;
     const char *colour;
+    pk_category_fill fill;
     const char *const *formats;    /* registry names of formats whose code is in this language */
     const char *const *extensions; /* source file extensions, lowercase, with the dot */
 } category_entry;
@@ -28,17 +29,29 @@ static const char *const business_rules_formats[] = {"br", NULL};
 static const char *const business_rules_extensions[] = {".br", NULL};
 
 static const category_entry categories[PK_CATEGORY_COUNT] = {
-    [PK_CATEGORY_OTHER] = {"Other", "grey", NULL, NULL},
-    [PK_CATEGORY_NATIVE] = {"Native", "blue", NULL, native_extensions},
-    [PK_CATEGORY_BRIGHTSCRIPT] = {"BrightScript", "purple", brightscript_formats,
-                                  brightscript_extensions},
-    [PK_CATEGORY_BUSINESS_RULES] = {"Business Rules", "magenta", business_rules_formats,
+    [PK_CATEGORY_OTHER] = {"Other", "grey", {{175, 175, 175}, {205, 205, 205}}, NULL, NULL},
+    [PK_CATEGORY_NATIVE] = {"Native", "blue", {{100, 150, 230}, {150, 195, 255}}, NULL,
+                            native_extensions},
+    [PK_CATEGORY_BRIGHTSCRIPT] = {"BrightScript", "purple", {{165, 105, 205}, {205, 145, 250}},
+                                  brightscript_formats, brightscript_extensions},
+    [PK_CATEGORY_BUSINESS_RULES] = {"Business Rules", "magenta",
+                                    {{220, 100, 200}, {250, 150, 240}}, business_rules_formats,
                                     business_rules_extensions},
-    [PK_CATEGORY_JAVASCRIPT] = {"JavaScript", "yellow", NULL, javascript_extensions},
-    [PK_CATEGORY_PYTHON] = {"Python", "green", NULL, python_extensions},
-    [PK_CATEGORY_JAVA] = {"Java", "orange", NULL, java_extensions},
-    [PK_CATEGORY_GO] = {"Go", "lightblue", NULL, go_extensions},
+    [PK_CATEGORY_JAVASCRIPT] = {"JavaScript", "yellow", {{225, 205, 50}, {250, 235, 110}}, NULL,
+                                javascript_extensions},
+    [PK_CATEGORY_PYTHON] = {"Python", "green", {{90, 190, 90}, {140, 230, 130}}, NULL,
+                            python_extensions},
+    [PK_CATEGORY_JAVA] = {"Java", "orange", {{235, 145, 40}, {255, 190, 90}}, NULL,
+                          java_extensions},
+    [PK_CATEGORY_GO] = {"Go", "lightblue", {{110, 200, 230}, {160, 230, 250}}, NULL,
+                        go_extensions},
+    [PK_CATEGORY_KERNEL] = {"Kernel", "red", {{215, 80, 60}, {250, 125, 100}}, NULL, NULL},
+    [PK_CATEGORY_JIT] = {"JIT", "brown", {{170, 120, 70}, {210, 160, 110}}, NULL, NULL},
 };
+
+/* Folded stacks mark kernel and JIT frames with a suffix on the name. */
+static const char kernel_suffix[] = "_[k]";
+static const char jit_suffix[] = "_[j]";
 
 /* The longest extension worth comparing: longer ones match nothing in the table. */
 #define LONGEST_EXTENSION 8
@@ -51,6 +64,11 @@ const char *pk_category_name(pk_category category)
 const char *pk_category_colour(pk_category category)
 {
     return categories[category < PK_CATEGORY_COUNT ? category : PK_CATEGORY_OTHER].colour;
+}
+
+const pk_category_fill *pk_category_fill_of(pk_category category)
+{
+    return &categories[category < PK_CATEGORY_COUNT ? category : PK_CATEGORY_OTHER].fill;
 }
 
 static bool name_in(const char *name, const char *const *list)
@@ -90,12 +108,31 @@ pk_category pk_profile_category(const pk_profile *p)
     return pk_category_of_format(pk_str(p, pk_metadata_get(p)->source_format));
 }
 
-pk_category pk_frame_category(const pk_profile *p, uint32_t frame, pk_category format_category)
+static bool ends_with(const char *s, size_t len, const char *suffix, size_t suffix_len)
 {
-    const pk_frame *f = pk_frame_at(p, frame);
-    if (f->flags & PK_FRAME_HAS_ADDRESS)
+    return len >= suffix_len && memcmp(s + len - suffix_len, suffix, suffix_len) == 0;
+}
+
+pk_category pk_function_category(const pk_profile *p, uint32_t function, bool has_address,
+                                 pk_category format_category)
+{
+    const pk_function *fn = pk_function_at(p, function);
+    const char *name = pk_str(p, fn->name);
+    size_t len = pk_str_len(p, fn->name);
+    if (ends_with(name, len, kernel_suffix, sizeof kernel_suffix - 1))
+        return PK_CATEGORY_KERNEL;
+    if (ends_with(name, len, jit_suffix, sizeof jit_suffix - 1))
+        return PK_CATEGORY_JIT;
+    if (has_address)
         return PK_CATEGORY_NATIVE;
     if (format_category != PK_CATEGORY_OTHER)
         return format_category;
-    return pk_category_of_file(pk_str(p, pk_function_at(p, f->function)->file));
+    return pk_category_of_file(pk_str(p, fn->file));
+}
+
+pk_category pk_frame_category(const pk_profile *p, uint32_t frame, pk_category format_category)
+{
+    const pk_frame *f = pk_frame_at(p, frame);
+    return pk_function_category(p, f->function, (f->flags & PK_FRAME_HAS_ADDRESS) != 0,
+                                format_category);
 }

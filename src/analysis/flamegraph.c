@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "analysis/categories.h"
 #include "analysis/flamegraph_script.h"
 #include "analysis/units.h"
 #include "core/array.h"
@@ -140,123 +140,69 @@ done:
     return st;
 }
 
-/* A colour family and the spread of each channel. */
-typedef struct palette {
-    const char *kind;
-    unsigned char low[3];
-    unsigned char high[3];
-} palette;
+/* Thread roots are not code: a grey-blue of their own, outside the categories' hues. */
+static const pk_category_fill thread_fill = {{150, 160, 185}, {170, 180, 205}};
 
-enum {
-    PALETTE_NATIVE,
-    PALETTE_LIBRARY,
-    PALETTE_KERNEL,
-    PALETTE_JIT,
-    PALETTE_INLINED,
-    PALETTE_BRIGHTSCRIPT,
-    PALETTE_JAVA,
-    PALETTE_JAVASCRIPT,
-    PALETTE_PYTHON,
-    PALETTE_THREAD,
-    PALETTE_OTHER
-};
+/* What a drawn frame is: a category of code, or a thread root, or neither (the root and
+ * merged frames). */
+typedef struct frame_kind {
+    const pk_category_fill *fill;
+    const char *name;     /* shown in the tooltip; "" for none */
+    const char *resource; /* library or module of the code, NULL when unknown */
+} frame_kind;
 
-static const palette palettes[] = {
-    [PALETTE_NATIVE] = {"native code", {205, 60, 0}, {250, 200, 50}},
-    [PALETTE_LIBRARY] = {"library", {195, 185, 45}, {235, 225, 95}},
-    [PALETTE_KERNEL] = {"kernel", {225, 115, 0}, {255, 165, 40}},
-    [PALETTE_JIT] = {"JIT code", {55, 175, 55}, {105, 225, 95}},
-    [PALETTE_INLINED] = {"inlined", {55, 185, 185}, {105, 225, 225}},
-    [PALETTE_BRIGHTSCRIPT] = {"BrightScript", {165, 105, 205}, {205, 145, 250}},
-    [PALETTE_JAVA] = {"Java", {60, 170, 60}, {110, 215, 110}},
-    [PALETTE_JAVASCRIPT] = {"JavaScript", {175, 200, 50}, {210, 230, 90}},
-    [PALETTE_PYTHON] = {"Python", {80, 130, 215}, {125, 170, 250}},
-    [PALETTE_THREAD] = {"thread", {150, 160, 185}, {170, 180, 205}},
-    [PALETTE_OTHER] = {"", {175, 175, 175}, {200, 200, 200}},
-};
-
-static bool ends_with(const char *s, const char *suffix)
+/* Category of every function of p: merging frames by function, a flame graph names a
+ * function native when any of its frames runs at an address. NULL when out of memory. */
+static uint8_t *function_categories(const pk_profile *p)
 {
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcasecmp(s + n - m, suffix) == 0;
+    size_t functions = pk_function_count(p), frames = pk_frame_count(p);
+    uint8_t *category = calloc(functions ? functions : 1, 1);
+    if (!category)
+        return NULL;
+    for (size_t i = 0; i < frames; i++) {
+        const pk_frame *f = pk_frame_at(p, (uint32_t)i);
+        if (f->flags & PK_FRAME_HAS_ADDRESS)
+            category[f->function] = 1;
+    }
+    pk_category format_category = pk_profile_category(p);
+    for (size_t i = 0; i < functions; i++)
+        category[i] = (uint8_t)pk_function_category(p, (uint32_t)i, category[i] != 0,
+                                                    format_category);
+    return category;
 }
 
-static bool looks_like_library(const char *name)
-{
-    return strstr(name, ".so") || ends_with(name, ".dylib") || ends_with(name, ".dll") ||
-           strstr(name, ".framework");
-}
-
-static int language_of_file(const char *file)
-{
-    static const struct {
-        const char *extension;
-        int palette;
-    } languages[] = {
-        {".brs", PALETTE_BRIGHTSCRIPT}, {".bs", PALETTE_BRIGHTSCRIPT},
-        {".java", PALETTE_JAVA},        {".kt", PALETTE_JAVA},
-        {".scala", PALETTE_JAVA},       {".js", PALETTE_JAVASCRIPT},
-        {".mjs", PALETTE_JAVASCRIPT},   {".ts", PALETTE_JAVASCRIPT},
-        {".py", PALETTE_PYTHON},
-    };
-    for (size_t i = 0; i < sizeof languages / sizeof languages[0]; i++)
-        if (ends_with(file, languages[i].extension))
-            return languages[i].palette;
-    return -1;
-}
-
-/* The kind of a frame picks its colour family; resource names the library when known. */
-static int frame_palette(const pk_profile *p, const pk_calltree *tree, uint32_t node,
-                         bool thread_roots, const char **resource)
+static frame_kind node_kind(const pk_profile *p, const pk_calltree *tree, uint32_t node,
+                            const uint8_t *categories)
 {
     const pk_calltree_node *n = &tree->nodes[node];
-    const char *name = pk_str(p, n->name);
-    *resource = NULL;
+    frame_kind kind = {pk_category_fill_of(PK_CATEGORY_OTHER), "", NULL};
     if (node == 0)
-        return PALETTE_OTHER;
-    if (thread_roots && n->depth == 1)
-        return PALETTE_THREAD;
-    if (ends_with(name, "_[k]"))
-        return PALETTE_KERNEL;
-    if (ends_with(name, "_[j]"))
-        return PALETTE_JIT;
-    if (ends_with(name, "_[i]"))
-        return PALETTE_INLINED;
-    if (strcmp(name, "-") == 0 || (name[0] == '[' && ends_with(name, "]")) ||
-        (name[0] == '(' && ends_with(name, ")")))
-        return PALETTE_OTHER;
+        return kind;
+    if (n->thread != PK_NONE)
+        return (frame_kind){&thread_fill, "thread", NULL};
     if (n->function == PK_NONE)
-        return PALETTE_NATIVE;
+        return kind;
+    pk_category c = (pk_category)categories[n->function];
+    kind.fill = pk_category_fill_of(c);
+    kind.name = pk_category_name(c);
     const pk_function *f = pk_function_at(p, n->function);
-    int language = language_of_file(pk_str(p, f->file));
-    if (language >= 0)
-        return language;
     if (f->resource != PK_NONE) {
         const pk_resource *r = pk_resource_at(p, f->resource);
-        const char *rname = pk_str(p, r->name);
-        if (!rname[0])
-            rname = pk_str(p, r->path);
-        *resource = rname;
-        language = language_of_file(rname);
-        if (language >= 0)
-            return language;
-        if (looks_like_library(rname))
-            return PALETTE_LIBRARY;
+        kind.resource = pk_str(p, r->name);
+        if (!kind.resource[0])
+            kind.resource = pk_str(p, r->path);
     }
-    if (strstr(name, "java.") == name || strstr(name, "Ljava/") == name)
-        return PALETTE_JAVA;
-    return PALETTE_NATIVE;
+    return kind;
 }
 
-static void palette_colour(int which, const char *name, char *buf, size_t size)
+static void fill_colour(const pk_category_fill *fill, const char *name, char *buf, size_t size)
 {
-    const palette *pal = &palettes[which];
     uint64_t h = pk_hash_bytes(name, strlen(name));
     unsigned rgb[3];
     for (int c = 0; c < 3; c++) {
-        unsigned spread = (unsigned)(pal->high[c] - pal->low[c]);
+        unsigned spread = (unsigned)(fill->high[c] - fill->low[c]);
         unsigned pick = (unsigned)((h >> (c * 16)) & 0xFFFF);
-        rgb[c] = pal->low[c] + (spread ? pick % (spread + 1) : 0);
+        rgb[c] = fill->low[c] + (spread ? pick % (spread + 1) : 0);
     }
     snprintf(buf, size, "rgb(%u,%u,%u)", rgb[0], rgb[1], rgb[2]);
 }
@@ -314,8 +260,8 @@ static void write_label(pk_output *out, const char *full_name, double w)
 }
 
 static void write_frame(pk_output *out, const pk_profile *p, const pk_calltree *tree,
-                        const pk_flamegraph_options *o, const drawn_frame *f, double y,
-                        int64_t root_total, double max_delta)
+                        const pk_flamegraph_options *o, const uint8_t *categories,
+                        const drawn_frame *f, double y, int64_t root_total, double max_delta)
 {
     char name_buf[64];
     const char *name;
@@ -327,19 +273,26 @@ static void write_frame(pk_output *out, const pk_profile *p, const pk_calltree *
     } else {
         name = pk_calltree_name(tree, p, f->node);
     }
-    const char *resource = NULL;
-    int which = f->merged ? PALETTE_OTHER
-                          : frame_palette(p, tree, f->node, o->thread_roots, &resource);
+    frame_kind kind = {pk_category_fill_of(PK_CATEGORY_OTHER), "", NULL};
+    if (!f->merged)
+        kind = node_kind(p, tree, f->node, categories);
     char colour[32], value[PK_VALUE_TEXT], percent[PK_VALUE_TEXT];
     double delta = (double)f->total - f->base;
     if (o->base_totals)
         differential_colour(delta, max_delta, colour, sizeof colour);
     else
-        palette_colour(which, name, colour, sizeof colour);
+        fill_colour(kind.fill, name, colour, sizeof colour);
     pk_value_text(value, sizeof value, (double)f->total, o->unit, false);
     pk_percent_text(percent, sizeof percent, (double)f->total, (double)root_total);
 
-    pk_out_puts(out, "<g><title>");
+    /* The category is also an attribute, for scripts and style sheets that pick frames by it. */
+    if (kind.name[0]) {
+        pk_out_puts(out, "<g data-category=\"");
+        pk_out_xml_text(out, kind.name);
+        pk_out_puts(out, "\"><title>");
+    } else {
+        pk_out_puts(out, "<g><title>");
+    }
     pk_out_xml_text(out, name);
     pk_out_puts(out, "\n");
     pk_out_xml_text(out, value);
@@ -357,12 +310,12 @@ static void write_frame(pk_output *out, const pk_profile *p, const pk_calltree *
         else if (delta != 0)
             pk_out_puts(out, " (new)");
     }
-    if (palettes[which].kind[0] && !o->base_totals) {
+    if (kind.name[0] && !o->base_totals) {
         pk_out_putc(out, '\n');
-        pk_out_puts(out, palettes[which].kind);
-        if (resource && resource[0]) {
+        pk_out_puts(out, kind.name);
+        if (kind.resource && kind.resource[0]) {
             pk_out_putc(out, ' ');
-            pk_out_xml_text(out, resource);
+            pk_out_xml_text(out, kind.resource);
         }
     }
     pk_out_printf(out,
@@ -391,6 +344,9 @@ pk_status pk_flamegraph_write(const pk_profile *p, const pk_calltree *tree,
         o.min_width = 0.1;
     if (!o.title)
         o.title = o.base_totals ? "Differential Flame Graph" : "Flame Graph";
+    uint8_t *categories = function_categories(p);
+    if (!categories)
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     layout l;
     memset(&l, 0, sizeof l);
     int64_t root_total = tree->count ? tree->nodes[0].total : 0;
@@ -400,6 +356,7 @@ pk_status pk_flamegraph_write(const pk_profile *p, const pk_calltree *tree,
         pk_status st = lay_out(&l, p, tree, scale, &o, err);
         if (st != PK_OK) {
             free(l.frames);
+            free(categories);
             return st;
         }
     }
@@ -453,9 +410,10 @@ pk_status pk_flamegraph_write(const pk_profile *p, const pk_calltree *tree,
         const drawn_frame *f = &l.frames[i];
         double y = o.inverted ? root_y + f->depth * o.frame_height
                               : root_y - f->depth * o.frame_height;
-        write_frame(out, p, tree, &o, f, y, root_total, max_delta);
+        write_frame(out, p, tree, &o, categories, f, y, root_total, max_delta);
     }
     pk_out_puts(out, "</g>\n</svg>\n");
     free(l.frames);
+    free(categories);
     return PK_OK;
 }

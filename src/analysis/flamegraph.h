@@ -1,6 +1,7 @@
 /* Interactive SVG flame graphs of a call tree: width by value, a tooltip per frame, click to
- * zoom, search with the matched share, colours by kind of frame; icicle when inverted; and the
- * differential form that colours each frame by its change from a base. */
+ * zoom, search with the matched share, colours by category of code (analysis/categories.h, the
+ * categories of the Firefox Profiler output too); icicle when inverted; and the differential
+ * form that colours each frame by its change from a base. */
 #ifndef PK_ANALYSIS_FLAMEGRAPH_H
 #define PK_ANALYSIS_FLAMEGRAPH_H
 

@@ -202,6 +202,9 @@ static pk_status copy_resources(copy_state *c)
         r.build_id = copy_string(c, r.build_id);
         if (r.name == PK_NONE || r.path == PK_NONE || r.build_id == PK_NONE)
             return PK_ERR_NOMEM;
+        if (c->options && c->options->map_resource &&
+            !c->options->map_resource(c->options->map_context, c->src, (uint32_t)i, c->dst, &r))
+            return PK_ERR_NOMEM;
         c->resources[i] = pk_intern_resource(c->dst, &r);
         if (c->resources[i] == PK_NONE)
             return PK_ERR_NOMEM;

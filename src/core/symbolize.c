@@ -658,12 +658,12 @@ static bool sym_try_build_id(pk_symbolizer *s, sym_resource *r, const pk_resourc
     return ok;
 }
 
-static void sym_resource_prepare(pk_symbolizer *s, uint32_t resource, sym_resource *r)
+/* Finds the binary of resource pr (whose strings are dst's) for r. */
+static void sym_resource_prepare(pk_symbolizer *s, const pk_resource *pr, sym_resource *r)
 {
     r->prepared = true;
     if (r == &s->outside)
         return;
-    const pk_resource *pr = pk_resource_at(s->dst, resource);
     const char *path = pk_str(s->dst, pr->path);
     if (!*path)
         path = pk_str(s->dst, pr->name);
@@ -913,7 +913,7 @@ size_t pk_symbolizer_frames(pk_symbolizer *s, uint32_t resource, uint64_t addres
         return s->chains[*known].count;
     }
     if (!r->prepared)
-        sym_resource_prepare(s, resource, r);
+        sym_resource_prepare(s, r == &s->outside ? NULL : pk_resource_at(s->dst, resource), r);
     s->lookups++;
     uint32_t chain[SYM_MAX_CHAIN];
     size_t n = 0;
@@ -1048,6 +1048,21 @@ static const char *sym_state_text(sym_state state)
     default:
         return "binary not found (see --symbol-path)";
     }
+}
+
+const char *pk_symbolizer_build_id(pk_symbolizer *s, const pk_resource *r)
+{
+    sym_resource probe;
+    memset(&probe, 0, sizeof probe);
+    probe.problem = PK_NONE;
+    pk_u64map_init(&probe.addresses);
+    pk_u64map_init(&probe.by_die);
+    pk_u64map_init(&probe.by_symbol);
+    sym_resource_prepare(s, r, &probe);
+    /* The binary stays open among the symbolizer's, for the lookups to come. */
+    const char *build_id = probe.binary ? probe.binary->build_id : NULL;
+    sym_resource_free(&probe);
+    return build_id;
 }
 
 void pk_symbolizer_free(pk_symbolizer *s)

@@ -41,6 +41,12 @@ void pk_symbolizer_free(pk_symbolizer *s);
 size_t pk_symbolizer_frames(pk_symbolizer *s, uint32_t resource, uint64_t address,
                             const uint32_t **frames);
 
+/* The build ID (lower-case hex) of the binary that the symbolizer reads for resource r, a
+ * resource whose strings are dst's (interned or not yet), found as for pk_symbolizer_frames;
+ * NULL when no usable binary is found or it has no build ID. The binary is kept open for the
+ * lookups to come; the string lives until pk_symbolizer_free. */
+const char *pk_symbolizer_build_id(pk_symbolizer *s, const pk_resource *r);
+
 /* Number of distinct (resource, address) pairs looked up so far, and how many of them got a
  * function name from a binary. */
 size_t pk_symbolizer_lookups(const pk_symbolizer *s);

@@ -1,6 +1,7 @@
 /* The symbolization pass (profkit/symbolize.h): a copy of the profile (pk_profile_copy) whose
  * frame hook replaces every unresolved frame by the chain of frames the symbolizer finds at its
- * address. */
+ * address, and whose resource hook gives a mapping without a build ID the build ID of the
+ * binary read for it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,10 +11,32 @@
 typedef struct symbolize_pass {
     pk_symbolizer *symbolizer;
     uint32_t *resources; /* source resource -> destination resource, PK_NONE until looked up */
+    bool *unresolved_in; /* source resource -> some unresolved frame lies in it */
+    uint32_t *build_ids; /* source resource -> build ID (a destination string) the binary read
+                          * for it gave, PK_NONE when the resource is copied as it is */
 } symbolize_pass;
 
+/* A resource whose addresses will be looked up and that names no build ID gets the one of the
+ * binary the symbolizer reads for it: the mapping then says which binary named its code. */
+static bool complete_resource(void *context, const pk_profile *src, uint32_t index,
+                              pk_profile *dst, pk_resource *resource)
+{
+    symbolize_pass *pass = context;
+    (void)src;
+    if (!pass->unresolved_in[index] || pk_str_len(dst, resource->build_id))
+        return true;
+    const char *build_id = pk_symbolizer_build_id(pass->symbolizer, resource);
+    if (!build_id)
+        return true;
+    uint32_t id = pk_intern_cstr(dst, build_id);
+    if (id == PK_NONE)
+        return false;
+    resource->build_id = pass->build_ids[index] = id;
+    return true;
+}
+
 /* The destination's resource equal to src's resource id: the copy has interned every resource
- * before the first frame, so interning it again finds it. */
+ * (completed by complete_resource) before the first frame, so interning it again finds it. */
 static uint32_t destination_resource(symbolize_pass *pass, const pk_profile *src, uint32_t id,
                                      pk_profile *dst)
 {
@@ -23,7 +46,8 @@ static uint32_t destination_resource(symbolize_pass *pass, const pk_profile *src
         pk_resource r = *pk_resource_at(src, id);
         r.name = pk_intern_cstr(dst, pk_str(src, r.name));
         r.path = pk_intern_cstr(dst, pk_str(src, r.path));
-        r.build_id = pk_intern_cstr(dst, pk_str(src, r.build_id));
+        r.build_id = pass->build_ids[id] != PK_NONE ? pass->build_ids[id]
+                                                    : pk_intern_cstr(dst, pk_str(src, r.build_id));
         if (r.name != PK_NONE && r.path != PK_NONE && r.build_id != PK_NONE)
             pass->resources[id] = pk_intern_resource(dst, &r);
     }
@@ -56,18 +80,29 @@ pk_status pk_symbolize(const pk_profile *p, const pk_symbolize_options *options,
     symbolize_pass pass = {
         .symbolizer = dst ? pk_symbolizer_new(dst, options) : NULL,
         .resources = malloc((resources ? resources : 1) * sizeof *pass.resources),
+        .unresolved_in = calloc(resources ? resources : 1, sizeof *pass.unresolved_in),
+        .build_ids = malloc((resources ? resources : 1) * sizeof *pass.build_ids),
     };
     pk_status status;
-    if (!dst || !pass.symbolizer || !pass.resources) {
+    if (!dst || !pass.symbolizer || !pass.resources || !pass.unresolved_in || !pass.build_ids) {
         status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     } else {
         memset(pass.resources, 0xff, (resources ? resources : 1) * sizeof *pass.resources);
-        pk_copy_options copy = {.map_frame = name_unresolved_frame, .map_context = &pass};
+        memset(pass.build_ids, 0xff, (resources ? resources : 1) * sizeof *pass.build_ids);
+        for (uint32_t f = 0; f < pk_frame_count(p); f++) {
+            uint32_t r = pk_frame_at(p, f)->resource;
+            if (r < resources && pk_frame_is_unresolved(p, f))
+                pass.unresolved_in[r] = true;
+        }
+        pk_copy_options copy = {.map_frame = name_unresolved_frame, .map_context = &pass,
+                                .map_resource = complete_resource};
         status = pk_profile_copy(dst, p, &copy, err);
     }
     /* Adds a warning per binary that could not be used. */
     pk_symbolizer_free(pass.symbolizer);
     free(pass.resources);
+    free(pass.unresolved_in);
+    free(pass.build_ids);
     if (status != PK_OK) {
         pk_profile_free(dst);
         return status;

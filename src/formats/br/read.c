@@ -155,6 +155,14 @@ static pk_status br_declare_values(br_reader *r, bool timed)
     r->samples_value = pk_add_value_type(r->p, "samples", "count");
     if (r->samples_value == PK_NONE)
         return br_nomem(r);
+    /* The file states no sampling interval: what it records is one occurrence per group, so
+     * the period is one sample (pprof's period type and period say so). */
+    pk_metadata *meta = pk_metadata_of(r->p);
+    meta->period = 1;
+    meta->period_type = pk_intern_cstr(r->p, "samples");
+    meta->period_unit = pk_intern_cstr(r->p, "count");
+    if (meta->period_type == PK_NONE || meta->period_unit == PK_NONE)
+        return br_nomem(r);
     if (timed) {
         r->time_value = pk_add_value_type(r->p, "time", "nanoseconds");
         if (r->time_value == PK_NONE)

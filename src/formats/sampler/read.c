@@ -368,7 +368,15 @@ pk_status pk_sampler_read(pk_input *in, pk_profile *p, const pk_read_options *op
                                                   : SM_ORDER_LEAF_FIRST;
     r->order_reason = "--sampler-order";
     r->value = pk_add_value_type(p, "samples", "count");
-    pk_status st = r->value == PK_NONE ? sm_nomem(r) : pk_sampler_parse(&r->parser, in);
+    /* The file states no sampling interval: each row is one whole-stack sample, so the period
+     * is one sample (pprof's period type and period say so). */
+    pk_metadata *meta = pk_metadata_of(p);
+    meta->period = 1;
+    meta->period_type = pk_intern_cstr(p, "samples");
+    meta->period_unit = pk_intern_cstr(p, "count");
+    bool declared = r->value != PK_NONE && meta->period_type != PK_NONE &&
+                    meta->period_unit != PK_NONE;
+    pk_status st = !declared ? sm_nomem(r) : pk_sampler_parse(&r->parser, in);
     /* After damage, the rows before it make the profile. */
     if (st == PK_OK || st == PK_ERR_INPUT) {
         pk_status finished = sm_finish(r);
