@@ -150,6 +150,7 @@ int pk_cmd_dump(int argc, char **argv);
 int pk_cmd_report(int argc, char **argv);
 int pk_cmd_diff(int argc, char **argv);
 int pk_cmd_merge(int argc, char **argv);
+int pk_cmd_view(int argc, char **argv);
 /* commands:declarations */
 
 extern const pk_command pk_commands[];

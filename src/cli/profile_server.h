@@ -1,0 +1,40 @@
+/* A small HTTP/1.1 server on the loopback interface that serves one document from memory to a
+ * web app in the browser: `profkit view` serves a profile to the Firefox Profiler this way.
+ *
+ * Only the document's path is served (GET and HEAD), gzip-compressed to clients that accept
+ * it, with Access-Control-Allow-Origin set to the app's origin so the app's page may read it;
+ * OPTIONS answers CORS preflight requests. One connection at a time, closed after each
+ * response; a client that stalls is dropped after a few seconds, so it cannot hold the server.
+ */
+#ifndef PK_CLI_PROFILE_SERVER_H
+#define PK_CLI_PROFILE_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct profile_server {
+    int listen_fd;
+    uint16_t port;          /* the port bound (the one picked, when 0 was asked) */
+    const char *path;       /* the document's path, "/..." */
+    const char *origin;     /* the app's origin, "https://profiler.firefox.com" */
+    const char *body;       /* the document */
+    size_t body_size;
+    const char *gzip_body;  /* the same, gzip-compressed; NULL to always send it plain */
+    size_t gzip_body_size;
+    const char *content_type;
+    bool log;               /* one line per request on standard error */
+} profile_server;
+
+/* Binds 127.0.0.1:port (0: a free port) and listens; fills s->listen_fd and s->port. Returns
+ * false with errno set when the port cannot be had. */
+bool profile_server_listen(profile_server *s, uint16_t port);
+
+/* Answers requests until *stop becomes true (set by a signal handler: the wait for a
+ * connection is interrupted by the signal). Returns false with errno set when accepting
+ * connections fails for good. */
+bool profile_server_run(profile_server *s, volatile const int *stop);
+
+void profile_server_close(profile_server *s);
+
+#endif
