@@ -285,8 +285,11 @@ static void write_frame(pk_output *out, const pk_profile *p, const pk_calltree *
     pk_value_text(value, sizeof value, (double)f->total, o->unit, false);
     pk_percent_text(percent, sizeof percent, (double)f->total, (double)root_total);
 
-    /* The category is also an attribute, for scripts and style sheets that pick frames by it. */
-    if (kind.name[0]) {
+    /* The category is also an attribute, for scripts and style sheets that pick frames by it;
+     * thread roots are not code but a class of their own. */
+    if (kind.fill == &thread_fill) {
+        pk_out_puts(out, "<g class=\"thread\"><title>");
+    } else if (kind.name[0]) {
         pk_out_puts(out, "<g data-category=\"");
         pk_out_xml_text(out, kind.name);
         pk_out_puts(out, "\"><title>");
