@@ -28,6 +28,15 @@ if [ -n "${PK_GPERF_DEMO:-}" ] && [ -x "$PK_GPERF_DEMO" ]; then
         expect_eq "$mine" "$theirs" "self and total samples per function against google-pprof"
         expect_contains "$mine" "main" "main in the report"
     fi
+    # Symbols were read from the program: its mapping carries the program's build ID, which
+    # the maps text of the profile does not give.
+    build_id=$(readelf -n "$PK_GPERF_DEMO" 2>/dev/null | sed -n 's/.*Build ID: *//p')
+    if [ -n "$build_id" ]; then
+        expect_status 0 "$PROFKIT" convert demo.prof -o demo.pb.gz --quiet
+        expect_status 0 go tool pprof -raw demo.pb.gz
+        expect_contains "$(printf '%s\n' "$OUT" | sed -n '/^Mappings/,$p')" \
+            " $(readlink -f "$PK_GPERF_DEMO") $build_id " "go tool pprof: the program's build ID"
+    fi
 else
     echo "note: no profiled demo program in this build (libprofiler missing); its checks were not run"
 fi

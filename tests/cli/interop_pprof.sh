@@ -137,6 +137,20 @@ else
     echo "note: no bsprof reader or example in this build; the Roku checks were not run"
 fi
 
+# ---- period of BR and Apple Sampler profiles; threads of one name ----------------------------------
+# Neither file states an interval: a period of one sample.
+for input in br-profile-sampled-synthetic.bin br-profile-timed-synthetic.bin sampler-synthetic.sample; do
+    expect_status 0 "$PROFKIT" convert "$SRC/tests/data/$input" -o period.pb.gz --quiet
+    expect_status 0 go tool pprof -raw period.pb.gz
+    expect_contains "$OUT" "PeriodType: samples count" "$input: period type"
+    expect_contains "$OUT" "Period: 1" "$input: period"
+done
+# The six RowListItem components of the example are six thread label values in pprof.
+expect_status 0 "$PROFKIT" convert "$SRC/examples/roku-channel.bsprof" -o channel.pb.gz --quiet
+expect_status 0 go tool pprof -tags -symbolize=none channel.pb.gz
+expect_eq "$(printf '%s\n' "$OUT" | grep -c 'RowListItem (module [0-9]*)')" 6 \
+    "go tool pprof -tags: six RowListItem threads"
+
 # ---- addresses without lines, named from the binary ---------------------------------------------
 if "$PROFKIT" convert --help | grep -q -- '--symbol-path' && [ -e /usr/lib/x86_64-linux-gnu/libprofiler.so.0 ] &&
    gcc -O0 -g -fno-omit-frame-pointer "$DATA/native.c" -o native \
