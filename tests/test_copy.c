@@ -210,6 +210,58 @@ static void copy_hook_replaces_frames_by_chains(void **state)
     pk_profile_free(src);
 }
 
+static bool add_build_id(void *context, const pk_profile *src, uint32_t index, pk_profile *dst,
+                         pk_resource *resource)
+{
+    size_t *calls = context;
+    (*calls)++;
+    /* The strings are already the destination's. */
+    assert_string_equal(pk_str(dst, resource->name), pk_str(src, pk_resource_at(src, index)->name));
+    resource->build_id = pk_intern_cstr(dst, "0123abcd");
+    return true;
+}
+
+static bool failing_resource(void *context, const pk_profile *src, uint32_t index,
+                             pk_profile *dst, pk_resource *resource)
+{
+    (void)context;
+    (void)src;
+    (void)index;
+    (void)dst;
+    (void)resource;
+    return false;
+}
+
+static void copy_hook_completes_resources(void **state)
+{
+    (void)state;
+    pk_profile *src = fixture_profile();
+    assert_true(pk_resource_count(src) > 0);
+    pk_profile *dst = pk_profile_new();
+    size_t calls = 0;
+    pk_copy_options options = {.map_context = &calls, .map_resource = add_build_id};
+    pk_error err;
+    assert_int_equal(pk_profile_copy(dst, src, &options, &err), PK_OK);
+    assert_int_equal(calls, pk_resource_count(src));
+    /* Every resource is the completed one; functions and frames point at it. */
+    assert_int_equal(pk_resource_count(dst), pk_resource_count(src));
+    for (uint32_t r = 0; r < pk_resource_count(dst); r++)
+        assert_string_equal(pk_str(dst, pk_resource_at(dst, r)->build_id), "0123abcd");
+    for (uint32_t f = 0; f < pk_function_count(dst); f++) {
+        uint32_t r = pk_function_at(dst, f)->resource;
+        if (r != PK_NONE)
+            assert_string_equal(pk_str(dst, pk_resource_at(dst, r)->build_id), "0123abcd");
+    }
+    assert_int_equal(pk_value_total(dst, 0), 42 * MS);
+    pk_profile_free(dst);
+
+    dst = pk_profile_new();
+    options.map_resource = failing_resource;
+    assert_int_equal(pk_profile_copy(dst, src, &options, &err), PK_ERR_NOMEM);
+    pk_profile_free(dst);
+    pk_profile_free(src);
+}
+
 static void merge_adds_threads_of_one_name_up(void **state)
 {
     (void)state;
@@ -239,6 +291,7 @@ int main(void)
         cmocka_unit_test(copy_into_a_fresh_profile_is_faithful),
         cmocka_unit_test(copy_maps_values_and_matches_threads_by_name),
         cmocka_unit_test(copy_hook_replaces_frames_by_chains),
+        cmocka_unit_test(copy_hook_completes_resources),
         cmocka_unit_test(merge_adds_threads_of_one_name_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -767,6 +767,30 @@ static void test_unnamed_threads_and_strings_escaped(void **state)
     pk_profile_free(p);
 }
 
+/* Threads that share a name get names that tell them apart (profkit/thread_names.h). */
+static void threads_of_one_name_told_apart(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "samples", "count");
+    pk_metadata_of(p)->source_format = pk_intern_cstr(p, "bsprof");
+    uint32_t f = script_frame(p, "Run", "pkg:/components/Item.brs", 1, 1);
+    uint32_t s = pk_intern_stack(p, PK_NONE, f);
+    const int64_t one[] = {1};
+    uint32_t item = pk_intern_cstr(p, "Item");
+    pk_add_sample(p, pk_add_thread(p, item, 0, 7), s, one);
+    pk_add_sample(p, pk_add_thread(p, pk_intern_cstr(p, "main"), 0, 1), s, one);
+    pk_add_sample(p, pk_add_thread(p, item, 0, 9), s, one);
+    json_t *root = write_json(p, PK_NONE);
+    check_profile(root);
+    json_t *threads = get(root, "threads");
+    assert_string_equal(get_string(json_array_get(threads, 0), "name"), "Item (module 7)");
+    assert_string_equal(get_string(json_array_get(threads, 1), "name"), "main");
+    assert_string_equal(get_string(json_array_get(threads, 2), "name"), "Item (module 9)");
+    json_decref(root);
+    pk_profile_free(p);
+}
+
 /* Stacks interned in an order where a thread reaches a deep stack before its callers' other
  * children: per-thread indexes must still put every prefix first. */
 static void test_stacks_stay_topological_per_thread(void **state)
@@ -942,6 +966,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_memory_events_become_native_allocations),
         cmocka_unit_test(test_empty_profile),
         cmocka_unit_test(test_unnamed_threads_and_strings_escaped),
+        cmocka_unit_test(threads_of_one_name_told_apart),
         cmocka_unit_test(test_stacks_stay_topological_per_thread),
         cmocka_unit_test(test_random_profiles_stay_valid),
     };

@@ -190,6 +190,16 @@ static void test_unnamed_and_empty(void **state)
     assert_non_null(strstr(out, "\"name\":\"Thread 1\""));
     assert_non_null(strstr(out, "{\"name\":\"(unnamed)\"}"));
     free(out);
+
+    /* Two threads of one name: one profile each, told apart by thread id. */
+    uint32_t a = pk_add_thread(p, pk_intern_cstr(p, "pool"), 5, 11);
+    uint32_t b = pk_add_thread(p, pk_intern_cstr(p, "pool"), 5, 12);
+    assert_int_equal(pk_add_sample_value(p, a, s, 0, 1), PK_OK);
+    assert_int_equal(pk_add_sample_value(p, b, s, 0, 1), PK_OK);
+    out = write_speedscope(p, PK_NONE, NULL);
+    assert_non_null(strstr(out, "\"name\":\"pool (tid 11)\""));
+    assert_non_null(strstr(out, "\"name\":\"pool (tid 12)\""));
+    free(out);
     pk_profile_free(p);
 }
 
