@@ -78,7 +78,8 @@ static void sort_by_name(builder *b, size_t count)
 {
     for (size_t i = 0; i < count; i++)
         b->sorted[i] = (name_ref){(uint32_t)i, b->offsets[i]};
-    qsort_r(b->sorted, count, sizeof *b->sorted, compare_refs, b->text.data);
+    if (count > 1)
+        qsort_r(b->sorted, count, sizeof *b->sorted, compare_refs, b->text.data);
 }
 
 static int compare_u64(const void *pa, const void *pb)
@@ -99,7 +100,8 @@ static bool ids_tell_apart(const pk_profile *p, const name_ref *group, size_t n,
         /* A pid and tid pair as one number; ids beyond 32 bits are not told apart this way. */
         scratch[i] = (with_pid ? (uint64_t)t->pid << 32 : 0) | (uint64_t)t->tid;
     }
-    qsort(scratch, n, sizeof *scratch, compare_u64);
+    if (n > 1)
+        qsort(scratch, n, sizeof *scratch, compare_u64);
     for (size_t i = 1; i < n; i++)
         if (scratch[i] == scratch[i - 1])
             return false;

@@ -6,6 +6,7 @@
 . "$(dirname "$0")/profiler_cli.sh"
 
 VIEW_PID=
+VIEWS=0
 stop_view() {
     [ -n "$VIEW_PID" ] || return 0
     CHECKS=$((CHECKS + 1))
@@ -17,20 +18,23 @@ stop_view() {
 # view INPUT: serves INPUT with profkit view and loads its link into a fresh profiler session.
 view() {
     stop_view
-    "$PROFKIT" view --no-open --quiet "$1" >view.out 2>view.err &
+    # Each run its own output file: the shell empties it only once the command has started.
+    VIEWS=$((VIEWS + 1))
+    local out="view$VIEWS.out" err="view$VIEWS.err"
+    "$PROFKIT" view --no-open --quiet "$1" >"$out" 2>"$err" &
     VIEW_PID=$!
     local waited=0
-    while ! grep -q '^Open: ' view.out 2>/dev/null; do
+    while ! grep -q '^Open: ' "$out" 2>/dev/null; do
         if ! kill -0 "$VIEW_PID" 2>/dev/null || [ "$waited" -ge 1800 ]; then
             fail "profkit view $1 did not print its link"
-            sed 's/^/  stderr: /' view.err >&2
+            sed 's/^/  stderr: /' "$err" >&2
             VIEW_PID=
             return 1
         fi
         sleep 0.1
         waited=$((waited + 1))
     done
-    load "$(sed -n 's/^Open: *//p' view.out)"
+    load "$(sed -n 's/^Open: *//p' "$out")"
 }
 
 if view "$SRC/examples/roku-channel.bsprof"; then
