@@ -64,7 +64,8 @@ static void test_names_and_colours(void **state)
                          pk_category_name((pk_category)b));
         }
     }
-    assert_ptr_equal(pk_category_fill_of(PK_CATEGORY_COUNT), pk_category_fill_of(PK_CATEGORY_OTHER));
+    assert_ptr_equal(pk_category_fill_of(PK_CATEGORY_COUNT),
+                     pk_category_fill_of(PK_CATEGORY_OTHER));
 }
 
 static void test_formats(void **state)

@@ -180,8 +180,8 @@ pk_status fx_writer_init(fx_writer *w, const pk_profile *p, pk_output *out,
     size_t threads = pk_thread_count(p), rows = pk_sample_count(p);
     size_t frames = pk_frame_count(p), functions = pk_function_count(p);
     w->thread_names = pk_thread_names_new(p);
-    bool ok = w->thread_names && classify(w) && group_rows(w, threads) && group_events(w, threads) &&
-              fx_remap_init(&w->stacks, pk_stack_count(p)) && fx_remap_init(&w->frames, frames) &&
+    bool ok = w->thread_names && classify(w) && group_rows(w, threads) &&
+              group_events(w, threads) && fx_remap_init(&w->stacks, pk_stack_count(p)) && fx_remap_init(&w->frames, frames) &&
               fx_remap_init(&w->funcs, functions) &&
               fx_remap_init(&w->resources, pk_resource_count(p)) &&
               fx_remap_init(&w->symbols, functions) &&
