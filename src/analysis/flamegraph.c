@@ -195,15 +195,14 @@ static frame_kind node_kind(const pk_profile *p, const pk_calltree *tree, uint32
     return kind;
 }
 
+/* One point between the fill's low and high colour, picked by the name: every channel moves
+ * together, so frames keep their category's hue (a grey stays grey) and only the shade varies. */
 static void fill_colour(const pk_category_fill *fill, const char *name, char *buf, size_t size)
 {
-    uint64_t h = pk_hash_bytes(name, strlen(name));
+    double t = (double)(pk_hash_bytes(name, strlen(name)) & 0xFFFF) / 65535.0;
     unsigned rgb[3];
-    for (int c = 0; c < 3; c++) {
-        unsigned spread = (unsigned)(fill->high[c] - fill->low[c]);
-        unsigned pick = (unsigned)((h >> (c * 16)) & 0xFFFF);
-        rgb[c] = fill->low[c] + (spread ? pick % (spread + 1) : 0);
-    }
+    for (int c = 0; c < 3; c++)
+        rgb[c] = fill->low[c] + (unsigned)(t * (fill->high[c] - fill->low[c]) + 0.5);
     snprintf(buf, size, "rgb(%u,%u,%u)", rgb[0], rgb[1], rgb[2]);
 }
 
