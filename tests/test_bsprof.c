@@ -17,6 +17,7 @@
 #include "core/output.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
+#include "memory_events.h"
 
 static const pk_format *bsprof(void)
 {
@@ -528,7 +529,7 @@ static void memory_operations_are_matched(void **state)
                  {PK_MEM_ALLOC, 0x3000, 48, false},      {PK_MEM_ALLOC, 0x4000, 16, false}};
     uint64_t last_order = 0;
     for (size_t i = 0; i < 6; i++) {
-        pk_memory_event_at(p, i, &ev);
+        tm_memory_event_at(p, i, &ev);
         assert_int_equal(ev.kind, want[i].kind);
         assert_int_equal(ev.address, want[i].address);
         assert_int_equal(ev.size, want[i].size);
@@ -978,8 +979,8 @@ static void assert_same_profile(const pk_profile *a, const pk_profile *b)
     assert_int_equal(pk_memory_event_count(a), pk_memory_event_count(b));
     for (size_t i = 0; i < pk_memory_event_count(a); i++) {
         pk_memory_event ea, eb;
-        pk_memory_event_at(a, i, &ea);
-        pk_memory_event_at(b, i, &eb);
+        tm_memory_event_at(a, i, &ea);
+        tm_memory_event_at(b, i, &eb);
         assert_int_equal(ea.kind, eb.kind);
         assert_int_equal(ea.address, eb.address);
         assert_int_equal(ea.size, eb.size);
@@ -1059,7 +1060,7 @@ static void writer_takes_any_profile(void **state)
     assert_int_equal(total(q, "live-bytes"), 64);
     assert_int_equal(pk_memory_event_count(q), 3);
     pk_memory_event ev;
-    pk_memory_event_at(q, 2, &ev);
+    tm_memory_event_at(q, 2, &ev);
     assert_true(ev.matched);
     assert_int_equal(ev.size, 128);
     assert_true(pk_thread_at(q, 0)->tid == 77);

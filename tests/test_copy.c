@@ -13,6 +13,7 @@
 #include "profkit/merge.h"
 #include "profkit/profile.h"
 #include "report_fixture.h"
+#include "memory_events.h"
 
 /* The names of a stack's frames joined by ';', with "+" after inlined frames. */
 static void stack_text(const pk_profile *p, uint32_t stack, char *buf, size_t cap)
@@ -82,8 +83,8 @@ static void copy_into_a_fresh_profile_is_faithful(void **state)
     assert_int_equal(pk_memory_event_count(dst), pk_memory_event_count(src));
     for (size_t i = 0; i < pk_memory_event_count(src); i++) {
         pk_memory_event a, b;
-        pk_memory_event_at(src, i, &a);
-        pk_memory_event_at(dst, i, &b);
+        tm_memory_event_at(src, i, &a);
+        tm_memory_event_at(dst, i, &b);
         assert_int_equal(a.kind, b.kind);
         assert_int_equal(a.size, b.size);
         assert_int_equal(a.matched, b.matched);
@@ -121,11 +122,11 @@ static void copy_maps_values_and_matches_threads_by_name(void **state)
     assert_int_equal(pk_value_total(dst, 0), 6);
     /* The copy's blocks are never freed by the first copy's frees. */
     pk_memory_event e;
-    pk_memory_event_at(dst, pk_memory_event_count(src), &e);
+    tm_memory_event_at(dst, pk_memory_event_count(src), &e);
     assert_int_equal(e.address, 0x10 | (uint64_t)1 << 56);
     size_t unmatched = 0;
     for (size_t i = 0; i < pk_memory_event_count(dst); i++) {
-        pk_memory_event_at(dst, i, &e);
+        tm_memory_event_at(dst, i, &e);
         unmatched += e.kind != PK_MEM_ALLOC && !e.matched;
     }
     assert_int_equal(unmatched, 2);
@@ -196,7 +197,7 @@ static void copy_hook_replaces_frames_by_chains(void **state)
     assert_int_equal(pk_value_total(dst, 0), 42 * MS);
     /* Memory events follow their stacks into the chains. */
     pk_memory_event e;
-    pk_memory_event_at(dst, 1, &e);
+    tm_memory_event_at(dst, 1, &e);
     char buf[256];
     stack_text(dst, e.stack, buf, sizeof buf);
     assert_string_equal(buf, "main;foo;lib_bar;helper+");

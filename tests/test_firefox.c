@@ -1,6 +1,7 @@
 /* The Firefox Profiler writer: profiles built through the model API, written to memory, parsed
  * back with jansson and checked table by table. */
 #include <setjmp.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -332,9 +333,9 @@ static void test_script_profile_default_value(void **state)
     assert_int_equal(json_array_size(categories), 2);
     assert_string_equal(get_string(json_array_get(categories, 1), "name"), "BrightScript");
 
-    /* Approximate times are stated in meta.extra, and properties are carried along. */
+    /* Placed times are stated in meta.extra, and properties are carried along. */
     char *text = json_dumps(get(meta, "extra"), 0);
-    assert_non_null(strstr(text, "approximate"));
+    assert_non_null(strstr(text, "placed"));
     assert_non_null(strstr(text, "4800X"));
     free(text);
 
@@ -342,19 +343,22 @@ static void test_script_profile_default_value(void **state)
     json_t *task_thread = thread_named(root, "TaskNode");
     json_t *samples = get(main_thread, "samples");
     assert_string_equal(get_string(samples, "weightType"), "samples");
-    /* The zero-cpu row of render is left out, and so is its stack. */
-    assert_int_equal(get_int(samples, "length"), 3);
+    /* The zero-cpu row of render is left out, and so is its stack. The rows (120, 100 and 7
+     * samples) are written a sample each, over spans in proportion to their weights. */
+    assert_int_equal(get_int(samples, "length"), 120 + 100 + 7);
     assert_true(weight_sum(samples) == 120 + 100 + 7);
     assert_true(weight_sum(get(task_thread, "samples")) == 30);
     assert_int_equal(get_int(get(main_thread, "stackTable"), "length"), 3);
 
     char path[256];
-    sample_path(main_thread, samples, 2, path, sizeof path);
+    sample_path(main_thread, samples, 226, path, sizeof path);
     assert_string_equal(path, "main;parse;token");
-    sample_path(main_thread, samples, 1, path, sizeof path);
+    sample_path(main_thread, samples, 120, path, sizeof path);
     assert_string_equal(path, "main;parse");
-    assert_int_equal(json_integer_value(column(samples, "weight", 1)), 100);
-    assert_int_equal(json_integer_value(column(samples, "weight", 0)), 120);
+    sample_path(main_thread, samples, 119, path, sizeof path);
+    assert_string_equal(path, "main");
+    assert_int_equal(json_integer_value(column(samples, "weight", 120)), 1);
+    assert_int_equal(json_integer_value(column(samples, "weight", 0)), 1);
 
     /* Functions carry file and start line; frames the executing line. */
     json_t *funcs = get(main_thread, "funcTable"), *frames = get(main_thread, "frameTable");
@@ -375,12 +379,17 @@ static void test_script_profile_default_value(void **state)
     }
     assert_true(seen_token);
 
-    /* Times lie inside the run, in stream order. */
+    /* Times lie inside the run, in stream order, and the samples of all threads (257 in all)
+     * fill it: one every 2000 / 257 ms. */
     json_t *times = get(samples, "time");
+    double last = -1;
     for (size_t i = 0; i < json_array_size(times); i++) {
         double t = json_number_value(json_array_get(times, i));
-        assert_true(t >= 0 && t < 2000.0);
+        assert_true(t > last && t < 2000.0);
+        last = t;
     }
+    assert_true(last > 2000.0 - 2 * 2000.0 / 257);
+    assert_true(fabs(json_number_value(get(get(root, "meta"), "interval")) - 2000.0 / 257) < 1e-6);
     json_decref(root);
     pk_profile_free(s.p);
 }
@@ -393,7 +402,8 @@ static void test_time_value_becomes_milliseconds(void **state)
     check_profile(root);
     json_t *samples = get(thread_named(root, "main"), "samples");
     assert_string_equal(get_string(samples, "weightType"), "tracing-ms");
-    assert_int_equal(get_int(samples, "length"), 4); /* render has wall time */
+    /* Four rows (render has wall time), each written as at least one sample. */
+    assert_true(get_int(samples, "length") >= 4);
     double main_ms = weight_sum(samples);
     double task_ms = weight_sum(get(thread_named(root, "TaskNode"), "samples"));
     double total_ms = (double)pk_value_total(s.p, s.wall) / 1e6;
@@ -534,25 +544,30 @@ static pk_profile *make_unit_profile(const char *unit)
 static void test_units_of_weights_and_period(void **state)
 {
     (void)state;
+    /* A written sample spans one sampling period (4 ms), or one unit of a time value when
+     * that is longer: a row of 3 seconds is three samples of a second. */
     static const struct {
         const char *unit;
         const char *weight_type;
-        double weight; /* of a sample of value 3 */
+        double weight; /* of the first sample of the row of value 3 */
+        double interval;
     } cases[] = {
-        {"MS", "tracing-ms", 3.0},
-        {"sec", "tracing-ms", 3000.0},
-        {"\xce\xbcs", "tracing-ms", 0.003}, /* GREEK SMALL LETTER MU */
-        {"ns", "tracing-ms", 0.000003},
-        {"bytes", "bytes", 3.0},
-        {"KiB", "bytes", 3072.0},
-        {"megabytes", "bytes", 3.0 * 1024 * 1024},
-        {"operations", "samples", 3.0},
+        {"MS", "tracing-ms", 3.0, 4.0},
+        {"sec", "tracing-ms", 1000.0, 1000.0},
+        {"\xce\xbcs", "tracing-ms", 0.003, 4.0}, /* GREEK SMALL LETTER MU */
+        {"ns", "tracing-ms", 0.000003, 4.0},
+        {"bytes", "bytes", 3.0, 4.0},
+        {"KiB", "bytes", 3072.0, 4.0},
+        {"megabytes", "bytes", 3.0 * 1024 * 1024, 4.0},
+        {"operations", "samples", 1.0, 4.0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         pk_profile *p = make_unit_profile(cases[i].unit);
         json_t *root = write_json(p, PK_NONE);
         check_profile(root);
-        assert_true(json_number_value(get(get(root, "meta"), "interval")) == 4.0);
+        double interval = json_number_value(get(get(root, "meta"), "interval"));
+        if (fabs(interval - cases[i].interval) > 1e-9)
+            fail_msg("%s: interval %g, want %g", cases[i].unit, interval, cases[i].interval);
         json_t *samples = get(json_array_get(get(root, "threads"), 0), "samples");
         if (strcmp(get_string(samples, "weightType"), cases[i].weight_type) != 0)
             fail_msg("%s: weight type %s", cases[i].unit, get_string(samples, "weightType"));
@@ -571,8 +586,10 @@ static void test_units_of_weights_and_period(void **state)
         assert_int_equal(pk_add_sample_value(p, t, s, 0, INT64_MAX / 2), PK_OK);
         json_t *root = write_json(p, PK_NONE);
         json_t *samples = get(json_array_get(get(root, "threads"), 0), "samples");
-        double want = (double)(INT64_MAX / 2 + 3) * (i == 0 ? 1024.0 * 1024 * 1024 : 1000.0);
-        double weight = json_number_value(column(samples, "weight", 0));
+        /* The rows' weights (INT64_MAX / 2 + 3 and 2), however many samples carry them. */
+        double scale = i == 0 ? 1024.0 * 1024 * 1024 : 1000.0;
+        double want = ((double)(INT64_MAX / 2 + 3) + 2) * scale;
+        double weight = weight_sum(samples);
         assert_true(weight > want * 0.999999 && weight < want * 1.000001);
         json_decref(root);
         pk_profile_free(p);
@@ -605,6 +622,28 @@ static pk_profile *make_native_profile(void)
     pk_add_sample(p, t, s_read, a);
     pk_add_sample(p, t, s_read2, b);
     return p;
+}
+
+/* A profile without a run length: 30 ms of cpu sampled every 10 ms spans 30 ms, one sample per
+ * period, each stack over a span in proportion to its weight. */
+static void test_range_is_the_samples_times_the_period(void **state)
+{
+    (void)state;
+    pk_profile *p = make_native_profile();
+    json_t *root = write_json(p, PK_NONE);
+    check_profile(root);
+    json_t *meta = get(root, "meta");
+    assert_true(fabs(json_number_value(get(meta, "interval")) - 10.0) < 1e-9);
+    assert_true(fabs(json_number_value(get(meta, "profilingEndTime")) - 30.0) < 1e-9);
+    json_t *samples = get(json_array_get(get(root, "threads"), 0), "samples");
+    assert_int_equal(get_int(samples, "length"), 3);
+    static const double times[] = {0.0, 10.0, 20.0};
+    for (size_t i = 0; i < 3; i++) {
+        assert_true(fabs(json_number_value(column(samples, "time", i)) - times[i]) < 1e-9);
+        assert_true(fabs(json_number_value(column(samples, "weight", i)) - 10.0) < 1e-9);
+    }
+    json_decref(root);
+    pk_profile_free(p);
 }
 
 static void test_native_frames_get_libraries(void **state)
@@ -963,6 +1002,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_units_of_weights_and_period),
         cmocka_unit_test(test_business_rules_and_windows_library),
         cmocka_unit_test(test_native_frames_get_libraries),
+        cmocka_unit_test(test_range_is_the_samples_times_the_period),
         cmocka_unit_test(test_memory_events_become_native_allocations),
         cmocka_unit_test(test_empty_profile),
         cmocka_unit_test(test_unnamed_threads_and_strings_escaped),

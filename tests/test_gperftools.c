@@ -341,6 +341,46 @@ static void zero_count_records_are_ignored(void **state)
     tb_free(&b);
 }
 
+/* Counts whose total (or cpu time, count x period) passes the int64 range are refused at the
+ * record that passes it, never capped: every sum of the profile would be wrong. */
+static void counts_beyond_64_bits_are_refused(void **state)
+{
+    (void)state;
+    const uint64_t pcs[1] = {0x1000};
+    struct {
+        uint64_t period_us, first, second;
+    } cases[] = {
+        {10000, UINT64_MAX, 1},                    /* one count beyond */
+        {10000, 1, UINT64_C(1) << 62},             /* cpu time beyond: 2^62 x 10 ms */
+        {1, UINT64_C(1) << 53, UINT64_C(1) << 53}, /* the total beyond in ns */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tb_bytes b = {0};
+        header(&b, LE64, cases[i].period_us);
+        record(&b, LE64, cases[i].first, 1, pcs);
+        size_t second_at = b.len;
+        record(&b, LE64, cases[i].second, 1, pcs);
+        trailer(&b, LE64);
+        pk_status status;
+        pk_error err;
+        pk_profile *p = read_with(b.data, b.len, false, false, &status, &err);
+        assert_null(p);
+        assert_int_equal(status, PK_ERR_LIMIT);
+        assert_non_null(strstr(err.message, "64-bit"));
+        assert_int_equal(err.offset, i == 0 ? 40 : (int64_t)second_at);
+        tb_free(&b);
+    }
+    /* The largest total that fits reads as it is. */
+    tb_bytes b = {0};
+    header(&b, LE64, 0);
+    record(&b, LE64, (uint64_t)INT64_MAX, 1, pcs);
+    trailer(&b, LE64);
+    pk_profile *p = read_ok(&b);
+    assert_int_equal(pk_value_total(p, 0), INT64_MAX);
+    pk_profile_free(p);
+    tb_free(&b);
+}
+
 /* ---- the maps text ----------------------------------------------------------------------------- */
 
 static const pk_resource *resource_named(const pk_profile *p, const char *path)
@@ -1108,6 +1148,7 @@ int main(void)
         cmocka_unit_test(prefix_reuse_keeps_leaf_and_caller_apart),
         cmocka_unit_test(extra_header_slots_are_skipped),
         cmocka_unit_test(zero_count_records_are_ignored),
+        cmocka_unit_test(counts_beyond_64_bits_are_refused),
         cmocka_unit_test(maps_text_lines_and_substitutions),
         cmocka_unit_test(every_truncation_point),
         cmocka_unit_test(depth_that_cannot_fit_is_an_error_with_offset),

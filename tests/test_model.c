@@ -10,6 +10,7 @@
 #include "profkit/calltree.h"
 #include "core/hashmap.h"
 #include "profkit/profile.h"
+#include "memory_events.h"
 
 static uint32_t make_frame(pk_profile *p, const char *name, uint32_t line)
 {
@@ -27,7 +28,12 @@ static void strings_are_interned(void **state)
     uint32_t b = pk_intern(p, "mainly", 4);
     assert_int_equal(a, b);
     assert_string_equal(pk_str(p, a), "main");
-    assert_int_equal(pk_intern(p, "a\0b", 3), pk_intern_cstr(p, "a"));
+    /* Every byte counts, NUL bytes too: the text is whole, with a NUL after it. */
+    uint32_t with_nul = pk_intern(p, "a\0b", 3);
+    assert_int_not_equal(with_nul, pk_intern_cstr(p, "a"));
+    assert_int_equal(pk_str_len(p, with_nul), 3);
+    assert_memory_equal(pk_str(p, with_nul), "a\0b", 4);
+    assert_int_equal(pk_intern(p, "a\0b", 3), with_nul);
     assert_string_equal(pk_str(p, PK_NONE), "");
     /* Many strings: pointers handed out earlier stay valid. */
     const char *first = pk_str(p, a);
@@ -195,17 +201,54 @@ static void frees_match_allocations_by_address(void **state)
     assert_int_equal(freed, 0);
     assert_int_equal(pk_memory_event_count(p), 4);
     pk_memory_event e;
-    pk_memory_event_at(p, 0, &e);
+    tm_memory_event_at(p, 0, &e);
     assert_true(e.matched);
     assert_int_equal(e.kind, PK_MEM_ALLOC);
-    pk_memory_event_at(p, 2, &e);
+    tm_memory_event_at(p, 2, &e);
     assert_int_equal(e.size, 64);
     assert_int_equal(e.kind, PK_MEM_FREE);
-    pk_memory_event_at(p, 3, &e);
+    tm_memory_event_at(p, 3, &e);
     assert_false(e.matched);
     assert_int_equal(pk_memory_add_live_values(p, bytes, count), PK_OK);
     assert_int_equal(pk_value_total(p, bytes), 128);
     assert_int_equal(pk_value_total(p, count), 1);
+    pk_profile_free(p);
+}
+
+/* Sums over rows fit in an int64 exactly when pk_values_overflow says so. */
+static void values_overflow_is_known(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    uint32_t v = pk_add_value_type(p, "samples", "count");
+    uint32_t w = pk_add_value_type(p, "other", "count");
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 0, 0);
+    uint32_t a = pk_intern_stack(p, PK_NONE, make_frame(p, "a", 0));
+    uint32_t b = pk_intern_stack(p, a, make_frame(p, "b", 0));
+    assert_int_equal(pk_add_sample_value(p, t, a, v, INT64_MAX - 10), PK_OK);
+    assert_false(pk_values_overflow(p, NULL));
+    /* Additions that cancel leave the rows summable (b is 5). */
+    assert_int_equal(pk_add_sample_value(p, t, b, v, INT64_MAX), PK_OK);
+    assert_int_equal(pk_add_sample_value(p, t, b, v, -INT64_MAX + 5), PK_OK);
+    assert_false(pk_values_overflow(p, NULL));
+    /* Magnitudes count: b at -15 leaves a signed total that fits, but not the sum of the
+     * magnitudes that shares divide by. */
+    assert_int_equal(pk_add_sample_value(p, t, b, w, -4), PK_OK);
+    assert_int_equal(pk_add_sample_value(p, t, b, v, -20), PK_OK);
+    uint32_t which = PK_NONE;
+    assert_true(pk_values_overflow(p, &which));
+    assert_int_equal(which, v);
+    pk_profile_free(p);
+
+    /* One row that saturated is an overflow too. */
+    p = pk_profile_new();
+    v = pk_add_value_type(p, "samples", "count");
+    t = pk_add_thread(p, pk_intern_cstr(p, "main"), 0, 0);
+    a = pk_intern_stack(p, PK_NONE, make_frame(p, "a", 0));
+    const int64_t big[] = {INT64_MAX};
+    assert_int_equal(pk_add_sample(p, t, a, big), PK_OK);
+    assert_int_equal(pk_add_sample(p, t, a, (const int64_t[]){1}), PK_OK);
+    assert_true(pk_values_overflow(p, NULL));
     pk_profile_free(p);
 }
 
@@ -303,6 +346,7 @@ int main(void)
         cmocka_unit_test(deep_stacks_share_nothing_but_their_runs),
         cmocka_unit_test(samples_aggregate_per_thread_and_stack),
         cmocka_unit_test(frees_match_allocations_by_address),
+        cmocka_unit_test(values_overflow_is_known),
         cmocka_unit_test(metadata_properties_and_warnings),
         cmocka_unit_test(u64map_removes_without_losing_neighbours),
         cmocka_unit_test(calltree_merges_by_name),

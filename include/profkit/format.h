@@ -72,6 +72,9 @@ typedef struct pk_read_options {
     pk_option_list extra;     /* format-specific options */
     pk_progress_fn progress;  /* called as the input is consumed; may be NULL */
     void *progress_context;
+    bool memory_sums_only;    /* keep only the sums of memory events, not the events (what
+                               * reports and outputs that do not list events need; see
+                               * pk_memory_keep_events) */
 } pk_read_options;
 
 typedef struct pk_write_options {
@@ -85,7 +88,9 @@ typedef struct pk_write_options {
 } pk_write_options;
 
 enum pk_format_flags {
-    PK_FORMAT_GZIP_BY_DEFAULT = 1u << 0 /* written gzip-compressed unless asked otherwise */
+    PK_FORMAT_GZIP_BY_DEFAULT = 1u << 0, /* written gzip-compressed unless asked otherwise */
+    PK_FORMAT_LISTS_MEMORY_EVENTS = 1u << 1 /* the writer lists every memory event: read the
+                                             * input keeping them (not memory_sums_only) */
 };
 
 typedef struct pk_format {

@@ -1,7 +1,8 @@
 /* The profile model: the one representation that every reader fills and every writer reads.
  *
  * Everything is interned and referred to by a uint32_t index into its table:
- *   strings    - UTF-8, NUL-terminated; index 0 is always the empty string
+ *   strings    - bytes (UTF-8 where the format says so) with a terminating NUL; index 0 is
+ *                always the empty string
  *   resources  - a library, binary or script module that code comes from
  *   functions  - (name, file, start line, resource)
  *   frames     - (function, line, address, resource, flags)
@@ -9,7 +10,8 @@
  *                run of its own frames
  *   threads    - (name, pid, tid)
  * Samples are aggregated per (thread, stack): each row carries one int64 per value type.
- * Memory events (alloc, free, realloc-free) are kept in stream order, compactly.
+ * Memory events (alloc, free, realloc-free) are kept as sums per allocating site, the live
+ * allocations, and a spool of the events read back in stream order.
  *
  * Memory grows with the number of distinct strings, functions, frames, stacks and (thread,
  * stack) rows, plus the memory events; never with the number of samples added.
@@ -89,9 +91,30 @@ typedef struct pk_memory_event {
     uint64_t order;  /* position in the profile's stream of events (see pk_sample_order) */
     uint32_t thread;
     uint32_t stack;  /* PK_NONE when unknown */
+    uint32_t owner;  /* the thread whose allocation a free releases (its own thread when
+                      * unmatched); for an allocation, its thread */
     uint8_t kind;    /* pk_memory_kind */
     bool matched;    /* alloc: a later free released it; free: an earlier alloc was found */
 } pk_memory_event;
+
+/* What the allocations of one (thread, stack) came to: how many and how many bytes, and how
+ * many of them were freed again and their bytes. */
+typedef struct pk_alloc_site {
+    uint32_t thread;
+    uint32_t stack; /* PK_NONE when unknown */
+    uint64_t allocations, allocated_bytes;
+    uint64_t frees, freed_bytes;
+} pk_alloc_site;
+
+/* Counts over all memory events. */
+typedef struct pk_memory_counts {
+    uint64_t events;          /* allocations and frees (realloc halves included) */
+    uint64_t allocations;
+    uint64_t frees;
+    uint64_t unmatched_frees; /* frees of an address with no live allocation */
+    uint64_t live;            /* allocations not freed */
+    uint64_t max_address;     /* the largest address seen, 0 without events */
+} pk_memory_counts;
 
 /* Well-known metadata. Everything else goes into the ordered key/value properties. */
 typedef struct pk_metadata {
@@ -114,8 +137,9 @@ PK_API void pk_profile_free(pk_profile *p);
 
 /* ---- strings ----------------------------------------------------------------------------- */
 
-/* Interns len bytes (need not be NUL-terminated; embedded NULs are cut off). Returns the string
- * index, or PK_NONE when memory runs out. */
+/* Interns len bytes, whatever they are (embedded NUL bytes included: pk_str_len is the whole
+ * length, and pk_str's text is followed by a NUL for C strings, which stop at the first one).
+ * Returns the string index, or PK_NONE when memory runs out. */
 PK_API uint32_t pk_intern(pk_profile *p, const char *s, size_t len);
 PK_API uint32_t pk_intern_cstr(pk_profile *p, const char *s);
 PK_API uint32_t pk_intern_printf(pk_profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -198,7 +222,8 @@ PK_API pk_status pk_add_sample_value(pk_profile *p, uint32_t thread, uint32_t st
 /* The row of (thread, stack), created when absent: readers that add to the same row again and
  * again can keep the row and skip the lookup. Returns SIZE_MAX when out of memory. */
 PK_API size_t pk_sample_row(pk_profile *p, uint32_t thread, uint32_t stack);
-/* Adds v to one value of a row (saturating at the int64 limits). */
+/* Adds v to one value of a row (saturating at the int64 limits; pk_values_overflow then says
+ * so). */
 PK_API void pk_sample_row_add(pk_profile *p, size_t row, uint32_t value, int64_t v);
 PK_API size_t pk_sample_count(const pk_profile *p); /* number of (thread, stack) rows */
 PK_API uint32_t pk_sample_thread(const pk_profile *p, size_t row);
@@ -211,17 +236,46 @@ PK_API uint64_t pk_sample_order(const pk_profile *p, size_t row);
 PK_API uint64_t pk_event_order_count(const pk_profile *p);
 /* Sum of one value over all rows (saturating). */
 PK_API int64_t pk_value_total(const pk_profile *p, uint32_t value);
+/* Whether some value's rows cannot all be summed in an int64: the magnitudes of its rows add up
+ * beyond INT64_MAX (or a row saturated), so a total, a call tree node or a share could be
+ * wrong. *value (may be NULL) receives the first such value. Readers' callers refuse such
+ * profiles; any sum over the rows of a profile for which this is false fits. */
+PK_API bool pk_values_overflow(const pk_profile *p, uint32_t *value);
 
-/* ---- memory events ----------------------------------------------------------------------- */
+/* ---- memory events -----------------------------------------------------------------------
+ * The model keeps what memory events come to: per (thread, stack) the sums of its allocations
+ * and of their frees (pk_alloc_site), and the allocations still live, so memory grows with
+ * live allocations and allocating sites, not with events. The events themselves, which only
+ * outputs that list them need, are spooled compactly out of memory (an unnamed temporary file
+ * beyond a few MiB) and read back in stream order with a cursor. */
 
+/* Whether to keep the events for pk_memory_events_open (the default) or only their sums. Call
+ * before the first event. */
+PK_API void pk_memory_keep_events(pk_profile *p, bool keep);
 PK_API pk_status pk_memory_alloc(pk_profile *p, uint32_t thread, uint32_t stack, uint64_t address,
                           uint64_t size);
 /* Records a free (or the free half of a realloc) and matches it to the live allocation at
- * address. *freed_size (may be NULL) receives the matched size, 0 when no allocation matched. */
+ * address. *freed_size (may be NULL) receives the matched size, 0 when no allocation matched.
+ * PK_ERR_IO when the spool of events cannot be written. */
 PK_API pk_status pk_memory_free(pk_profile *p, uint32_t thread, uint32_t stack, uint64_t address,
                          pk_memory_kind kind, uint64_t *freed_size);
 PK_API size_t pk_memory_event_count(const pk_profile *p);
-PK_API void pk_memory_event_at(const pk_profile *p, size_t index, pk_memory_event *out);
+PK_API void pk_memory_counts_get(const pk_profile *p, pk_memory_counts *out);
+/* Frees by a thread of addresses with no live allocation. */
+PK_API uint64_t pk_memory_unmatched_frees(const pk_profile *p, uint32_t thread);
+/* The allocating sites, in order of their first allocation. */
+PK_API size_t pk_alloc_site_count(const pk_profile *p);
+PK_API void pk_alloc_site_at(const pk_profile *p, size_t index, pk_alloc_site *out);
+
+/* Reading the events back, in stream order. Open returns PK_ERR_UNSUPPORTED when the profile
+ * did not keep them (pk_memory_keep_events) and PK_ERR_NOMEM when memory runs out; a profile
+ * without events gives a cursor that ends at once. The profile must not change while a cursor
+ * is open. next fills *e and returns true, or returns false at the end or on a read error,
+ * which close reports (PK_ERR_IO), freeing the cursor. */
+typedef struct pk_memory_cursor pk_memory_cursor;
+PK_API pk_status pk_memory_events_open(const pk_profile *p, pk_memory_cursor **out);
+PK_API bool pk_memory_events_next(pk_memory_cursor *c, pk_memory_event *e);
+PK_API pk_status pk_memory_events_close(pk_memory_cursor *c);
 /* Adds the size of every allocation still live to value `value` of its (thread, stack) row and,
  * when count_value is not PK_NONE, 1 per allocation to that value. */
 PK_API pk_status pk_memory_add_live_values(pk_profile *p, uint32_t value, uint32_t count_value);

@@ -125,6 +125,12 @@ pk_status pk_profile_merge(const pk_profile *const *inputs, size_t count, pk_pro
         st = pk_profile_copy(dst, inputs[i], &copy, err);
         *pk_metadata_of(dst) = merged;
     }
+    uint32_t over;
+    if (st == PK_OK && pk_values_overflow(dst, &over))
+        st = pk_error_set(err, PK_ERR_LIMIT, PK_NO_OFFSET,
+                          "the merged %s values add up beyond the 64-bit range (about 9.2e18), "
+                          "so totals and shares cannot be represented",
+                          pk_str(dst, pk_value_type_at(dst, over)->name));
     if (st != PK_OK) {
         pk_profile_free(dst);
         return st;

@@ -76,16 +76,18 @@ static uint32_t path_intern(path_table *t, uint32_t parent, uint32_t name)
     return (uint32_t)t->count++;
 }
 
-/* Sizes beyond the int64 range count as the largest; sums saturate there. */
-static void add_event(memory_sums *s, const pk_memory_event *e)
+static int64_t clamp_u64(uint64_t v)
 {
-    int64_t size = e->size > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)e->size;
-    s->allocated = pk_add_saturating(s->allocated, size);
-    s->allocated_count++;
-    if (e->matched) {
-        s->freed = pk_add_saturating(s->freed, size);
-        s->freed_count++;
-    }
+    return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* Sums beyond the int64 range count as the largest; sums saturate there. */
+static void add_site(memory_sums *s, const pk_alloc_site *site)
+{
+    s->allocated = pk_add_saturating(s->allocated, clamp_u64(site->allocated_bytes));
+    s->allocated_count = pk_add_saturating(s->allocated_count, clamp_u64(site->allocations));
+    s->freed = pk_add_saturating(s->freed, clamp_u64(site->freed_bytes));
+    s->freed_count = pk_add_saturating(s->freed_count, clamp_u64(site->frees));
     s->unfreed = s->allocated - s->freed;
     s->unfreed_count = s->allocated_count - s->freed_count;
 }
@@ -194,25 +196,25 @@ pk_status pk_report_build_memory(pk_report_storage *s, const pk_profile *p,
     memory_sums overall;
     memset(&overall, 0, sizeof overall);
     uint64_t unknown_frees = 0;
-    for (size_t i = 0; i < events; i++) {
-        pk_memory_event e;
-        pk_memory_event_at(p, i, &e);
-        if (e.thread < threads && !selected[e.thread])
+    for (size_t t = 0; t < threads; t++)
+        if (selected[t])
+            unknown_frees += pk_memory_unmatched_frees(p, (uint32_t)t);
+    size_t sites = pk_alloc_site_count(p);
+    for (size_t i = 0; i < sites; i++) {
+        pk_alloc_site site;
+        pk_alloc_site_at(p, i, &site);
+        if (site.thread < threads && !selected[site.thread])
             continue;
-        if (e.kind != PK_MEM_ALLOC) {
-            unknown_frees += !e.matched;
-            continue;
-        }
-        add_event(&overall, &e);
-        uint32_t path = e.stack < stacks ? path_of_stack[e.stack] : PK_NONE;
+        add_site(&overall, &site);
+        uint32_t path = site.stack < stacks ? path_of_stack[site.stack] : PK_NONE;
         memory_group *g = group_for(&by_path, path, path);
         if (!g)
             goto nomem;
-        add_event(&g->sums, &e);
+        add_site(&g->sums, &site);
         uint64_t line_id = (uint64_t)1 << 63;
         line_key key = {0, 0, 0};
-        if (e.stack < stacks) {
-            const pk_frame *f = pk_frame_at(p, pk_stack_leaf(p, e.stack));
+        if (site.stack < stacks) {
+            const pk_frame *f = pk_frame_at(p, pk_stack_leaf(p, site.stack));
             const pk_function *fn = pk_function_at(p, f->function);
             key = (line_key){fn->file, f->line, fn->name};
             line_id = f->line ? (uint64_t)fn->file << 32 | f->line
@@ -226,7 +228,7 @@ pk_status pk_report_build_memory(pk_report_storage *s, const pk_profile *p,
                 goto nomem;
             line_keys[line_count++] = key;
         }
-        add_event(&g->sums, &e);
+        add_site(&g->sums, &site);
     }
     if (by_path.count > 1)
         qsort(by_path.groups, by_path.count, sizeof *by_path.groups, compare_groups);

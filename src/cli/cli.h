@@ -98,6 +98,7 @@ typedef struct cli_inputs {
     size_t count;
     const pk_format **formats;
     pk_reader *stdin_reader; /* standard input cannot be opened twice: kept open */
+    bool memory_event_list;  /* the output lists memory events: keep them, not only their sums */
 } cli_inputs;
 
 /* Opens each input (its format from --from or its content) and checks the format options

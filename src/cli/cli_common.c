@@ -286,6 +286,7 @@ int cli_inputs_open(cli_inputs *inputs, char **paths, size_t count,
     memset(inputs, 0, sizeof *inputs);
     inputs->paths = paths;
     inputs->count = count;
+    inputs->memory_event_list = output && (output->flags & PK_FORMAT_LISTS_MEMORY_EVENTS);
     inputs->formats = calloc(count ? count : 1, sizeof *inputs->formats);
     if (!inputs->formats) {
         cli_error("out of memory");
@@ -337,6 +338,7 @@ int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *i
             .extra = {input->extra, input->extra_count},
             .progress = input->quiet ? NULL : cli_progress,
             .progress_context = NULL,
+            .memory_sums_only = !inputs->memory_event_list,
         };
         status = pk_reader_read(r, &options, out, &err);
         cli_progress_done();

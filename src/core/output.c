@@ -122,6 +122,12 @@ bool pk_out_failed(const pk_output *out)
     return out->write_errno != 0 || out->out_of_memory;
 }
 
+void pk_out_fail(pk_output *out, int error)
+{
+    if (out->write_errno == 0)
+        out->write_errno = error;
+}
+
 void pk_out_write_slow(pk_output *out, const void *data, size_t n)
 {
     if (pk_out_failed(out))

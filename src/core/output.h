@@ -59,6 +59,9 @@ char *pk_output_take_memory(pk_output *out, size_t *size);
 
 void pk_out_flush_buffer(pk_output *out);
 bool pk_out_failed(const pk_output *out);
+/* Marks the output failed with errno value error, for a writer whose own source failed: the
+ * output is then not committed. */
+void pk_out_fail(pk_output *out, int error);
 
 void pk_out_write_slow(pk_output *out, const void *data, size_t n);
 

@@ -22,7 +22,8 @@ pk_profile *pk_profile_new(void)
     pk_index_init(&p->function_index);
     pk_index_init(&p->frame_index);
     pk_u64map_init(&p->sample_index);
-    pk_u64map_init(&p->memory.live);
+    pk_u64map_init(&p->memory.live_index);
+    pk_u64map_init(&p->memory.site_index);
     p->metadata.start_time = PK_TIME_UNKNOWN;
     p->metadata.end_time = PK_TIME_UNKNOWN;
     return p;
@@ -46,15 +47,7 @@ void pk_profile_free(pk_profile *p)
     free(p->sample_orders);
     free(p->sample_values);
     pk_u64map_free(&p->sample_index);
-    pk_memory_table *m = &p->memory;
-    free(m->address);
-    free(m->size);
-    free(m->order);
-    free(m->thread);
-    free(m->stack);
-    free(m->kind);
-    free(m->matched);
-    pk_u64map_free(&m->live);
+    pk_memory_table_free(&p->memory);
     free(p->property_keys);
     free(p->property_values);
     for (size_t i = 0; i < p->warning_count; i++)
@@ -396,13 +389,61 @@ size_t pk_sample_row(pk_profile *p, uint32_t thread, uint32_t stack)
     return row;
 }
 
+void pk_profile_set_overflow_hook(pk_profile *p, void (*hook)(void *context), void *context)
+{
+    p->overflow_hook = hook;
+    p->overflow_context = context;
+}
+
+/* Adds v to a cell, keeping count of the magnitudes added so that an overflow of any later sum
+ * over rows is known (pk_values_overflow). */
+static void add_to_cell(pk_profile *p, int64_t *cell, uint32_t value, int64_t v)
+{
+    int64_t sum;
+    if (__builtin_add_overflow(*cell, v, &sum)) {
+        sum = v > 0 ? INT64_MAX : INT64_MIN;
+        p->cell_saturated = true;
+    }
+    *cell = sum;
+    uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    uint64_t *added = &p->added_magnitude[value];
+    *added = *added > UINT64_MAX - magnitude ? UINT64_MAX : *added + magnitude;
+    if ((*added > (uint64_t)INT64_MAX || p->cell_saturated) && !p->overflow_noted) {
+        p->overflow_noted = true;
+        if (p->overflow_hook)
+            p->overflow_hook(p->overflow_context);
+    }
+}
+
 void pk_sample_row_add(pk_profile *p, size_t row, uint32_t value, int64_t v)
 {
     if (row >= p->sample_count || value >= p->value_count)
         return;
-    int64_t *cell = &p->sample_values[row * p->value_count + value];
-    *cell = pk_add_saturating(*cell, v);
+    add_to_cell(p, &p->sample_values[row * p->value_count + value], value, v);
     p->next_order++;
+}
+
+bool pk_values_overflow(const pk_profile *p, uint32_t *value_out)
+{
+    for (uint32_t v = 0; v < p->value_count; v++) {
+        /* Only a value whose additions passed the limit can have rows that do. */
+        bool over = p->cell_saturated && p->added_magnitude[v] > (uint64_t)INT64_MAX;
+        if (!over && p->added_magnitude[v] > (uint64_t)INT64_MAX) {
+            uint64_t sum = 0;
+            for (size_t row = 0; row < p->sample_count && !over; row++) {
+                int64_t x = p->sample_values[row * p->value_count + v];
+                uint64_t m = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+                over = sum > (uint64_t)INT64_MAX - m;
+                sum += m;
+            }
+        }
+        if (over) {
+            if (value_out)
+                *value_out = v;
+            return true;
+        }
+    }
+    return false;
 }
 
 pk_status pk_add_sample(pk_profile *p, uint32_t thread, uint32_t stack, const int64_t *values)
@@ -415,7 +456,8 @@ pk_status pk_add_sample(pk_profile *p, uint32_t thread, uint32_t stack, const in
     if (values) {
         int64_t *cells = &p->sample_values[row * p->value_count];
         for (uint32_t v = 0; v < p->value_count; v++)
-            cells[v] = pk_add_saturating(cells[v], values[v]);
+            if (values[v])
+                add_to_cell(p, &cells[v], v, values[v]);
     }
     p->next_order++;
     return PK_OK;

@@ -289,14 +289,20 @@ static pk_status replay(copy_state *c)
     size_t src_values = pk_value_type_count(src), dst_values = pk_value_type_count(c->dst);
     size_t threads = pk_thread_count(src), stacks = pk_stack_count(src);
     uint64_t tag = c->options ? c->options->address_tag : 0;
-    size_t rows = pk_sample_count(src), events = pk_memory_event_count(src);
-    size_t row = 0, event = 0;
+    size_t rows = pk_sample_count(src), row = 0;
+    pk_memory_cursor *events;
+    pk_status status = pk_memory_events_open(src, &events);
+    bool sums_only = status == PK_ERR_UNSUPPORTED; /* src kept only the sums of its events */
+    if (sums_only) {
+        events = NULL;
+        status = PK_OK;
+    } else if (status != PK_OK) {
+        return status;
+    }
     pk_memory_event e;
-    if (events)
-        pk_memory_event_at(src, 0, &e);
-    while (row < rows || event < events) {
-        bool take_row = row < rows && (event >= events || pk_sample_order(src, row) <= e.order);
-        pk_status status;
+    bool have_event = events && pk_memory_events_next(events, &e);
+    while (status == PK_OK && (row < rows || have_event)) {
+        bool take_row = row < rows && (!have_event || pk_sample_order(src, row) <= e.order);
         if (take_row) {
             int64_t values[PK_MAX_VALUES] = {0};
             const int64_t *src_row = pk_sample_values(src, row);
@@ -315,13 +321,13 @@ static pk_status replay(copy_state *c)
             else
                 status = pk_memory_free(c->dst, thread, stack, e.address ^ tag,
                                         (pk_memory_kind)e.kind, NULL);
-            if (++event < events)
-                pk_memory_event_at(src, event, &e);
+            have_event = pk_memory_events_next(events, &e);
         }
-        if (status != PK_OK)
-            return status;
     }
-    return PK_OK;
+    pk_status closed = events ? pk_memory_events_close(events) : PK_OK;
+    if (status == PK_OK && sums_only)
+        status = pk_memory_copy_sums(c->dst, src, c->threads, c->stacks, tag);
+    return status != PK_OK ? status : closed;
 }
 
 pk_status pk_profile_copy(pk_profile *dst, const pk_profile *src, const pk_copy_options *options,

@@ -9,19 +9,41 @@
 
 #define PK_MAX_WARNINGS 100
 
-/* Memory events, column by column: 34 bytes per event. */
+/* An allocation not freed (yet). */
+typedef struct pk_live_allocation {
+    uint64_t address;
+    uint64_t size;
+    uint64_t order;
+    uint32_t thread;
+    uint32_t stack;
+} pk_live_allocation;
+
+/* Memory events: what reports need as sums, the live allocations, and the events themselves
+ * spooled out of memory (memory.c). */
 typedef struct pk_memory_table {
-    uint64_t *address;
-    uint64_t *size;
-    uint64_t *order;
-    uint32_t *thread;
-    uint32_t *stack;
-    uint8_t *kind;
-    uint8_t *matched;
-    size_t count;
-    size_t capacity;
-    pk_u64map live; /* address -> index of the live alloc event */
+    struct pk_spool *events; /* NULL until the first event, or when events are not kept */
+    bool discard_events;
+    uint64_t event_count, last_order, last_address;
+    uint64_t allocations, frees, unmatched_frees, max_address;
+    pk_live_allocation *live; /* dense; a freed one's place is taken by the last */
+    size_t live_count, live_capacity;
+    pk_u64map live_index;     /* address -> live allocation */
+    pk_alloc_site *sites;
+    size_t site_count, site_capacity;
+    pk_u64map site_index;     /* thread << 32 | stack -> site */
+    uint64_t *thread_unmatched_frees;
+    size_t thread_unmatched_capacity;
 } pk_memory_table;
+
+void pk_memory_table_free(pk_memory_table *m);
+/* Called once when the values added to p first may no longer sum within int64: a reader's
+ * caller notes where in the input that happened. */
+void pk_profile_set_overflow_hook(pk_profile *p, void (*hook)(void *context), void *context);
+/* For a profile that kept only the sums of its memory events: adds src's sums and live
+ * allocations to dst through the maps of threads and stacks (src index -> dst index; a thread
+ * mapped to PK_NONE is left out), addresses XORed with address_tag. dst then keeps only sums. */
+pk_status pk_memory_copy_sums(pk_profile *dst, const pk_profile *src, const uint32_t *threads,
+                              const uint32_t *stacks, uint64_t address_tag);
 
 struct pk_profile {
     pk_strtab strings;
@@ -57,6 +79,14 @@ struct pk_profile {
     pk_u64map sample_index; /* (thread << 32 | stack) -> row */
 
     uint64_t next_order;
+
+    /* Overflow: sums of the magnitudes of what was added, per value, and a cell that saturated;
+     * the hook runs once, when the first sum passes INT64_MAX (see pk_values_overflow). */
+    uint64_t added_magnitude[PK_MAX_VALUES];
+    bool cell_saturated;
+    bool overflow_noted;
+    void (*overflow_hook)(void *context);
+    void *overflow_context;
 
     pk_memory_table memory;
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/damage.h"
+#include "core/profile_internal.h"
 #include "core/gzip.h"
 #include "core/input.h"
 #include "core/output.h"
@@ -22,7 +23,27 @@ struct pk_reader {
     pk_input *in;         /* what the format reads: &raw or &inflated */
     const char *compression;
     bool used;
+    int64_t overflow_offset; /* where the values first could no longer sum, PK_NO_OFFSET */
 };
+
+static void note_overflow(void *context)
+{
+    pk_reader *r = context;
+    r->overflow_offset = (int64_t)pk_in_offset(r->in);
+}
+
+/* A profile whose totals cannot be represented is refused: every total, tree and share of it
+ * would be wrong. */
+static pk_status check_overflow(const pk_reader *r, const pk_profile *p, pk_error *err)
+{
+    uint32_t value;
+    if (!pk_values_overflow(p, &value))
+        return PK_OK;
+    return pk_error_set(err, PK_ERR_LIMIT, r->overflow_offset,
+                        "the %s values add up beyond the 64-bit range (about 9.2e18), so "
+                        "totals and shares cannot be represented",
+                        pk_str(p, pk_value_type_at(p, value)->name));
+}
 
 /* The compressed formats profkit recognises but does not decompress, by magic number. */
 static const char *unsupported_compression(const uint8_t *head, size_t n)
@@ -257,15 +278,24 @@ pk_status pk_reader_read(pk_reader *r, const pk_read_options *options, pk_profil
     if (!p)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     pk_metadata_of(p)->source_format = pk_intern_cstr(p, r->format->name);
+    pk_memory_keep_events(p, !options->memory_sums_only);
+    r->overflow_offset = PK_NO_OFFSET;
+    pk_profile_set_overflow_hook(p, note_overflow, r);
     status = r->format->read(r->in, p, options, err);
     bool decompressed = reader_outcome(r, &status, err);
     status = pk_salvage(p, options, status, err, decompressed);
+    pk_profile_set_overflow_hook(p, NULL, NULL);
+    if (status == PK_OK && (status = check_overflow(r, p, err)) != PK_OK)
+        decompressed = r->compression != NULL && err->offset >= 0;
     if (status != PK_OK) {
         if (decompressed)
             note_decompressed(err);
         pk_profile_free(p);
         return status;
     }
+    /* The model sums samples per (thread, stack) and keeps no sample times: wherever a
+     * profile read from a file shows times, they are placed (see the Firefox writer). */
+    pk_metadata_of(p)->times_approximate = true;
     if (r->compression && pk_gzip_trailing_bytes(r->in))
         pk_warn(p, "bytes after the end of the gzip data were ignored");
     *out = p;

@@ -66,9 +66,6 @@ static char *strtab_reserve(pk_strtab *t, size_t n)
 
 uint32_t pk_strtab_intern(pk_strtab *t, const char *s, size_t len)
 {
-    const char *nul = len ? memchr(s, '\0', len) : NULL;
-    if (nul)
-        len = (size_t)(nul - s);
     if (len >= UINT32_MAX)
         return UINT32_MAX;
     strtab_key key = {s, len};

@@ -29,7 +29,7 @@ query thread samples --json --thread t-1
 expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "30" "task total cpu"
 query profile meta
 expect_contains "$OUT" "Imported from: bsprof"
-expect_contains "$OUT" "Sample times: approximate"
+expect_contains "$OUT" "Sample times: placed"
 expect_contains "$OUT" "Duration: 2s"
 query thread samples --json --thread t-0 --strategy native-allocations
 expect_eq "$(json_get 'd["weightType"]')" "bytes" "allocation weight type"

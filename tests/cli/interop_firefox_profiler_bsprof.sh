@@ -1,7 +1,8 @@
 # Loads profkit's Firefox Profiler output for .bsprof files with the profiler's own loading code
 # (@firefox-devtools/profiler-cli, run by Node 24 from tools/node_modules): a file made by hand
 # from the specification (threads, metadata, cpu and wall weights, the heaviest functions, the
-# native allocation views) and the bundled example channel (every thread's cpu total).
+# native allocation views) and the bundled example channel (every thread's cpu total, the range
+# of the whole run, a memory track per thread with memory events).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/profiler_cli.sh"
 
@@ -61,7 +62,7 @@ if "$PROFKIT" formats 2>/dev/null | grep -q '^bsprof '; then
     expect_eq "$(json_get '[t["name"] for p in d["processes"] for t in p["threads"]]')" \
         "['main', 'Task']" "bsprof thread names"
     query profile meta
-    expect_contains "$OUT" "Sample times: approximate"
+    expect_contains "$OUT" "Sample times: placed"
     expect_contains "$OUT" "Duration: 5s"
     expect_contains "$OUT" "4800X"
     query thread samples --json --thread t-0
@@ -105,6 +106,23 @@ info = json.load(sys.stdin); i = int(sys.argv[1][2:])
 print(info["threads"][i]["totals"]["cpu"])' "$handle" 2>&1)
             expect_eq "$got" "$want" "example cpu of $handle"
         done
+        # The timeline spans the whole run, and every thread with memory events has its memory
+        # track: the loader keeps each counter with all its samples.
+        query profile info --json
+        expect_eq "$(json_get 'float(d["context"]["rootRange"]["end"] - d["context"]["rootRange"]["start"])')" \
+            "$(printf '%s' "$INFO" | python3 -c '
+import json, sys
+print(round(json.load(sys.stdin)["metadata"]["duration_seconds"] * 1000, 6))')" "example range is the run"
+        query counter list --json
+        want=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print([(c["name"], c["mainThreadIndex"], c["samples"]["length"]) for c in d["counters"]])' \
+            "$SCRATCH/channel.json")
+        expect_eq "$(json_get '[(c["name"], c["mainThreadIndex"], c["rangeSampleCount"]) for c in d["counters"]]')" \
+            "$want" "example memory tracks"
+        expect_eq "$(json_get 'len(d["counters"]) > 0 and all(c["graphType"] == "line-accumulated" and c["unit"] == "bytes" for c in d["counters"])')" \
+            "True" "memory tracks in bytes"
     fi
 else
     echo "note: no .bsprof reader in this build; its checks were not run"

@@ -82,4 +82,18 @@ expect_status 0 "$PROFKIT" convert channel.folded --folded-threads --to folded
 expect_status 2 "$PROFKIT" merge channel.bsprof channel.folded -o m.json --inverted
 expect_contains "$ERR" "--inverted is an option of svg output" "writer option checked in merge"
 expect_status 0 "$PROFKIT" merge channel.folded channel.folded.gz --folded-threads -o m.json
+
+# ---- sums that int64 cannot hold are refused, never clamped ------------------------------------
+printf 'a;b 9223372036854775807\na;c 9223372036854775807\n' > over.folded
+expect_status 1 "$PROFKIT" report over.folded
+expect_contains "$ERR" "over.folded: byte" "the overflow names the file and offset"
+expect_contains "$ERR" "add up beyond the 64-bit range" "the overflow is said"
+expect_status 1 "$PROFKIT" convert over.folded -o over.json
+expect_no_file over.json
+printf 'a;b 9223372036854775807\n' > max.folded
+expect_status 0 "$PROFKIT" report max.folded
+expect_contains "$OUT" "100.00%" "the largest total that fits"
+expect_status 1 "$PROFKIT" merge max.folded max.folded -o merged.folded
+expect_contains "$ERR" "merged samples values add up beyond the 64-bit range" "merge overflow"
+expect_no_file merged.folded
 finish

@@ -21,6 +21,7 @@ const pk_format pk_format_bsprof = {
     .probe = bs_probe,
     .read = pk_bsprof_read,
     .write = pk_bsprof_write,
+    .flags = PK_FORMAT_LISTS_MEMORY_EVENTS,
     .dump = pk_bsprof_dump,
     .thread_id_name = "module",
 };

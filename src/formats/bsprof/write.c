@@ -443,10 +443,19 @@ pk_status pk_bsprof_write(const pk_profile *p, pk_output *out, const pk_write_op
         w.line_data = pk_frame_at(p, (uint32_t)f)->line != 0;
     const char *memory_property = pk_property_get(p, "memory-operations");
     bool memory_ops = nevents > 0 || (memory_property && strcmp(memory_property, "yes") == 0);
-    pk_memory_event ev;
-    for (size_t i = 0; i < nevents && !w.remap_addresses; i++) {
-        pk_memory_event_at(p, i, &ev);
-        w.remap_addresses = ev.address > UINT32_MAX;
+    pk_memory_counts counts;
+    pk_memory_counts_get(p, &counts);
+    w.remap_addresses = counts.max_address > UINT32_MAX;
+    pk_memory_cursor *events = NULL;
+    if (nevents) {
+        st = pk_memory_events_open(p, &events);
+        if (st != PK_OK) {
+            st = st == PK_ERR_UNSUPPORTED
+                     ? pk_error_set(err, st, PK_NO_OFFSET,
+                                    "the profile kept only the sums of its memory events")
+                     : bs_nomem(err);
+            goto done;
+        }
     }
 
     w.string_ids = calloc(pk_string_count(p) + 1, sizeof *w.string_ids);
@@ -463,27 +472,33 @@ pk_status pk_bsprof_write(const pk_profile *p, pk_output *out, const pk_write_op
     }
 
     /* Rows and memory events in the order they were first recorded. */
-    size_t row = 0, event = 0;
-    if (nevents)
-        pk_memory_event_at(p, 0, &ev);
-    while (row < nrows || event < nevents) {
-        if (event >= nevents || (row < nrows && pk_sample_order(p, row) <= ev.order)) {
+    size_t row = 0;
+    pk_memory_event ev;
+    bool have_event = events && pk_memory_events_next(events, &ev);
+    while (row < nrows || have_event) {
+        if (!have_event || (row < nrows && pk_sample_order(p, row) <= ev.order)) {
             st = bs_write_row(&w, &vc, row++);
         } else {
             st = bs_write_memory_event(&w, &ev);
-            if (++event < nevents)
-                pk_memory_event_at(p, event, &ev);
+            have_event = pk_memory_events_next(events, &ev);
         }
         if (st != PK_OK)
             goto done;
         if (pk_out_failed(out))
             break;
     }
+    if (events && pk_memory_events_close(events) != PK_OK) {
+        events = NULL;
+        st = pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET, "cannot read back the memory events");
+        goto done;
+    }
+    events = NULL;
     bs_put_varint(out, 0);
     const pk_metadata *meta = pk_metadata_get(p);
     if (meta->end_time != PK_TIME_UNKNOWN && meta->end_time > 0)
         bs_put_varint(out, (uint64_t)meta->end_time / 1000000);
 done:
+    pk_memory_events_close(events);
     free(w.string_ids);
     free(w.module_ids);
     free(w.paths);

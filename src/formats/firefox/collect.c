@@ -54,6 +54,9 @@ static bool collect_rows(fx_writer *w, uint32_t thread)
         mark_stack(w, pk_sample_stack(p, row));
     }
     w->row_count = kept;
+    w->sample_count = 0;
+    for (size_t i = 0; i < kept; i++)
+        w->sample_count += fx_row_samples(w, w->row_order[i]);
     if (sorted)
         return true;
     ordered_row *tmp = malloc(kept * sizeof *tmp);
@@ -70,17 +73,17 @@ static bool collect_rows(fx_writer *w, uint32_t thread)
 
 /* The thread's memory events with a known size (a free whose allocation is unknown has none)
  * and their stacks. */
-static void collect_allocations(fx_writer *w, uint32_t thread)
+static bool collect_allocations(fx_writer *w, uint32_t thread)
 {
     w->allocation_count = 0;
-    for (size_t i = w->thread_events_start[thread]; i < w->thread_events_start[thread + 1]; i++) {
-        pk_memory_event e;
-        pk_memory_event_at(w->p, w->thread_events[i], &e);
-        if (e.size != 0) {
-            mark_stack(w, e.stack);
-            w->allocation_count++;
-        }
+    fx_allocations it;
+    fx_allocation a;
+    fx_allocations_begin(w, thread, &it);
+    while (fx_allocations_next(&it, &a)) {
+        mark_stack(w, a.stack);
+        w->allocation_count++;
     }
+    return fx_allocations_end(&it);
 }
 
 /* Frames of the marked stacks' runs, with their inline depths. */
@@ -145,7 +148,8 @@ bool fx_collect_thread(fx_writer *w, uint32_t thread)
     w->resources.count = w->symbols.count = w->strings.count = 0;
     if (!collect_rows(w, thread))
         return false;
-    collect_allocations(w, thread);
+    if (!collect_allocations(w, thread))
+        return false;
     /* Model order puts prefixes first; keeping it keeps the table topological. Each model
      * stack is as many rows of the table as its run has frames, the last one its own. */
     qsort(w->stacks.items, w->stacks.count, sizeof *w->stacks.items, compare_u32);

@@ -7,16 +7,15 @@
  *   - one thread per model thread; each gets its own stack, frame, function, resource and
  *     native-symbol tables holding only what its samples and memory events reach. Model stacks
  *     are numbered parents first, so keeping model order keeps every prefix before its stack.
- *   - sample rows (one per thread and stack) become one weighted sample each; rows whose chosen
- *     value is zero are left out. The weight type follows the value's unit: times become
- *     "tracing-ms" in milliseconds, sizes "bytes" in bytes, anything else counts as "samples".
+ *   - sample rows (one per thread and stack) become weighted samples over a span of time in
+ *     proportion to their weight (timeline.c); rows whose chosen value is zero are left out.
+ *     The weight type follows the value's unit: times become "tracing-ms" in milliseconds,
+ *     sizes "bytes" in bytes, anything else counts as "samples".
  *   - memory events become nativeAllocations (+size for an allocation, -size for a free of a
  *     known allocation), with the addresses that the retained-memory view needs. A free goes
- *     to the table of the thread that made the allocation, so that view pairs them.
- *   - the model has no per-sample times, only stream order: rows (at their first contribution)
- *     and memory events are spread evenly in that order over [start, end] of the metadata, or
- *     1 ms apart when the run's length is unknown. meta.extra says so when the metadata marks
- *     times as placed.
+ *     to the table of the thread that made the allocation, so that view pairs them. Each such
+ *     thread also gets a memory counter (allocated minus freed bytes), its memory track.
+ *   - the model has no per-sample times: meta.extra says the times are placed.
  *   - categories name the kind of code (analysis/categories.h). Frames with an address inside
  *     a resource that has a path are attributed to that library (libs, resourceTable,
  *     nativeSymbols).
@@ -43,7 +42,7 @@ static pk_status fx_write(const pk_profile *p, pk_output *out, const pk_write_op
     pk_json_line_break(j);
     fx_empty_array(j, "pages");
     fx_empty_array(j, "profilerOverhead");
-    fx_empty_array(j, "counters");
+    fx_write_counters(&w);
     pk_json_line_break(j);
     pk_json_key(j, "threads");
     pk_json_array_begin(j);
@@ -75,6 +74,7 @@ const pk_format pk_format_firefox = {
     .probe = NULL,
     .read = NULL,
     .write = fx_write,
+    .flags = PK_FORMAT_LISTS_MEMORY_EVENTS,
     .dump = NULL,
     .read_options = NULL,
     .write_options = NULL,

@@ -5,24 +5,15 @@
 #include "core/units.h"
 #include "formats/firefox/writer.h"
 
-/* The sampling period when the metadata knows it, else the distance of placed samples. */
+/* One written sample's span. */
 static double interval_ms(const fx_writer *w)
 {
-    const pk_metadata *md = pk_metadata_get(w->p);
-    int64_t period_unit_ns = pk_unit_ns(pk_str(w->p, md->period_unit));
-    if (md->period > 0 && period_unit_ns > 0)
-        return (double)md->period * (double)period_unit_ns / 1e6;
-    return w->time_step_ns / 1e6;
+    return (double)w->quantum * w->unit_ns / 1e6;
 }
 
-/* The root range spans the whole run, not only the span of the placed samples. */
 static double duration_ms(const fx_writer *w)
 {
-    const pk_metadata *md = pk_metadata_get(w->p);
-    if (md->start_time != PK_TIME_UNKNOWN && md->end_time != PK_TIME_UNKNOWN &&
-        md->end_time > md->start_time)
-        return (double)(md->end_time - md->start_time) / 1e6;
-    return (double)pk_event_order_count(w->p) * w->time_step_ns / 1e6;
+    return w->timeline_ns / 1e6;
 }
 
 /* Fixed members: no stack walking, nothing left to symbolicate, no markers or extensions. */
@@ -97,8 +88,9 @@ static void write_extra(fx_writer *w)
     pk_json_array_begin(j);
     if (md->times_approximate)
         extra_entry(j, "Sample times",
-                    "approximate: the source records no times, so samples and memory events "
-                    "are spread evenly in recording order over the run");
+                    "placed: profiles sum samples per stack without times, so each stack "
+                    "occupies time in proportion to its weight, in recording order, and memory "
+                    "events sit between them in recording order");
     if (w->value != PK_NONE) {
         const pk_value_type *vt = pk_value_type_at(p, w->value);
         char text[256];

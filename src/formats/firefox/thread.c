@@ -1,5 +1,6 @@
 /* One thread object: who it is (process, names, ids), its samples, its native allocations, an
  * empty marker table, and the tables that those refer to. */
+#include <errno.h>
 #include <stdio.h>
 
 #include "formats/firefox/writer.h"
@@ -59,19 +60,25 @@ static void write_samples(fx_writer *w)
     const uint32_t *row_order = w->row_order;
     pk_json_key(j, "samples");
     pk_json_object_begin(j);
-    pk_json_member_u64(j, "length", rows);
+    pk_json_member_u64(j, "length", w->sample_count);
     pk_json_member_string(j, "weightType", weight_types[w->weight_kind]);
+    /* Each row is one or more samples over its span (timeline.c). */
     fx_column_begin(j, "stack");
-    for (size_t i = 0; i < rows; i++)
-        fx_index_or_null(j, fx_local_stack(w, pk_sample_stack(p, row_order[i])));
+    for (size_t i = 0; i < rows; i++) {
+        uint32_t stack = fx_local_stack(w, pk_sample_stack(p, row_order[i]));
+        for (uint64_t k = fx_row_samples(w, row_order[i]); k > 0; k--)
+            fx_index_or_null(j, stack);
+    }
     pk_json_array_end(j);
     fx_column_begin(j, "time");
     for (size_t i = 0; i < rows; i++)
-        fx_out_ms(pk_json_value(j), fx_time_of(w, pk_sample_order(p, row_order[i])));
+        for (uint64_t k = 0, n = fx_row_samples(w, row_order[i]); k < n; k++)
+            fx_out_ms(pk_json_value(j), fx_row_sample_time(w, row_order[i], k));
     pk_json_array_end(j);
     fx_column_begin(j, "weight");
     for (size_t i = 0; i < rows; i++)
-        fx_weight(w, fx_row_weight(w, row_order[i]));
+        for (uint64_t k = 0, n = fx_row_samples(w, row_order[i]); k < n; k++)
+            fx_weight(w, fx_row_sample_weight(w, row_order[i], k));
     pk_json_array_end(j);
     pk_json_object_end(j);
 }
@@ -90,15 +97,14 @@ static void write_allocation_column(fx_writer *w, uint32_t thread, const char *k
                                     allocation_column column)
 {
     pk_json *j = &w->json;
-    pk_memory_event e;
+    fx_allocations it;
+    fx_allocation e;
     fx_column_begin(j, key);
-    for (size_t i = w->thread_events_start[thread]; i < w->thread_events_start[thread + 1]; i++) {
-        pk_memory_event_at(w->p, w->thread_events[i], &e);
-        if (e.size == 0) /* an unmatched free: its size is unknown */
-            continue;
+    fx_allocations_begin(w, thread, &it);
+    while (fx_allocations_next(&it, &e)) {
         switch (column) {
         case ALLOCATION_TIME:
-            fx_out_ms(pk_json_value(j), fx_time_of(w, e.order));
+            fx_out_ms(pk_json_value(j), fx_event_time(w, e.order));
             break;
         case ALLOCATION_WEIGHT: {
             pk_output *out = pk_json_value(j);
@@ -120,6 +126,9 @@ static void write_allocation_column(fx_writer *w, uint32_t thread, const char *k
             break;
         }
     }
+    /* A spool that cannot be read back leaves the column short: fail the output. */
+    if (!fx_allocations_end(&it))
+        pk_out_fail(pk_json_value(j), EIO);
     pk_json_array_end(j);
 }
 
@@ -159,7 +168,7 @@ static void write_markers(pk_json *j)
 static void write_contents(fx_writer *w, uint32_t thread)
 {
     write_samples(w);
-    if (thread != PK_NONE && w->thread_events_start[thread + 1] > w->thread_events_start[thread])
+    if (thread != PK_NONE && w->thread_has_events[thread])
         write_allocations(w, thread);
     write_markers(&w->json);
     fx_write_tables(w);
@@ -179,6 +188,7 @@ void fx_write_thread(fx_writer *w, uint32_t thread)
 void fx_write_empty_thread(fx_writer *w)
 {
     w->row_count = 0;
+    w->sample_count = 0;
     w->stacks.count = w->frames.count = w->funcs.count = 0;
     w->resources.count = w->symbols.count = w->strings.count = 0;
     /* No samples: the weight type of no value. */

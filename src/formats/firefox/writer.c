@@ -44,18 +44,6 @@ static pk_status choose_value(fx_writer *w, const pk_write_options *options, pk_
     return PK_OK;
 }
 
-/* The model has no per-sample times, only stream order: positions are spread evenly over the
- * run, or 1 ms apart when its length is unknown. */
-static void place_times(fx_writer *w)
-{
-    const pk_metadata *md = pk_metadata_get(w->p);
-    uint64_t positions = pk_event_order_count(w->p);
-    w->time_step_ns = 1e6;
-    if (md->start_time != PK_TIME_UNKNOWN && md->end_time != PK_TIME_UNKNOWN &&
-        md->end_time > md->start_time && positions > 0)
-        w->time_step_ns = (double)(md->end_time - md->start_time) / (double)positions;
-}
-
 /* Categories of every frame and the categories in use, numbered for meta.categories; the
  * libraries that native frames are in, numbered for libs. */
 static bool classify(fx_writer *w)
@@ -121,49 +109,11 @@ static uint32_t row_thread(const void *profile, size_t row)
     return pk_sample_thread(profile, row);
 }
 
-static uint32_t event_owner(const void *owners, size_t event)
-{
-    return ((const uint32_t *)owners)[event];
-}
 
 static bool group_rows(fx_writer *w, size_t threads)
 {
     return group_by_thread(pk_sample_count(w->p), threads, row_thread, w->p, &w->thread_rows,
                            &w->thread_rows_start);
-}
-
-/* The thread whose table holds each memory event: for an allocation its own thread, for a free
- * the thread of the allocation it releases. The front end pairs frees with allocations by
- * address within one table, so a free has to sit with its allocation for the retained-memory
- * view to see it (threadId still names the thread that freed). */
-static bool group_events(fx_writer *w, size_t threads)
-{
-    size_t n = pk_memory_event_count(w->p);
-    uint32_t *owner = malloc((n ? n : 1) * sizeof *owner);
-    if (!owner)
-        return false;
-    pk_u64map live;
-    pk_u64map_init(&live);
-    bool ok = true;
-    for (size_t i = 0; i < n && ok; i++) {
-        pk_memory_event e;
-        pk_memory_event_at(w->p, i, &e);
-        owner[i] = e.thread;
-        if (e.kind == PK_MEM_ALLOC) {
-            uint32_t *slot;
-            bool inserted;
-            ok = pk_u64map_put(&live, e.address, e.thread, &slot, &inserted);
-            if (ok)
-                *slot = e.thread;
-        } else {
-            pk_u64map_remove(&live, e.address, &owner[i]);
-        }
-    }
-    pk_u64map_free(&live);
-    ok = ok && group_by_thread(n, threads, event_owner, owner, &w->thread_events,
-                              &w->thread_events_start);
-    free(owner);
-    return ok;
 }
 
 pk_status fx_writer_init(fx_writer *w, const pk_profile *p, pk_output *out,
@@ -175,13 +125,11 @@ pk_status fx_writer_init(fx_writer *w, const pk_profile *p, pk_output *out,
     pk_status status = choose_value(w, options, err);
     if (status != PK_OK)
         return status;
-    place_times(w);
-
     size_t threads = pk_thread_count(p), rows = pk_sample_count(p);
     size_t frames = pk_frame_count(p), functions = pk_function_count(p);
     w->thread_names = pk_thread_names_new(p);
-    bool ok = w->thread_names && classify(w) && group_rows(w, threads) &&
-              group_events(w, threads) && fx_remap_init(&w->stacks, pk_stack_count(p)) && fx_remap_init(&w->frames, frames) &&
+    bool ok = w->thread_names && fx_timeline_place(w) && classify(w) && group_rows(w, threads) &&
+              fx_remap_init(&w->stacks, pk_stack_count(p)) && fx_remap_init(&w->frames, frames) &&
               fx_remap_init(&w->funcs, functions) &&
               fx_remap_init(&w->resources, pk_resource_count(p)) &&
               fx_remap_init(&w->symbols, functions) &&
@@ -194,7 +142,7 @@ pk_status fx_writer_init(fx_writer *w, const pk_profile *p, pk_output *out,
     if (!ok || !w->frame_inline_depth || !w->func_resource || !w->symbol_address ||
         !w->symbol_lib || !w->row_order)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
-    return PK_OK;
+    return fx_allocations_collect(w, err);
 }
 
 void fx_writer_free(fx_writer *w)
@@ -204,8 +152,11 @@ void fx_writer_free(fx_writer *w)
     pk_thread_names_free(w->thread_names);
     free(w->thread_rows);
     free(w->thread_rows_start);
-    free(w->thread_events);
-    free(w->thread_events_start);
+    free(w->thread_has_events);
+    free(w->thread_allocations);
+    free(w->ordered_rows);
+    free(w->row_start_ns);
+    pk_spool_free(w->allocations);
     fx_remap_free(&w->stacks);
     fx_remap_free(&w->frames);
     fx_remap_free(&w->funcs);

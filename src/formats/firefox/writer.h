@@ -5,6 +5,8 @@
  *                libraries, rows and memory events grouped by thread
  *   meta.c       the meta object (categories, profile information)
  *   libs.c       native frames and the libraries they are in
+ *   timeline.c   where samples and memory events sit in time
+ *   allocations.c memory events spooled by the thread whose table lists them
  *   collect.c    what one thread reaches, numbered for its own tables
  *   thread.c     one thread object: its samples, native allocations and markers
  *   tables.c     one thread's stack, frame, function, resource and native-symbol tables and
@@ -23,6 +25,7 @@
 
 #include "analysis/categories.h"
 #include "core/json.h"
+#include "core/spool.h"
 #include "formats/firefox/remap.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
@@ -43,7 +46,13 @@ typedef struct fx_writer {
     fx_weight_kind weight_kind;
     int64_t weight_scale;     /* nanoseconds (FX_WEIGHT_MS) or bytes (FX_WEIGHT_BYTES) in one
                                * unit of the value; 1 otherwise */
-    double time_step_ns;      /* distance between two stream positions */
+    /* the timeline (timeline.c) */
+    double unit_ns;           /* the time one unit of the value occupies */
+    int64_t quantum;          /* units of the value per written sample */
+    double timeline_ns;       /* the profile's time range */
+    uint32_t *ordered_rows;   /* the rows written, all threads, in stream order */
+    size_t ordered_row_count;
+    double *row_start_ns;     /* model row -> where its span begins */
 
     /* whole profile */
     uint8_t *frame_category;  /* model frame -> pk_category */
@@ -54,8 +63,10 @@ typedef struct fx_writer {
     pk_thread_names *thread_names; /* the threads' names as shown */
     uint32_t *thread_rows;    /* sample rows grouped by thread */
     size_t *thread_rows_start; /* thread -> first entry in thread_rows; thread_count + 1 */
-    uint32_t *thread_events;  /* memory events grouped by the thread whose table holds them */
-    size_t *thread_events_start;
+    bool *thread_has_events;  /* thread -> whether its table holds memory events */
+    uint64_t *thread_allocations; /* thread -> events of known size its table holds */
+    struct pk_spool *allocations; /* the events with a known size, one lane per thread whose
+                                   * table holds them (allocations.c); NULL without events */
 
     /* current thread */
     uint32_t gen;             /* generation of the remaps: thread index + 1 */
@@ -66,10 +77,48 @@ typedef struct fx_writer {
     uint32_t *symbol_lib;     /* local native symbol -> lib index */
     uint32_t *row_order;      /* the thread's rows, by stream order */
     size_t row_count;         /* entries of row_order */
+    uint64_t sample_count;    /* samples the thread's rows are written as */
     size_t allocation_count;  /* the thread's memory events with a known size */
     size_t stack_rows;        /* rows of the thread's stack table: the frames of its stacks'
                                * runs */
 } fx_writer;
+
+/* ---- timeline.c ---- */
+
+/* Lays the rows out in time; false when memory runs out. */
+bool fx_timeline_place(fx_writer *w);
+/* How many samples row is written as, and sample i's weight and time (ns). */
+uint64_t fx_row_samples(const fx_writer *w, size_t row);
+int64_t fx_row_sample_weight(const fx_writer *w, size_t row, uint64_t i);
+int64_t fx_row_sample_time(const fx_writer *w, size_t row, uint64_t i);
+/* The time of the memory event at stream position order (ns). */
+int64_t fx_event_time(const fx_writer *w, uint64_t order);
+
+/* ---- allocations.c ---- */
+
+/* An event of a native allocations table. */
+typedef struct fx_allocation {
+    uint64_t order, size, address;
+    uint32_t stack, thread;
+    uint8_t kind; /* pk_memory_kind */
+} fx_allocation;
+
+typedef struct fx_allocations {
+    pk_spool_reader reader;
+    const uint8_t *at, *end;
+    bool active, failed;
+} fx_allocations;
+
+/* One pass over the profile's memory events, spooling those with a known size by the thread
+ * whose table holds them and noting which threads have events. */
+pk_status fx_allocations_collect(fx_writer *w, pk_error *err);
+/* A pass over one thread's spooled events, in stream order. end says whether the pass read
+ * everything (false on a read error). */
+void fx_allocations_begin(const fx_writer *w, uint32_t thread, fx_allocations *it);
+bool fx_allocations_next(fx_allocations *it, fx_allocation *a);
+bool fx_allocations_end(fx_allocations *it);
+/* The counters array: a memory counter per thread whose table lists events of known size. */
+void fx_write_counters(fx_writer *w);
 
 /* ---- writer.c ---- */
 
@@ -83,11 +132,6 @@ void fx_writer_free(fx_writer *w);
 const char *fx_product(const pk_profile *p);
 
 /* Time of a stream position, in nanoseconds after the start. */
-static inline int64_t fx_time_of(const fx_writer *w, uint64_t order)
-{
-    double ns = (double)order * w->time_step_ns;
-    return ns < 9e18 ? (int64_t)(ns + 0.5) : INT64_MAX;
-}
 
 /* The chosen value of sample row `row` (0 when the profile has no values). */
 static inline int64_t fx_row_weight(const fx_writer *w, size_t row)

@@ -63,7 +63,7 @@ typedef struct gp_reader {
     size_t record_cap;
 
     uint64_t zero_count_records;
-    bool saturated;
+    uint64_t total_count; /* of all records read: bounds every stack's count */
     pk_procmaps maps;
 } gp_reader;
 
@@ -148,6 +148,24 @@ static bool gp_same_stack(const gp_reader *r, const gp_stack *s, const uint64_t 
     return true;
 }
 
+static uint64_t gp_saturating_mul(uint64_t a, uint64_t b)
+{
+    uint64_t v;
+    return __builtin_mul_overflow(a, b, &v) ? UINT64_MAX : v;
+}
+
+/* Adds count to the total of all records; false when the total, or its cpu time (count x
+ * period in ns), no longer fits an int64: every sum of the profile's values would be wrong. */
+static bool gp_count_fits(gp_reader *r, uint64_t count)
+{
+    uint64_t period_ns = gp_saturating_mul(gp_header_period_us(&r->header), 1000), cpu;
+    if (__builtin_add_overflow(r->total_count, count, &r->total_count) ||
+        r->total_count > (uint64_t)INT64_MAX ||
+        __builtin_mul_overflow(r->total_count, period_ns, &cpu) || cpu > (uint64_t)INT64_MAX)
+        return false;
+    return true;
+}
+
 /* Adds one record (pcs[0..depth), leaf first) with its count. */
 static bool gp_add_record(gp_reader *r, uint64_t count, const uint64_t *pcs, size_t depth)
 {
@@ -168,10 +186,7 @@ static bool gp_add_record(gp_reader *r, uint64_t count, const uint64_t *pcs, siz
     for (; r->stack_slots[h]; h = (h + 1) & r->stack_mask) {
         gp_stack *s = &r->stacks[r->stack_slots[h] - 1];
         if (s->hash == hash && gp_same_stack(r, s, r->record, depth)) {
-            if (__builtin_add_overflow(s->count, count, &s->count)) {
-                s->count = UINT64_MAX;
-                r->saturated = true;
-            }
+            s->count += count; /* bounded by the total (gp_count_fits) */
             return true;
         }
     }
@@ -205,6 +220,11 @@ static pk_status gp_read_body(gp_reader *r, pk_input *in, pk_error *err)
         if (step == GP_STEP_RECORD) {
             if (rec.count == 0) {
                 r->zero_count_records++;
+            } else if (!gp_count_fits(r, rec.count)) {
+                status = pk_error_set(err, PK_ERR_LIMIT, (int64_t)rec.offset,
+                                      "the sample counts add up to more than a 64-bit total "
+                                      "holds (as samples, or as cpu time: count x period)");
+                break;
             } else if (!gp_add_record(r, rec.count, rec.pcs, rec.present)) {
                 status = pk_error_set(err, PK_ERR_NOMEM, (int64_t)rec.offset, "out of memory");
                 break;
@@ -236,11 +256,6 @@ static pk_status gp_read_body(gp_reader *r, pk_input *in, pk_error *err)
     return status;
 }
 
-static uint64_t gp_saturating_mul(uint64_t a, uint64_t b)
-{
-    uint64_t v;
-    return __builtin_mul_overflow(a, b, &v) ? UINT64_MAX : v;
-}
 
 static int64_t gp_clamp(uint64_t v)
 {
@@ -285,8 +300,6 @@ static pk_status gp_build_metadata(gp_reader *r, const char *program_name, pk_er
     if (r->zero_count_records)
         pk_warn(p, "%" PRIu64 " record%s with a sample count of 0 ignored", r->zero_count_records,
                 r->zero_count_records == 1 ? "" : "s");
-    if (r->saturated)
-        pk_warn(p, "sample counts too large for 64 bits were capped");
     return PK_OK;
 }
 

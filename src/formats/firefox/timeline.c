@@ -1,0 +1,168 @@
+/* Where samples and memory events sit in time.
+ *
+ * The model keeps no per-sample times: a row is the sum of all samples of one (thread, stack)
+ * and remembers only where in the stream it first appeared. So the timeline is laid out: the
+ * rows of all threads, in stream order, each occupy a span proportional to the magnitude of
+ * their weight, one after another. A unit of weight lasts
+ *   - the run's length divided by the total weight, when the run's start and end are known
+ *     (.bsprof): the samples fill the whole run;
+ *   - else its own time, when the value is a time (cpu nanoseconds);
+ *   - else the sampling period (1 ms when unknown), when the value counts samples
+ *     (gperftools: 314 samples at 10 ms span 3.14 s);
+ *   - else, for sizes, a sampling period for a row of average weight.
+ * A row is written as several samples, one per quantum of weight (a sampling period's worth,
+ * or one sample), so that the activity graph shows it over its whole span; the quantum grows when
+ * the profile would otherwise need more than FX_MAX_SAMPLES samples. A memory event sits at
+ * the place of its stream position between the rows around it.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/units.h"
+#include "formats/firefox/writer.h"
+
+/* Bounds the size of the samples tables: enough for any activity graph. */
+#define FX_MAX_SAMPLES 100000
+
+static uint64_t magnitude(int64_t v)
+{
+    return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
+typedef struct ordered_row {
+    uint64_t order;
+    uint32_t row;
+} ordered_row;
+
+static int compare_ordered_rows(const void *a, const void *b)
+{
+    const ordered_row *x = a, *y = b;
+    if (x->order != y->order)
+        return x->order < y->order ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The length of the run in ns when the metadata knows it, else 0. */
+static double run_ns(const pk_profile *p)
+{
+    const pk_metadata *md = pk_metadata_get(p);
+    if (md->start_time != PK_TIME_UNKNOWN && md->end_time != PK_TIME_UNKNOWN &&
+        md->end_time > md->start_time)
+        return (double)(md->end_time - md->start_time);
+    return 0;
+}
+
+/* The sampling period in ns when the metadata gives it in a unit of time, else 0. */
+static double period_ns(const pk_profile *p)
+{
+    const pk_metadata *md = pk_metadata_get(p);
+    int64_t unit_ns = pk_unit_ns(pk_str(p, md->period_unit));
+    return md->period > 0 && unit_ns > 0 ? (double)md->period * (double)unit_ns : 0;
+}
+
+bool fx_timeline_place(fx_writer *w)
+{
+    const pk_profile *p = w->p;
+    size_t rows = pk_sample_count(p), count = 0;
+    ordered_row *ordered = malloc((rows ? rows : 1) * sizeof *ordered);
+    w->ordered_rows = malloc((rows ? rows : 1) * sizeof *w->ordered_rows);
+    w->row_start_ns = malloc((rows ? rows : 1) * sizeof *w->row_start_ns);
+    if (!ordered || !w->ordered_rows || !w->row_start_ns) {
+        free(ordered);
+        return false;
+    }
+    double total = 0; /* in units of the value; a double never overflows */
+    for (size_t row = 0; row < rows; row++) {
+        int64_t weight = fx_row_weight(w, row);
+        if (weight == 0)
+            continue;
+        total += (double)magnitude(weight);
+        ordered[count++] = (ordered_row){pk_sample_order(p, row), (uint32_t)row};
+    }
+    qsort(ordered, count, sizeof *ordered, compare_ordered_rows);
+
+    double run = run_ns(p), period = period_ns(p);
+    double sample_ns = period > 0 ? period : 1e6; /* what a written sample spans at most */
+    double quantum = 1;
+    if (run > 0 && total > 0) {
+        w->unit_ns = run / total;
+    } else if (w->weight_kind == FX_WEIGHT_MS) {
+        w->unit_ns = (double)w->weight_scale;
+        quantum = fmax(1, floor(sample_ns / (double)w->weight_scale));
+    } else if (w->weight_kind == FX_WEIGHT_SAMPLES) {
+        w->unit_ns = sample_ns;
+    } else if (count > 0) {
+        /* Sizes have no time of their own: a row of average weight spans one sample. */
+        quantum = fmax(1, ceil(total / (double)count));
+        w->unit_ns = sample_ns / quantum;
+    } else {
+        w->unit_ns = sample_ns;
+    }
+    if (total / quantum > FX_MAX_SAMPLES)
+        quantum = ceil(total / FX_MAX_SAMPLES);
+    w->quantum = quantum > 9e18 ? INT64_MAX : (int64_t)quantum;
+
+    double at = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t row = ordered[i].row;
+        w->ordered_rows[i] = row;
+        w->row_start_ns[row] = at;
+        at += (double)magnitude(fx_row_weight(w, row)) * w->unit_ns;
+    }
+    w->ordered_row_count = count;
+    w->timeline_ns = run > 0 ? run : at;
+    free(ordered);
+    return true;
+}
+
+uint64_t fx_row_samples(const fx_writer *w, size_t row)
+{
+    uint64_t m = magnitude(fx_row_weight(w, row)), q = (uint64_t)w->quantum;
+    return m / q + (m % q != 0);
+}
+
+int64_t fx_row_sample_weight(const fx_writer *w, size_t row, uint64_t i)
+{
+    int64_t weight = fx_row_weight(w, row);
+    uint64_t m = magnitude(weight), q = (uint64_t)w->quantum;
+    uint64_t piece = i + 1 < fx_row_samples(w, row) ? q : m - i * q;
+    return weight < 0 ? -(int64_t)piece : (int64_t)piece;
+}
+
+static int64_t ns_of(double ns)
+{
+    return ns < 9e18 ? (int64_t)(ns + 0.5) : INT64_MAX;
+}
+
+int64_t fx_row_sample_time(const fx_writer *w, size_t row, uint64_t i)
+{
+    return ns_of(w->row_start_ns[row] + (double)i * (double)w->quantum * w->unit_ns);
+}
+
+int64_t fx_event_time(const fx_writer *w, uint64_t order)
+{
+    const pk_profile *p = w->p;
+    size_t lo = 0, hi = w->ordered_row_count;
+    if (hi == 0) /* no samples: events evenly over the stream */
+        return ns_of((double)order * (w->timeline_ns > 0 ? w->timeline_ns /
+                                                               (double)pk_event_order_count(p)
+                                                         : 1e6));
+    /* The last row that appeared at or before the event. */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pk_sample_order(p, w->ordered_rows[mid]) <= order)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return 0;
+    uint32_t row = w->ordered_rows[lo - 1];
+    double start = w->row_start_ns[row];
+    double span = (double)magnitude(fx_row_weight(w, row)) * w->unit_ns;
+    uint64_t from = pk_sample_order(p, row);
+    uint64_t to = lo < w->ordered_row_count ? pk_sample_order(p, w->ordered_rows[lo])
+                                            : pk_event_order_count(p);
+    double fraction = to > from ? (double)(order - from) / (double)(to - from) : 0;
+    return ns_of(start + fraction * span);
+}
