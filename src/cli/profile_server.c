@@ -228,6 +228,28 @@ static int answer(const profile_server *s, int fd, char *method, size_t method_s
     return 200;
 }
 
+/* After the response, waits for the client to close the connection (as Connection: close asks)
+ * rather than closing it first: a client still reading the body when the server's end of the
+ * stream arrives can stumble (Node's fetch asserts). Anything more it sends is discarded; a
+ * client that keeps the connection open is dropped after the time limit. */
+static void wait_for_close(int fd)
+{
+    char discard[4096];
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = poll(&p, 1, CLIENT_TIMEOUT_MS);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0)
+            return;
+        ssize_t n = recv(fd, discard, sizeof discard, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+    }
+}
+
 static void serve_connection(const profile_server *s, int fd)
 {
     struct timeval timeout = {CLIENT_TIMEOUT_MS / 1000, 0};
@@ -236,8 +258,8 @@ static void serve_connection(const profile_server *s, int fd)
     size_t sent;
     bool gzipped;
     int status = answer(s, fd, method, sizeof method, &sent, &gzipped);
-    /* Let the client read the whole response before the connection goes. */
-    shutdown(fd, SHUT_WR);
+    if (status)
+        wait_for_close(fd);
     close(fd);
     if (s->log && status)
         fprintf(stderr, "profkit: %s %d%s%s\n", method, status,

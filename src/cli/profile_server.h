@@ -3,8 +3,9 @@
  *
  * Only the document's path is served (GET and HEAD), gzip-compressed to clients that accept
  * it, with Access-Control-Allow-Origin set to the app's origin so the app's page may read it;
- * OPTIONS answers CORS preflight requests. One connection at a time, closed after each
- * response; a client that stalls is dropped after a few seconds, so it cannot hold the server.
+ * OPTIONS answers CORS preflight requests. One connection at a time, one response each, the
+ * connection closed by the client (Connection: close); a client that stalls or keeps it open is
+ * dropped after a few seconds, so it cannot hold the server.
  */
 #ifndef PK_CLI_PROFILE_SERVER_H
 #define PK_CLI_PROFILE_SERVER_H
