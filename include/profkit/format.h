@@ -85,7 +85,9 @@ typedef struct pk_write_options {
 } pk_write_options;
 
 enum pk_format_flags {
-    PK_FORMAT_GZIP_BY_DEFAULT = 1u << 0 /* written gzip-compressed unless asked otherwise */
+    PK_FORMAT_GZIP_BY_DEFAULT = 1u << 0, /* written gzip-compressed unless asked otherwise */
+    PK_FORMAT_TEXT = 1u << 1             /* text: read as UTF-8, UTF-16 with a byte-order mark
+                                          * decoded to UTF-8 first */
 };
 
 typedef struct pk_format {
