@@ -156,8 +156,9 @@ static line_kind parse_line(const char *line, size_t len, folded_line *out, cons
 
 /* ---- probe ------------------------------------------------------------------------------------- */
 
-/* Plausible folded text: no control bytes, and more stack lines than other lines among the
- * complete lines shown. A first line longer than the window is judged by its start: frames
+/* Plausible folded text: no control bytes, a first line that is a stack or a comment ('#',
+ * "//": the headers some profilers write), and among the complete lines shown a stack line for
+ * every four other lines at least (comments and odd lines the reader skips). A first line longer than the window is judged by its start: frames
  * separated by ';' (deep Java stacks pass 4 KB easily). */
 static int folded_probe(const uint8_t *data, size_t size)
 {
@@ -193,11 +194,14 @@ static int folded_probe(const uint8_t *data, size_t size)
             if (memchr(line.stack, ';', line.stack_len))
                 with_callers++;
         } else if (kind == LINE_SKIPPED) {
+            bool comment = text[pos] == '#' || (len >= 2 && memcmp(text + pos, "//", 2) == 0);
+            if (stacks == 0 && skipped == 0 && !comment)
+                return PK_PROBE_NO;
             skipped++;
         }
         pos += len + 1;
     }
-    if (stacks == 0 || skipped > stacks)
+    if (stacks == 0 || skipped > 4 * stacks)
         return PK_PROBE_NO;
     return with_callers > 0 && skipped == 0 ? PK_PROBE_LIKELY : PK_PROBE_WEAK;
 }
