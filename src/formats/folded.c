@@ -529,14 +529,14 @@ nomem:
 
 /* ---- writer ------------------------------------------------------------------------------------ */
 
-/* Names are written with ';', LF and CR replaced by '_', and an empty name as "_", so that each
- * frame reads back as one name. So are the blanks before a number that ends a name ("sp ace
+/* Names are written with ';', LF, CR and NUL replaced by '_', and an empty name as "_", so that
+ * each frame reads back as one name (a NUL byte makes a line unreadable). So are the blanks before a number that ends a name ("sp ace
  * 42" is written "sp ace_42"): a line ending in it would read as a differential line with two
  * counts. Two names that look alike after that are one name in the output: the writer merges
  * stacks by their written text. */
 static bool needs_underscore(char c)
 {
-    return c == ';' || c == '\n' || c == '\r';
+    return c == ';' || c == '\n' || c == '\r' || c == '\0';
 }
 
 /* The written form of a name: its bytes, and the blanks before a final number. */
@@ -607,23 +607,21 @@ static uint64_t written_name_hash(const char *s, size_t len)
     return h;
 }
 
-/* Writes n bytes of s with ';', LF and CR as '_'. */
+/* Writes n bytes of s with ';', LF, CR and NUL as '_'. */
 static void write_separated(pk_output *out, const char *s, size_t n)
 {
-    while (n > 0) {
-        size_t plain = strcspn(s, ";\n\r");
-        if (plain >= n) {
-            pk_out_write(out, s, n);
-            return;
-        }
-        pk_out_write(out, s, plain);
+    size_t plain = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!needs_underscore(s[i]))
+            continue;
+        pk_out_write(out, s + plain, i - plain);
         pk_out_putc(out, '_');
-        s += plain + 1;
-        n -= plain + 1;
+        plain = i + 1;
     }
+    pk_out_write(out, s + plain, n - plain);
 }
 
-/* Writes a name (NUL-terminated, len bytes) as folded output spells it. */
+/* Writes a name (len bytes, which may hold NUL bytes) as folded output spells it. */
 static void write_name(pk_output *out, const char *s, size_t len)
 {
     written_name w = written_form(s, len);
@@ -848,6 +846,21 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
                 goto nomem;
             }
             path[depth++] = w.nodes[n].name;
+        }
+        /* What profkit writes it reads: no line longer than the reader takes. The counts
+         * need at most 2 x 20 digits and their blanks. */
+        size_t line_len = 42;
+        for (size_t k = 0; k < depth; k++) {
+            size_t n = pk_str_len(p, path[k]);
+            line_len += (n ? n : 1) + 1;
+        }
+        if (line_len > FOLDED_MAX_LINE) {
+            free(path);
+            writer_free(&w);
+            return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
+                                "a stack of %zu frames makes a folded line of %zu bytes, more "
+                                "than the " FOLDED_MAX_LINE_TEXT " folded readers take",
+                                depth, line_len - 42);
         }
         while (depth > 0) {
             uint32_t name = path[--depth];
