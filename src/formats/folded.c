@@ -529,8 +529,9 @@ nomem:
 
 /* ---- writer ------------------------------------------------------------------------------------ */
 
-/* Names are written with ';', LF, CR and NUL replaced by '_', and an empty name as "_", so that
- * each frame reads back as one name (a NUL byte makes a line unreadable). So are the blanks before a number that ends a name ("sp ace
+/* Names are written with ';', LF, CR and NUL replaced by '_', so that each frame reads back as
+ * one name (a NUL byte makes a line unreadable). An empty name stays empty ("a;;b", "a;b;"), as
+ * the reader keeps it, except as the only name of a line, which is written "_". So are the blanks before a number that ends a name ("sp ace
  * 42" is written "sp ace_42"): a line ending in it would read as a differential line with two
  * counts. Two names that look alike after that are one name in the output: the writer merges
  * stacks by their written text. */
@@ -548,9 +549,9 @@ typedef struct written_name {
 
 static written_name written_form(const char *s, size_t len)
 {
-    if (len == 0)
-        return (written_name){"_", 1, 0, 0};
     written_name w = {s, len, 0, 0};
+    if (len == 0)
+        return w;
     /* A number as the reader takes a count: digits, optionally a '.' and more digits. */
     size_t t = len;
     while (t > 0 && is_digit(s[t - 1]))
@@ -862,6 +863,8 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
                                 "than the " FOLDED_MAX_LINE_TEXT " folded readers take",
                                 depth, line_len - 42);
         }
+        if (depth == 1 && pk_str_len(p, path[0]) == 0)
+            pk_out_putc(out, '_'); /* " 3" would read as a count without a stack */
         while (depth > 0) {
             uint32_t name = path[--depth];
             write_name(out, pk_str(p, name), pk_str_len(p, name));
@@ -889,7 +892,7 @@ const pk_format pk_format_folded = {
     .aliases = folded_aliases,
     .extensions = folded_extensions,
     .description = "folded stacks: 'root;...;leaf COUNT' lines (flamegraph.pl, inferno)",
-    .flags = PK_FORMAT_TEXT,
+    .flags = PK_FORMAT_TEXT | PK_FORMAT_POSITIVE_WEIGHTS,
     .probe = folded_probe,
     .read = folded_read,
     .write = folded_write,

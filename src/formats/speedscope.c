@@ -342,6 +342,7 @@ const pk_format pk_format_speedscope = {
     .aliases = NULL,
     .extensions = speedscope_extensions,
     .description = "speedscope JSON, one sampled profile per thread",
+    .flags = PK_FORMAT_POSITIVE_WEIGHTS,
     .probe = NULL,
     .read = NULL,
     .write = speedscope_write,
