@@ -162,6 +162,9 @@ static line_kind parse_line(const char *line, size_t len, folded_line *out, cons
  * separated by ';' (deep Java stacks pass 4 KB easily). */
 static int folded_probe(const uint8_t *data, size_t size)
 {
+    /* The window may end inside a line: only lines with their end count, unless the whole
+     * input is shown (shorter than the window). */
+    bool whole = size < PK_PROBE_BYTES;
     if (pk_text_has_utf8_bom(data, size)) {
         data += 3;
         size -= 3;
@@ -172,9 +175,6 @@ static int folded_probe(const uint8_t *data, size_t size)
         if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
             return PK_PROBE_NO;
     }
-    /* The window may end inside a line: only lines with their end count, unless the whole
-     * input is shown (shorter than the window). */
-    bool whole = size < PK_PROBE_BYTES - 3;
     size_t stacks = 0, skipped = 0, with_callers = 0, pos = 0;
     while (pos < size) {
         size_t len = 0;
