@@ -873,6 +873,63 @@ static void test_write_without_values_is_unsupported(void **state)
     pk_profile_free(p);
 }
 
+/* A stack whose line would be longer than the reader takes (64 MiB) is refused, not written
+ * unreadable; one just under it is written and reads back. */
+static void test_write_refuses_lines_the_reader_refuses(void **state)
+{
+    (void)state;
+    size_t name_len = (size_t)1 << 20;
+    char *name = malloc(name_len);
+    assert_non_null(name);
+    pk_profile *p = pk_profile_new();
+    assert_non_null(p);
+    assert_int_equal(pk_add_value_type(p, "samples", "count"), 0);
+    uint32_t thread = pk_add_thread(p, pk_intern_cstr(p, "t"), -1, -1);
+    uint32_t stack = PK_NONE;
+    for (unsigned i = 0; i < 64; i++) {
+        memset(name, 'a' + (int)(i % 26), name_len);
+        char digits[16];
+        memcpy(name, digits, (size_t)snprintf(digits, sizeof digits, "%u", i)); /* distinct */
+        pk_function f = {pk_intern(p, name, name_len - 1), 0, 0, PK_NONE};
+        pk_frame fr = {pk_intern_function(p, &f), 0, 0, PK_NONE, 0};
+        stack = pk_intern_stack(p, stack, pk_intern_frame(p, &fr));
+    }
+    assert_int_equal(pk_add_sample_value(p, thread, stack, 0, 1), PK_OK);
+    char *data = NULL;
+    size_t size;
+    pk_error err;
+    assert_int_equal(pk_write_memory(p, &pk_format_folded, NULL, &data, &size, &err),
+                     PK_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "a stack of 64 frames makes a folded line of"));
+    assert_null(data);
+    pk_profile_free(p);
+
+    /* 63 names of 1 MiB: under the limit, written and read back whole. */
+    p = pk_profile_new();
+    assert_int_equal(pk_add_value_type(p, "samples", "count"), 0);
+    thread = pk_add_thread(p, pk_intern_cstr(p, "t"), -1, -1);
+    stack = PK_NONE;
+    for (unsigned i = 0; i < 63; i++) {
+        memset(name, 'a' + (int)(i % 26), name_len);
+        char digits[16];
+        memcpy(name, digits, (size_t)snprintf(digits, sizeof digits, "%u", i));
+        pk_function f = {pk_intern(p, name, name_len - 1), 0, 0, PK_NONE};
+        pk_frame fr = {pk_intern_function(p, &f), 0, 0, PK_NONE, 0};
+        stack = pk_intern_stack(p, stack, pk_intern_frame(p, &fr));
+    }
+    assert_int_equal(pk_add_sample_value(p, thread, stack, 0, 3), PK_OK);
+    assert_int_equal(pk_write_memory(p, &pk_format_folded, NULL, &data, &size, &err), PK_OK);
+    assert_true(size > (size_t)62 << 20);
+    pk_profile *back = NULL;
+    assert_int_equal(pk_read_memory(data, size, &pk_format_folded, NULL, &back, &err), PK_OK);
+    assert_int_equal(pk_value_total(back, 0), 3);
+    assert_int_equal(pk_stack_depth(back, pk_sample_stack(back, 0)), 63);
+    pk_profile_free(back);
+    free(data);
+    pk_profile_free(p);
+    free(name);
+}
+
 static void test_write_empty_profile(void **state)
 {
     (void)state;
@@ -1036,6 +1093,7 @@ int main(void)
         cmocka_unit_test(test_write_exact_format),
         cmocka_unit_test(test_write_without_values_is_unsupported),
         cmocka_unit_test(test_write_empty_profile),
+        cmocka_unit_test(test_write_refuses_lines_the_reader_refuses),
         cmocka_unit_test(test_round_trip_reference),
         cmocka_unit_test(test_round_trip_merges_and_normalises),
         cmocka_unit_test(test_round_trip_random),
