@@ -476,6 +476,32 @@ const pk_format *cli_output_format(const cli_output_args *args, const char *comm
     return to;
 }
 
+/* Says what an output without negative weights leaves out of a value that has some (a delta
+ * heap profile), rather than leaving it out silently. */
+static void warn_negative_values(const pk_profile *p, uint32_t value, const pk_format *to,
+                                 const char *shown_name)
+{
+    if (!(to->flags & PK_FORMAT_POSITIVE_WEIGHTS) || value == PK_NONE ||
+        pk_metadata_get(p)->differential)
+        return;
+    size_t negative = 0;
+    long double sum = 0;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        int64_t v = pk_sample_values(p, row)[value];
+        if (v < 0) {
+            negative++;
+            sum += (long double)v;
+        }
+    }
+    if (negative == 0)
+        return;
+    cli_error("%s: warning: %s output has no negative weights: %zu stack%s with a negative "
+              "'%s' (%.0Lf in all) %s left out, as is any stack whose sum is not above zero "
+              "(pprof and Firefox Profiler output keep them)",
+              shown_name ? shown_name : "-", to->name, negative, negative == 1 ? "" : "s",
+              pk_str(p, pk_value_type_at(p, value)->name), sum, negative == 1 ? "is" : "are");
+}
+
 int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk_format *to,
                       const cli_input_options *input, const char *protect_path,
                       const char *shown_name)
@@ -491,6 +517,7 @@ int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk
         .compression = args->compression,
         .compression_level = args->compression_level,
     };
+    warn_negative_values(p, value, to, shown_name);
     pk_error err;
     pk_error_clear(&err);
     if (pk_write_file(p, args->output ? args->output : "-", to, &write_options, protect_path,
