@@ -4,6 +4,7 @@
 #define PROFKIT_PROFKIT_H
 
 #include "profkit/calltree.h"
+#include "profkit/capture.h"
 #include "profkit/diff.h"
 #include "profkit/error.h"
 #include "profkit/format.h"
