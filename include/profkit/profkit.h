@@ -12,6 +12,7 @@
 #include "profkit/output.h"
 #include "profkit/profile.h"
 #include "profkit/report.h"
+#include "profkit/source_names.h"
 #include "profkit/summary.h"
 #include "profkit/symbolize.h"
 #include "profkit/version.h"
