@@ -230,6 +230,12 @@ static void progress_done(capture_view *v)
 
 /* ---- the capture ------------------------------------------------------------------------------ */
 
+/* How the raw capture is named in messages. */
+static const char *shown_output(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "standard output" : path;
+}
+
 /* Says what a capture that did not complete kept, and how to read it. */
 static void report_incomplete(const pk_capture_result *r, const char *raw)
 {
@@ -423,12 +429,12 @@ int pk_cmd_capture(int argc, char **argv)
     }
     if (result.end != PK_CAPTURE_COMPLETE) {
         restore_signals();
-        report_incomplete(&result, cli_shown_name(raw));
+        report_incomplete(&result, shown_output(raw));
         return PK_EXIT_FAILURE;
     }
     if (!args.quiet)
         cli_error("%s: complete capture: %" PRIu64 " bytes, %" PRIu64 " entries",
-                  cli_shown_name(raw), result.bytes, result.entries);
+                  shown_output(raw), result.bytes, result.entries);
     if (convert) {
         /* From here a signal ends the run, taking the temporary with it. */
         if (temporary[0])
