@@ -75,8 +75,8 @@ typedef struct pk_capture_options {
 } pk_capture_options;
 
 typedef enum pk_capture_end {
-    PK_CAPTURE_COMPLETE = 0, /* the whole .bsprof came: the end marker was received, and a
-                                download finished */
+    PK_CAPTURE_COMPLETE = 0, /* the whole .bsprof came: its end marker was received (the
+                                footer after it, when the device sent one) */
     PK_CAPTURE_CUT,          /* the connection ended before the end of the data */
     PK_CAPTURE_CANCELLED     /* *cancel ended it */
 } pk_capture_end;

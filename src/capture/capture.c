@@ -40,6 +40,10 @@ static pk_status perform(capture_run *run, const char *path, bool data, pk_error
     if (pk_transfer_run(run->easy, &watch, &run->result, &run->cancelled) != PK_OK ||
         run->sink.page.failed || run->sink.out_of_memory)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    /* The last answer's status, also when it had no body for the sink to see it in. */
+    long status = 0;
+    if (curl_easy_getinfo(run->easy, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK && status)
+        run->sink.http_status = status;
     return PK_OK;
 }
 
@@ -115,6 +119,7 @@ static void quote_start(const pk_capture_sink *sink, char *buf, size_t size)
     }
     snprintf(buf + len, size - len, "\")");
 }
+
 /* After the data request: a failure when nothing worth keeping came, else the result. */
 static pk_status settle(capture_run *run, const char *hint, pk_capture_result *result,
                         pk_error *err)
@@ -151,22 +156,23 @@ static pk_status settle(capture_run *run, const char *hint, pk_capture_result *r
     result->damaged = scan->state == BS_SCAN_DAMAGED;
     if (result->damaged)
         result->damage = scan->damage;
-    if (run->cancelled) {
+    if (scan->end_marker) {
+        /* The data is whole, whatever happened to the connection after it. */
+        result->end = PK_CAPTURE_COMPLETE;
+    } else if (run->cancelled) {
         result->end = PK_CAPTURE_CANCELLED;
         pk_error_set(&result->cut, PK_ERR_IO, PK_NO_OFFSET, "the capture was interrupted");
     } else if (run->result != CURLE_OK) {
         result->end = PK_CAPTURE_CUT;
         pk_error_set(&result->cut, PK_ERR_IO, PK_NO_OFFSET, "%s",
                      pk_transfer_message(run->result, run->errbuf));
-    } else if (!scan->end_marker) {
+    } else {
         result->end = PK_CAPTURE_CUT;
         pk_error_set(&result->cut, PK_ERR_IO, PK_NO_OFFSET, "%s",
                      run->options->mode == PK_CAPTURE_DOWNLOAD
                          ? "the device's file ends before the end of the data (was the channel "
                            "still running?)"
                          : "the device closed the connection before the end of the data");
-    } else {
-        result->end = PK_CAPTURE_COMPLETE;
     }
     return PK_OK;
 }
