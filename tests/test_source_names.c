@@ -373,7 +373,7 @@ static void names_from_a_directory(void **state)
     write_directory(root);
     check_named(root);
     /* A folder named in another case is found too. */
-    char from[1024], to[1024];
+    char from[1100], to[1100];
     snprintf(from, sizeof from, "%s/source", root);
     snprintf(to, sizeof to, "%s/SOURCE", root);
     remove(to);
