@@ -4,8 +4,10 @@ profiler data, as Roku documents them.
 
   network   GET /bsprof/channel.bsprof streams DATA while "the channel runs": in pieces of
             --chunk bytes, --delay seconds apart, then closes the connection ("channel exit").
-            --drop-at N resets the connection after N bytes instead; --stall-at N sends N bytes
-            and then nothing more, keeping the connection open until the client leaves.
+            --drop-at N announces the whole length but closes the connection after N bytes
+            (every byte sent arrives: a reset could discard some in the client's kernel);
+            --stall-at N sends N bytes and then nothing more, keeping the connection open
+            until the client leaves.
   local     the developer web server, HTTP digest authentication (user rokudev, --password):
             POST /plugin_inspect with the form field mysubmit=dloadProf answers a page saying
             "Profiling data ready", or "No profiling data available" with --no-data; then
@@ -22,7 +24,6 @@ import os
 import re
 import secrets
 import socket
-import struct
 import sys
 import threading
 import time
@@ -67,6 +68,8 @@ class Device(http.server.BaseHTTPRequestHandler):
         # connection closed at channel exit (no length is known in advance).
         self.send_response(200)
         self.send_header("Content-Type", "application/octet-stream")
+        if opts.drop_at is not None:
+            self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.flush()
         end = len(data)
@@ -83,9 +86,8 @@ class Device(http.server.BaseHTTPRequestHandler):
             if sent < end and opts.delay:
                 time.sleep(opts.delay)
         if opts.drop_at is not None:
-            # A dropped connection: reset, not a clean close.
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
-                                       struct.pack("ii", 1, 0))
+            # The connection ends short of the length announced.
+            self.connection.shutdown(socket.SHUT_WR)
             self.close_connection = True
             return
         if opts.stall_at is not None:
