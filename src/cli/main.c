@@ -15,6 +15,7 @@ const pk_command pk_commands[] = {
     {"report", "top functions, call tree, callers, lines, memory leaks, threads", pk_cmd_report},
     {"diff", "compare two profiles: table, folded lines or differential flame graph", pk_cmd_diff},
     {"merge", "sum several profiles into one", pk_cmd_merge},
+    {"capture", "capture BrightScript profiler data from a Roku device", pk_cmd_capture},
     /* commands:end */
 };
 const size_t pk_command_count = sizeof pk_commands / sizeof pk_commands[0];
@@ -32,7 +33,8 @@ static void print_usage(FILE *f)
                "  profkit convert channel.bsprof --to folded > out.folded\n"
                "  profkit info channel.bsprof\n"
                "  profkit report channel.bsprof --tree               # call tree on the terminal\n"
-               "  profkit convert channel.bsprof -o flame.svg        # interactive flame graph\n");
+               "  profkit convert channel.bsprof -o flame.svg        # interactive flame graph\n"
+               "  profkit capture 192.168.1.20 -o channel.bsprof     # from a Roku device\n");
 }
 
 static int run_command(int argc, char **argv)
