@@ -8,6 +8,7 @@ BUILD_PACKAGES=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   zlib1g-dev libxxhash-dev libdw-dev libelf-dev libiberty-dev
   libprotobuf-c-dev protobuf-c-compiler
+  libcurl4-openssl-dev libzip-dev  # capture from Roku devices; channel packages (--source)
   time  # /usr/bin/time -v: peak memory in the benchmarks (bench/)
 )
 # Tests: cmocka, and the real tools profkit's output is checked against (pprof in Go and Perl,

@@ -15,6 +15,7 @@
 #include "bytes.h"
 #include "core/input.h"
 #include "core/output.h"
+#include "formats/bsprof/bsprof.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
 #include "memory_events.h"
@@ -1180,6 +1181,186 @@ static void dump_prints_every_entry(void **state)
     tb_free(&b);
 }
 
+/* ---- following a stream as it arrives (scan.c) ------------------------------------------------ */
+
+/* The largest entry boundary at or below received: where the last whole item ends. */
+static size_t last_bound(const size_t *bounds, size_t nbounds, size_t received)
+{
+    size_t k = 0;
+    while (k + 1 < nbounds && bounds[k + 1] <= received)
+        k++;
+    return k;
+}
+
+static void scan_counts_entries_as_bytes_arrive(void **state)
+{
+    (void)state;
+    static const size_t pieces[] = {1, 2, 3, 7, 64, 100000};
+    for (int variant = 0; variant < 2; variant++) {
+        tb_bytes full = {0};
+        size_t bounds[64], nbounds;
+        channel(&full, variant == 0, true, bounds, &nbounds);
+        size_t entries = nbounds - 2; /* the last two bounds: the end marker and the footer */
+        for (size_t p = 0; p < sizeof pieces / sizeof pieces[0]; p++) {
+            bs_scan s;
+            pk_bsprof_scan_init(&s);
+            for (size_t at = 0; at < full.len; at += pieces[p]) {
+                size_t n = full.len - at < pieces[p] ? full.len - at : pieces[p];
+                assert_int_equal(pk_bsprof_scan_feed(&s, full.data + at, n), PK_OK);
+                size_t received = at + n;
+                assert_int_equal(s.received, received);
+                if (received < bounds[0]) {
+                    assert_int_equal(s.complete_through, 0);
+                    assert_int_equal(s.entries, 0);
+                    continue;
+                }
+                /* Short items are decoded again with every byte: the counts keep up. */
+                size_t k = last_bound(bounds, nbounds, received);
+                if (k + 1 < nbounds || received == full.len) {
+                    size_t through = received == full.len ? full.len : bounds[k];
+                    assert_int_equal(s.complete_through, through);
+                    assert_int_equal(s.entries, k < entries ? k : entries);
+                }
+            }
+            assert_int_equal(pk_bsprof_scan_finish(&s), PK_OK);
+            assert_int_equal(s.state, BS_SCAN_DONE);
+            assert_true(s.end_marker);
+            assert_int_equal(s.entries, entries);
+            assert_int_equal(s.complete_through, full.len);
+            /* Only an unfinished item is ever held. */
+            assert_int_equal(s.pending.len, 0);
+            pk_bsprof_scan_free(&s);
+        }
+        tb_free(&full);
+    }
+}
+
+/* A stream that stops anywhere ends where the reader's salvage ends. */
+static void scan_cut_anywhere_ends_where_salvage_ends(void **state)
+{
+    (void)state;
+    tb_bytes full = {0};
+    size_t bounds[64], nbounds;
+    channel(&full, true, true, bounds, &nbounds);
+    size_t end_marker = bounds[nbounds - 2];
+    for (size_t cut = 0; cut < full.len; cut++) {
+        bs_scan s;
+        pk_bsprof_scan_init(&s);
+        /* In two pieces, the second one cut. */
+        size_t first = cut / 2;
+        assert_int_equal(pk_bsprof_scan_feed(&s, full.data, first), PK_OK);
+        assert_int_equal(pk_bsprof_scan_feed(&s, full.data + first, cut - first), PK_OK);
+        assert_int_equal(pk_bsprof_scan_finish(&s), PK_OK);
+        size_t k = last_bound(bounds, nbounds, cut);
+        if (cut < bounds[0]) {
+            assert_int_equal(s.state, BS_SCAN_DAMAGED);
+            assert_int_equal(s.complete_through, 0);
+            assert_int_equal(s.damage.status, PK_ERR_INPUT);
+        } else if (cut == bounds[k] && cut <= end_marker) {
+            /* A clean cut between entries: no damage, no end marker. */
+            assert_int_equal(s.state, BS_SCAN_BODY);
+            assert_false(s.end_marker);
+            assert_int_equal(s.complete_through, cut);
+            assert_int_equal(s.entries, k);
+        } else if (cut > end_marker) {
+            assert_true(s.end_marker);
+            assert_int_equal(s.complete_through, bounds[nbounds - 1]);
+        } else {
+            assert_int_equal(s.state, BS_SCAN_DAMAGED);
+            assert_int_equal(s.complete_through, bounds[k]);
+            assert_int_equal(s.entries, k);
+            /* The same offset and message as the reader's. */
+            tb_bytes b = {0};
+            tb_raw(&b, full.data, cut);
+            pk_error err;
+            assert_int_equal(read_fails(&b, false, &err), PK_ERR_INPUT);
+            assert_int_equal(s.damage.offset, err.offset);
+            assert_string_equal(s.damage.message, err.message);
+            tb_free(&b);
+        }
+        pk_bsprof_scan_free(&s);
+    }
+    tb_free(&full);
+}
+
+static void scan_tells_damage_and_foreign_streams(void **state)
+{
+    (void)state;
+    /* Not .bsprof: known from the first byte that differs. */
+    bs_scan s;
+    pk_bsprof_scan_init(&s);
+    assert_int_equal(pk_bsprof_scan_feed(&s, "bsp", 3), PK_OK);
+    assert_int_equal(s.state, BS_SCAN_HEADER);
+    assert_int_equal(pk_bsprof_scan_feed(&s, "<html>", 6), PK_OK);
+    assert_int_equal(s.state, BS_SCAN_NOT_BSPROF);
+    assert_int_equal(pk_bsprof_scan_feed(&s, "more", 4), PK_OK);
+    assert_int_equal(s.received, 13);
+    pk_bsprof_scan_free(&s);
+
+    /* Nothing at all. */
+    pk_bsprof_scan_init(&s);
+    assert_int_equal(pk_bsprof_scan_finish(&s), PK_OK);
+    assert_int_equal(s.state, BS_SCAN_DAMAGED);
+    assert_non_null(strstr(s.damage.message, "empty"));
+    pk_bsprof_scan_free(&s);
+
+    /* An unknown entry type: nothing after it is decoded, the offset is the entry's. */
+    tb_bytes b = {0};
+    header_spec h = {1, 0, 0, false, false, 0, 0};
+    put_header(&b, &h);
+    e_string(&b, 1, "main");
+    size_t bad = b.len;
+    tb_varint(&b, 3 << 3 | 6);
+    e_string(&b, 2, "after");
+    pk_bsprof_scan_init(&s);
+    assert_int_equal(pk_bsprof_scan_feed(&s, b.data, b.len), PK_OK);
+    assert_int_equal(s.state, BS_SCAN_DAMAGED);
+    assert_int_equal(s.damage.offset, (int64_t)bad);
+    assert_int_equal(s.entries, 1);
+    assert_int_equal(s.complete_through, bad);
+    pk_bsprof_scan_free(&s);
+    tb_free(&b);
+}
+
+/* Header padding is counted, not kept; a long string waits in one piece. */
+static void scan_keeps_only_an_unfinished_entry(void **state)
+{
+    (void)state;
+    tb_bytes b = {0};
+    header_spec h = {1, 0, 0, false, false, 1 << 20, 0};
+    put_header(&b, &h);
+    size_t header_end = b.len;
+    size_t text_len = 3u << 20;
+    char *text = malloc(text_len + 1);
+    assert_non_null(text);
+    memset(text, 'x', text_len);
+    text[text_len] = '\0';
+    e_string(&b, 1, text);
+    size_t string_end = b.len;
+    tb_varint(&b, 0);
+    free(text);
+    bs_scan s;
+    pk_bsprof_scan_init(&s);
+    size_t most_pending = 0;
+    for (size_t at = 0; at < b.len; at += 1000) {
+        size_t n = b.len - at < 1000 ? b.len - at : 1000;
+        assert_int_equal(pk_bsprof_scan_feed(&s, b.data + at, n), PK_OK);
+        if (at + n <= header_end)
+            assert_true(s.pending.len < 1000 + 200);
+        if (s.pending.len > most_pending)
+            most_pending = s.pending.len;
+        if (at + n >= header_end && at + n < string_end)
+            assert_int_equal(s.complete_through, header_end);
+    }
+    assert_true(most_pending <= b.len - header_end); /* the string and the end marker */
+    assert_int_equal(pk_bsprof_scan_finish(&s), PK_OK);
+    assert_true(s.end_marker);
+    assert_int_equal(s.entries, 1);
+    assert_int_equal(s.complete_through, b.len);
+    pk_bsprof_scan_free(&s);
+    tb_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1205,6 +1386,10 @@ int main(void)
         cmocka_unit_test(writer_takes_any_profile),
         cmocka_unit_test(writer_uses_the_chosen_value),
         cmocka_unit_test(dump_prints_every_entry),
+        cmocka_unit_test(scan_counts_entries_as_bytes_arrive),
+        cmocka_unit_test(scan_cut_anywhere_ends_where_salvage_ends),
+        cmocka_unit_test(scan_tells_damage_and_foreign_streams),
+        cmocka_unit_test(scan_keeps_only_an_unfinished_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 #include "core/output.h"
 #include "core/symbolize.h"
 #include "formats/formats.h"
+#include "formats/gperftools/java_symbols.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
 
@@ -800,6 +801,94 @@ static void pprof_test_data_matches_goldens(void **state)
     pk_profile_free(b);
 }
 
+/* The symbol text of the Java variant, line by line as pprof's legacy parser reads it. */
+static void java_symbol_lines(void **state)
+{
+    (void)state;
+    const struct {
+        const char *line;
+        bool parsed;
+        uint64_t address;
+        const char *function, *file;
+        uint32_t line_no;
+    } cases[] = {
+        {"0x6 com.example.f (source.java:06)", true, 6, "com.example.f", "source.java", 6},
+        {"  0x00000003 GC  ", true, 3, "GC", "", 0},
+        {"0x1f\tpkg.A.b (A.java:0)", true, 0x1f, "pkg.A.b", "A.java", 0},
+        {"0x2 f (A.java:-3)", true, 2, "f", "A.java", 0},
+        {"0x2 f  (a:b:12)", true, 2, "f ", "a:b", 12},
+        {"0x2 Interp (/usr/lib/libjvm.so)", true, 2, "Interp", "libjvm.so", 0},
+        {"0x2 f (dir/)", true, 2, "f", "dir", 0},
+        {"0x2 f ()", true, 2, "f", ".", 0},
+        {"0x2 f (A.java:x)", true, 2, "f", "A.java:x", 0},
+        {"0x2 some generated stub/JIT thing", true, 2, "STUB", "", 0},
+        {"0xABCdef f", true, 0xabcdef, "f", "", 0},
+        {"--- symbol", false, 0, NULL, NULL, 0},
+        {"binary=/usr/bin/java", false, 0, NULL, NULL, 0},
+        {"0x5", false, 0, NULL, NULL, 0},
+        {"0X5 f", false, 0, NULL, NULL, 0},
+        {"0xzz f", false, 0, NULL, NULL, 0},
+        {"0x5f:g", false, 0, NULL, NULL, 0},
+        {"0x12345678901234567 f", false, 0, NULL, NULL, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gp_java_symbol sym;
+        bool parsed = gp_java_symbol_parse(cases[i].line, strlen(cases[i].line), &sym);
+        if (parsed != cases[i].parsed)
+            fail_msg("case %zu: parsed %d", i, parsed);
+        if (!parsed)
+            continue;
+        char function[64], file[64];
+        snprintf(function, sizeof function, "%.*s", (int)sym.function_len, sym.function);
+        snprintf(file, sizeof file, "%.*s", (int)sym.file_len, sym.file);
+        if (sym.address != cases[i].address || strcmp(function, cases[i].function) != 0 ||
+            strcmp(file, cases[i].file) != 0 || sym.line != cases[i].line_no)
+            fail_msg("case %zu: 0x%llx \"%s\" \"%s\" %u", i, (unsigned long long)sym.address,
+                     function, file, sym.line);
+    }
+}
+
+/* java-symbols.prof (make_java.py): go tool pprof -top reads GC 40ms, Parser.parse 30ms,
+ * Interpreter and HashMap.get 20ms, STUB 10ms, Main.run 10ms flat and 60ms cum, Main.main 90ms
+ * cum; the two lines of Main.run are one function at two lines. */
+static void java_symbol_text_names_frames(void **state)
+{
+    (void)state;
+    pk_profile *p = read_reference("java-symbols.prof", true);
+    assert_int_equal(pk_value_total(p, 0), 13);
+    assert_true(has_warning(p, "8 of 8 named by the symbol text"));
+    char *folded = NULL;
+    size_t size;
+    pk_error err;
+    assert_int_equal(pk_write_memory(p, &pk_format_folded, NULL, &folded, &size, &err), PK_OK);
+    assert_non_null(strstr(folded, "com.example.Main.main;com.example.Main.run;"
+                                   "com.example.Parser.parse 3\n"));
+    assert_non_null(strstr(folded, "GC 4\n"));
+    free(folded);
+    size_t functions = 0;
+    for (size_t i = 0; i < pk_function_count(p); i++) {
+        const pk_function *f = pk_function_at(p, (uint32_t)i);
+        const char *name = pk_str(p, f->name);
+        functions++;
+        if (strcmp(name, "Interpreter") == 0)
+            assert_string_equal(pk_str(p, f->file), "libjvm.so");
+        if (strcmp(name, "com.example.Main.run") == 0)
+            assert_string_equal(pk_str(p, f->file), "Main.java");
+        assert_true(strncmp(name, "0x", 2) != 0);
+        assert_true(strcmp(name, "com.example.Unused.never") != 0);
+    }
+    assert_int_equal(functions, 7);
+    bool line_9 = false, line_42 = false;
+    for (size_t i = 0; i < pk_frame_count(p); i++) {
+        const pk_frame *fr = pk_frame_at(p, (uint32_t)i);
+        assert_int_equal(fr->flags & PK_FRAME_HAS_ADDRESS, 0);
+        line_9 |= fr->line == 9;
+        line_42 |= fr->line == 42;
+    }
+    assert_true(line_9 && line_42);
+    pk_profile_free(p);
+}
+
 /* ---- the writer ------------------------------------------------------------------------------- */
 
 static char *write_with(const pk_profile *p, const pk_option *options, size_t count,
@@ -1157,6 +1246,8 @@ int main(void)
         cmocka_unit_test(variants_give_the_same_samples),
         cmocka_unit_test(edge_cases_match_results),
         cmocka_unit_test(pprof_test_data_matches_goldens),
+        cmocka_unit_test(java_symbol_lines),
+        cmocka_unit_test(java_symbol_text_names_frames),
         cmocka_unit_test(writer_emits_the_document_layout),
         cmocka_unit_test(writer_round_trips_real_profiles),
         cmocka_unit_test(writer_refuses_what_it_cannot_hold),

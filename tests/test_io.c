@@ -1,4 +1,5 @@
-/* Buffered input and output: varints, lines, refills, temporary files, JSON escaping. */
+/* Buffered input and output: varints, lines, text lines, UTF-16 decoding, refills, temporary
+ * files, JSON escaping. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,8 @@
 #include "bytes.h"
 #include "core/input.h"
 #include "core/output.h"
+#include "core/text_lines.h"
+#include "core/utf16.h"
 
 static char scratch[512];
 
@@ -217,6 +220,141 @@ static void file_input_refills(void **state)
     unlink(path);
 }
 
+/* A source that hands out its bytes a few at a time, so that every line end, byte-order mark
+ * and surrogate pair falls across refills somewhere. */
+typedef struct trickle {
+    const uint8_t *data;
+    size_t size, pos, step;
+} trickle;
+
+static size_t trickle_read(void *context, uint8_t *buf, size_t n, pk_error *failure)
+{
+    (void)failure;
+    trickle *t = context;
+    size_t take = t->size - t->pos < t->step ? t->size - t->pos : t->step;
+    if (take > n)
+        take = n;
+    memcpy(buf, t->data + t->pos, take);
+    t->pos += take;
+    return take;
+}
+
+/* The lines of text read with pk_text_lines from a trickling source, joined with '|'; a line
+ * over max shows as "<long>". */
+static void text_lines_of(const char *text, size_t size, size_t step, size_t max, char *out,
+                          size_t cap)
+{
+    trickle t = {(const uint8_t *)text, size, 0, step};
+    pk_input in;
+    assert_int_equal(pk_input_init_source(&in, (pk_input_source){trickle_read, NULL, &t}, 0, NULL),
+                     PK_OK);
+    pk_text_lines lines;
+    pk_text_lines_init(&lines, &in, max);
+    size_t len = 0;
+    out[0] = '\0';
+    for (;;) {
+        const char *line;
+        size_t n;
+        pk_text_line_result r = pk_text_lines_next(&lines, &line, &n);
+        if (r == PK_TEXT_END)
+            break;
+        assert_true(r == PK_TEXT_LINE || r == PK_TEXT_TOO_LONG);
+        len += (size_t)snprintf(out + len, cap - len, "%s%.*s", len ? "|" : "",
+                                r == PK_TEXT_LINE ? (int)n : 6,
+                                r == PK_TEXT_LINE ? line : "<long>");
+    }
+    pk_text_lines_free(&lines);
+    pk_input_release(&in);
+}
+
+/* Text lines end at LF, CR LF or a lone CR; a UTF-8 byte-order mark at the start is no text;
+ * lines over the limit are skipped whole; the answer does not depend on how the bytes come. */
+static void text_lines_in_every_chunking(void **state)
+{
+    (void)state;
+    const char text[] = "\xef\xbb\xbf" "a 1\r\nb\rc\n\r\n\rtoo long line\rd\r\n\xef\xbb\xbf" "e";
+    const char want[] = "a 1|b|c||" "|<long>|d|\xef\xbb\xbf" "e";
+    char got[256];
+    for (size_t step = 1; step <= sizeof text; step++) {
+        text_lines_of(text, sizeof text - 1, step, 8, got, sizeof got);
+        if (strcmp(got, want) != 0)
+            fail_msg("step %zu: \"%s\"", step, got);
+    }
+    /* In memory too, where no line needs gathering. */
+    pk_input in;
+    pk_input_init_memory(&in, text, sizeof text - 1);
+    pk_text_lines lines;
+    pk_text_lines_init(&lines, &in, 8);
+    const char *line;
+    size_t n;
+    assert_int_equal(pk_text_lines_next(&lines, &line, &n), PK_TEXT_LINE);
+    assert_true(lines.skipped_bom);
+    assert_int_equal(lines.offset, 3);
+    assert_int_equal(n, 3);
+    assert_int_equal(pk_text_lines_next(&lines, &line, &n), PK_TEXT_LINE);
+    assert_int_equal(lines.offset, 8);
+    assert_int_equal(lines.number, 2);
+    pk_text_lines_free(&lines);
+
+    /* Lines longer than the input's chunk are gathered whole. */
+    size_t long_len = 3 * (size_t)PK_INPUT_CHUNK + 5;
+    char *big = malloc(long_len + 4);
+    assert_non_null(big);
+    memset(big, 'x', long_len);
+    memcpy(big + long_len, "\ry\n", 3);
+    trickle t = {(const uint8_t *)big, long_len + 3, 0, 100000};
+    assert_int_equal(pk_input_init_source(&in, (pk_input_source){trickle_read, NULL, &t}, 0, NULL),
+                     PK_OK);
+    pk_text_lines_init(&lines, &in, long_len);
+    assert_int_equal(pk_text_lines_next(&lines, &line, &n), PK_TEXT_LINE);
+    assert_int_equal(n, long_len);
+    assert_true(line[0] == 'x' && line[long_len - 1] == 'x');
+    assert_int_equal(pk_text_lines_next(&lines, &line, &n), PK_TEXT_LINE);
+    assert_int_equal(n, 1);
+    assert_int_equal(lines.offset, long_len + 1);
+    assert_int_equal(pk_text_lines_next(&lines, &line, &n), PK_TEXT_END);
+    pk_text_lines_free(&lines);
+    pk_input_release(&in);
+    free(big);
+}
+
+/* UTF-16 in either byte order decodes to UTF-8 however its bytes come: surrogate pairs, a
+ * pair cut by a refill, an unpaired surrogate and an odd last byte (U+FFFD each). */
+static void utf16_decodes_to_utf8(void **state)
+{
+    (void)state;
+    /* "a" U+00E9 U+1F525 LF, an unpaired high surrogate, "z", and one stray byte. */
+    const uint16_t units[] = {0xfeff, 'a', 0x00e9, 0xd83d, 0xdd25, '\n', 0xd800, 'z'};
+    const char want[] = "a\xc3\xa9\xf0\x9f\x94\xa5\n\xef\xbf\xbdz\xef\xbf\xbd";
+    for (int big = 0; big < 2; big++) {
+        uint8_t bytes[2 * 8 + 1];
+        for (size_t i = 0; i < 8; i++) {
+            bytes[2 * i + (big ? 1 : 0)] = (uint8_t)(units[i] & 0xff);
+            bytes[2 * i + (big ? 0 : 1)] = (uint8_t)(units[i] >> 8);
+        }
+        bytes[16] = 'q';
+        assert_int_equal(pk_utf16_detect(bytes, sizeof bytes), big ? PK_UTF16_BE : PK_UTF16_LE);
+        for (size_t step = 1; step <= sizeof bytes; step++) {
+            trickle t = {bytes, sizeof bytes, 0, step};
+            pk_input raw, text;
+            assert_int_equal(pk_input_init_source(&raw, (pk_input_source){trickle_read, NULL, &t},
+                                                  0, NULL),
+                             PK_OK);
+            assert_int_equal(pk_input_init_utf16(&text, &raw, pk_utf16_detect(bytes, 2), NULL),
+                             PK_OK);
+            char got[64];
+            size_t n = pk_in_read(&text, got, sizeof got);
+            if (n != sizeof want - 1 || memcmp(got, want, n) != 0)
+                fail_msg("%s step %zu: %zu bytes", big ? "BE" : "LE", step, n);
+            assert_true(pk_in_decompressed(&text));
+            pk_input_release(&text);
+            pk_input_release(&raw);
+        }
+    }
+    const uint8_t plain[] = {'a', 0};
+    assert_int_equal(pk_utf16_detect(plain, 2), PK_UTF16_NONE);
+}
+
 static void outputs_appear_only_on_commit(void **state)
 {
     (void)state;
@@ -273,6 +411,8 @@ int main(void)
         cmocka_unit_test(varints_into_32_bit_fields),
         cmocka_unit_test(lines_split_on_lf),
         cmocka_unit_test(file_input_refills),
+        cmocka_unit_test(text_lines_in_every_chunking),
+        cmocka_unit_test(utf16_decodes_to_utf8),
         cmocka_unit_test(outputs_appear_only_on_commit),
         cmocka_unit_test(json_strings_are_escaped),
     };

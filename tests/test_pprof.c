@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "bytes.h"
+#include "fixtures.h"
 #include "model_build.h"
 #include "reading.h"
 #include "core/input.h"
@@ -1114,6 +1115,72 @@ static void writer_edge_cases(void **state)
     pk_profile_free(p);
 }
 
+/* The output of p in format as text (NUL bytes included). */
+static char *written_as(const pk_profile *p, const pk_format *format, size_t *size)
+{
+    char *data = NULL;
+    pk_error err;
+    if (pk_write_memory(p, format, NULL, &data, size, &err) != PK_OK)
+        fail_msg("%s: %s", format->name, err.message);
+    return data;
+}
+
+static bool holds(const char *data, size_t size, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (size_t i = 0; i + n <= size; i++)
+        if (memcmp(data + i, needle, n) == 0)
+            return true;
+    return false;
+}
+
+/* odd-strings.pb (tests/data/pprof/make_fixtures.py): go tool pprof -top shows "mid\0nul",
+ * "\0lead" and, for the empty name, <unknown>. profkit keeps an empty function name empty (so
+ * that folded "a;b; 3" survives pprof) and whole names (the model keeps NUL bytes) that every
+ * output escapes: JSON as \u0000, SVG as U+2400, folded as '_'. */
+static void odd_strings(void **state)
+{
+    (void)state;
+    pk_status status;
+    pk_error err;
+    pk_profile *p = tb_read_file_with(tb_data_path("pprof/odd-strings.pb"), NULL, NULL, 0,
+                                      &status, &err);
+    if (!p)
+        fail_msg("odd-strings.pb: %s", err.message);
+    size_t size;
+    char *folded = written_as(p, &pk_format_folded, &size);
+    /* The empty name is no address. */
+    assert_true(holds(folded, size, "main; "));
+    assert_false(holds(folded, size, "0x"));
+    assert_true(holds(folded, size, "main;mid_nul 3\n"));
+    assert_true(holds(folded, size, "main; 1\n"));
+    assert_true(holds(folded, size, "main;_lead 2\n"));
+    free(folded);
+    char *json = written_as(p, &pk_format_speedscope, &size);
+    assert_true(holds(json, size, "\"mid\\u0000nul\""));
+    assert_true(holds(json, size, "\"\\u0000lead\""));
+    free(json);
+    json = written_as(p, &pk_format_firefox, &size);
+    assert_true(holds(json, size, "\"mid\\u0000nul\""));
+    free(json);
+    char *svg = written_as(p, &pk_format_svg, &size);
+    assert_true(holds(svg, size, "mid\xe2\x90\x80nul"));
+    assert_null(memchr(svg, '\0', size));
+    free(svg);
+    /* pprof keeps the bytes. */
+    char *pb = written_as(p, &pk_format_pprof, &size);
+    pk_profile *again = NULL;
+    assert_int_equal(pk_read_memory(pb, size, NULL, NULL, &again, &err), PK_OK);
+    bool found = false;
+    for (size_t i = 0; i < pk_string_count(again); i++)
+        found |= pk_str_len(again, (uint32_t)i) == 7 && memcmp(pk_str(again, (uint32_t)i),
+                                                                 "mid\0nul", 7) == 0;
+    assert_true(found);
+    pk_profile_free(again);
+    free(pb);
+    pk_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1131,6 +1198,7 @@ int main(void)
         cmocka_unit_test(writes_what_pprof_expects),
         cmocka_unit_test(round_trip_keeps_the_model),
         cmocka_unit_test(writer_edge_cases),
+        cmocka_unit_test(odd_strings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

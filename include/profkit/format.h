@@ -89,7 +89,11 @@ typedef struct pk_write_options {
 
 enum pk_format_flags {
     PK_FORMAT_GZIP_BY_DEFAULT = 1u << 0, /* written gzip-compressed unless asked otherwise */
-    PK_FORMAT_LISTS_MEMORY_EVENTS = 1u << 1 /* the writer lists every memory event: read the
+    PK_FORMAT_TEXT = 1u << 1,            /* text: read as UTF-8, UTF-16 with a byte-order mark
+                                          * decoded to UTF-8 first */
+    PK_FORMAT_POSITIVE_WEIGHTS = 1u << 2, /* the format has no negative weights: its writer leaves
+                                           * out what sums to zero or less */
+    PK_FORMAT_LISTS_MEMORY_EVENTS = 1u << 3 /* the writer lists every memory event: read the
                                              * input keeping them (not memory_sums_only) */
 };
 

@@ -4,6 +4,7 @@
 #define PROFKIT_PROFKIT_H
 
 #include "profkit/calltree.h"
+#include "profkit/capture.h"
 #include "profkit/diff.h"
 #include "profkit/error.h"
 #include "profkit/format.h"
@@ -11,6 +12,7 @@
 #include "profkit/output.h"
 #include "profkit/profile.h"
 #include "profkit/report.h"
+#include "profkit/source_names.h"
 #include "profkit/summary.h"
 #include "profkit/symbolize.h"
 #include "profkit/thread_names.h"

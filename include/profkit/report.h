@@ -112,6 +112,9 @@ typedef struct pk_report {
     const char *value_unit;  /* its unit ("nanoseconds"), "" for the memory view */
     int64_t total;           /* the value of every sample of the threads covered; 0 for the
                               * memory view */
+    int64_t percent_base;    /* what shares (percentages) are of: the sum of the absolute
+                              * values of those samples, as go tool pprof takes it; equal to
+                              * total when no value is negative */
     size_t threads_matched;  /* threads whose name matched thread_pattern */
     bool sort_total;         /* top, lines: sorted by total */
     double min_percent;      /* tree */

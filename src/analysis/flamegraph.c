@@ -258,11 +258,41 @@ static void write_label(pk_output *out, const char *full_name, double w)
     free(name);
 }
 
+/* A name as drawn: a NUL byte (which XML cannot hold) as U+2400 SYMBOL FOR NULL. Returns the
+ * model's string when it holds none, else a copy in *copy, which the caller frees; NULL when
+ * memory runs out. */
+static const char *drawn_name(const pk_profile *p, uint32_t id, char **copy)
+{
+    const char *s = pk_str(p, id);
+    size_t len = pk_str_len(p, id), nuls = 0;
+    *copy = NULL;
+    for (size_t i = 0; i < len; i++)
+        nuls += s[i] == '\0';
+    if (nuls == 0)
+        return s;
+    char *d = malloc(len + 2 * nuls + 1);
+    if (!d)
+        return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\0') {
+            memcpy(d + n, "\xe2\x90\x80", 3);
+            n += 3;
+        } else {
+            d[n++] = s[i];
+        }
+    }
+    d[n] = '\0';
+    *copy = d;
+    return d;
+}
+
 static void write_frame(pk_output *out, const pk_profile *p, const pk_calltree *tree,
                         const pk_flamegraph_options *o, const uint8_t *categories,
                         const drawn_frame *f, double y, int64_t root_total, double max_delta)
 {
     char name_buf[64];
+    char *name_copy = NULL;
     const char *name;
     if (f->merged) {
         snprintf(name_buf, sizeof name_buf, "(%u small frames)", (unsigned)f->merged);
@@ -270,7 +300,12 @@ static void write_frame(pk_output *out, const pk_profile *p, const pk_calltree *
     } else if (f->node == 0) {
         name = "all";
     } else {
-        name = pk_calltree_name(tree, p, f->node);
+        /* A thread is shown by its display name, code by its name drawn whole. */
+        name = tree->nodes[f->node].thread != PK_NONE
+                   ? pk_calltree_name(tree, p, f->node)
+                   : drawn_name(p, tree->nodes[f->node].name, &name_copy);
+        if (!name)
+            name = "?";
     }
     frame_kind kind = {pk_category_fill_of(PK_CATEGORY_OTHER), "", NULL};
     if (!f->merged)
@@ -331,6 +366,7 @@ static void write_frame(pk_output *out, const pk_profile *p, const pk_calltree *
         pk_out_puts(out, "</text>");
     }
     pk_out_puts(out, "</g>\n");
+    free(name_copy);
 }
 
 pk_status pk_flamegraph_write(const pk_profile *p, const pk_calltree *tree,

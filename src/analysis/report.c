@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "analysis/stack_walk.h"
+#include "core/arith.h"
 
 void pk_report_options_init(pk_report_options *o)
 {
@@ -23,6 +24,22 @@ static size_t threads_matching(const pk_profile *p, const char *pattern)
     for (size_t t = 0; t < pk_thread_count(p); t++)
         matched += pk_thread_name_matches(pk_str(p, pk_thread_at(p, (uint32_t)t)->name), pattern);
     return matched;
+}
+
+/* The sum of the absolute values of the rows of the matching threads: with negative values (a
+ * delta heap profile) signed sums cancel out, and shares of them mean nothing. */
+static int64_t absolute_total(const pk_profile *p, uint32_t value, const char *pattern)
+{
+    size_t threads = pk_thread_count(p);
+    int64_t sum = 0;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        uint32_t t = pk_sample_thread(p, row);
+        if (t < threads && !pk_thread_name_matches(pk_str(p, pk_thread_at(p, t)->name), pattern))
+            continue;
+        int64_t v = pk_sample_values(p, row)[value];
+        sum = pk_add_saturating(sum, v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v);
+    }
+    return sum;
 }
 
 pk_status pk_report_build(const pk_profile *p, const pk_report_options *o, pk_report **out,
@@ -78,6 +95,7 @@ pk_status pk_report_build(const pk_profile *p, const pk_report_options *o, pk_re
         pk_report_free(r);
         return st;
     }
+    r->percent_base = value == PK_NONE ? r->total : absolute_total(p, value, o->thread_pattern);
     *out = r;
     return PK_OK;
 }

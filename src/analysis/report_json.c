@@ -19,11 +19,13 @@ static void begin_view(pk_json *j, const pk_report *r, const char *view)
     pk_json_member_string(j, "unit", r->value_unit);
     pk_json_object_end(j);
     pk_json_member_i64(j, "total", r->total);
+    if (r->percent_base != r->total)
+        pk_json_member_i64(j, "percent_base", r->percent_base);
 }
 
 static void json_top(pk_json *j, const pk_report *r)
 {
-    double grand = (double)r->total;
+    double grand = (double)r->percent_base;
     begin_view(j, r, "top");
     pk_json_member_string(j, "sort", r->sort_total ? "total" : "self");
     pk_json_member_u64(j, "function_count", r->entries_available);
@@ -62,7 +64,7 @@ static void close_node(pk_json *j, const pk_report_node *folded)
  * hidden_total (at the first level, the report's own). */
 static void json_tree(pk_json *j, const pk_report *r)
 {
-    double grand = (double)r->total;
+    double grand = (double)r->percent_base;
     begin_view(j, r, "tree");
     pk_json_member_double(j, "min_percent", r->min_percent);
     pk_json_key(j, "roots");
@@ -124,7 +126,7 @@ static void json_neighbours(pk_json *j, const pk_report *r)
         pk_json_member_i64(j, "value", e->total);
         pk_json_member_double(j, "share_percent",
                               pk_percent((double)e->total, (double)r->function_total));
-        pk_json_member_double(j, "percent", pk_percent((double)e->total, (double)r->total));
+        pk_json_member_double(j, "percent", pk_percent((double)e->total, (double)r->percent_base));
         pk_json_object_end(j);
     }
     pk_json_array_end(j);
@@ -132,7 +134,7 @@ static void json_neighbours(pk_json *j, const pk_report *r)
 
 static void json_lines(pk_json *j, const pk_report *r)
 {
-    double grand = (double)r->total;
+    double grand = (double)r->percent_base;
     begin_view(j, r, "lines");
     pk_json_member_string(j, "sort", r->sort_total ? "total" : "self");
     pk_json_member_u64(j, "line_count", r->entries_available);
@@ -210,7 +212,7 @@ static void json_threads(pk_json *j, const pk_report *r)
         pk_json_member_i64(j, "pid", e->pid);
         pk_json_member_i64(j, "tid", e->tid);
         pk_json_member_i64(j, "total", e->total);
-        pk_json_member_double(j, "percent", pk_percent((double)e->total, (double)r->total));
+        pk_json_member_double(j, "percent", pk_percent((double)e->total, (double)r->percent_base));
         pk_json_member_u64(j, "stacks", e->stacks);
         pk_json_object_end(j);
     }

@@ -98,13 +98,27 @@ static void call_path(pk_output *out, const char *const *names, size_t count,
 
 /* ---- the views of a report ---------------------------------------------------------------------- */
 
+/* With negative values the shares are of the sum of absolute values (as go tool pprof takes
+ * them), which the header then says. */
+static void shares_note(const pk_report *r, pk_output *out)
+{
+    if (r->percent_base == r->total)
+        return;
+    char base_text[PK_VALUE_TEXT];
+    pk_value_text(base_text, sizeof base_text, (double)r->percent_base, r->value_unit, false);
+    pk_out_printf(out, " (shares of %s, the sum of absolute values)", base_text);
+}
+
 static void text_top(const pk_report *r, size_t width, pk_output *out)
 {
     char total_text[PK_VALUE_TEXT];
     double grand = (double)r->total;
+    double share_base = (double)r->percent_base;
     value_label(out, r->value_name, r->value_unit);
     pk_value_text(total_text, sizeof total_text, grand, r->value_unit, false);
-    pk_out_printf(out, ": total %s; %zu of %zu functions by %s\n", total_text, r->entry_count,
+    pk_out_printf(out, ": total %s", total_text);
+    shares_note(r, out);
+    pk_out_printf(out, "; %zu of %zu functions by %s\n", r->entry_count,
                   r->entries_available, r->sort_total ? "total" : "self");
     pk_out_puts(out, "      self   self%    sum%      total  total%  function\n");
     size_t columns = name_columns(width, 47);
@@ -114,13 +128,13 @@ static void text_top(const pk_report *r, size_t width, pk_output *out)
         running += (double)e->self;
         value_cell(out, r->value_unit, (double)e->self, 10);
         pk_out_putc(out, ' ');
-        percent_cell(out, (double)e->self, grand, 7);
+        percent_cell(out, (double)e->self, share_base, 7);
         pk_out_putc(out, ' ');
-        percent_cell(out, running, grand, 7);
+        percent_cell(out, running, share_base, 7);
         pk_out_putc(out, ' ');
         value_cell(out, r->value_unit, (double)e->total, 10);
         pk_out_putc(out, ' ');
-        percent_cell(out, (double)e->total, grand, 7);
+        percent_cell(out, (double)e->total, share_base, 7);
         pk_out_puts(out, "  ");
         pk_out_shortened(out, e->name, columns);
         pk_out_putc(out, '\n');
@@ -149,9 +163,11 @@ static void text_tree(const pk_report *r, size_t width, pk_output *out)
 {
     char total_text[PK_VALUE_TEXT];
     double grand = (double)r->total;
+    double share_base = (double)r->percent_base;
     pk_value_text(total_text, sizeof total_text, grand, r->value_unit, false);
     value_label(out, r->value_name, r->value_unit);
     pk_out_printf(out, ": total %s", total_text);
+    shares_note(r, out);
     if (r->min_percent > 0)
         pk_out_printf(out, "; branches under %g%% folded", r->min_percent);
     pk_out_puts(out, "\n     total  total%       self  call tree\n");
@@ -159,7 +175,7 @@ static void text_tree(const pk_report *r, size_t width, pk_output *out)
         const pk_report_node *n = &r->nodes[i];
         value_cell(out, r->value_unit, (double)n->total, 10);
         pk_out_putc(out, ' ');
-        percent_cell(out, (double)n->total, grand, 7);
+        percent_cell(out, (double)n->total, share_base, 7);
         if (n->folded) {
             pk_out_puts(out, "             ");
             tree_indent(out, width, n->depth);
@@ -189,7 +205,7 @@ static void text_neighbours(const pk_report *r, size_t width, pk_output *out)
     pk_value_text(total_text, sizeof total_text, (double)r->function_total, r->value_unit,
                   false);
     pk_percent_text(percent_text, sizeof percent_text, (double)r->function_total,
-                    (double)r->total);
+                    (double)r->percent_base);
     pk_out_puts(out, callees ? "callees of " : "callers of ");
     pk_out_shortened(out, r->function, name_columns(width, 40));
     pk_out_puts(out, ": ");
@@ -217,8 +233,11 @@ static void text_lines(const pk_report *r, size_t width, pk_output *out)
     }
     char total_text[PK_VALUE_TEXT];
     double grand = (double)r->total;
+    double share_base = (double)r->percent_base;
     pk_value_text(total_text, sizeof total_text, grand, r->value_unit, false);
-    pk_out_printf(out, ": total %s; %zu of %zu lines by %s\n", total_text, r->entry_count,
+    pk_out_printf(out, ": total %s", total_text);
+    shares_note(r, out);
+    pk_out_printf(out, "; %zu of %zu lines by %s\n", r->entry_count,
                   r->entries_available, r->sort_total ? "total" : "self");
     pk_out_puts(out, "      self   self%      total  total%  line  function\n");
     size_t columns = name_columns(width, 39);
@@ -226,11 +245,11 @@ static void text_lines(const pk_report *r, size_t width, pk_output *out)
         const pk_report_entry *e = &r->entries[i];
         value_cell(out, r->value_unit, (double)e->self, 10);
         pk_out_putc(out, ' ');
-        percent_cell(out, (double)e->self, grand, 7);
+        percent_cell(out, (double)e->self, share_base, 7);
         pk_out_putc(out, ' ');
         value_cell(out, r->value_unit, (double)e->total, 10);
         pk_out_putc(out, ' ');
-        percent_cell(out, (double)e->total, grand, 7);
+        percent_cell(out, (double)e->total, share_base, 7);
         pk_out_puts(out, "  ");
         location(out, e->file, e->line, e->name, columns);
         pk_out_putc(out, '\n');
@@ -303,9 +322,12 @@ static void text_threads(const pk_report *r, size_t width, pk_output *out)
 {
     char total_text[PK_VALUE_TEXT];
     double grand = (double)r->total;
+    double share_base = (double)r->percent_base;
     pk_value_text(total_text, sizeof total_text, grand, r->value_unit, false);
     value_label(out, r->value_name, r->value_unit);
-    pk_out_printf(out, ": total %s; %zu of %zu threads\n", total_text, r->entry_count,
+    pk_out_printf(out, ": total %s", total_text);
+    shares_note(r, out);
+    pk_out_printf(out, "; %zu of %zu threads\n", r->entry_count,
                   r->entries_available);
     pk_out_puts(out, "     total  total%   stacks  thread\n");
     size_t columns = name_columns(width, 29);
@@ -313,7 +335,7 @@ static void text_threads(const pk_report *r, size_t width, pk_output *out)
         const pk_report_entry *e = &r->entries[i];
         value_cell(out, r->value_unit, (double)e->total, 10);
         pk_out_putc(out, ' ');
-        percent_cell(out, (double)e->total, grand, 7);
+        percent_cell(out, (double)e->total, share_base, 7);
         pk_out_printf(out, " %8zu  ", e->stacks);
         char ids[64] = "";
         if (e->pid >= 0 && e->tid >= 0)

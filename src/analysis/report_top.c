@@ -17,8 +17,14 @@ typedef struct top_sort {
     bool by_total;
 } top_sort;
 
+/* Larger magnitudes first, as go tool pprof orders -top: a delta profile's large losses rank
+ * with its large gains. Of equal magnitudes, the positive first. */
 static int compare_i64_desc(int64_t a, int64_t b)
 {
+    uint64_t ma = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a;
+    uint64_t mb = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
+    if (ma != mb)
+        return ma > mb ? -1 : 1;
     return a > b ? -1 : a < b ? 1 : 0;
 }
 

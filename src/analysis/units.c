@@ -69,7 +69,7 @@ void pk_value_text(char *buf, size_t size, double v, const char *unit, bool sign
 
 double pk_percent(double part, double whole)
 {
-    return whole != 0 ? 100.0 * part / whole : 0.0;
+    return whole != 0 ? 100.0 * fabs(part) / fabs(whole) : 0.0;
 }
 
 void pk_percent_text(char *buf, size_t size, double part, double whole)

@@ -17,7 +17,9 @@
  * With signed_plus, positive values get a leading '+'. */
 void pk_value_text(char *buf, size_t size, double v, const char *unit, bool signed_plus);
 
-/* Percentage of part in whole with two decimals ("12.34%"); "-" when whole is 0. */
+/* The share of part in whole, unsigned as go tool pprof shows it (a negative flat value of a
+ * delta profile is a share of the sum of absolute values too): with two decimals ("12.34%"),
+ * "-" when whole is 0. */
 void pk_percent_text(char *buf, size_t size, double part, double whole);
 double pk_percent(double part, double whole);
 

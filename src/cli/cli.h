@@ -9,6 +9,7 @@
 #include "profkit/format.h"
 #include "profkit/output.h"
 #include "profkit/profile.h"
+#include "profkit/source_names.h"
 #include "profkit/symbolize.h"
 
 enum {
@@ -34,6 +35,7 @@ typedef struct cli_input_options {
     bool no_symbols;    /* --no-symbols: leave native addresses unnamed */
     const char **symbol_paths; /* --symbol-path DIR, repeatable */
     size_t symbol_path_count;
+    const char *source; /* --source DIR|ZIP: the channel source that names anonymous functions */
 } cli_input_options;
 
 /* A command's own long option, for cli_parse. */
@@ -99,15 +101,18 @@ typedef struct cli_inputs {
     const pk_format **formats;
     pk_reader *stdin_reader; /* standard input cannot be opened twice: kept open */
     bool memory_event_list;  /* the output lists memory events: keep them, not only their sums */
+    pk_source *source;       /* --source, opened once for every input */
 } cli_inputs;
 
 /* Opens each input (its format from --from or its content) and checks the format options
- * against the input formats and output (the format the command writes, NULL for none).
- * Prints errors; returns an exit status. */
+ * against the input formats and output (the format the command writes, NULL for none); opens
+ * the --source. Prints errors; returns an exit status. */
 int cli_inputs_open(cli_inputs *inputs, char **paths, size_t count,
                     const cli_input_options *input, const pk_format *output);
 /* Reads input index with the common input options, printing errors as
- * "profkit: FILE: byte OFFSET: message" and warnings unless quiet. Returns an exit status. */
+ * "profkit: FILE: byte OFFSET: message" and warnings unless quiet; names native addresses from
+ * the binaries and anonymous BrightScript functions from the --source. Returns an exit
+ * status. */
 int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *input,
                     pk_profile **out);
 void cli_inputs_close(cli_inputs *inputs);
@@ -152,6 +157,7 @@ int pk_cmd_report(int argc, char **argv);
 int pk_cmd_diff(int argc, char **argv);
 int pk_cmd_merge(int argc, char **argv);
 int pk_cmd_view(int argc, char **argv);
+int pk_cmd_capture(int argc, char **argv);
 /* commands:declarations */
 
 extern const pk_command pk_commands[];

@@ -16,6 +16,7 @@ enum {
     KEY_QUIET,
     KEY_NO_SYMBOLS,
     KEY_SYMBOL_PATH,
+    KEY_SOURCE,
     KEY_FORMAT_OPTION = 0x2000 /* + index into the collected format options */
 };
 
@@ -125,6 +126,7 @@ int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler h
         longs[n++] = (struct option){"quiet", no_argument, NULL, KEY_QUIET};
         longs[n++] = (struct option){"no-symbols", no_argument, NULL, KEY_NO_SYMBOLS};
         longs[n++] = (struct option){"symbol-path", required_argument, NULL, KEY_SYMBOL_PATH};
+        longs[n++] = (struct option){"source", required_argument, NULL, KEY_SOURCE};
         collect_format_options();
         for (size_t i = 0; i < format_option_count && n + 1 < sizeof longs / sizeof *longs; i++)
             longs[n++] = (struct option){format_options[i]->name,
@@ -146,7 +148,14 @@ int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler h
                       "      --symbol-path DIR    look for binaries and debug files under DIR "
                       "first\n"
                       "                           (repeatable)\n"
-                      "      --no-symbols         keep the addresses: read no binary\n",
+                      "      --no-symbols         keep the addresses: read no binary\n"
+                      "\nAnonymous BrightScript functions ($anon_...) are named from the "
+                      "channel's source:\n"
+                      "      --source DIR|ZIP     the channel's source tree or package zip: a "
+                      "function\n"
+                      "                           defined as `name = function(` or `name: sub(` "
+                      "is\n"
+                      "                           called name\n",
                       stdout);
                 cli_print_format_options(stdout, true, true);
             }
@@ -169,6 +178,8 @@ int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler h
             input->salvage = true;
         } else if (input && c == KEY_QUIET) {
             input->quiet = true;
+        } else if (input && c == KEY_SOURCE) {
+            input->source = optarg;
         } else if (input && c == KEY_NO_SYMBOLS) {
             input->no_symbols = true;
         } else if (input && c == KEY_SYMBOL_PATH) {
@@ -314,7 +325,14 @@ int cli_inputs_open(cli_inputs *inputs, char **paths, size_t count,
         else
             pk_reader_close(r);
     }
-    return check_format_options(input, inputs->formats, count, output);
+    int status = check_format_options(input, inputs->formats, count, output);
+    if (status == PK_EXIT_OK && input->source) {
+        pk_error err;
+        pk_error_clear(&err);
+        if (pk_source_open(input->source, &inputs->source, &err) != PK_OK)
+            return cli_report_error(NULL, &err);
+    }
+    return status;
 }
 
 int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *input,
@@ -352,6 +370,15 @@ int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *i
         pk_profile_free(*out);
         *out = named;
     }
+    if (status == PK_OK && inputs->source) {
+        pk_profile *named;
+        status = pk_name_anonymous_functions(*out, inputs->source, &named, NULL, &err);
+        pk_profile_free(*out);
+        *out = named;
+        const char *counts = named ? pk_property_get(named, "anonymous-functions") : NULL;
+        if (counts && !input->quiet && !input->keep_warnings)
+            cli_error("%s: anonymous functions: %s", cli_shown_name(path), counts);
+    }
     if (status != PK_OK)
         return report_read_error(path, input, &err);
     if (!input->quiet && !input->keep_warnings) {
@@ -367,6 +394,7 @@ int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *i
 void cli_inputs_close(cli_inputs *inputs)
 {
     pk_reader_close(inputs->stdin_reader);
+    pk_source_close(inputs->source);
     free(inputs->formats);
     memset(inputs, 0, sizeof *inputs);
 }
@@ -476,6 +504,32 @@ const pk_format *cli_output_format(const cli_output_args *args, const char *comm
     return to;
 }
 
+/* Says what an output without negative weights leaves out of a value that has some (a delta
+ * heap profile), rather than leaving it out silently. */
+static void warn_negative_values(const pk_profile *p, uint32_t value, const pk_format *to,
+                                 const char *shown_name)
+{
+    if (!(to->flags & PK_FORMAT_POSITIVE_WEIGHTS) || value == PK_NONE ||
+        pk_metadata_get(p)->differential)
+        return;
+    size_t negative = 0;
+    long double sum = 0;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        int64_t v = pk_sample_values(p, row)[value];
+        if (v < 0) {
+            negative++;
+            sum += (long double)v;
+        }
+    }
+    if (negative == 0)
+        return;
+    cli_error("%s: warning: %s output has no negative weights: %zu stack%s with a negative "
+              "'%s' (%.0Lf in all) %s left out, as is any stack whose sum is not above zero "
+              "(pprof and Firefox Profiler output keep them)",
+              shown_name ? shown_name : "-", to->name, negative, negative == 1 ? "" : "s",
+              pk_str(p, pk_value_type_at(p, value)->name), sum, negative == 1 ? "is" : "are");
+}
+
 int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk_format *to,
                       const cli_input_options *input, const char *protect_path,
                       const char *shown_name)
@@ -491,6 +545,7 @@ int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk
         .compression = args->compression,
         .compression_level = args->compression_level,
     };
+    warn_negative_values(p, value, to, shown_name);
     pk_error err;
     pk_error_clear(&err);
     if (pk_write_file(p, args->output ? args->output : "-", to, &write_options, protect_path,

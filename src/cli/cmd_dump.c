@@ -39,6 +39,11 @@ int pk_cmd_dump(int argc, char **argv)
         cli_free_input_options(&input);
         return PK_EXIT_USAGE;
     }
+    if (input.source) {
+        cli_error("dump: --source does not apply: dump prints the records as stored");
+        cli_free_input_options(&input);
+        return PK_EXIT_USAGE;
+    }
     const pk_format *format = NULL;
     if (input.from && !(format = cli_format_named(input.from, true, false))) {
         cli_free_input_options(&input);

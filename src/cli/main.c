@@ -16,6 +16,7 @@ const pk_command pk_commands[] = {
     {"diff", "compare two profiles: table, folded lines or differential flame graph", pk_cmd_diff},
     {"merge", "sum several profiles into one", pk_cmd_merge},
     {"view", "open a profile in the Firefox Profiler, served from this machine", pk_cmd_view},
+    {"capture", "capture BrightScript profiler data from a Roku device", pk_cmd_capture},
     /* commands:end */
 };
 const size_t pk_command_count = sizeof pk_commands / sizeof pk_commands[0];
@@ -34,6 +35,7 @@ static void print_usage(FILE *f)
                "  profkit info channel.bsprof\n"
                "  profkit report channel.bsprof --tree               # call tree on the terminal\n"
                "  profkit convert channel.bsprof -o flame.svg        # interactive flame graph\n"
+               "  profkit capture 192.168.1.20 -o channel.bsprof     # from a Roku device\n"
                "  profkit view channel.bsprof                        # in the Firefox Profiler\n");
 }
 

@@ -21,12 +21,13 @@ bool pk_salvage_applies(const pk_read_options *options, pk_status status, const 
 }
 
 pk_status pk_salvage(pk_profile *p, const pk_read_options *options, pk_status status,
-                     pk_error *err, bool decompressed)
+                     pk_error *err, const char *offsets_of)
 {
     if (!pk_salvage_applies(options, status, err))
         return status;
-    pk_warn(p, "damaged at byte %" PRId64 "%s: %s; kept what was read before it",
-            err->offset, decompressed ? " of the decompressed data" : "", err->message);
+    pk_warn(p, "damaged at byte %" PRId64 "%s%s%s: %s; kept what was read before it",
+            err->offset, offsets_of ? " (counting " : "", offsets_of ? offsets_of : "",
+            offsets_of ? ")" : "", err->message);
     pk_error_clear(err);
     return PK_OK;
 }

@@ -23,10 +23,11 @@ pk_status pk_damage(pk_error *err, uint64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* The policy, applied to what a reader returned: turns salvageable damage into a warning of p
- * and PK_OK when options ask for salvage; returns status unchanged otherwise. decompressed
- * says that offsets count decompressed bytes, which the messages then say. */
+ * and PK_OK when options ask for salvage; returns status unchanged otherwise. offsets_of names
+ * the bytes offsets count when they are not the stored ones ("decompressed bytes"), which the
+ * messages then say; NULL when they are. */
 pk_status pk_salvage(pk_profile *p, const pk_read_options *options, pk_status status,
-                     pk_error *err, bool decompressed);
+                     pk_error *err, const char *offsets_of);
 
 /* The same for a record dump: the damage is printed as the last record (by the caller) and
  * the dump succeeds when salvage is asked for. */

@@ -421,15 +421,20 @@ void pk_out_quoted(pk_output *out, const void *data, size_t n)
 
 void pk_out_xml_text(pk_output *out, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
+    pk_out_xml_text_len(out, s, strlen(s));
+}
+
+void pk_out_xml_text_len(pk_output *out, const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    while (p < end) {
         const unsigned char *run = p;
-        while (*p && *p != '<' && *p != '>' && *p != '&' && *p != '"' && *p != '\'' &&
+        while (p < end && *p != '<' && *p != '>' && *p != '&' && *p != '"' && *p != '\'' &&
                (*p >= 0x20 || *p == '\t' || *p == '\n') && *p < 0x80)
             p++;
         if (p > run)
             pk_out_write(out, run, (size_t)(p - run));
-        if (!*p)
+        if (p == end)
             break;
         switch (*p) {
         case '<':
@@ -453,13 +458,17 @@ void pk_out_xml_text(pk_output *out, const char *s)
             p++;
             break;
         default:
-            if (*p < 0x20) {
+            if (*p == 0) {
+                /* XML 1.0 has no NUL, not even as a reference: U+2400 SYMBOL FOR NULL shows it. */
+                pk_out_puts(out, "\xe2\x90\x80");
+                p++;
+            } else if (*p < 0x20) {
                 /* Control characters are not allowed in XML 1.0. */
                 pk_out_putc(out, '?');
                 p++;
             } else {
-                /* The terminating NUL fails the continuation test: nothing past it is read. */
-                size_t n = utf8_sequence(p, 4);
+                size_t left = (size_t)(end - p);
+                size_t n = utf8_sequence(p, left < 4 ? left : 4);
                 if (n == 0) {
                     pk_out_puts(out, "\xef\xbf\xbd");
                     p++;

@@ -100,5 +100,8 @@ void pk_out_json_string_len(pk_output *out, const char *s, size_t len);
 void pk_out_quoted(pk_output *out, const void *data, size_t n);
 /* Text with XML special characters escaped (for SVG). */
 void pk_out_xml_text(pk_output *out, const char *s);
+/* The same for len bytes, which may include NUL bytes (written as U+2400 SYMBOL FOR NULL: XML
+ * has no way to write NUL). */
+void pk_out_xml_text_len(pk_output *out, const char *s, size_t len);
 
 #endif

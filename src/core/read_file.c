@@ -2,6 +2,7 @@
  * given or probed; then reading them into a profile or dumping their records, with the salvage
  * policy of core/damage.h applied in this one place. */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "core/gzip.h"
 #include "core/input.h"
 #include "core/output.h"
+#include "core/utf16.h"
 #include "profkit/format.h"
 
 struct pk_reader {
@@ -20,8 +22,10 @@ struct pk_reader {
     int fd;               /* owned descriptor, -1 for standard input and memory */
     pk_input raw;         /* the bytes as stored */
     pk_input inflated;    /* raw through gzip, when compressed */
-    pk_input *in;         /* what the format reads: &raw or &inflated */
+    pk_input decoded;     /* raw or inflated through the UTF-16 decoder, for UTF-16 text */
+    pk_input *in;         /* what the format reads: &raw, &inflated or &decoded */
     const char *compression;
+    bool inflating, decoding;
     bool used;
     int64_t overflow_offset; /* where the values first could no longer sum, PK_NO_OFFSET */
 };
@@ -86,7 +90,9 @@ static char *probe_name(const char *path, bool compressed)
 
 static void reader_free(pk_reader *r)
 {
-    if (r->in == &r->inflated)
+    if (r->decoding)
+        pk_input_release(&r->decoded);
+    if (r->inflating)
         pk_input_release(&r->inflated);
     pk_input_release(&r->raw);
     if (r->fd >= 0)
@@ -109,6 +115,7 @@ static pk_status reader_start(pk_reader *r, const char *path, const pk_format *f
         if (st != PK_OK)
             return st;
         r->in = &r->inflated;
+        r->inflating = true;
         r->compression = "gzip";
         head_size = pk_in_peek(r->in, PK_PROBE_BYTES, &head);
         /* Damage before the first byte leaves nothing to probe; with the format given, reading
@@ -123,13 +130,27 @@ static pk_status reader_start(pk_reader *r, const char *path, const pk_format *f
             return pk_error_set(err, PK_ERR_INPUT, 0, "the gzip data holds no bytes");
         }
     }
-    if (format) {
-        r->format = format;
-    } else {
-        char *name = probe_name(path, r->compression != NULL);
-        r->format = pk_format_probe(head, head_size, name, NULL);
-        free(name);
+    char *name = format ? NULL : probe_name(path, r->compression != NULL);
+    r->format = format ? format : pk_format_probe(head, head_size, name, NULL);
+    /* UTF-16 text (it starts with a byte-order mark) is decoded for a text format: the one
+     * given, or the one that claims the decoded bytes when no format claims the stored ones. */
+    pk_utf16_order order = pk_utf16_detect(head, head_size);
+    if (order != PK_UTF16_NONE && (format ? (format->flags & PK_FORMAT_TEXT) != 0 : !r->format)) {
+        pk_status st = pk_input_init_utf16(&r->decoded, r->in, order, err);
+        if (st != PK_OK) {
+            free(name);
+            return st;
+        }
+        r->in = &r->decoded;
+        r->decoding = true;
+        if (!format) {
+            head_size = pk_in_peek(r->in, PK_PROBE_BYTES, &head);
+            r->format = pk_format_probe(head, head_size, name, NULL);
+            if (r->format && !(r->format->flags & PK_FORMAT_TEXT))
+                r->format = NULL;
+        }
     }
+    free(name);
     if (!r->format) {
         const char *kind = unsupported_compression(head, head_size);
         if (kind)
@@ -241,27 +262,37 @@ static pk_status reader_claim(pk_reader *r, bool dump, const pk_read_options *op
     return PK_OK;
 }
 
+/* What the bytes a reader sees are, when they are not the stored ones: offsets count them. */
+static const char *offsets_of(const pk_reader *r)
+{
+    if (r->decoding)
+        return r->compression ? "UTF-8 bytes decoded from decompressed UTF-16"
+                              : "UTF-8 bytes decoded from UTF-16";
+    return r->compression ? "decompressed bytes" : NULL;
+}
+
 /* What the format returned, corrected by the input: a source that failed (an I/O error,
  * damaged compressed data) explains the end of the stream better than the format can. Returns
- * whether offsets in err count decompressed bytes. */
-static bool reader_outcome(const pk_reader *r, pk_status *status, pk_error *err)
+ * what offsets in err count when they are not the stored bytes, else NULL. */
+static const char *reader_outcome(const pk_reader *r, pk_status *status, pk_error *err)
 {
     const pk_error *failure = pk_input_failure(r->in);
     if (failure && *status != PK_ERR_NOMEM && *status != PK_ERR_USAGE) {
         *err = *failure;
         *status = failure->status;
-        return false; /* the failure's offset is in the stored bytes */
+        return NULL; /* the failure's offset is in the stored bytes */
     }
-    return r->compression != NULL && *status != PK_OK && err->offset >= 0;
+    return *status != PK_OK && err->offset >= 0 ? offsets_of(r) : NULL;
 }
 
-/* Says in the message that the offset counts decompressed bytes. */
-static void note_decompressed(pk_error *err)
+/* Says in the message what the offset counts. */
+static void note_offsets(pk_error *err, const char *bytes)
 {
-    static const char note[] = " (the offset counts decompressed bytes)";
-    size_t n = strlen(err->message);
-    if (n + sizeof note <= sizeof err->message)
-        memcpy(err->message + n, note, sizeof note);
+    char note[128];
+    snprintf(note, sizeof note, " (the offset counts %s)", bytes);
+    size_t n = strlen(err->message), m = strlen(note);
+    if (n + m < sizeof err->message)
+        memcpy(err->message + n, note, m + 1);
 }
 
 pk_status pk_reader_read(pk_reader *r, const pk_read_options *options, pk_profile **out,
@@ -282,14 +313,14 @@ pk_status pk_reader_read(pk_reader *r, const pk_read_options *options, pk_profil
     r->overflow_offset = PK_NO_OFFSET;
     pk_profile_set_overflow_hook(p, note_overflow, r);
     status = r->format->read(r->in, p, options, err);
-    bool decompressed = reader_outcome(r, &status, err);
-    status = pk_salvage(p, options, status, err, decompressed);
+    const char *offsets = reader_outcome(r, &status, err);
+    status = pk_salvage(p, options, status, err, offsets);
     pk_profile_set_overflow_hook(p, NULL, NULL);
     if (status == PK_OK && (status = check_overflow(r, p, err)) != PK_OK)
-        decompressed = r->compression != NULL && err->offset >= 0;
+        offsets = err->offset >= 0 ? offsets_of(r) : NULL;
     if (status != PK_OK) {
-        if (decompressed)
-            note_decompressed(err);
+        if (offsets)
+            note_offsets(err, offsets);
         pk_profile_free(p);
         return status;
     }
@@ -312,16 +343,17 @@ pk_status pk_reader_dump(pk_reader *r, bool raw, const pk_read_options *options,
     if (!options)
         options = &no_options;
     status = r->format->dump(r->in, out, raw, options, err);
-    bool decompressed = reader_outcome(r, &status, err);
+    const char *offsets = reader_outcome(r, &status, err);
     if (pk_salvage_applies(options, status, err)) {
         /* The records before the damage were printed; the damage is the last line. */
-        pk_out_printf(out, "%lld: damaged%s: %s\n", (long long)err->offset,
-                      decompressed ? " (offset in the decompressed data)" : "", err->message);
+        pk_out_printf(out, "%lld: damaged%s%s%s: %s\n", (long long)err->offset,
+                      offsets ? " (the offset counts " : "", offsets ? offsets : "",
+                      offsets ? ")" : "", err->message);
         pk_error_clear(err);
         return PK_OK;
     }
-    if (status != PK_OK && decompressed)
-        note_decompressed(err);
+    if (status != PK_OK && offsets)
+        note_offsets(err, offsets);
     return status;
 }
 

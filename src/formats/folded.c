@@ -15,16 +15,15 @@
 
 #include "analysis/differential.h"
 #include "core/arith.h"
+#include "core/damage.h"
 #include "core/array.h"
 #include "core/hashmap.h"
 #include "core/input.h"
 #include "core/output.h"
+#include "core/text_lines.h"
 #include "formats/formats.h"
 #include "profkit/diff.h"
 #include "profkit/thread_names.h"
-
-/* Longest line the reader accepts. */
-#define FOLDED_MAX_LINE (PK_INPUT_CHUNK - 1)
 
 static const char *const folded_aliases[] = {"collapsed", NULL};
 static const char *const folded_extensions[] = {".folded", ".collapsed", ".collapsedstack.txt",
@@ -41,175 +40,186 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
-/* ---- one line ---------------------------------------------------------------------------------- */
-
-typedef struct folded_line {
-    const char *stack; /* frames, ';'-separated, up to the last count */
-    size_t stack_len;
-    int64_t count;
-    bool rounded;      /* the count had a fraction */
-    /* The stack itself ends in a count: `frames BASE NEW`, a differential line */
-    bool two_counts;
-    size_t frames_len; /* two_counts: the frames alone, before BASE */
-    int64_t base;      /* two_counts: BASE */
-    bool base_rounded;
-} folded_line;
-
-typedef enum line_kind {
-    LINE_BLANK,
-    LINE_STACK,
-    LINE_BAD
-} line_kind;
-
-/* What is wrong with a bad line, and where (offsets within the line). */
-typedef struct line_problem {
-    const char *what;   /* completes "line N ..." */
-    size_t at;          /* offset of the problem */
-    size_t token_len;   /* > 0: the bad count token at `at` is quoted in the message */
-} line_problem;
-
 static bool is_digit(char c)
 {
     return c >= '0' && c <= '9';
 }
 
-/* Parses the count token [s, s + n): digits, optionally a '.' and more digits. Rounds a fraction
- * to the nearest integer. Returns NULL, or what is wrong with the token. */
-static const char *parse_count(const char *s, size_t n, int64_t *count, bool *rounded)
+/* ---- one line ---------------------------------------------------------------------------------- */
+
+/* A count as flamegraph.pl's pattern takes it, \d+(\.\d*)?: whole, or with a fraction that
+ * is dropped (as inferno truncates it; the model holds whole numbers). */
+typedef struct folded_count {
+    int64_t whole;
+    uint32_t billionths; /* the first nine digits of the fraction */
+    bool fraction;       /* a digit of the fraction is not 0 */
+} folded_count;
+
+typedef struct folded_line {
+    const char *stack; /* frames, ';'-separated, without the counts */
+    size_t stack_len;
+    folded_count count; /* the last count */
+    bool two_counts;    /* `frames BASE NEW`, a differential line */
+    folded_count base;  /* two_counts: BASE */
+} folded_line;
+
+typedef enum line_kind {
+    LINE_BLANK,   /* only blanks: nothing */
+    LINE_STACK,   /* frames and one or two counts */
+    LINE_SKIPPED, /* text that is not a stack line: skipped, as the peers skip it */
+    LINE_BINARY   /* holds a NUL byte: not text at all */
+} line_kind;
+
+/* Parses the token [s, s + n). False when it is not a count or exceeds the model's int64. */
+static bool parse_count(const char *s, size_t n, folded_count *count)
 {
     size_t i = 0;
     uint64_t v = 0;
     while (i < n && is_digit(s[i])) {
         unsigned d = (unsigned)(s[i] - '0');
         if (v > ((uint64_t)INT64_MAX - d) / 10)
-            return "is too large";
+            return false;
         v = v * 10 + d;
         i++;
     }
     if (i == 0)
-        return "is not a count";
-    *rounded = false;
+        return false;
+    *count = (folded_count){(int64_t)v, 0, false};
     if (i < n && s[i] == '.') {
         i++;
-        bool round_up = i < n && s[i] >= '5' && s[i] <= '9';
-        bool fraction = false;
+        uint32_t scale = 100000000;
         while (i < n && is_digit(s[i])) {
-            if (s[i] != '0')
-                fraction = true;
+            count->billionths += (uint32_t)(s[i] - '0') * scale;
+            scale /= 10;
+            count->fraction |= s[i] != '0';
             i++;
         }
-        if (fraction) {
-            *rounded = true;
-            if (round_up) {
-                if (v == (uint64_t)INT64_MAX)
-                    return "is too large";
-                v++;
-            }
-        }
     }
-    if (i != n)
-        return "is not a count";
-    *count = (int64_t)v;
-    return NULL;
+    return i == n;
 }
 
-/* Splits a line (without its LF). */
-static line_kind parse_line(const char *line, size_t len, folded_line *out, line_problem *problem)
+/* The start of the last blank-separated token of [line, line + end), end > 0 and line[end - 1]
+ * not blank. */
+static size_t token_start(const char *line, size_t end)
 {
-    if (len > 0 && line[len - 1] == '\r')
-        len--;
-    const char *nul = memchr(line, '\0', len);
-    if (nul) {
-        *problem = (line_problem){"contains a NUL byte (this is not a text file)",
-                                  (size_t)(nul - line), 0};
-        return LINE_BAD;
-    }
-    size_t end = len;
+    while (end > 0 && !is_blank(line[end - 1]))
+        end--;
+    return end;
+}
+
+static size_t trim_blanks(const char *line, size_t end)
+{
     while (end > 0 && is_blank(line[end - 1]))
         end--;
+    return end;
+}
+
+/* Classifies one line (without its line end). For a skipped line, *why completes "line N ..."
+ * and *why_at is where in the line the problem is. */
+static line_kind parse_line(const char *line, size_t len, folded_line *out, const char **why,
+                            size_t *why_at)
+{
+    const char *nul = memchr(line, '\0', len);
+    if (nul) {
+        *why = "holds a NUL byte";
+        *why_at = (size_t)(nul - line);
+        return LINE_BINARY;
+    }
+    size_t end = trim_blanks(line, len);
     if (end == 0)
         return LINE_BLANK;
-    size_t count_start = end;
-    while (count_start > 0 && !is_blank(line[count_start - 1]))
-        count_start--;
-    size_t stack_end = count_start;
-    while (stack_end > 0 && is_blank(line[stack_end - 1]))
-        stack_end--;
+    size_t count_start = token_start(line, end);
+    size_t stack_end = trim_blanks(line, count_start);
+    *why_at = count_start;
     if (count_start == 0) {
-        *problem = (line_problem){"has no count: expected 'frame;frame;... COUNT'", end, 0};
-        return LINE_BAD;
+        *why = "has no blank before a count";
+        return LINE_SKIPPED;
+    }
+    if (!parse_count(line + count_start, end - count_start, &out->count)) {
+        *why = "does not end in a count (digits, optionally a '.' and more digits, at most "
+               "2^63 - 1)";
+        return LINE_SKIPPED;
     }
     if (stack_end == 0) {
-        *problem = (line_problem){"has a count but no stack", 0, 0};
-        return LINE_BAD;
+        *why = "has a count but no stack";
+        *why_at = 0;
+        return LINE_SKIPPED;
     }
-    const char *bad = parse_count(line + count_start, end - count_start, &out->count,
-                                  &out->rounded);
-    if (bad) {
-        *problem = (line_problem){bad, count_start, end - count_start};
-        return LINE_BAD;
-    }
-    out->stack = line;
-    out->stack_len = stack_end;
     /* "a;b 3 4": the token before the count is a count too, with frames before it. */
-    size_t base_start = stack_end;
-    while (base_start > 0 && !is_blank(line[base_start - 1]))
-        base_start--;
-    size_t frames_end = base_start;
-    while (frames_end > 0 && is_blank(line[frames_end - 1]))
-        frames_end--;
+    size_t base_start = token_start(line, stack_end);
+    size_t frames_end = trim_blanks(line, base_start);
     out->two_counts = base_start > 0 && frames_end > 0 &&
-                      parse_count(line + base_start, stack_end - base_start, &out->base,
-                                  &out->base_rounded) == NULL;
-    out->frames_len = out->two_counts ? frames_end : stack_end;
+                      parse_count(line + base_start, stack_end - base_start, &out->base);
+    out->stack = line;
+    out->stack_len = out->two_counts ? frames_end : stack_end;
     return LINE_STACK;
 }
 
 /* ---- probe ------------------------------------------------------------------------------------- */
 
-/* Plausible folded text: no control bytes, the first stack line well formed and most others
- * too (a damaged file is still recognised, so that --salvage can work on it). */
+/* Plausible folded text: no control bytes, a first line that is a stack or a comment ('#',
+ * "//": the headers some profilers write), and among the complete lines shown a stack line for
+ * every four other lines at least (comments and odd lines the reader skips). A first line longer than the window is judged by its start: frames
+ * separated by ';' (deep Java stacks pass 4 KB easily). */
 static int folded_probe(const uint8_t *data, size_t size)
 {
-    const char *text = (const char *)data;
-    size_t stacks = 0, bad = 0, with_callers = 0, pos = 0;
-    /* The window may end inside a line: only lines with their LF count, unless the whole
+    /* The window may end inside a line: only lines with their end count, unless the whole
      * input is shown (shorter than the window). */
     bool whole = size < PK_PROBE_BYTES;
+    if (pk_text_has_utf8_bom(data, size)) {
+        data += 3;
+        size -= 3;
+    }
+    const char *text = (const char *)data;
     for (size_t i = 0; i < size; i++) {
         unsigned char c = data[i];
         if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
             return PK_PROBE_NO;
     }
+    size_t stacks = 0, skipped = 0, with_callers = 0, pos = 0;
     while (pos < size) {
-        const char *lf = memchr(text + pos, '\n', size - pos);
-        if (!lf && !whole)
+        size_t len = 0;
+        while (pos + len < size && text[pos + len] != '\n' && text[pos + len] != '\r')
+            len++;
+        if (pos + len == size && !whole) {
+            if (pos == 0 && memchr(text, ';', len))
+                return PK_PROBE_WEAK; /* the start of a long first line */
             break;
-        size_t len = lf ? (size_t)(lf - (text + pos)) : size - pos;
+        }
         folded_line line;
-        line_problem problem;
-        line_kind kind = parse_line(text + pos, len, &line, &problem);
-        if (kind == LINE_BAD) {
-            if (stacks == 0)
-                return PK_PROBE_NO;
-            bad++;
-        } else if (kind == LINE_STACK) {
+        const char *why;
+        size_t why_at;
+        line_kind kind = parse_line(text + pos, len, &line, &why, &why_at);
+        if (kind == LINE_STACK) {
             stacks++;
             if (memchr(line.stack, ';', line.stack_len))
                 with_callers++;
+        } else if (kind == LINE_SKIPPED) {
+            bool comment = text[pos] == '#' || (len >= 2 && memcmp(text + pos, "//", 2) == 0);
+            if (stacks == 0 && skipped == 0 && !comment)
+                return PK_PROBE_NO;
+            skipped++;
         }
         pos += len + 1;
     }
-    if (stacks == 0 || bad * 2 > stacks)
+    if (stacks == 0 || skipped > 4 * stacks)
         return PK_PROBE_NO;
-    return with_callers > 0 && bad == 0 ? PK_PROBE_LIKELY : PK_PROBE_WEAK;
+    return with_callers > 0 && skipped == 0 ? PK_PROBE_LIKELY : PK_PROBE_WEAK;
 }
 
 /* ---- reader ------------------------------------------------------------------------------------ */
 
+/* Longest line read and written: deep stacks of long C++ or Java names make lines of megabytes;
+ * a line is gathered in memory whole, so its length is bounded. */
+#define FOLDED_MAX_LINE ((size_t)64 << 20)
+#define FOLDED_MAX_LINE_TEXT "64 MiB"
+
+/* Skipped lines are listed by number in the warning, up to this many. */
+#define SKIPPED_LISTED 5
+
 /* A frame of the previous line: where its name ends in the copy of that line, and its stack. */
 typedef struct prev_frame {
-    uint32_t end;
+    size_t end;
     uint32_t stack;
 } prev_frame;
 
@@ -225,8 +235,16 @@ typedef struct folded_reader {
     size_t prev_depth, prev_cap;
     uint32_t prev_thread;
     bool values_declared;
-    bool differential; /* the first line has two counts: every line has */
-    uint64_t rounded, two_counts;
+    bool differential; /* the first stack line has two counts */
+    uint64_t stacks;
+    /* What the warnings tell. */
+    uint64_t skipped, skipped_lines[SKIPPED_LISTED];
+    uint64_t fractions, dropped_whole, dropped_billionths;
+    uint64_t one_count_lines;  /* in a differential file */
+    uint64_t two_count_lines;  /* in a file whose first stack line has one count */
+    /* The first skipped line, for the error when no line is a stack. */
+    uint64_t first_skipped_offset;
+    char first_skipped_why[160];
 } folded_reader;
 
 static void reader_free(folded_reader *r)
@@ -265,28 +283,28 @@ static uint32_t thread_named(folded_reader *r, const char *name, size_t len)
     return t;
 }
 
-/* Adds one parsed line to the profile. Returns false when memory runs out. */
-static bool add_line(folded_reader *r, const folded_line *line)
+/* Counts a dropped fraction for the warning. */
+static int64_t whole_samples(folded_reader *r, const folded_count *c)
 {
-    const char *s = line->stack;
-    size_t n = line->stack_len, first = 0;
-    uint32_t thread = r->thread;
-    if (r->thread_roots) {
-        size_t end = r->differential ? line->frames_len : n;
-        const char *semi = memchr(s, ';', end);
-        size_t len = semi ? (size_t)(semi - s) : end;
-        thread = thread_named(r, s, len);
-        if (thread == PK_NONE)
-            return false;
-        first = semi ? len + 1 : end;
+    if (c->fraction) {
+        r->fractions++;
+        r->dropped_billionths += c->billionths;
+        r->dropped_whole += r->dropped_billionths / 1000000000u;
+        r->dropped_billionths %= 1000000000u;
     }
-    const char *frames = s + first;
-    size_t frames_len = (r->differential ? line->frames_len : n) - first;
-    /* Frames equal to the previous line's, from the root on, keep their stacks. */
+    return c->whole;
+}
+
+/* The stack of a line's frames (after the thread name with thread_roots), reusing the stacks of
+ * the previous line's equal leading frames. PK_NONE with *nomem when memory runs out. */
+static uint32_t line_stack(folded_reader *r, uint32_t thread, const char *frames,
+                           size_t frames_len, bool *nomem)
+{
+    *nomem = true;
     bool same = thread == r->prev_thread;
     size_t depth = 0;
     uint32_t stack = PK_NONE;
-    for (size_t pos = 0; frames_len > 0;) {
+    for (size_t pos = 0;;) {
         const char *semi = memchr(frames + pos, ';', frames_len - pos);
         size_t end = semi ? (size_t)(semi - frames) : frames_len;
         if (same && depth < r->prev_depth && r->prev[depth].end == end &&
@@ -296,30 +314,63 @@ static bool add_line(folded_reader *r, const folded_line *line)
             same = false;
             uint32_t frame = intern_frame_named(r->p, frames + pos, end - pos);
             if (frame == PK_NONE)
-                return false;
+                return PK_NONE;
             stack = pk_intern_stack(r->p, stack, frame);
             if (stack == PK_NONE)
-                return false;
+                return PK_NONE;
         }
         if (!PK_ARRAY_RESERVE(r->prev, r->prev_cap, depth + 1))
-            return false;
-        r->prev[depth++] = (prev_frame){.end = (uint32_t)end, .stack = stack};
+            return PK_NONE;
+        r->prev[depth++] = (prev_frame){.end = end, .stack = stack};
         if (!semi)
             break;
         pos = end + 1;
     }
     if (!PK_ARRAY_RESERVE(r->prev_text, r->prev_text_cap, frames_len + 1))
-        return false;
+        return PK_NONE;
     memcpy(r->prev_text, frames, frames_len);
     r->prev_depth = depth;
     r->prev_thread = thread;
-    r->rounded += line->rounded;
-    if (!r->differential) {
-        r->two_counts += line->two_counts;
-        return pk_add_sample_value(r->p, thread, stack, 0, line->count) == PK_OK;
+    *nomem = false;
+    return stack;
+}
+
+/* Adds one stack line to the profile. Returns false when memory runs out. */
+static bool add_line(folded_reader *r, const folded_line *line)
+{
+    const char *frames = line->stack;
+    size_t frames_len = line->stack_len;
+    uint32_t thread = r->thread;
+    if (r->thread_roots) {
+        const char *semi = memchr(frames, ';', frames_len);
+        size_t len = semi ? (size_t)(semi - frames) : frames_len;
+        thread = thread_named(r, frames, len);
+        if (thread == PK_NONE)
+            return false;
+        frames += semi ? len + 1 : len;
+        frames_len -= semi ? len + 1 : len;
     }
-    r->rounded += line->base_rounded;
-    int64_t values[2] = {[PK_DIFF_BASE] = line->base, [PK_DIFF_NEW] = line->count};
+    uint32_t stack = PK_NONE;
+    if (frames_len > 0 || !r->thread_roots) {
+        bool nomem;
+        stack = line_stack(r, thread, frames, frames_len, &nomem);
+        if (nomem)
+            return false;
+    }
+    r->stacks++;
+    int64_t count = whole_samples(r, &line->count);
+    if (!r->differential) {
+        /* A differential line in a plain file: its last count is the weight, as the peers
+         * take it; the base has no value to go to. */
+        r->two_count_lines += line->two_counts;
+        return pk_add_sample_value(r->p, thread, stack, 0, count) == PK_OK;
+    }
+    int64_t base = count;
+    if (line->two_counts)
+        base = whole_samples(r, &line->base);
+    else
+        r->one_count_lines++;
+    int64_t values[2] = {[PK_DIFF_BASE] = base, [PK_DIFF_NEW] = count};
     return pk_add_sample(r->p, thread, stack, values) == PK_OK;
 }
 
@@ -339,41 +390,63 @@ static bool declare_values(folded_reader *r, bool differential)
     return true;
 }
 
-static void reader_warnings(folded_reader *r)
+static void note_skipped(folded_reader *r, const pk_text_lines *lines, const char *text,
+                         size_t len, const char *why, size_t why_at)
 {
-    if (r->rounded)
-        pk_warn(r->p, "%llu count%s had a fractional part and %s rounded to whole samples",
-                (unsigned long long)r->rounded, r->rounded == 1 ? "" : "s",
-                r->rounded == 1 ? "was" : "were");
-    if (r->two_counts)
-        pk_warn(r->p,
-                "%llu line%s end%s in two numbers while the first line has one: the last "
-                "number was taken as the count, the other one stays in the leaf frame's name",
-                (unsigned long long)r->two_counts, r->two_counts == 1 ? "" : "s",
-                r->two_counts == 1 ? "s" : "");
+    if (r->skipped < SKIPPED_LISTED)
+        r->skipped_lines[r->skipped] = lines->number;
+    if (r->skipped++ == 0) {
+        r->first_skipped_offset = lines->offset + why_at;
+        /* The start of the line, cut so that the message stays readable. */
+        size_t shown = len < 40 ? len : 40;
+        snprintf(r->first_skipped_why, sizeof r->first_skipped_why, "line %llu (\"%.*s%s\") %s",
+                 (unsigned long long)lines->number, (int)shown, text, len > shown ? "..." : "",
+                 why);
+    }
 }
 
-/* Records a bad line as an error or, when salvaging, as a warning that ends the reading. */
-static pk_status bad_line(pk_profile *p, const pk_read_options *options, uint64_t line_number,
-                          uint64_t line_offset, const char *text, const line_problem *problem,
-                          pk_error *err)
+static void reader_warnings(folded_reader *r)
 {
-    char what[200];
-    if (problem->token_len > 0) {
-        /* A long token is cut so that the message stays readable. */
-        int shown = (int)(problem->token_len > 40 ? 40 : problem->token_len);
-        snprintf(what, sizeof what, "ends in \"%.*s%s\", which %s", shown, text + problem->at,
-                 problem->token_len > (size_t)shown ? "..." : "", problem->what);
-    } else {
-        snprintf(what, sizeof what, "%s", problem->what);
+    if (r->skipped && r->stacks) {
+        char listed[128] = "";
+        size_t n = 0;
+        uint64_t shown = r->skipped < SKIPPED_LISTED ? r->skipped : SKIPPED_LISTED;
+        for (uint64_t i = 0; i < shown && n < sizeof listed; i++)
+            n += (size_t)snprintf(listed + n, sizeof listed - n, "%s%llu", i ? ", " : "",
+                                  (unsigned long long)r->skipped_lines[i]);
+        pk_warn(r->p,
+                "%llu line%s that %s not a stack %s skipped (line%s %s%s), as flamegraph.pl and "
+                "inferno skip them: a stack line ends in a blank and a count",
+                (unsigned long long)r->skipped, r->skipped == 1 ? "" : "s",
+                r->skipped == 1 ? "is" : "are", r->skipped == 1 ? "was" : "were",
+                r->skipped == 1 ? "" : "s", listed, r->skipped > shown ? ", ..." : "");
     }
-    if (options && options->salvage) {
-        pk_warn(p, "line %llu %s; it and the rest of the input (from byte %llu) were skipped",
-                (unsigned long long)line_number, what, (unsigned long long)line_offset);
-        return PK_OK;
+    if (r->fractions) {
+        char dropped[48];
+        int n = snprintf(dropped, sizeof dropped, "%llu.%09llu",
+                         (unsigned long long)r->dropped_whole,
+                         (unsigned long long)r->dropped_billionths);
+        while (n > 0 && dropped[n - 1] == '0')
+            dropped[--n] = '\0';
+        pk_warn(r->p,
+                "%llu count%s had a fractional part, which was dropped as inferno drops it "
+                "(%s samples in all)",
+                (unsigned long long)r->fractions, r->fractions == 1 ? "" : "s", dropped);
     }
-    return pk_error_set(err, PK_ERR_INPUT, (int64_t)(line_offset + problem->at), "line %llu %s",
-                        (unsigned long long)line_number, what);
+    if (r->one_count_lines)
+        pk_warn(r->p,
+                "%llu line%s of this differential file ha%s one count: read as unchanged, the "
+                "count as both base and new (flamegraph.pl and inferno draw such lines without "
+                "a difference)",
+                (unsigned long long)r->one_count_lines, r->one_count_lines == 1 ? "" : "s",
+                r->one_count_lines == 1 ? "s" : "ve");
+    if (r->two_count_lines)
+        pk_warn(r->p,
+                "%llu line%s end%s in two counts while the first stack line has one: the last "
+                "count was taken as the weight (as flamegraph.pl and inferno take it) and the "
+                "one before it dropped",
+                (unsigned long long)r->two_count_lines, r->two_count_lines == 1 ? "" : "s",
+                r->two_count_lines == 1 ? "s" : "");
 }
 
 static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options *options,
@@ -386,6 +459,8 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
     r.prev_thread = PK_NONE;
     r.thread = PK_NONE;
     pk_u64map_init(&r.threads);
+    pk_text_lines lines;
+    pk_text_lines_init(&lines, in, FOLDED_MAX_LINE);
 
     pk_status status = PK_OK;
     if (!r.thread_roots) {
@@ -395,82 +470,75 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
             goto nomem;
     }
 
-    uint64_t line_number = 0, stacks = 0;
     for (;;) {
-        uint64_t line_offset = pk_in_offset(in);
         const char *text = NULL;
-        int64_t len = pk_in_line(in, &text, FOLDED_MAX_LINE);
-        if (len == -1)
+        size_t len = 0;
+        pk_text_line_result got = pk_text_lines_next(&lines, &text, &len);
+        if (got == PK_TEXT_END)
             break;
-        line_number++;
-        folded_line line;
-        line_problem problem;
-        line_kind kind;
-        if (len == -2) {
-            kind = LINE_BAD;
-            problem = (line_problem){"is longer than 1048575 bytes", 0, 0};
-        } else {
-            kind = parse_line(text, (size_t)len, &line, &problem);
+        if (got == PK_TEXT_NOMEM)
+            goto nomem;
+        if (got == PK_TEXT_TOO_LONG) {
+            status = pk_damage(err, lines.offset, "line %llu is longer than " FOLDED_MAX_LINE_TEXT,
+                               (unsigned long long)lines.number);
+            break;
         }
+        folded_line line;
+        const char *why = NULL;
+        size_t why_at = 0;
+        line_kind kind = parse_line(text, len, &line, &why, &why_at);
         if (kind == LINE_BLANK)
             continue;
-        if (kind == LINE_STACK && !r.values_declared && !declare_values(&r, line.two_counts))
+        if (kind == LINE_BINARY) {
+            status = pk_damage(err, lines.offset + why_at,
+                               "line %llu holds a NUL byte: this is not text",
+                               (unsigned long long)lines.number);
+            break;
+        }
+        if (kind == LINE_SKIPPED) {
+            note_skipped(&r, &lines, text, len, why, why_at);
+            continue;
+        }
+        if (!r.values_declared && !declare_values(&r, line.two_counts))
             goto nomem;
-        if (kind == LINE_STACK && r.differential && !line.two_counts) {
-            size_t count_at = line.stack_len;
-            while (is_blank(text[count_at]))
-                count_at++;
-            kind = LINE_BAD;
-            problem = (line_problem){"has one count where the first line has two: expected "
-                                     "'frame;frame;... BASE NEW'",
-                                     count_at, 0};
-        }
-        if (kind == LINE_BAD) {
-            if (pk_in_error(in))
-                break;
-            status = bad_line(p, options, line_number, line_offset, text, &problem, err);
-            if (status != PK_OK)
-                goto done;
-            reader_warnings(&r);
-            goto done;
-        }
         if (!add_line(&r, &line))
             goto nomem;
-        stacks++;
     }
-    if (pk_in_error(in)) {
-        status = pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET, "read failed");
-        goto done;
-    }
-    if (stacks == 0) {
-        if (options && options->salvage)
-            pk_warn(p, "no stack lines were found");
+    if (status == PK_OK && !pk_in_error(in) && r.stacks == 0) {
+        if (r.skipped)
+            status = pk_error_set(err, PK_ERR_INPUT, (int64_t)r.first_skipped_offset,
+                                  "no line is a stack: expected 'frame;frame;... COUNT' lines; "
+                                  "%s",
+                                  r.first_skipped_why);
         else
             status = pk_error_set(err, PK_ERR_INPUT, (int64_t)pk_in_offset(in),
-                                  "no stack lines found: expected 'frame;frame;... COUNT' lines");
+                                  "no stack lines, only blank ones: expected "
+                                  "'frame;frame;... COUNT' lines");
     }
     reader_warnings(&r);
-done:
     /* Without a stack line the kind of file is unknown: it has the plain count. */
     if (!r.values_declared && !declare_values(&r, false) && status == PK_OK)
-        status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+        goto nomem;
+    pk_text_lines_free(&lines);
     reader_free(&r);
     return status;
 nomem:
+    pk_text_lines_free(&lines);
     reader_free(&r);
     return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
 }
 
 /* ---- writer ------------------------------------------------------------------------------------ */
 
-/* Names are written with ';', LF and CR replaced by '_', and an empty name as "_", so that each
- * frame reads back as one name. So are the blanks before a number that ends a name ("sp ace
- * 42" is written "sp ace_42"): a line ending in it would read as a differential line with two
- * counts. Two names that look alike after that are one name in the output: the writer merges
+/* Names are written with ';', LF, CR and NUL replaced by '_', so that each frame reads back as
+ * one name (a NUL byte makes a line unreadable). So are the blanks before a number that ends a
+ * name ("sp ace 42" is written "sp ace_42"): a line ending in it would read as a differential
+ * line with two counts. An empty name stays empty ("a;;b", "a;b;"), as the reader keeps it,
+ * except as the only name of a line, which is written "_". Two names that look alike after that are one name in the output: the writer merges
  * stacks by their written text. */
 static bool needs_underscore(char c)
 {
-    return c == ';' || c == '\n' || c == '\r';
+    return c == ';' || c == '\n' || c == '\r' || c == '\0';
 }
 
 /* The written form of a name: its bytes, and the blanks before a final number. */
@@ -482,9 +550,9 @@ typedef struct written_name {
 
 static written_name written_form(const char *s, size_t len)
 {
-    if (len == 0)
-        return (written_name){"_", 1, 0, 0};
     written_name w = {s, len, 0, 0};
+    if (len == 0)
+        return w;
     /* A number as the reader takes a count: digits, optionally a '.' and more digits. */
     size_t t = len;
     while (t > 0 && is_digit(s[t - 1]))
@@ -541,23 +609,21 @@ static uint64_t written_name_hash(const char *s, size_t len)
     return h;
 }
 
-/* Writes n bytes of s with ';', LF and CR as '_'. */
+/* Writes n bytes of s with ';', LF, CR and NUL as '_'. */
 static void write_separated(pk_output *out, const char *s, size_t n)
 {
-    while (n > 0) {
-        size_t plain = strcspn(s, ";\n\r");
-        if (plain >= n) {
-            pk_out_write(out, s, n);
-            return;
-        }
-        pk_out_write(out, s, plain);
+    size_t plain = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!needs_underscore(s[i]))
+            continue;
+        pk_out_write(out, s + plain, i - plain);
         pk_out_putc(out, '_');
-        s += plain + 1;
-        n -= plain + 1;
+        plain = i + 1;
     }
+    pk_out_write(out, s + plain, n - plain);
 }
 
-/* Writes a name (NUL-terminated, len bytes) as folded output spells it. */
+/* Writes a name (len bytes, which may hold NUL bytes) as folded output spells it. */
 static void write_name(pk_output *out, const char *s, size_t len)
 {
     written_name w = written_form(s, len);
@@ -813,6 +879,21 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
         size_t n = row_names(&w, line->row, &w.names, &w.names_cap);
         if (n == SIZE_MAX)
             goto nomem;
+        /* What profkit writes it reads: no line longer than the reader takes. The counts
+         * need at most 2 x 20 digits and their blanks. */
+        size_t line_len = 42;
+        for (size_t k = 0; k < n; k++)
+            line_len += pk_str_len(p, w.names[k]) + 1;
+        if (line_len > FOLDED_MAX_LINE) {
+            free(order);
+            writer_free(&w);
+            return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
+                                "a stack of %zu frames makes a folded line of %zu bytes, more "
+                                "than the " FOLDED_MAX_LINE_TEXT " profkit's folded reader takes",
+                                n, line_len - 42);
+        }
+        if (n == 1 && pk_str_len(p, w.names[0]) == 0)
+            pk_out_putc(out, '_'); /* " 3" would read as a count without a stack */
         for (size_t k = 0; k < n; k++) {
             uint32_t name = w.names[k];
             if (k == 0 && with_threads) {
@@ -846,6 +927,7 @@ const pk_format pk_format_folded = {
     .aliases = folded_aliases,
     .extensions = folded_extensions,
     .description = "folded stacks: 'root;...;leaf COUNT' lines (flamegraph.pl, inferno)",
+    .flags = PK_FORMAT_TEXT | PK_FORMAT_POSITIVE_WEIGHTS,
     .probe = folded_probe,
     .read = folded_read,
     .write = folded_write,

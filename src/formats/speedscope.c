@@ -144,12 +144,19 @@ static void write_frames(speedscope_writer *w)
     pk_json_array_begin(j);
     for (size_t i = 0; i < w->frame_count; i++) {
         const pk_function *f = pk_function_at(w->p, w->function_of_frame[i]);
-        const char *name = pk_str(w->p, f->name);
+        size_t name_len = pk_str_len(w->p, f->name);
         pk_json_line_break(j);
         pk_json_object_begin(j);
-        pk_json_member_string(j, "name", name[0] ? name : "(unnamed)");
-        if (f->file != 0 && f->file != PK_NONE)
-            pk_json_member_string(j, "file", pk_str(w->p, f->file));
+        /* Whole names: a NUL byte inside is written \u0000. */
+        pk_json_key(j, "name");
+        if (name_len)
+            pk_json_string_len(j, pk_str(w->p, f->name), name_len);
+        else
+            pk_json_string(j, "(unnamed)");
+        if (f->file != 0 && f->file != PK_NONE) {
+            pk_json_key(j, "file");
+            pk_json_string_len(j, pk_str(w->p, f->file), pk_str_len(w->p, f->file));
+        }
         if (f->start_line != 0)
             pk_json_member_u64(j, "line", f->start_line);
         pk_json_object_end(j);
@@ -345,6 +352,7 @@ const pk_format pk_format_speedscope = {
     .aliases = NULL,
     .extensions = speedscope_extensions,
     .description = "speedscope JSON, one sampled profile per thread",
+    .flags = PK_FORMAT_POSITIVE_WEIGHTS,
     .probe = NULL,
     .read = NULL,
     .write = speedscope_write,

@@ -125,6 +125,7 @@ const pk_format pk_format_svg = {
     .aliases = NULL,
     .extensions = svg_extensions,
     .description = "interactive SVG flame graph (write only)",
+    .flags = PK_FORMAT_POSITIVE_WEIGHTS,
     .probe = NULL,
     .read = NULL,
     .write = svg_write,

@@ -82,12 +82,59 @@ expect_contains "$(report top real.prof.out.pb.gz)" "[demo]" "real.prof: mapping
 expect_contains "$(go tool pprof -raw -symbolize=none real.prof.out.pb.gz 2>/dev/null)" \
     "/opt/gperf-demo/build/x86_64/demo" "real.prof: mapping file"
 
+# The Java variant's symbol text names its frames as pprof's legacy parser names them: read
+# straight from the legacy files, per function the same flat and cumulative samples.
+for java in "$DATA/java.cpu" "$SRC/tests/data/gperftools/java-symbols.prof"; do
+    expect_eq "$(profkit_functions "$java" samples)" \
+        "$(pprof_functions "$java" samples)" \
+        "$(basename "$java"): per-function samples as go tool pprof reads the symbol text"
+done
+
 # Plain protobuf out and in.
 expect_status 0 "$PROFKIT" convert cppbench.cpu.pb.gz --to pprof --compression 0 -o plain.pb
 expect_eq "$(head -c 1 plain.pb | od -An -tx1 | tr -d ' ')" "0a" "plain output starts with sample_type"
 expect_eq "$(report top plain.pb)" "$(report top cppbench.cpu.pb.gz)" "plain: -top"
 gzip -dc cppbench.cpu.pb.gz > cppbench.raw.pb
 expect_eq "$(profkit_total cppbench.raw.pb samples)" "712" "uncompressed input"
+
+# ---- negative values (signed-values.pb: a delta inuse_space profile by make_fixtures.py) ----------
+# Per function "name flat% cum%" as go tool pprof -top shows them, in its order.
+pprof_shares() {
+    go tool pprof -top -nodecount=100000 -nodefraction=0 "$1" 2>/dev/null |
+        awk 'started { print $6, $2, $5 } /flat%/ { started = 1 }'
+}
+profkit_shares() {
+    "$PROFKIT" report "$1" --top 0 --quiet |
+        awk 'started { print $8, $3, $7 } /self%/ { started = 1 }'
+}
+SIGNED=$DATA/signed-values.pb
+expect_eq "$(profkit_shares "$SIGNED")" "$(pprof_shares "$SIGNED")" \
+    "signed: report shares and order equal go tool pprof -top"
+expect_contains "$(profkit_shares "$SIGNED")" "shrink 23.91% 23.91%" "signed: a negative share"
+expect_eq "$(profkit_functions "$SIGNED" inuse_space)" "$(pprof_functions "$SIGNED" inuse_space | sed 's/B / /; s/B$//')" \
+    "signed: per-function flat and cum"
+# pprof and Firefox Profiler output keep the signed rows; the others say what they leave out.
+expect_status 0 "$PROFKIT" convert "$SIGNED" -o signed.out.pb.gz
+expect_eq "$(pprof_shares signed.out.pb.gz)" "$(pprof_shares "$SIGNED")" "signed: pprof round trip"
+expect_eq "$(report top signed.out.pb.gz)" "$(report top "$SIGNED")" "signed: -top of profkit's output"
+expect_status 0 "$PROFKIT" convert "$SIGNED" --to firefox -o signed.json
+expect_not_contains "$ERR" "warning" "signed: Firefox Profiler output keeps negative weights"
+# A row may be written as several samples (placed times): its stack's weights add up to it.
+expect_eq "$(python3 -c '
+import collections, json, sys
+s = json.load(open(sys.argv[1]))["threads"][0]["samples"]
+sums = collections.Counter()
+for stack, weight in zip(s["stack"], s["weight"]):
+    sums[stack] += weight
+print(sorted(v for v in sums.values() if v < 0))' signed.json)" "[-400, -300, -250]" \
+    "signed: negative weights in Firefox Profiler output"
+for to in folded speedscope svg; do
+    expect_status 0 "$PROFKIT" convert "$SIGNED" --to "$to" -o "signed.$to"
+    expect_contains "$ERR" "warning: $to output has no negative weights: 3 stacks with a negative 'inuse_space' (-950 in all) are left out" \
+        "signed: $to says what it leaves out"
+done
+expect_eq "$(LC_ALL=C sort signed.folded)" "$(printf 'main 50\nmain;alloc 1000\nmain;alloc;grow 300\n')" \
+    "signed: folded keeps the positive stacks"
 
 # ---- profiles from Go's runtime/pprof ----------------------------------------------------------
 cp "$DATA/goprof.go" .

@@ -59,6 +59,8 @@ typedef struct bs_header {
     uint64_t line_data, memory_ops; /* "varint bool": any non-zero value is true */
     uint64_t start_ms;
     pk_buffer text[BS_HEADER_TEXT_COUNT]; /* NUL-terminated */
+    bool cut; /* the header could not be read because the input ended inside it: a stream
+                 still arriving (scan.c) reads it again once more bytes are there */
 } bs_header;
 
 /* Reads the header and skips to the body. A header that cannot be read leaves nothing worth
@@ -103,6 +105,8 @@ typedef struct bs_decoder {
     bool line_data; /* the header's line-data flag: entries carry line offsets */
     pk_buffer text; /* the text of the last string entry */
     pk_error *err;
+    bool cut;       /* the last damage was the input ending inside the entry: more bytes of a
+                       stream still arriving may complete it (scan.c) */
 } bs_decoder;
 
 /* Decodes the next entry into *e. Every entry is checked the same way for the reader and the
@@ -110,6 +114,50 @@ typedef struct bs_decoder {
  * carry no length). */
 bs_next pk_bsprof_decode(bs_decoder *d, bs_entry *e);
 void pk_bsprof_decoder_free(bs_decoder *d);
+
+/* ---- a stream as it arrives ------------------------------------------------------------------ */
+
+/* Follows a .bsprof stream fed in pieces of any size (a capture from a device), decoding the
+ * header and the entries as they complete: how many entries are whole and where the last one
+ * ends, whether the end marker came, and whether the stream is damaged or not .bsprof at all.
+ * Only the bytes of an entry not yet complete are kept (at most one entry: a string of up to
+ * BS_MAX_STRING bytes), and header padding is counted, not kept. */
+typedef enum bs_scan_state {
+    BS_SCAN_HEADER,
+    BS_SCAN_PADDING,
+    BS_SCAN_BODY,
+    BS_SCAN_FOOTER,     /* after the end marker: the run end */
+    BS_SCAN_DONE,       /* the footer is read; further bytes are not decoded */
+    BS_SCAN_DAMAGED,    /* bytes that cannot be decoded; nothing after them is decoded */
+    BS_SCAN_NOT_BSPROF  /* the stream does not start with the .bsprof magic */
+} bs_scan_state;
+
+typedef struct bs_scan {
+    bs_scan_state state;
+    uint64_t received;         /* bytes fed so far */
+    uint64_t entries;          /* complete entries of the body (the end marker not counted) */
+    uint64_t complete_through; /* offset just past the last whole item: header, entry, end
+                                  marker or footer; 0 before the header is whole */
+    bool end_marker;
+    pk_error damage;           /* BS_SCAN_DAMAGED, BS_SCAN_NOT_BSPROF: why, and where */
+    /* internal */
+    bs_decoder decoder;
+    pk_buffer pending;         /* bytes from pending_offset on, not decoded yet */
+    uint64_t pending_offset;
+    uint64_t padding_left;     /* BS_SCAN_PADDING: header bytes still to skip */
+    size_t retry_at;           /* decode the pending bytes again once they are this many */
+} bs_scan;
+
+void pk_bsprof_scan_init(bs_scan *s);
+/* Decodes what the n bytes complete. Returns PK_ERR_NOMEM when memory runs out, else PK_OK
+ * (damage is a state of the scan, not a failure to feed). */
+pk_status pk_bsprof_scan_feed(bs_scan *s, const void *data, size_t n);
+/* Called at the end of the stream: decodes what is pending even where feed would wait for more
+ * bytes first (feed retries a long cut entry only once its bytes have doubled, so that a long
+ * string arriving in small pieces is not decoded again for every piece), and settles the state:
+ * an item cut by the end is damage. */
+pk_status pk_bsprof_scan_finish(bs_scan *s);
+void pk_bsprof_scan_free(bs_scan *s);
 
 /* ---- the format's entry points --------------------------------------------------------------- */
 

@@ -70,32 +70,33 @@ void pk_bsprof_header_free(bs_header *h)
         pk_buffer_free(&h->text[i]);
 }
 
-static pk_status bs_header_cut(uint64_t offset, const char *field, pk_error *err)
+static pk_status bs_header_cut(bs_header *h, uint64_t offset, const char *field, pk_error *err)
 {
+    h->cut = true;
     return pk_error_set(err, PK_ERR_INPUT, (int64_t)offset,
                         "truncated header: the input ends inside the %s", field);
 }
 
-static pk_status bs_header_varint(pk_input *in, uint64_t *value, const char *field,
-                                  pk_error *err)
+static pk_status bs_header_varint(pk_input *in, bs_header *h, uint64_t *value,
+                                  const char *field, pk_error *err)
 {
     uint64_t offset = pk_in_offset(in);
     pk_varint_result r = pk_in_varint(in, value);
     if (r == PK_VARINT_TRUNCATED)
-        return bs_header_cut(offset, field, err);
+        return bs_header_cut(h, offset, field, err);
     if (r != PK_VARINT_OK)
         return pk_error_set(err, PK_ERR_INPUT, (int64_t)offset,
                             "header: the %s is not a valid varint", field);
     return PK_OK;
 }
 
-static pk_status bs_header_varint32(pk_input *in, uint32_t *value, const char *field,
-                                    pk_error *err)
+static pk_status bs_header_varint32(pk_input *in, bs_header *h, uint32_t *value,
+                                    const char *field, pk_error *err)
 {
     uint64_t offset = pk_in_offset(in);
     pk_varint_result r = pk_in_varint_u32(in, value);
     if (r == PK_VARINT_TRUNCATED)
-        return bs_header_cut(offset, field, err);
+        return bs_header_cut(h, offset, field, err);
     if (r == PK_VARINT_OVER_32_BITS)
         return pk_error_set(err, PK_ERR_INPUT, (int64_t)offset,
                             "header: the %s exceeds 32 bits", field);
@@ -105,12 +106,13 @@ static pk_status bs_header_varint32(pk_input *in, uint32_t *value, const char *f
     return PK_OK;
 }
 
-static pk_status bs_header_float(pk_input *in, float *value, const char *field, pk_error *err)
+static pk_status bs_header_float(pk_input *in, bs_header *h, float *value, const char *field,
+                                 pk_error *err)
 {
     uint64_t offset = pk_in_offset(in);
     uint8_t b[4];
     if (pk_in_read(in, b, 4) != 4)
-        return bs_header_cut(offset, field, err);
+        return bs_header_cut(h, offset, field, err);
     uint32_t bits = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
                     (uint32_t)b[3] << 24;
     memcpy(value, &bits, sizeof *value);
@@ -122,26 +124,28 @@ pk_status pk_bsprof_read_header(pk_input *in, bs_header *h, pk_error *err)
     memset(h, 0, sizeof *h);
     uint8_t magic[BS_MAGIC_SIZE];
     size_t got = pk_in_read(in, magic, sizeof magic);
-    if (got == 0)
+    if (got == 0) {
+        h->cut = true;
         return pk_error_set(err, PK_ERR_INPUT, 0, "empty file: no .bsprof header");
+    }
     if (memcmp(magic, pk_bsprof_magic, got) != 0)
         return pk_error_set(err, PK_ERR_INPUT, 0, "not a .bsprof file (no \"bsprof\" magic)");
     if (got < sizeof magic)
-        return bs_header_cut(0, "magic", err);
+        return bs_header_cut(h, 0, "magic", err);
 
     pk_status st;
     uint64_t size_offset = 0;
-    if ((st = bs_header_varint32(in, &h->major, "major version", err)) ||
-        (st = bs_header_varint32(in, &h->minor, "minor version", err)) ||
-        (st = bs_header_varint32(in, &h->patch, "patch level", err)))
+    if ((st = bs_header_varint32(in, h, &h->major, "major version", err)) ||
+        (st = bs_header_varint32(in, h, &h->minor, "minor version", err)) ||
+        (st = bs_header_varint32(in, h, &h->patch, "patch level", err)))
         return st;
     size_offset = pk_in_offset(in);
-    if ((st = bs_header_varint32(in, &h->size, "header size", err)) ||
-        (st = bs_header_float(in, &h->requested_ratio, "requested sample ratio", err)) ||
-        (st = bs_header_float(in, &h->actual_ratio, "actual sample ratio", err)) ||
-        (st = bs_header_varint(in, &h->line_data, "line data flag", err)) ||
-        (st = bs_header_varint(in, &h->memory_ops, "memory operations flag", err)) ||
-        (st = bs_header_varint(in, &h->start_ms, "run start timestamp", err)))
+    if ((st = bs_header_varint32(in, h, &h->size, "header size", err)) ||
+        (st = bs_header_float(in, h, &h->requested_ratio, "requested sample ratio", err)) ||
+        (st = bs_header_float(in, h, &h->actual_ratio, "actual sample ratio", err)) ||
+        (st = bs_header_varint(in, h, &h->line_data, "line data flag", err)) ||
+        (st = bs_header_varint(in, h, &h->memory_ops, "memory operations flag", err)) ||
+        (st = bs_header_varint(in, h, &h->start_ms, "run start timestamp", err)))
         return st;
     for (int i = 0; i < BS_HEADER_TEXT_COUNT; i++) {
         uint64_t offset = pk_in_offset(in);
@@ -149,7 +153,7 @@ pk_status pk_bsprof_read_header(pk_input *in, bs_header *h, pk_error *err)
         case BS_TEXT_OK:
             break;
         case BS_TEXT_CUT:
-            return bs_header_cut(offset, bs_header_text_names[i], err);
+            return bs_header_cut(h, offset, bs_header_text_names[i], err);
         case BS_TEXT_TOO_LONG:
             return pk_error_set(err, PK_ERR_INPUT, (int64_t)offset,
                                 "header: the %s is longer than %u bytes", bs_header_text_names[i],
@@ -165,10 +169,12 @@ pk_status pk_bsprof_read_header(pk_input *in, bs_header *h, pk_error *err)
                             " bytes of its fields",
                             h->size, h->known_size);
     uint64_t padding = h->size - h->known_size;
-    if (pk_in_skip(in, padding) != padding)
+    if (pk_in_skip(in, padding) != padding) {
+        h->cut = true;
         return pk_error_set(err, PK_ERR_INPUT, (int64_t)size_offset,
                             "header size %" PRIu32 " goes beyond the end of the input",
                             h->size);
+    }
     return PK_OK;
 }
 
@@ -184,6 +190,7 @@ static bs_next __attribute__((noinline))
 bs_field_damage(bs_decoder *d, const bs_entry *e, pk_varint_result r, const char *field)
 {
     const char *type = bs_entry_names[e->type & 7];
+    d->cut = r == PK_VARINT_TRUNCATED;
     if (r == PK_VARINT_TRUNCATED)
         pk_damage(d->err, e->offset, "truncated %s entry: the input ends inside its %s", type,
                   field);
@@ -197,6 +204,7 @@ bs_field_damage(bs_decoder *d, const bs_entry *e, pk_varint_result r, const char
 static bs_next __attribute__((noinline)) bs_entry_damage(bs_decoder *d, const bs_entry *e,
                                                          const char *message)
 {
+    d->cut = false;
     pk_damage(d->err, e->offset, "%s entry: %s", bs_entry_names[e->type & 7], message);
     return BS_NEXT_DAMAGED;
 }
@@ -301,6 +309,7 @@ bs_next pk_bsprof_decode(bs_decoder *d, bs_entry *e)
             return bs_entry_damage(d, e, "root path element with module ID 0");
         return BS_NEXT_ENTRY;
     default:
+        d->cut = false;
         pk_damage(d->err, e->offset,
                   "unknown entry type %u (tag 0x%" PRIx64 "): nothing after it can be decoded",
                   e->type, e->tag);

@@ -107,35 +107,46 @@ bool fx_allocations_end(fx_allocations *it)
     return ok;
 }
 
-/* Columns of a memory counter, written one at a time. */
-typedef enum counter_column { COUNTER_TIME, COUNTER_COUNT, COUNTER_NUMBER } counter_column;
-
-static bool write_counter_column(fx_writer *w, uint32_t thread, const char *key,
-                                 counter_column column)
+void fx_write_event_column(fx_writer *w, uint32_t thread, const char *key,
+                           fx_event_column column)
 {
     pk_json *j = &w->json;
     fx_allocations it;
-    fx_allocation a;
+    fx_allocation e;
     fx_column_begin(j, key);
     fx_allocations_begin(w, thread, &it);
-    while (fx_allocations_next(&it, &a)) {
-        pk_output *out = pk_json_value(j);
+    while (fx_allocations_next(&it, &e)) {
         switch (column) {
-        case COUNTER_TIME:
-            fx_out_ms(out, fx_event_time(w, a.order));
+        case FX_EVENT_TIME:
+            fx_out_ms(pk_json_value(j), fx_event_time(w, e.order));
             break;
-        case COUNTER_COUNT: /* the change of the thread's allocated bytes */
-            if (a.kind != PK_MEM_ALLOC)
+        case FX_EVENT_BYTES: {
+            pk_output *out = pk_json_value(j);
+            if (e.kind != PK_MEM_ALLOC)
                 pk_out_putc(out, '-');
-            pk_out_u64(out, a.size);
+            pk_out_u64(out, e.size);
             break;
-        case COUNTER_NUMBER:
-            pk_out_putc(out, '1');
+        }
+        case FX_EVENT_STACK:
+            fx_index_or_null(j, fx_local_stack(w, e.stack));
+            break;
+        case FX_EVENT_ADDRESS:
+            pk_json_u64(j, e.address);
+            break;
+        case FX_EVENT_THREAD: {
+            const pk_thread *t = pk_thread_at(w->p, e.thread);
+            pk_json_i64(j, t->tid >= 0 ? t->tid : (int64_t)e.thread);
+            break;
+        }
+        case FX_EVENT_ONE:
+            pk_json_i64(j, 1);
             break;
         }
     }
     pk_json_array_end(j);
-    return fx_allocations_end(&it);
+    /* A spool that cannot be read back leaves the column short: fail the output. */
+    if (!fx_allocations_end(&it))
+        pk_out_fail(pk_json_value(j), EIO);
 }
 
 /* One memory counter per thread whose table lists memory events: the front end draws it as the
@@ -162,11 +173,9 @@ void fx_write_counters(fx_writer *w)
         pk_json_key(j, "samples");
         pk_json_object_begin(j);
         pk_json_member_u64(j, "length", w->thread_allocations[t]);
-        bool ok = write_counter_column(w, t, "time", COUNTER_TIME) &&
-                  write_counter_column(w, t, "count", COUNTER_COUNT) &&
-                  write_counter_column(w, t, "number", COUNTER_NUMBER);
-        if (!ok) /* a spool that cannot be read back leaves the columns short */
-            pk_out_fail(pk_json_value(j), EIO);
+        fx_write_event_column(w, t, "time", FX_EVENT_TIME);
+        fx_write_event_column(w, t, "count", FX_EVENT_BYTES); /* the change of allocated bytes */
+        fx_write_event_column(w, t, "number", FX_EVENT_ONE);
         pk_json_object_end(j);
         pk_json_object_end(j);
     }

@@ -11,19 +11,6 @@ static int compare_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-typedef struct ordered_row {
-    uint64_t order;
-    uint32_t row;
-} ordered_row;
-
-static int compare_order(const void *a, const void *b)
-{
-    const ordered_row *x = a, *y = b;
-    if (x->order != y->order)
-        return (x->order > y->order) - (x->order < y->order);
-    return (x->row > y->row) - (x->row < y->row);
-}
-
 /* Marks stack and its prefixes as used by the thread; the caller sorts the list afterwards. */
 static void mark_stack(fx_writer *w, uint32_t stack)
 {
@@ -59,12 +46,12 @@ static bool collect_rows(fx_writer *w, uint32_t thread)
         w->sample_count += fx_row_samples(w, w->row_order[i]);
     if (sorted)
         return true;
-    ordered_row *tmp = malloc(kept * sizeof *tmp);
+    fx_ordered_row *tmp = malloc(kept * sizeof *tmp);
     if (!tmp)
         return false;
     for (size_t i = 0; i < kept; i++)
-        tmp[i] = (ordered_row){pk_sample_order(p, w->row_order[i]), w->row_order[i]};
-    qsort(tmp, kept, sizeof *tmp, compare_order);
+        tmp[i] = (fx_ordered_row){pk_sample_order(p, w->row_order[i]), w->row_order[i]};
+    qsort(tmp, kept, sizeof *tmp, fx_compare_ordered_rows);
     for (size_t i = 0; i < kept; i++)
         w->row_order[i] = tmp[i].row;
     free(tmp);

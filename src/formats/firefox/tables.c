@@ -201,8 +201,10 @@ static void write_strings(fx_writer *w)
 {
     pk_json *j = &w->json;
     fx_column_begin(j, "stringArray");
+    /* Whole strings: a NUL byte inside is written \u0000. */
     for (size_t i = 0; i < w->strings.count; i++)
-        pk_json_string(j, pk_str(w->p, w->strings.items[i]));
+        pk_json_string_len(j, pk_str(w->p, w->strings.items[i]),
+                           pk_str_len(w->p, w->strings.items[i]));
     pk_json_array_end(j);
 }
 

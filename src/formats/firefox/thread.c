@@ -1,6 +1,5 @@
 /* One thread object: who it is (process, names, ids), its samples, its native allocations, an
  * empty marker table, and the tables that those refer to. */
-#include <errno.h>
 #include <stdio.h>
 
 #include "formats/firefox/writer.h"
@@ -83,55 +82,6 @@ static void write_samples(fx_writer *w)
     pk_json_object_end(j);
 }
 
-/* Columns of the native allocations table, written one at a time. */
-typedef enum allocation_column {
-    ALLOCATION_TIME,
-    ALLOCATION_WEIGHT,
-    ALLOCATION_STACK,
-    ALLOCATION_ADDRESS,
-    ALLOCATION_THREAD
-} allocation_column;
-
-/* One column over the thread's memory events with a known size. */
-static void write_allocation_column(fx_writer *w, uint32_t thread, const char *key,
-                                    allocation_column column)
-{
-    pk_json *j = &w->json;
-    fx_allocations it;
-    fx_allocation e;
-    fx_column_begin(j, key);
-    fx_allocations_begin(w, thread, &it);
-    while (fx_allocations_next(&it, &e)) {
-        switch (column) {
-        case ALLOCATION_TIME:
-            fx_out_ms(pk_json_value(j), fx_event_time(w, e.order));
-            break;
-        case ALLOCATION_WEIGHT: {
-            pk_output *out = pk_json_value(j);
-            if (e.kind != PK_MEM_ALLOC)
-                pk_out_putc(out, '-');
-            pk_out_u64(out, e.size);
-            break;
-        }
-        case ALLOCATION_STACK:
-            fx_index_or_null(j, fx_local_stack(w, e.stack));
-            break;
-        case ALLOCATION_THREAD: {
-            const pk_thread *t = pk_thread_at(w->p, e.thread);
-            pk_json_i64(j, t->tid >= 0 ? t->tid : (int64_t)e.thread);
-            break;
-        }
-        case ALLOCATION_ADDRESS:
-            pk_json_u64(j, e.address);
-            break;
-        }
-    }
-    /* A spool that cannot be read back leaves the column short: fail the output. */
-    if (!fx_allocations_end(&it))
-        pk_out_fail(pk_json_value(j), EIO);
-    pk_json_array_end(j);
-}
-
 /* +size for an allocation, -size for a free, at the address the retained-memory view pairs
  * them by. */
 static void write_allocations(fx_writer *w, uint32_t thread)
@@ -141,11 +91,11 @@ static void write_allocations(fx_writer *w, uint32_t thread)
     pk_json_object_begin(j);
     pk_json_member_u64(j, "length", w->allocation_count);
     pk_json_member_string(j, "weightType", "bytes");
-    write_allocation_column(w, thread, "time", ALLOCATION_TIME);
-    write_allocation_column(w, thread, "weight", ALLOCATION_WEIGHT);
-    write_allocation_column(w, thread, "stack", ALLOCATION_STACK);
-    write_allocation_column(w, thread, "memoryAddress", ALLOCATION_ADDRESS);
-    write_allocation_column(w, thread, "threadId", ALLOCATION_THREAD);
+    fx_write_event_column(w, thread, "time", FX_EVENT_TIME);
+    fx_write_event_column(w, thread, "weight", FX_EVENT_BYTES);
+    fx_write_event_column(w, thread, "stack", FX_EVENT_STACK);
+    fx_write_event_column(w, thread, "memoryAddress", FX_EVENT_ADDRESS);
+    fx_write_event_column(w, thread, "threadId", FX_EVENT_THREAD);
     pk_json_object_end(j);
 }
 

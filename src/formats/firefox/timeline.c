@@ -29,14 +29,9 @@ static uint64_t magnitude(int64_t v)
     return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 }
 
-typedef struct ordered_row {
-    uint64_t order;
-    uint32_t row;
-} ordered_row;
-
-static int compare_ordered_rows(const void *a, const void *b)
+int fx_compare_ordered_rows(const void *a, const void *b)
 {
-    const ordered_row *x = a, *y = b;
+    const fx_ordered_row *x = a, *y = b;
     if (x->order != y->order)
         return x->order < y->order ? -1 : 1;
     return (x->row > y->row) - (x->row < y->row);
@@ -64,7 +59,7 @@ bool fx_timeline_place(fx_writer *w)
 {
     const pk_profile *p = w->p;
     size_t rows = pk_sample_count(p), count = 0;
-    ordered_row *ordered = malloc((rows ? rows : 1) * sizeof *ordered);
+    fx_ordered_row *ordered = malloc((rows ? rows : 1) * sizeof *ordered);
     w->ordered_rows = malloc((rows ? rows : 1) * sizeof *w->ordered_rows);
     w->row_start_ns = malloc((rows ? rows : 1) * sizeof *w->row_start_ns);
     if (!ordered || !w->ordered_rows || !w->row_start_ns) {
@@ -77,9 +72,9 @@ bool fx_timeline_place(fx_writer *w)
         if (weight == 0)
             continue;
         total += (double)magnitude(weight);
-        ordered[count++] = (ordered_row){pk_sample_order(p, row), (uint32_t)row};
+        ordered[count++] = (fx_ordered_row){pk_sample_order(p, row), (uint32_t)row};
     }
-    qsort(ordered, count, sizeof *ordered, compare_ordered_rows);
+    qsort(ordered, count, sizeof *ordered, fx_compare_ordered_rows);
 
     double run = run_ns(p), period = period_ns(p);
     double sample_ns = period > 0 ? period : 1e6; /* what a written sample spans at most */

@@ -117,8 +117,29 @@ pk_status fx_allocations_collect(fx_writer *w, pk_error *err);
 void fx_allocations_begin(const fx_writer *w, uint32_t thread, fx_allocations *it);
 bool fx_allocations_next(fx_allocations *it, fx_allocation *a);
 bool fx_allocations_end(fx_allocations *it);
+/* The columns an event can give: its time, +size for an allocation and -size for a free, its
+ * stack, address, thread id, or a 1 (one operation). */
+typedef enum fx_event_column {
+    FX_EVENT_TIME,
+    FX_EVENT_BYTES,
+    FX_EVENT_STACK,
+    FX_EVENT_ADDRESS,
+    FX_EVENT_THREAD,
+    FX_EVENT_ONE
+} fx_event_column;
+/* One JSON array member, key, over the thread's spooled events; a spool that cannot be read
+ * back fails the output. */
+void fx_write_event_column(fx_writer *w, uint32_t thread, const char *key,
+                           fx_event_column column);
 /* The counters array: a memory counter per thread whose table lists events of known size. */
 void fx_write_counters(fx_writer *w);
+
+/* Rows in stream order (timeline.c and collect.c sort by it). */
+typedef struct fx_ordered_row {
+    uint64_t order;
+    uint32_t row;
+} fx_ordered_row;
+int fx_compare_ordered_rows(const void *a, const void *b);
 
 /* ---- writer.c ---- */
 

@@ -18,6 +18,7 @@ const pk_format pk_format_gperftools = {
     .aliases = gp_aliases,
     .extensions = gp_extensions,
     .description = "gperftools (libprofiler, CPUPROFILE) CPU profile, symbolized with libdw",
+    .flags = PK_FORMAT_POSITIVE_WEIGHTS,
     .probe = gp_probe,
     .read = gp_read,
     .write = gp_write,

@@ -14,8 +14,10 @@
 #include "core/path.h"
 #include "core/procmaps.h"
 #include "core/symbolize.h"
+#include "core/text_lines.h"
 #include "formats/gperftools/codec.h"
 #include "formats/gperftools/gperftools.h"
+#include "formats/gperftools/java_symbols.h"
 
 /* ---- distinct records ---------------------------------------------------------------------- */
 
@@ -65,6 +67,11 @@ typedef struct gp_reader {
     uint64_t zero_count_records;
     uint64_t total_count; /* of all records read: bounds every stack's count */
     pk_procmaps maps;
+    /* A Java profile's symbol text: the frame of each address it names (PK_NONE for none),
+     * and functions by name, as pprof makes one function per name. */
+    uint32_t *java_frames;
+    pk_u64map java_functions;
+    uint64_t java_symbols;
 } gp_reader;
 
 static void gp_reader_free_scratch(gp_reader *r)
@@ -82,6 +89,8 @@ static void gp_reader_free(gp_reader *r)
     free(r->pool);
     gp_reader_free_scratch(r);
     pk_procmaps_free(&r->maps);
+    free(r->java_frames);
+    pk_u64map_free(&r->java_functions);
 }
 
 /* The index of an address in r->addresses, added when new; PK_NONE when memory runs out. The
@@ -116,6 +125,18 @@ static uint32_t gp_address_id(gp_reader *r, uint64_t address)
     r->addresses[id] = address;
     r->address_slots[h] = (gp_address_slot){address, id + 1};
     return id;
+}
+
+/* The index of a known address, PK_NONE when no record has it. */
+static uint32_t gp_address_find(const gp_reader *r, uint64_t address)
+{
+    if (!r->address_slots)
+        return PK_NONE;
+    size_t h = (size_t)pk_hash_u64(address) & r->address_mask;
+    for (; r->address_slots[h].id; h = (h + 1) & r->address_mask)
+        if (r->address_slots[h].address == address)
+            return r->address_slots[h].id - 1;
+    return PK_NONE;
 }
 
 static bool gp_grow_stack_slots(gp_reader *r)
@@ -206,6 +227,85 @@ static bool gp_add_record(gp_reader *r, uint64_t count, const uint64_t *pcs, siz
     return true;
 }
 
+static pk_status gp_nomem(pk_error *err)
+{
+    return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+}
+
+/* Longest line of a Java profile's symbol text read; longer ones are skipped. */
+#define GP_JAVA_MAX_LINE ((size_t)1 << 20)
+
+/* The frame a Java symbol line gives its address: function by name (the first file named
+ * wins, as in pprof), line, and no address (pprof drops them so that frames merge). */
+static uint32_t gp_java_frame(gp_reader *r, const gp_java_symbol *sym)
+{
+    pk_profile *p = r->p;
+    uint32_t name = pk_intern(p, sym->function, sym->function_len);
+    if (name == PK_NONE)
+        return PK_NONE;
+    uint32_t function;
+    uint32_t *known = pk_u64map_find(&r->java_functions, name);
+    if (known) {
+        function = *known;
+    } else {
+        uint32_t file = pk_intern(p, sym->file, sym->file_len);
+        pk_function fn = {name, file, 0, PK_NONE};
+        function = file == PK_NONE ? PK_NONE : pk_intern_function(p, &fn);
+        uint32_t *slot;
+        bool inserted;
+        if (function == PK_NONE ||
+            !pk_u64map_put(&r->java_functions, name, function, &slot, &inserted))
+            return PK_NONE;
+    }
+    pk_frame frame = {function, sym->line, 0, PK_NONE, 0};
+    return pk_intern_frame(p, &frame);
+}
+
+/* Reads the symbol text after a Java profile's trailer (java_symbols.h): lines naming an
+ * address that no record has are skipped, as pprof skips them. */
+static pk_status gp_read_java_symbols(gp_reader *r, pk_input *in, pk_error *err)
+{
+    pk_text_lines lines;
+    pk_text_lines_init(&lines, in, GP_JAVA_MAX_LINE);
+    pk_status status = PK_OK;
+    for (;;) {
+        const char *text;
+        size_t len;
+        pk_text_line_result got = pk_text_lines_next(&lines, &text, &len);
+        if (got == PK_TEXT_END)
+            break;
+        if (got == PK_TEXT_NOMEM) {
+            status = gp_nomem(err);
+            break;
+        }
+        gp_java_symbol sym;
+        if (got == PK_TEXT_TOO_LONG || !gp_java_symbol_parse(text, len, &sym))
+            continue;
+        uint32_t id = gp_address_find(r, sym.address);
+        if (id == PK_NONE)
+            continue;
+        if (!r->java_frames) {
+            r->java_frames = malloc((r->address_count ? r->address_count : 1) *
+                                    sizeof *r->java_frames);
+            if (!r->java_frames) {
+                status = gp_nomem(err);
+                break;
+            }
+            for (size_t i = 0; i < r->address_count; i++)
+                r->java_frames[i] = PK_NONE;
+        }
+        uint32_t frame = gp_java_frame(r, &sym);
+        if (frame == PK_NONE) {
+            status = gp_nomem(err);
+            break;
+        }
+        r->java_frames[id] = frame;
+        r->java_symbols++;
+    }
+    pk_text_lines_free(&lines);
+    return status;
+}
+
 /* Reads the records and, after the trailer, the maps text. A file that ends without the
  * trailer or inside the last record is read up to its last whole record with a warning, as
  * both pprofs read it; damage stops the reading (err says where). */
@@ -234,6 +334,9 @@ static pk_status gp_read_body(gp_reader *r, pk_input *in, pk_error *err)
         if (step == GP_STEP_TRAILER) {
             gp_records_free(&records);
             gp_reader_free_scratch(r);
+            /* A Java profile has symbol text where a native one has its mappings. */
+            if (gp_header_version(&r->header) == 1)
+                return gp_read_java_symbols(r, in, err);
             return pk_procmaps_read(&r->maps, in, err);
         }
         if (step == GP_STEP_END)
@@ -260,11 +363,6 @@ static pk_status gp_read_body(gp_reader *r, pk_input *in, pk_error *err)
 static int64_t gp_clamp(uint64_t v)
 {
     return v > INT64_MAX ? INT64_MAX : (int64_t)v;
-}
-
-static pk_status gp_nomem(pk_error *err)
-{
-    return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
 }
 
 /* Value types, metadata, properties and warnings. */
@@ -296,7 +394,9 @@ static pk_status gp_build_metadata(gp_reader *r, const char *program_name, pk_er
     if (period_us == 0)
         pk_warn(p, "the sampling period is 0: cpu times are 0");
     if (version == 1)
-        pk_warn(p, "header version 1 (a Java profile): PCs are taken as they are");
+        pk_warn(p, "header version 1 (a Java profile): PCs are taken as they are, %" PRIu64
+                   " of %zu named by the symbol text after the records",
+                r->java_symbols, r->address_count);
     if (r->zero_count_records)
         pk_warn(p, "%" PRIu64 " record%s with a sample count of 0 ignored", r->zero_count_records,
                 r->zero_count_records == 1 ? "" : "s");
@@ -338,6 +438,10 @@ static pk_status gp_build(gp_reader *r, pk_error *err)
     bool failed = !frames || thread == PK_NONE;
     for (size_t i = 0; i < r->address_count && !failed; i++) {
         uint64_t address = r->addresses[i];
+        if (r->java_frames && r->java_frames[i] != PK_NONE) {
+            frames[i] = r->java_frames[i];
+            continue;
+        }
         size_t m = pk_procmaps_find(&r->maps, address);
         uint32_t resource = m == PK_PROCMAPS_NONE ? PK_NONE : resources[m];
         pk_function fn = {pk_address_name(p, address), 0, 0, resource};
@@ -378,6 +482,7 @@ pk_status gp_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
     memset(&r, 0, sizeof r);
     r.p = p;
     pk_procmaps_init(&r.maps);
+    pk_u64map_init(&r.java_functions);
     pk_status status = gp_decode_header(in, &r.header, err);
     if (status == PK_OK)
         status = gp_skip_header_extra(in, &r.header, err);

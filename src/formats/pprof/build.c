@@ -159,7 +159,9 @@ static pk_status build_frames(pprof_reader *r, uint32_t **frames_out)
             } else if (line->function_id) {
                 missing_functions++;
             }
-            if (fn.name == 0)
+            /* A function with an empty name at no address keeps it (what folded "a;b; 3"
+             * written as pprof holds); otherwise the address names the frame. */
+            if (fn.name == 0 && (!fi || loc->address != 0))
                 fn.name = pk_intern_printf(r->p, "0x%" PRIx64, loc->address);
             uint32_t function = fn.name == PK_NONE ? PK_NONE : pk_intern_function(r->p, &fn);
             uint32_t frame_flags = flags | (k + 1 < loc->line_count ? PK_FRAME_INLINED : 0);

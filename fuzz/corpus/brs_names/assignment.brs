@@ -1,0 +1,1 @@
+  m.onItemSelected = Function (index as integer)

@@ -1,0 +1,1 @@
+    "on-select": sub() ' key
