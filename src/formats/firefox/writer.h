@@ -54,6 +54,7 @@ typedef struct fx_writer {
     size_t *thread_rows_start; /* thread -> first entry in thread_rows; thread_count + 1 */
     uint32_t *thread_events;  /* memory events grouped by the thread whose table holds them */
     size_t *thread_events_start;
+    bool *thread_is_main;     /* thread -> whether it is its process's main thread */
 
     /* current thread */
     uint32_t gen;             /* generation of the remaps: thread index + 1 */
@@ -67,7 +68,9 @@ typedef struct fx_writer {
     size_t allocation_count;  /* the thread's memory events with a known size */
 } fx_writer;
 
-/* ---- writer.c ---- */
+/* ---- writer.c ----
+ * Everything here is linear in the model's tables: a profile can hold tens of thousands of
+ * threads (a thread-per-request server), so no per-thread step may look at all threads. */
 
 /* Prepares everything that holds for the whole profile: the value written (options->value,
  * else the profile's default), times, categories, libraries, grouping by thread. On failure
