@@ -896,6 +896,53 @@ static void writer_refuses_what_it_cannot_hold(void **state)
     tb_free(&b);
 }
 
+/* A profile without samples is what libprofiler writes for a run that took none: the header,
+ * no records, the trailer. It reads back without samples, through the probe too; samples of
+ * value 0 are left out the same way. */
+static void writer_writes_profiles_without_samples(void **state)
+{
+    (void)state;
+    for (int shape = 0; shape < 3; shape++) {
+        pk_profile *p = pk_profile_new();
+        if (shape >= 1)
+            pk_add_value_type(p, "samples", "count");
+        if (shape == 2) {
+            pk_frame frame = {0};
+            frame.function = pk_intern_function(p, &(pk_function){pk_intern_cstr(p, "f"), 0, 0,
+                                                                  PK_NONE});
+            frame.address = 0x1000;
+            frame.flags = PK_FRAME_HAS_ADDRESS;
+            uint32_t stack = pk_intern_stack(p, PK_NONE, pk_intern_frame(p, &frame));
+            uint32_t thread = pk_add_thread(p, pk_intern_cstr(p, "t"), 1, 1);
+            const int64_t zero = 0;
+            assert_int_equal(pk_add_sample(p, thread, stack, &zero), PK_OK);
+        }
+        size_t size;
+        pk_status status;
+        pk_error err;
+        char *data = write_with(p, NULL, 0, &size, &status, &err);
+        if (status != PK_OK)
+            fail_msg("shape %d: %s", shape, err.message);
+        /* header (5 slots) and trailer (3 slots) of 8 bytes, no mappings */
+        assert_int_equal(size, 8 * 8);
+        tb_bytes expected = {0};
+        header(&expected, LE64, 10000);
+        trailer(&expected, LE64);
+        assert_memory_equal(data, expected.data, size);
+        int score;
+        assert_ptr_equal(pk_format_probe((const uint8_t *)data, size, NULL, &score), FMT);
+        tb_bytes written = {0};
+        tb_raw(&written, data, size);
+        pk_profile *again = read_ok(&written);
+        assert_int_equal(pk_sample_count(again), 0);
+        pk_profile_free(again);
+        tb_free(&written);
+        tb_free(&expected);
+        free(data);
+        pk_profile_free(p);
+    }
+}
+
 static void writer_converts_time_values_and_skips_inlined_frames(void **state)
 {
     (void)state;
@@ -1119,6 +1166,7 @@ int main(void)
         cmocka_unit_test(writer_emits_the_document_layout),
         cmocka_unit_test(writer_round_trips_real_profiles),
         cmocka_unit_test(writer_refuses_what_it_cannot_hold),
+        cmocka_unit_test(writer_writes_profiles_without_samples),
         cmocka_unit_test(writer_converts_time_values_and_skips_inlined_frames),
         cmocka_unit_test(dump_lists_every_slot_with_offsets),
         cmocka_unit_test(dump_stops_at_damage_as_the_reader_does),

@@ -770,10 +770,11 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
     }
 
     uint32_t *path = NULL;
-    size_t path_cap = 0;
+    size_t path_cap = 0, lines = 0;
     for (size_t i = 0; i < w.count; i++) {
         if (differential ? w.nodes[i].self == 0 && w.bases[i] == 0 : w.nodes[i].self <= 0)
             continue;
+        lines++;
         size_t depth = 0;
         for (uint32_t n = (uint32_t)i; n != PK_NONE; n = w.nodes[n].parent) {
             if (!PK_ARRAY_RESERVE(path, path_cap, depth + 1)) {
@@ -798,6 +799,19 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
     }
     free(path);
     writer_free(&w);
+    /* Nothing written is an empty file, which no reader takes for a profile. */
+    if (lines == 0 && rows == 0)
+        return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
+                            "the profile has no samples, and folded stacks without samples "
+                            "would be an empty file");
+    if (lines == 0)
+        return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
+                            "no stack has %s '%s' %s%s, and folded stacks without one would be "
+                            "an empty file",
+                            differential ? "a base or new value of" : "a value of",
+                            pk_str(p, pk_value_type_at(p, value)->name),
+                            differential ? "other than 0" : "above 0",
+                            with_threads ? "" : " (samples without a stack are left out)");
     return PK_OK;
 nomem:
     writer_free(&w);
