@@ -1,33 +1,109 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses with clang and runs each for SECONDS (default 60) on its seed
-# corpus (fuzz/corpus/NAME). Findings are left in build-fuzz/findings/.
+# Runs the libFuzzer harnesses (fuzz/fuzz_*.c), built with clang in build-fuzz/.
+#
+#   scripts/fuzz.sh [SECONDS] [JOBS]   each harness for SECONDS (default 60) of wall time with
+#                                      JOBS processes (default 1; more use libFuzzer's -fork)
+#   scripts/fuzz.sh --merge            adds to fuzz/corpus/NAME the inputs of the last runs
+#                                      that reach code it does not (libFuzzer's -merge=1)
+#
+# Each harness starts from its corpus fuzz/corpus/NAME (copied to build-fuzz/corpus/NAME, where
+# it grows) with its dictionary fuzz/NAME.dict when there is one. PK_FUZZ_HARNESSES="pprof
+# round_trip" runs only those. An input that crashes, trips a sanitizer (undefined behaviour
+# halts too), leaks, runs longer than 30 s or allocates more than 2 GiB is a finding, saved in
+# build-fuzz/findings/. Prints per harness the executions, the coverage (libFuzzer's cov: and
+# ft:) and the findings; exits 1 and lists the saved inputs when there is any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+usage() {
+  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+merge=false
+if [ "${1:-}" = "--merge" ]; then
+  merge=true
+  shift
+  [ $# -eq 0 ] || usage
+fi
 seconds=${1:-60}
-jobs=$(nproc 2>/dev/null || echo 2)
+jobs=${2:-1}
+[ $# -le 2 ] || usage
+case "$seconds" in '' | *[!0-9]* | 0) usage ;; esac
+case "$jobs" in '' | *[!0-9]* | 0) usage ;; esac
 
 scripts/setup.sh --build-only
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
       -DPROFKIT_FUZZ=ON -DPROFKIT_TESTS=OFF -DPROFKIT_WERROR=ON >/dev/null
-cmake --build build-fuzz -j"$jobs"
+cmake --build build-fuzz -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
 
-mkdir -p build-fuzz/findings
-status=0
+harnesses=()
 for harness in build-fuzz/fuzz/fuzz_*; do
   [ -x "$harness" ] || continue
   name=${harness##*/fuzz_}
+  if [ -n "${PK_FUZZ_HARNESSES:-}" ]; then
+    case " $PK_FUZZ_HARNESSES " in *" $name "*) ;; *) continue ;; esac
+  fi
+  harnesses+=("$name")
+done
+[ ${#harnesses[@]} -gt 0 ] || { echo "fuzz: no harness to run" >&2; exit 2; }
+
+if $merge; then
+  for name in "${harnesses[@]}"; do
+    [ -d "build-fuzz/corpus/$name" ] || continue
+    mkdir -p "fuzz/corpus/$name"
+    before=$(ls "fuzz/corpus/$name" | wc -l)
+    "build-fuzz/fuzz/fuzz_$name" -merge=1 -max_len=65536 -rss_limit_mb=2048 -timeout=30 \
+      "fuzz/corpus/$name" "build-fuzz/corpus/$name" >"build-fuzz/merge-$name.log" 2>&1
+    after=$(ls "fuzz/corpus/$name" | wc -l)
+    echo "$name: $before inputs, $((after - before)) added"
+  done
+  exit 0
+fi
+
+mkdir -p build-fuzz/findings
+# Findings from earlier runs are not this run's: only new files count.
+list_findings() {
+  find build-fuzz/findings -maxdepth 1 -type f \
+    \( -name "$1-crash-*" -o -name "$1-leak-*" -o -name "$1-timeout-*" -o -name "$1-oom-*" \) |
+    sort
+}
+
+printf '%-12s %9s %12s %8s %8s %s\n' HARNESS SECONDS EXECUTIONS COV FT FINDINGS
+all_findings=()
+for name in "${harnesses[@]}"; do
+  harness=build-fuzz/fuzz/fuzz_$name
   corpus=build-fuzz/corpus/$name
+  log=build-fuzz/findings/$name.log
   mkdir -p "$corpus"
   [ -d "fuzz/corpus/$name" ] && cp -r "fuzz/corpus/$name/." "$corpus/"
-  echo "== fuzz $name for ${seconds}s" >&2
-  if ! "$harness" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
-       -artifact_prefix="build-fuzz/findings/$name-" -print_final_stats=1 "$corpus" \
-       2>"build-fuzz/findings/$name.log"; then
-    echo "fuzz $name: failure, see build-fuzz/findings/$name.log" >&2
-    tail -40 "build-fuzz/findings/$name.log" >&2
-    status=1
-  else
-    grep -E "^stat::number_of_executed_units|^Done" "build-fuzz/findings/$name.log" >&2 || true
+  options=(-max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=30
+           -artifact_prefix="build-fuzz/findings/$name-" -print_final_stats=1)
+  [ -f "fuzz/$name.dict" ] && options+=(-dict="fuzz/$name.dict")
+  [ "$jobs" -gt 1 ] && options+=(-fork="$jobs")
+  before=$(list_findings "$name")
+  status=0
+  "$harness" "${options[@]}" "$corpus" >"$log" 2>&1 || status=$?
+  new=$(comm -13 <(printf '%s\n' "$before") <(list_findings "$name") | sed '/^$/d')
+  # The last status line: "#EXECUTIONS ... cov: N ft: N" (plain) or "#EXECUTIONS: cov: ..." (fork).
+  last=$(grep -E '^#[0-9]+:? .*cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
+  executions=$(printf '%s' "$last" | sed -nE 's/^#([0-9]+).*/\1/p')
+  cov=$(printf '%s' "$last" | sed -nE 's/.*cov: ([0-9]+).*/\1/p')
+  ft=$(printf '%s' "$last" | sed -nE 's/.* ft: ([0-9]+).*/\1/p')
+  count=$(printf '%s' "$new" | grep -c . || true)
+  if [ "$status" -ne 0 ] && [ "$count" -eq 0 ]; then
+    count="failed (exit $status, see $log)"
+    all_findings+=("$log")
   fi
+  printf '%-12s %9s %12s %8s %8s %s\n' "$name" "$seconds" "${executions:-?}" "${cov:-?}" \
+    "${ft:-?}" "$count"
+  while IFS= read -r file; do
+    [ -n "$file" ] && all_findings+=("$file")
+  done <<<"$new"
 done
-exit $status
+
+if [ ${#all_findings[@]} -gt 0 ]; then
+  echo "fuzz: findings (reproduce with build-fuzz/fuzz/fuzz_NAME FILE):" >&2
+  printf '  %s\n' "${all_findings[@]}" >&2
+  exit 1
+fi
