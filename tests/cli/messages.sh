@@ -11,6 +11,13 @@ for cmd in "" convert info formats dump report diff merge; do
 done
 expect_status 0 "$PROFKIT" report --help
 expect_contains "$OUT" "under P% of the total" "report --help"
+# Every command that writes a profile documents the options of its output.
+for cmd in convert merge diff; do
+    expect_status 0 "$PROFKIT" $cmd --help
+    for option in --output --to --with-threads --title --compress --compression --quiet; do
+        expect_contains "$OUT" "$option " "$cmd --help: $option"
+    done
+done
 
 # ---- no salvage hint where salvage would keep nothing ----
 : > empty.bin
