@@ -914,7 +914,7 @@ static void long_names_are_cut_at_a_character(void **state)
     tb_bytes b = {0};
     tb_raw(&b, data, size);
     pk_profile *q = read_ok(&b, NULL);
-    const pk_frame *f = pk_frame_at(q, pk_stack_at(q, pk_sample_stack(q, 0))->frame);
+    const pk_frame *f = pk_frame_at(q, pk_stack_leaf(q, pk_sample_stack(q, 0)));
     assert_int_equal(strlen(pk_str(q, pk_function_at(q, f->function)->name)), 254);
     pk_profile_free(q);
     pk_profile_free(p);

@@ -61,8 +61,9 @@ static void stacks_form_a_prefix_tree(void **state)
     pk_profile_free(p);
 }
 
-/* Appended stacks skip the lookup; interning finds them afterwards. */
-static void appended_stacks_are_found_by_interning(void **state)
+/* A sequence is one stack however it was built: a frame at a time, as one run, or as a run
+ * after a known prefix; runs and prefixes read back as the sequence. */
+static void stacks_are_sequences_however_built(void **state)
 {
     (void)state;
     pk_profile *p = pk_profile_new();
@@ -73,24 +74,75 @@ static void appended_stacks_are_found_by_interning(void **state)
         pk_frame f = {function, i + 1, 0, PK_NONE, 0};
         frames[i] = pk_intern_frame(p, &f);
     }
-    uint32_t root = pk_intern_stack(p, PK_NONE, frames[0]);
-    uint32_t chain = root;
-    for (uint32_t i = 1; i < 300; i++)
-        chain = pk_append_stack(p, chain, frames[i]);
+    /* The whole chain as one run: one stack. */
+    uint32_t run = pk_intern_stack_frames(p, PK_NONE, frames, 300);
+    assert_int_equal(pk_stack_count(p), 1);
+    assert_int_equal(pk_stack_depth(p, run), 300);
+    assert_int_equal(pk_stack_leaf(p, run), frames[299]);
+    uint32_t prefix;
+    const uint32_t *own;
+    assert_int_equal(pk_stack_run(p, run, &prefix, &own), 300);
+    assert_int_equal(prefix, PK_NONE);
+    assert_memory_equal(own, frames, sizeof frames);
+    /* Built a frame at a time, the last step finds the run (the prefixes are new stacks). */
+    uint32_t chain = PK_NONE;
+    for (uint32_t i = 0; i < 300; i++)
+        chain = pk_intern_stack(p, chain, frames[i]);
+    assert_int_equal(chain, run);
     assert_int_equal(pk_stack_count(p), 300);
-    assert_int_equal(pk_stack_depth(p, chain), 300);
-    assert_int_equal(pk_append_stack(p, 12345, frames[0]), PK_NONE);
-    assert_int_equal(pk_append_stack(p, root, 12345), PK_NONE);
-    /* Every appended stack is found, and nothing is added again. */
-    uint32_t again = root;
-    for (uint32_t i = 1; i < 300; i++)
-        again = pk_intern_stack(p, again, frames[i]);
-    assert_int_equal(again, chain);
+    /* A run after a known prefix, and the lookup without interning. */
+    uint32_t half = pk_find_stack_frames(p, PK_NONE, frames, 150);
+    assert_true(half != PK_NONE);
+    assert_int_equal(pk_intern_stack_frames(p, half, frames + 150, 150), run);
+    assert_int_equal(pk_find_stack_frames(p, half, frames + 150, 150), run);
+    assert_int_equal(pk_find_stack_frames(p, half, frames + 149, 150), PK_NONE);
+    assert_int_equal(pk_intern_stack_frames(p, half, frames, 0), half);
     assert_int_equal(pk_stack_count(p), 300);
-    /* Appending after interning, then interning again. */
-    uint32_t branch = pk_append_stack(p, root, frames[2]);
-    assert_int_equal(pk_intern_stack(p, root, frames[2]), branch);
-    assert_int_equal(pk_intern_stack(p, branch, frames[3]), 301);
+    /* A branch off the middle is a new stack; its frames read back root first. */
+    uint32_t branch = pk_intern_stack_frames(p, half, frames + 10, 3);
+    assert_int_equal(pk_stack_count(p), 301);
+    uint32_t got[160];
+    assert_int_equal(pk_stack_frames(p, branch, got, 160), 153);
+    assert_memory_equal(got, frames, 150 * sizeof *got);
+    assert_memory_equal(got + 150, frames + 10, 3 * sizeof *got);
+    /* Out of range: no stack. */
+    assert_int_equal(pk_intern_stack(p, 12345, frames[0]), PK_NONE);
+    assert_int_equal(pk_intern_stack(p, run, 12345), PK_NONE);
+    uint32_t bad[2] = {frames[0], 12345};
+    assert_int_equal(pk_intern_stack_frames(p, PK_NONE, bad, 2), PK_NONE);
+    assert_int_equal(pk_stack_leaf(p, PK_NONE), PK_NONE);
+    assert_int_equal(pk_stack_depth(p, PK_NONE), 0);
+    pk_profile_free(p);
+}
+
+/* Many stacks that differ only deep down: each distinct sequence once, whatever the order. */
+static void deep_stacks_share_nothing_but_their_runs(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_function fn = {pk_intern_cstr(p, "g"), 0, 0, PK_NONE};
+    uint32_t function = pk_intern_function(p, &fn);
+    uint32_t frames[64];
+    for (uint32_t i = 0; i < 64; i++) {
+        pk_frame f = {function, i + 1, 0, PK_NONE, 0};
+        frames[i] = pk_intern_frame(p, &f);
+    }
+    uint32_t seq[200], ids[2000];
+    for (int round = 0; round < 2; round++) {
+        uint32_t x = 12345;
+        for (uint32_t s = 0; s < 2000; s++) {
+            for (size_t k = 0; k < 200; k++) {
+                x = x * 1103515245u + 12345u;
+                seq[k] = frames[(x >> 16) % 64];
+            }
+            uint32_t id = pk_intern_stack_frames(p, PK_NONE, seq, 200);
+            if (round == 0)
+                ids[s] = id;
+            else
+                assert_int_equal(id, ids[s]);
+        }
+    }
+    assert_int_equal(pk_stack_count(p), 2000);
     pk_profile_free(p);
 }
 
@@ -247,7 +299,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(strings_are_interned),
         cmocka_unit_test(stacks_form_a_prefix_tree),
-        cmocka_unit_test(appended_stacks_are_found_by_interning),
+        cmocka_unit_test(stacks_are_sequences_however_built),
+        cmocka_unit_test(deep_stacks_share_nothing_but_their_runs),
         cmocka_unit_test(samples_aggregate_per_thread_and_stack),
         cmocka_unit_test(frees_match_allocations_by_address),
         cmocka_unit_test(metadata_properties_and_warnings),

@@ -5,8 +5,8 @@
  *   resources  - a library, binary or script module that code comes from
  *   functions  - (name, file, start line, resource)
  *   frames     - (function, line, address, resource, flags)
- *   stacks     - a prefix tree: (parent stack or PK_NONE for a root, frame); the frame is the
- *                innermost (leaf) frame of the stack, the parent holds its callers
+ *   stacks     - sequences of frames, root first, each stored once as a prefix stack and a
+ *                run of its own frames
  *   threads    - (name, pid, tid)
  * Samples are aggregated per (thread, stack): each row carries one int64 per value type.
  * Memory events (alloc, free, realloc-free) are kept in stream order, compactly.
@@ -76,11 +76,6 @@ typedef struct pk_frame {
     uint32_t resource; /* resource the address falls into, PK_NONE when unknown */
     uint32_t flags;    /* pk_frame_flags */
 } pk_frame;
-
-typedef struct pk_stack {
-    uint32_t parent; /* stack of the callers, PK_NONE for a root */
-    uint32_t frame;  /* innermost frame */
-} pk_stack;
 
 typedef enum pk_memory_kind {
     PK_MEM_ALLOC = 0,
@@ -159,20 +154,36 @@ PK_API uint32_t pk_intern_frame(pk_profile *p, const pk_frame *f);
 PK_API size_t pk_frame_count(const pk_profile *p);
 PK_API const pk_frame *pk_frame_at(const pk_profile *p, uint32_t index);
 
-/* Interns the stack (parent, frame); parent is PK_NONE for a root. Parents always have smaller
- * indexes than their children, so a pass in index order visits callers first. */
-PK_API uint32_t pk_intern_stack(pk_profile *p, uint32_t parent, uint32_t frame);
-/* Adds the stack (parent, frame) without looking it up, for a reader whose own structures
- * already tell distinct stacks apart: the caller guarantees that (parent, frame) is not a
- * stack yet. Cheaper than pk_intern_stack, whose lookup index catches up with appended stacks
- * only when it is next called. Returns the new stack, or PK_NONE. */
-PK_API uint32_t pk_append_stack(pk_profile *p, uint32_t parent, uint32_t frame);
+/* Stacks are sequences of frames, root (the outermost caller) first and the innermost frame
+ * last. Each distinct sequence is stored once, as a prefix (an earlier stack, or PK_NONE) and a
+ * run of frames of its own: a reader that builds stacks a frame at a time makes a prefix tree,
+ * one that has whole call chains stores each as one run, and memory grows with the distinct
+ * stacks and their runs, never with the distinct prefixes of deep stacks. A stack's prefix
+ * always has a smaller index, so a pass in index order can extend what it computed for the
+ * prefix by the run's frames (pk_stack_run). */
+
+/* The stack of prefix's frames (none for PK_NONE) followed by frame. Returns the stack, or
+ * PK_NONE when memory runs out or an index is out of range. */
+PK_API uint32_t pk_intern_stack(pk_profile *p, uint32_t prefix, uint32_t frame);
+/* The stack of prefix's frames followed by frames[0..count); count 0 gives prefix. */
+PK_API uint32_t pk_intern_stack_frames(pk_profile *p, uint32_t prefix, const uint32_t *frames,
+                                       size_t count);
+/* The same without interning: PK_NONE when the profile has no such stack. */
+PK_API uint32_t pk_find_stack_frames(const pk_profile *p, uint32_t prefix,
+                                     const uint32_t *frames, size_t count);
 PK_API size_t pk_stack_count(const pk_profile *p);
-PK_API const pk_stack *pk_stack_at(const pk_profile *p, uint32_t index);
-PK_API uint32_t pk_stack_depth(const pk_profile *p, uint32_t stack); /* 1 for a root, 0 for PK_NONE */
+PK_API uint32_t pk_stack_depth(const pk_profile *p, uint32_t stack); /* 0 for PK_NONE */
+/* The innermost frame of a stack, PK_NONE for PK_NONE. */
+PK_API uint32_t pk_stack_leaf(const pk_profile *p, uint32_t stack);
 /* Fills frames[0..depth) with the stack's frames, root first, when depth <= capacity. Returns
  * the depth either way. */
-PK_API size_t pk_stack_frames(const pk_profile *p, uint32_t stack, uint32_t *frames, size_t capacity);
+PK_API size_t pk_stack_frames(const pk_profile *p, uint32_t stack, uint32_t *frames,
+                              size_t capacity);
+/* The stack's own run: *prefix receives its prefix (PK_NONE for none) and *frames the run's
+ * frames, which stay valid until the next stack is interned. Returns the run's length (0 for
+ * PK_NONE). */
+PK_API size_t pk_stack_run(const pk_profile *p, uint32_t stack, uint32_t *prefix,
+                           const uint32_t **frames);
 /* Name of the function of a frame (a shortcut through pk_frame_at and pk_function_at). */
 PK_API const char *pk_frame_name(const pk_profile *p, uint32_t frame);
 

@@ -23,13 +23,37 @@ typedef struct diff_key {
 
 typedef struct key_sort {
     const pk_profile *p;
-    bool by_node;
+    const pk_calltree *tree; /* rows by call path; NULL for rows by function */
 } key_sort;
 
 static uint64_t magnitude(int64_t base, int64_t newer)
 {
     /* |newer - base| without overflow */
     return newer >= base ? (uint64_t)newer - (uint64_t)base : (uint64_t)base - (uint64_t)newer;
+}
+
+/* Call paths in the order of their names, root first (a caller before its callees), so that
+ * equal changes come in the same order whatever order the tree's nodes were made in. */
+static int compare_paths(const pk_profile *p, const pk_calltree *tree, uint32_t a, uint32_t b)
+{
+    const pk_calltree_node *nodes = tree->nodes;
+    int deeper = 0; /* which one is below the other's depth: its ancestor at that depth ties */
+    while (nodes[a].depth > nodes[b].depth) {
+        a = nodes[a].parent;
+        deeper = 1;
+    }
+    while (nodes[b].depth > nodes[a].depth) {
+        b = nodes[b].parent;
+        deeper = -1;
+    }
+    if (a == b)
+        return deeper;
+    while (nodes[a].parent != nodes[b].parent) {
+        a = nodes[a].parent;
+        b = nodes[b].parent;
+    }
+    int order = strcmp(pk_str(p, nodes[a].name), pk_str(p, nodes[b].name));
+    return order ? order : (a > b) - (a < b);
 }
 
 static int compare_keys(const void *pa, const void *pb, void *context)
@@ -39,8 +63,8 @@ static int compare_keys(const void *pa, const void *pb, void *context)
     uint64_t ca = magnitude(a->base, a->newer), cb = magnitude(b->base, b->newer);
     if (ca != cb)
         return ca > cb ? -1 : 1;
-    if (s->by_node)
-        return a->key < b->key ? -1 : a->key > b->key;
+    if (s->tree)
+        return compare_paths(s->p, s->tree, a->key, b->key);
     return strcmp(pk_str(s->p, a->key), pk_str(s->p, b->key));
 }
 
@@ -53,28 +77,23 @@ static pk_status out_of_memory(pk_error *err)
 static pk_status function_keys(const pk_profile *p, bool use_total, diff_key **keys_out,
                                size_t *count_out, pk_error *err)
 {
-    size_t strings = pk_string_count(p), stacks = pk_stack_count(p);
+    size_t strings = pk_string_count(p), frames = pk_frame_count(p);
     int64_t *self[2] = {NULL, NULL}, *total[2] = {NULL, NULL};
-    uint32_t *key_of_stack = malloc((stacks ? stacks : 1) * sizeof *key_of_stack);
+    uint32_t *key_of_frame = malloc((frames ? frames : 1) * sizeof *key_of_frame);
     diff_key *keys = NULL;
     pk_status st = PK_OK;
-    if (!key_of_stack)
+    if (!key_of_frame)
         goto nomem;
-    for (size_t s = 0; s < stacks; s++) {
-        const pk_frame *f = pk_frame_at(p, pk_stack_at(p, (uint32_t)s)->frame);
-        key_of_stack[s] = pk_function_at(p, f->function)->name;
-    }
+    for (size_t f = 0; f < frames; f++)
+        key_of_frame[f] = pk_function_at(p, pk_frame_at(p, (uint32_t)f)->function)->name;
     for (uint32_t v = 0; v < 2; v++) {
         self[v] = calloc(strings ? strings : 1, sizeof *self[v]);
         total[v] = calloc(strings ? strings : 1, sizeof *total[v]);
         if (!self[v] || !total[v])
             goto nomem;
-        pk_stack_values sv;
-        st = pk_stack_values_compute(&sv, p, v == 0 ? PK_DIFF_BASE : PK_DIFF_NEW, NULL, err);
-        if (st != PK_OK)
-            goto done;
-        st = pk_key_totals(p, &sv, key_of_stack, strings, self[v], total[v], err);
-        pk_stack_values_free(&sv);
+        pk_key_walk walk;
+        st = pk_key_totals(p, v == 0 ? PK_DIFF_BASE : PK_DIFF_NEW, NULL, key_of_frame, strings,
+                           self[v], total[v], &walk, err);
         if (st != PK_OK)
             goto done;
     }
@@ -100,7 +119,7 @@ done:
         free(self[v]);
         free(total[v]);
     }
-    free(key_of_stack);
+    free(key_of_frame);
     free(keys);
     return st;
 }
@@ -219,7 +238,7 @@ pk_status pk_diff_report_build(const pk_profile *diff, const pk_diff_report_opti
         st = function_keys(diff, use_total, &keys, &count, err);
     }
     if (st == PK_OK) {
-        key_sort sort = {diff, options->by_path};
+        key_sort sort = {diff, options->by_path ? &new_tree : NULL};
         qsort_r(keys, count, sizeof *keys, compare_keys, &sort);
         size_t shown = options->top && options->top < count ? options->top : count;
         r->rows_available = count;

@@ -49,23 +49,21 @@ pk_status pk_report_build_lines(pk_report_storage *s, const pk_profile *p,
                                 const pk_report_options *o, uint32_t value, pk_error *err)
 {
     pk_report *r = &s->report;
-    pk_stack_values sv;
-    pk_status st = pk_stack_values_compute(&sv, p, value, o->thread_pattern, err);
-    if (st != PK_OK)
-        return st;
-    size_t stacks = sv.stack_count;
+    pk_status st = PK_OK;
+    size_t frames = pk_frame_count(p);
     pk_u64map ids;
     pk_u64map_init(&ids);
-    uint32_t *key_of_stack = malloc((stacks ? stacks : 1) * sizeof *key_of_stack);
+    pk_key_walk walk;
+    uint32_t *key_of_frame = malloc((frames ? frames : 1) * sizeof *key_of_frame);
     line_key *keys = NULL;
     size_t key_count = 0, key_capacity = 0;
     int64_t *self = NULL, *total = NULL;
     line_entry *entries = NULL;
-    if (!key_of_stack)
+    if (!key_of_frame)
         goto nomem;
-    for (size_t i = 0; i < stacks; i++) {
-        const pk_frame *f = pk_frame_at(p, pk_stack_at(p, (uint32_t)i)->frame);
-        key_of_stack[i] = PK_NONE;
+    for (size_t i = 0; i < frames; i++) {
+        const pk_frame *f = pk_frame_at(p, (uint32_t)i);
+        key_of_frame[i] = PK_NONE;
         if (f->line == 0)
             continue;
         const pk_function *fn = pk_function_at(p, f->function);
@@ -79,14 +77,15 @@ pk_status pk_report_build_lines(pk_report_storage *s, const pk_profile *p,
                 goto nomem;
             keys[key_count++] = (line_key){fn->file, f->line, fn->name};
         }
-        key_of_stack[i] = *slot;
+        key_of_frame[i] = *slot;
     }
     self = calloc(key_count ? key_count : 1, sizeof *self);
     total = calloc(key_count ? key_count : 1, sizeof *total);
     entries = malloc((key_count ? key_count : 1) * sizeof *entries);
     if (!self || !total || !entries)
         goto nomem;
-    st = pk_key_totals(p, &sv, key_of_stack, key_count, self, total, err);
+    st = pk_key_totals(p, value, o->thread_pattern, key_of_frame, key_count, self, total, &walk,
+                       err);
     if (st != PK_OK)
         goto done;
     size_t count = 0;
@@ -112,17 +111,16 @@ pk_status pk_report_build_lines(pk_report_storage *s, const pk_profile *p,
     r->entry_count = shown;
     r->entries_available = count;
     r->has_lines = key_count > 0;
-    r->total = sv.grand_total;
+    r->total = walk.grand_total;
     goto done;
 nomem:
     st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
 done:
     pk_u64map_free(&ids);
-    free(key_of_stack);
+    free(key_of_frame);
     free(keys);
     free(self);
     free(total);
     free(entries);
-    pk_stack_values_free(&sv);
     return st;
 }

@@ -177,13 +177,19 @@ pk_status pk_report_build_memory(pk_report_storage *s, const pk_profile *p,
     for (size_t t = 0; t < threads; t++)
         selected[t] = pk_thread_name_matches(pk_str(p, pk_thread_at(p, (uint32_t)t)->name),
                                              o->thread_pattern);
+    /* A stack's path of names is its prefix's extended by the names of its run. */
     for (size_t i = 0; i < stacks; i++) {
-        const pk_stack *stack = pk_stack_at(p, (uint32_t)i);
-        uint32_t parent = stack->parent == PK_NONE ? PK_NONE : path_of_stack[stack->parent];
-        const pk_frame *f = pk_frame_at(p, stack->frame);
-        path_of_stack[i] = path_intern(&paths, parent, pk_function_at(p, f->function)->name);
-        if (path_of_stack[i] == PK_NONE)
-            goto nomem;
+        uint32_t prefix;
+        const uint32_t *frames;
+        size_t length = pk_stack_run(p, (uint32_t)i, &prefix, &frames);
+        uint32_t path = prefix == PK_NONE ? PK_NONE : path_of_stack[prefix];
+        for (size_t k = 0; k < length; k++) {
+            const pk_frame *f = pk_frame_at(p, frames[k]);
+            path = path_intern(&paths, path, pk_function_at(p, f->function)->name);
+            if (path == PK_NONE)
+                goto nomem;
+        }
+        path_of_stack[i] = path;
     }
     memory_sums overall;
     memset(&overall, 0, sizeof overall);
@@ -206,7 +212,7 @@ pk_status pk_report_build_memory(pk_report_storage *s, const pk_profile *p,
         uint64_t line_id = (uint64_t)1 << 63;
         line_key key = {0, 0, 0};
         if (e.stack < stacks) {
-            const pk_frame *f = pk_frame_at(p, pk_stack_at(p, e.stack)->frame);
+            const pk_frame *f = pk_frame_at(p, pk_stack_leaf(p, e.stack));
             const pk_function *fn = pk_function_at(p, f->function);
             key = (line_key){fn->file, f->line, fn->name};
             line_id = f->line ? (uint64_t)fn->file << 32 | f->line

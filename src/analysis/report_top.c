@@ -40,25 +40,23 @@ pk_status pk_report_build_top(pk_report_storage *s, const pk_profile *p,
                               const pk_report_options *o, uint32_t value, pk_error *err)
 {
     pk_report *r = &s->report;
-    pk_stack_values sv;
-    pk_status st = pk_stack_values_compute(&sv, p, value, o->thread_pattern, err);
-    if (st != PK_OK)
-        return st;
+    pk_status st = PK_OK;
     size_t strings = pk_string_count(p);
-    size_t stacks = sv.stack_count;
-    uint32_t *key_of_stack = malloc((stacks ? stacks : 1) * sizeof *key_of_stack);
+    size_t frames = pk_frame_count(p);
+    uint32_t *key_of_frame = malloc((frames ? frames : 1) * sizeof *key_of_frame);
     int64_t *self = calloc(strings ? strings : 1, sizeof *self);
     int64_t *total = calloc(strings ? strings : 1, sizeof *total);
     top_entry *entries = NULL;
-    if (!key_of_stack || !self || !total) {
+    pk_key_walk walk;
+    if (!key_of_frame || !self || !total) {
         st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < stacks; i++) {
-        const pk_frame *f = pk_frame_at(p, pk_stack_at(p, (uint32_t)i)->frame);
-        key_of_stack[i] = pk_function_at(p, f->function)->name;
-    }
-    st = pk_key_totals(p, &sv, key_of_stack, strings, self, total, err);
+    /* Functions are merged by name. */
+    for (size_t i = 0; i < frames; i++)
+        key_of_frame[i] = pk_function_at(p, pk_frame_at(p, (uint32_t)i)->function)->name;
+    st = pk_key_totals(p, value, o->thread_pattern, key_of_frame, strings, self, total, &walk,
+                       err);
     if (st != PK_OK)
         goto done;
 
@@ -88,12 +86,11 @@ pk_status pk_report_build_top(pk_report_storage *s, const pk_profile *p,
                                           .pid = -1, .tid = -1};
     r->entry_count = shown;
     r->entries_available = count;
-    r->total = sv.grand_total;
+    r->total = walk.grand_total;
 done:
     free(entries);
-    free(key_of_stack);
+    free(key_of_frame);
     free(self);
     free(total);
-    pk_stack_values_free(&sv);
     return st;
 }

@@ -1,6 +1,6 @@
-/* Shared groundwork of the reports: which threads a view covers, the value of each stack of
- * the profile's prefix tree, and totals per key (function name, source line) that count a key
- * once per stack even when it occurs several times (recursion). */
+/* Shared groundwork of the reports: which threads a view covers, and totals per key (function
+ * name, source line) that count a key once per row even when it occurs several times in the
+ * row's stack (recursion). */
 #ifndef PK_ANALYSIS_STACK_WALK_H
 #define PK_ANALYSIS_STACK_WALK_H
 
@@ -21,27 +21,18 @@ typedef struct pk_thread_selection {
 } pk_thread_selection;
 int pk_thread_selection_filter(void *context, uint32_t thread);
 
-/* Value `value` of the profile's stacks over the threads matching pattern.
- * self[s]: rows whose stack is s; total[s]: self[s] plus the totals of the stacks below s.
- * grand_total: every matching row, rows without a stack included. */
-typedef struct pk_stack_values {
-    int64_t *self;
-    int64_t *total;
-    int64_t grand_total;
-    size_t stack_count;
+/* Totals per key (a function name, a source line) over the rows of the threads matching
+ * thread_pattern. key_of_frame[f] < key_count names the key of frame f (PK_NONE: none). Each row
+ * with value v adds v to key_self[k] when its innermost frame has key k, and to key_total[k]
+ * once when k appears anywhere in its stack, so recursion is not counted twice. */
+typedef struct pk_key_walk {
+    int64_t grand_total;    /* every matching row, rows without a stack included */
     size_t threads_matched;
-} pk_stack_values;
+} pk_key_walk;
 
-pk_status pk_stack_values_compute(pk_stack_values *sv, const pk_profile *p, uint32_t value,
-                                  const char *thread_pattern, pk_error *err);
-void pk_stack_values_free(pk_stack_values *sv);
-
-/* key_of_stack[s] < key_count names the key of stack s (PK_NONE: none). Adds to key_self[k] the
- * self values of stacks with key k, and to key_total[k] the totals of stacks with key k that
- * have no caller with key k, so recursion is not counted twice. */
-pk_status pk_key_totals(const pk_profile *p, const pk_stack_values *sv,
-                        const uint32_t *key_of_stack, size_t key_count, int64_t *key_self,
-                        int64_t *key_total, pk_error *err);
+pk_status pk_key_totals(const pk_profile *p, uint32_t value, const char *thread_pattern,
+                        const uint32_t *key_of_frame, size_t key_count, int64_t *key_self,
+                        int64_t *key_total, pk_key_walk *walk, pk_error *err);
 
 /* The value type a report shows: requested, or the profile's default when PK_NONE. Fails with
  * PK_ERR_USAGE when the profile has no value types or requested is out of range. */

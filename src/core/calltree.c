@@ -52,46 +52,49 @@ static uint32_t frame_child(pk_calltree *tree, const pk_profile *p, uint32_t par
     return calltree_child(tree, parent, fn->name, f->function);
 }
 
-/* Node of a stack below base (non-inverted), memoised per (base, stack) in memo. */
+/* Node of a stack below base (non-inverted), memoised per (base, stack) in memo. A stack's
+ * node is its prefix's node extended by the frames of its run: the prefixes not memoised yet
+ * are collected in chain, then extended outermost first. */
 static uint32_t stack_node(pk_calltree *tree, const pk_profile *p, pk_u64map *memo,
-                           uint32_t base, uint32_t stack)
+                           uint32_t base, uint32_t stack, uint32_t **chain, size_t *chain_cap)
 {
-    if (stack == PK_NONE)
-        return base;
-    uint64_t key = ((uint64_t)base << 32) | stack;
-    uint32_t *found = pk_u64map_find(memo, key);
-    if (found)
-        return *found;
-    /* Walk up to the first memoised ancestor, then create the missing nodes top-down. */
-    uint32_t chain_depth = 0;
-    uint32_t top = stack;
-    while (top != PK_NONE && !pk_u64map_find(memo, ((uint64_t)base << 32) | top)) {
-        chain_depth++;
-        top = pk_stack_at(p, top)->parent;
+    size_t count = 0;
+    uint32_t node = base;
+    for (uint32_t s = stack; s != PK_NONE;) {
+        uint32_t *found = pk_u64map_find(memo, ((uint64_t)base << 32) | s);
+        if (found) {
+            node = *found;
+            break;
+        }
+        if (!PK_ARRAY_RESERVE(*chain, *chain_cap, count + 1))
+            return PK_NONE;
+        (*chain)[count++] = s;
+        const uint32_t *frames;
+        pk_stack_run(p, s, &s, &frames);
     }
-    uint32_t *chain = malloc((size_t)chain_depth * sizeof *chain);
-    if (!chain)
-        return PK_NONE;
-    uint32_t i = chain_depth;
-    for (uint32_t t = stack; t != top; t = pk_stack_at(p, t)->parent)
-        chain[--i] = t;
-    uint32_t node = top == PK_NONE ? base : *pk_u64map_find(memo, ((uint64_t)base << 32) | top);
-    for (i = 0; i < chain_depth && node != PK_NONE; i++) {
-        node = frame_child(tree, p, node, pk_stack_at(p, chain[i])->frame);
-        if (node != PK_NONE &&
-            !pk_u64map_put(memo, ((uint64_t)base << 32) | chain[i], node, NULL, NULL))
+    while (count > 0 && node != PK_NONE) {
+        uint32_t s = (*chain)[--count], prefix;
+        const uint32_t *frames;
+        size_t n = pk_stack_run(p, s, &prefix, &frames);
+        for (size_t i = 0; i < n && node != PK_NONE; i++)
+            node = frame_child(tree, p, node, frames[i]);
+        if (node != PK_NONE && !pk_u64map_put(memo, ((uint64_t)base << 32) | s, node, NULL, NULL))
             node = PK_NONE;
     }
-    free(chain);
     return node;
 }
 
+/* Node of a stack read from its innermost frame outwards (the tree of callers). */
 static uint32_t inverted_node(pk_calltree *tree, const pk_profile *p, uint32_t base,
-                              uint32_t stack)
+                              uint32_t stack, uint32_t **scratch, size_t *scratch_cap)
 {
+    size_t depth = pk_stack_depth(p, stack);
+    if (!PK_ARRAY_RESERVE(*scratch, *scratch_cap, depth + 1))
+        return PK_NONE;
+    pk_stack_frames(p, stack, *scratch, depth);
     uint32_t node = base;
-    for (uint32_t s = stack; s != PK_NONE && node != PK_NONE; s = pk_stack_at(p, s)->parent)
-        node = frame_child(tree, p, node, pk_stack_at(p, s)->frame);
+    for (size_t i = depth; i-- > 0 && node != PK_NONE;)
+        node = frame_child(tree, p, node, (*scratch)[i]);
     return node;
 }
 
@@ -117,6 +120,8 @@ pk_status pk_calltree_build(pk_calltree *tree, const pk_profile *p, uint32_t val
 
     pk_u64map memo;
     pk_u64map_init(&memo);
+    uint32_t *scratch = NULL;
+    size_t scratch_cap = 0;
     pk_status status = PK_OK;
     for (size_t row = 0; row < pk_sample_count(p); row++) {
         int64_t v = pk_sample_values(p, row)[value];
@@ -131,8 +136,9 @@ pk_status pk_calltree_build(pk_calltree *tree, const pk_profile *p, uint32_t val
         uint32_t stack = pk_sample_stack(p, row);
         uint32_t node = PK_NONE;
         if (base != PK_NONE)
-            node = (flags & PK_CALLTREE_INVERTED) ? inverted_node(tree, p, base, stack)
-                                                  : stack_node(tree, p, &memo, base, stack);
+            node = (flags & PK_CALLTREE_INVERTED)
+                       ? inverted_node(tree, p, base, stack, &scratch, &scratch_cap)
+                       : stack_node(tree, p, &memo, base, stack, &scratch, &scratch_cap);
         if (node == PK_NONE) {
             status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
             break;
@@ -142,6 +148,7 @@ pk_status pk_calltree_build(pk_calltree *tree, const pk_profile *p, uint32_t val
             tree->nodes[n].total = pk_add_saturating(tree->nodes[n].total, v);
     }
     pk_u64map_free(&memo);
+    free(scratch);
     if (status != PK_OK)
         pk_calltree_free(tree);
     return status;

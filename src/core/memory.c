@@ -46,7 +46,7 @@ static size_t memory_append(pk_profile *p, uint32_t thread, uint32_t stack, uint
 
 static bool memory_event_valid(const pk_profile *p, uint32_t thread, uint32_t stack)
 {
-    return thread < p->thread_count && (stack == PK_NONE || stack < p->stack_count);
+    return thread < p->thread_count && (stack == PK_NONE || stack < p->stacks.count);
 }
 
 pk_status pk_memory_alloc(pk_profile *p, uint32_t thread, uint32_t stack, uint64_t address,

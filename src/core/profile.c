@@ -21,7 +21,6 @@ pk_profile *pk_profile_new(void)
     pk_index_init(&p->resource_index);
     pk_index_init(&p->function_index);
     pk_index_init(&p->frame_index);
-    pk_u64map_init(&p->stack_index);
     pk_u64map_init(&p->sample_index);
     pk_u64map_init(&p->memory.live);
     p->metadata.start_time = PK_TIME_UNKNOWN;
@@ -41,9 +40,7 @@ void pk_profile_free(pk_profile *p)
     pk_index_free(&p->function_index);
     free(p->frames);
     pk_index_free(&p->frame_index);
-    free(p->stacks);
-    free(p->stack_depths);
-    pk_u64map_free(&p->stack_index);
+    pk_stack_store_free(&p->stacks);
     free(p->sample_threads);
     free(p->sample_stacks);
     free(p->sample_orders);
@@ -297,73 +294,39 @@ const char *pk_frame_name(const pk_profile *p, uint32_t frame)
 
 /* ---- stacks --------------------------------------------------------------------------------- */
 
-/* Indexes the stacks appended since the last lookup (one table growth for all of them). */
-static bool stack_index_catch_up(pk_profile *p)
+uint32_t pk_intern_stack(pk_profile *p, uint32_t prefix, uint32_t frame)
 {
-    if (p->stack_indexed == p->stack_count)
-        return true;
-    if (!pk_u64map_reserve(&p->stack_index, p->stack_count + 1))
-        return false;
-    for (size_t i = p->stack_indexed; i < p->stack_count; i++) {
-        uint64_t key = ((uint64_t)p->stacks[i].parent << 32) | p->stacks[i].frame;
-        if (!pk_u64map_put(&p->stack_index, key, (uint32_t)i, NULL, NULL))
-            return false;
-    }
-    p->stack_indexed = p->stack_count;
-    return true;
+    return pk_stack_store_intern(&p->stacks, prefix, &frame, 1, p->frame_count);
 }
 
-uint32_t pk_append_stack(pk_profile *p, uint32_t parent, uint32_t frame)
+uint32_t pk_intern_stack_frames(pk_profile *p, uint32_t prefix, const uint32_t *frames,
+                                size_t count)
 {
-    if (frame >= p->frame_count || (parent != PK_NONE && parent >= p->stack_count) ||
-        p->stack_count >= PK_NONE - 1)
-        return PK_NONE;
-    if (!PK_ARRAY_RESERVE(p->stacks, p->stack_capacity, p->stack_count + 1) ||
-        !PK_ARRAY_RESERVE(p->stack_depths, p->stack_depth_capacity, p->stack_count + 1))
-        return PK_NONE;
-    p->stacks[p->stack_count] = (pk_stack){parent, frame};
-    p->stack_depths[p->stack_count] = parent == PK_NONE ? 1 : p->stack_depths[parent] + 1;
-    return (uint32_t)p->stack_count++;
+    return pk_stack_store_intern(&p->stacks, prefix, frames, count, p->frame_count);
 }
 
-uint32_t pk_intern_stack(pk_profile *p, uint32_t parent, uint32_t frame)
+uint32_t pk_find_stack_frames(const pk_profile *p, uint32_t prefix, const uint32_t *frames,
+                              size_t count)
 {
-    if (frame >= p->frame_count || (parent != PK_NONE && parent >= p->stack_count))
-        return PK_NONE;
-    if (!stack_index_catch_up(p))
-        return PK_NONE;
-    uint64_t key = ((uint64_t)parent << 32) | frame;
-    uint32_t *slot;
-    bool inserted;
-    if (p->stack_count >= PK_NONE - 1 ||
-        !pk_u64map_put(&p->stack_index, key, (uint32_t)p->stack_count, &slot, &inserted))
-        return PK_NONE;
-    if (!inserted)
-        return *slot;
-    if (!PK_ARRAY_RESERVE(p->stacks, p->stack_capacity, p->stack_count + 1) ||
-        !PK_ARRAY_RESERVE(p->stack_depths, p->stack_depth_capacity, p->stack_count + 1)) {
-        pk_u64map_remove(&p->stack_index, key, NULL);
-        return PK_NONE;
-    }
-    p->stacks[p->stack_count] = (pk_stack){parent, frame};
-    p->stack_depths[p->stack_count] = parent == PK_NONE ? 1 : p->stack_depths[parent] + 1;
-    p->stack_indexed = p->stack_count + 1;
-    return (uint32_t)p->stack_count++;
+    return pk_stack_store_find(&p->stacks, prefix, frames, count);
 }
 
 size_t pk_stack_count(const pk_profile *p)
 {
-    return p->stack_count;
-}
-
-const pk_stack *pk_stack_at(const pk_profile *p, uint32_t index)
-{
-    return index < p->stack_count ? &p->stacks[index] : NULL;
+    return p->stacks.count;
 }
 
 uint32_t pk_stack_depth(const pk_profile *p, uint32_t stack)
 {
-    return stack < p->stack_count ? p->stack_depths[stack] : 0;
+    return stack < p->stacks.count ? p->stacks.entries[stack].depth : 0;
+}
+
+uint32_t pk_stack_leaf(const pk_profile *p, uint32_t stack)
+{
+    if (stack >= p->stacks.count)
+        return PK_NONE;
+    const pk_stack_entry *e = &p->stacks.entries[stack];
+    return p->stacks.pool[e->first + e->length - 1];
 }
 
 size_t pk_stack_frames(const pk_profile *p, uint32_t stack, uint32_t *frames, size_t capacity)
@@ -372,9 +335,27 @@ size_t pk_stack_frames(const pk_profile *p, uint32_t stack, uint32_t *frames, si
     if (depth > capacity)
         return depth;
     size_t i = depth;
-    for (uint32_t s = stack; s != PK_NONE; s = p->stacks[s].parent)
-        frames[--i] = p->stacks[s].frame;
+    for (uint32_t s = stack; s != PK_NONE;) {
+        const pk_stack_entry *e = &p->stacks.entries[s];
+        i -= e->length;
+        memcpy(frames + i, p->stacks.pool + e->first, e->length * sizeof *frames);
+        s = e->prefix;
+    }
     return depth;
+}
+
+size_t pk_stack_run(const pk_profile *p, uint32_t stack, uint32_t *prefix,
+                    const uint32_t **frames)
+{
+    if (stack >= p->stacks.count) {
+        *prefix = PK_NONE;
+        *frames = NULL;
+        return 0;
+    }
+    const pk_stack_entry *e = &p->stacks.entries[stack];
+    *prefix = e->prefix;
+    *frames = p->stacks.pool + e->first;
+    return e->length;
 }
 
 /* ---- samples -------------------------------------------------------------------------------- */
@@ -384,7 +365,7 @@ size_t pk_sample_row(pk_profile *p, uint32_t thread, uint32_t stack)
     uint64_t key = ((uint64_t)thread << 32) | stack;
     uint32_t *slot;
     bool inserted;
-    if (thread >= p->thread_count || (stack != PK_NONE && stack >= p->stack_count) ||
+    if (thread >= p->thread_count || (stack != PK_NONE && stack >= p->stacks.count) ||
         p->sample_count >= PK_NONE - 1)
         return SIZE_MAX;
     if (!pk_u64map_put(&p->sample_index, key, (uint32_t)p->sample_count, &slot, &inserted))
@@ -428,7 +409,7 @@ pk_status pk_add_sample(pk_profile *p, uint32_t thread, uint32_t stack, const in
 {
     size_t row = pk_sample_row(p, thread, stack);
     if (row == SIZE_MAX)
-        return thread >= p->thread_count || (stack != PK_NONE && stack >= p->stack_count)
+        return thread >= p->thread_count || (stack != PK_NONE && stack >= p->stacks.count)
                    ? PK_ERR_USAGE
                    : PK_ERR_NOMEM;
     if (values) {
@@ -447,7 +428,7 @@ pk_status pk_add_sample_value(pk_profile *p, uint32_t thread, uint32_t stack, ui
         return PK_ERR_USAGE;
     size_t row = pk_sample_row(p, thread, stack);
     if (row == SIZE_MAX)
-        return thread >= p->thread_count || (stack != PK_NONE && stack >= p->stack_count)
+        return thread >= p->thread_count || (stack != PK_NONE && stack >= p->stacks.count)
                    ? PK_ERR_USAGE
                    : PK_ERR_NOMEM;
     pk_sample_row_add(p, row, value, v);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/hashmap.h"
 #include "core/profile_internal.h"
 #include "profkit/merge.h"
@@ -22,6 +23,8 @@ typedef struct copy_state {
     uint32_t *chain_lengths;
     uint32_t *copied_frames;        /* storage of the one-frame chain of a frame copied as is */
     uint32_t *stacks;               /* src stack -> dst stack */
+    uint32_t *run;                  /* scratch: a run of src mapped to dst frames */
+    size_t run_capacity;
 } copy_state;
 
 static pk_status out_of_memory(pk_error *err)
@@ -246,23 +249,31 @@ static pk_status map_frame(copy_state *c, uint32_t id, const uint32_t **frames, 
     return PK_OK;
 }
 
-/* Stacks in index order, so that a parent is always mapped before its children. */
+/* Stacks in index order, so that a prefix is always mapped before the stacks that extend it:
+ * each stack is its mapped prefix followed by its run, frame by frame mapped. */
 static pk_status copy_stacks(copy_state *c, pk_error *err)
 {
     for (size_t i = 0; i < pk_stack_count(c->src); i++) {
-        const pk_stack *s = pk_stack_at(c->src, (uint32_t)i);
-        uint32_t parent = s->parent == PK_NONE ? PK_NONE : c->stacks[s->parent];
-        const uint32_t *frames = NULL;
-        size_t n = 0;
-        pk_status status = map_frame(c, s->frame, &frames, &n, err);
-        if (status != PK_OK)
-            return status;
-        for (size_t k = 0; k < n; k++) {
-            parent = pk_intern_stack(c->dst, parent, frames[k]);
-            if (parent == PK_NONE)
+        uint32_t prefix;
+        const uint32_t *run;
+        size_t length = pk_stack_run(c->src, (uint32_t)i, &prefix, &run);
+        size_t mapped = 0;
+        for (size_t k = 0; k < length; k++) {
+            const uint32_t *frames = NULL;
+            size_t n = 0;
+            pk_status status = map_frame(c, run[k], &frames, &n, err);
+            if (status != PK_OK)
+                return status;
+            if (!PK_ARRAY_RESERVE(c->run, c->run_capacity, mapped + n))
                 return out_of_memory(err);
+            memcpy(c->run + mapped, frames, n * sizeof *frames);
+            mapped += n;
         }
-        c->stacks[i] = parent;
+        uint32_t stack = pk_intern_stack_frames(
+            c->dst, prefix == PK_NONE ? PK_NONE : c->stacks[prefix], c->run, mapped);
+        if (stack == PK_NONE && mapped > 0)
+            return out_of_memory(err);
+        c->stacks[i] = stack;
     }
     return PK_OK;
 }
@@ -363,5 +374,6 @@ done:
     free(c.chain_lengths);
     free(c.copied_frames);
     free(c.stacks);
+    free(c.run);
     return status;
 }

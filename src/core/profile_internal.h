@@ -3,6 +3,7 @@
 #define PK_CORE_PROFILE_INTERNAL_H
 
 #include "core/hashmap.h"
+#include "core/stacks.h"
 #include "core/strings.h"
 #include "profkit/profile.h"
 
@@ -44,11 +45,7 @@ struct pk_profile {
     size_t frame_count, frame_capacity;
     pk_index frame_index;
 
-    pk_stack *stacks;
-    uint32_t *stack_depths;
-    size_t stack_count, stack_capacity, stack_depth_capacity;
-    pk_u64map stack_index; /* (parent << 32 | frame) -> stack */
-    size_t stack_indexed;  /* stacks [0, stack_indexed) are in stack_index (pk_append_stack) */
+    pk_stack_store stacks;
 
     /* Sample rows, column by column. */
     uint32_t *sample_threads;

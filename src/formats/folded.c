@@ -570,29 +570,33 @@ static void write_name(pk_output *out, const char *s, size_t len)
     pk_out_write(out, w.s + w.blanks_to, w.len - w.blanks_to);
 }
 
-/* A tree of written names: node (parent, name) with the summed value of the stacks that end
- * there. Names are canonical string ids: the first string seen with a given written text. */
-typedef struct name_node {
-    uint32_t parent; /* PK_NONE for a root */
-    uint32_t name;   /* canonical string id */
-    int64_t self;    /* of a differential profile, the new value */
-} name_node;
+/* The lines to write: one per distinct sequence of written names (after the thread's name
+ * with --with-threads), with the summed value of the rows that write it, in order of first
+ * appearance. A line is found by a hash of its canonical names; it keeps one of its rows to
+ * spell it and to compare candidates with, so memory grows with the distinct lines, never with
+ * the distinct prefixes of deep stacks. Names are canonical string ids: the first string seen
+ * with a given written text. */
+typedef struct output_line {
+    uint64_t hash;
+    uint32_t row;   /* a row that writes this line */
+    int64_t value;  /* of a differential profile, the new value */
+    int64_t base;   /* of a differential profile only */
+} output_line;
 
 typedef struct folded_writer {
     const pk_profile *p;
-    name_node *nodes;
+    bool with_threads;
+    output_line *lines;
     size_t count, cap;
-    pk_u64map children;    /* (parent + 1) << 32 | name -> node */
+    uint32_t *slots;       /* line + 1, 0 = empty; open addressing by hash */
+    size_t slot_mask;
     pk_u64map canonical;   /* string id -> canonical string id */
     pk_index written;      /* written text -> canonical string id (through canon_ids) */
     uint32_t *canon_ids;
     size_t canon_count, canon_cap;
-    pk_u64map stack_nodes; /* (root node + 1) << 32 | stack -> node */
-    uint32_t *chain;
-    size_t chain_cap;
-    bool differential;     /* a differential profile: base values beside the nodes */
-    int64_t *bases;        /* node -> its base value, for a differential profile only */
-    size_t bases_cap;
+    uint32_t *function_canon; /* function -> canonical id of its name, PK_NONE until known */
+    uint32_t *names, *other; /* scratch: the canonical names of a row, and of a candidate */
+    size_t names_cap, other_cap;
 } folded_writer;
 
 static bool canon_equal(const void *context, uint32_t entry, const void *key)
@@ -633,77 +637,106 @@ static uint32_t canonical_name(folded_writer *w, uint32_t name)
     return canon;
 }
 
-static uint32_t child_node(folded_writer *w, uint32_t parent, uint32_t name)
+/* The canonical names a row writes into *names (the thread's first with --with-threads);
+ * returns how many, or SIZE_MAX when memory runs out. */
+static size_t row_names(folded_writer *w, size_t row, uint32_t **names, size_t *cap)
 {
-    uint32_t canon = canonical_name(w, name);
-    if (canon == PK_NONE)
-        return PK_NONE;
-    uint64_t key = ((uint64_t)(parent + 1u) << 32) | canon;
-    uint32_t *slot;
-    bool inserted;
-    if (!pk_u64map_put(&w->children, key, (uint32_t)w->count, &slot, &inserted))
-        return PK_NONE;
-    if (!inserted)
-        return *slot;
-    if (w->count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(w->nodes, w->cap, w->count + 1) ||
-        (w->differential && !PK_ARRAY_RESERVE(w->bases, w->bases_cap, w->count + 1))) {
-        uint32_t ignored;
-        pk_u64map_remove(&w->children, key, &ignored);
-        return PK_NONE;
+    const pk_profile *p = w->p;
+    uint32_t stack = pk_sample_stack(p, row);
+    size_t depth = pk_stack_depth(p, stack), n = 0;
+    if (!PK_ARRAY_RESERVE(*names, *cap, depth + 1))
+        return SIZE_MAX;
+    if (w->with_threads) {
+        const pk_thread *t = pk_thread_at(p, pk_sample_thread(p, row));
+        uint32_t name = canonical_name(w, t ? t->name : 0);
+        if (name == PK_NONE)
+            return SIZE_MAX;
+        (*names)[n++] = name;
     }
-    w->nodes[w->count] = (name_node){.parent = parent, .name = canon, .self = 0};
-    if (w->differential)
-        w->bases[w->count] = 0;
-    return (uint32_t)w->count++;
+    pk_stack_frames(p, stack, *names + n, depth);
+    for (size_t i = n; i < n + depth; i++) {
+        uint32_t function = pk_frame_at(p, (*names)[i])->function;
+        uint32_t canon = w->function_canon[function];
+        if (canon == PK_NONE) {
+            canon = canonical_name(w, pk_function_at(p, function)->name);
+            if (canon == PK_NONE)
+                return SIZE_MAX;
+            w->function_canon[function] = canon;
+        }
+        (*names)[i] = canon;
+    }
+    return n + depth;
 }
 
-/* The node of (root, stack), creating it and its callers. root is PK_NONE without threads.
- * Returns root itself for an empty stack, and PK_NONE when out of memory. */
-static uint32_t stack_node(folded_writer *w, uint32_t root, uint32_t stack, bool *nomem)
+static bool grow_line_slots(folded_writer *w)
 {
-    *nomem = false;
-    size_t depth = 0;
-    uint32_t node = root;
-    /* Walk up to the first stack already placed under this root, then come back down. */
-    for (uint32_t s = stack; s != PK_NONE; s = pk_stack_at(w->p, s)->parent) {
-        uint32_t *known = pk_u64map_find(&w->stack_nodes, ((uint64_t)(root + 1u) << 32) | s);
-        if (known) {
-            node = *known;
-            break;
-        }
-        if (!PK_ARRAY_RESERVE(w->chain, w->chain_cap, depth + 1)) {
-            *nomem = true;
-            return PK_NONE;
-        }
-        w->chain[depth++] = s;
+    size_t size = w->slots ? (w->slot_mask + 1) * 2 : 1024;
+    uint32_t *slots = calloc(size, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < w->count; i++) {
+        size_t h = (size_t)w->lines[i].hash & (size - 1);
+        while (slots[h])
+            h = (h + 1) & (size - 1);
+        slots[h] = (uint32_t)i + 1;
     }
-    while (depth > 0) {
-        uint32_t s = w->chain[--depth];
-        const pk_frame *frame = pk_frame_at(w->p, pk_stack_at(w->p, s)->frame);
-        uint32_t name = pk_function_at(w->p, frame->function)->name;
-        node = child_node(w, node, name);
-        uint32_t *slot;
-        bool inserted;
-        if (node == PK_NONE ||
-            !pk_u64map_put(&w->stack_nodes, ((uint64_t)(root + 1u) << 32) | s, node, &slot,
-                           &inserted)) {
-            *nomem = true;
+    free(w->slots);
+    w->slots = slots;
+    w->slot_mask = size - 1;
+    return true;
+}
+
+/* The line that row writes, added when new; PK_NONE when memory runs out. */
+static uint32_t line_of_row(folded_writer *w, size_t row)
+{
+    size_t n = row_names(w, row, &w->names, &w->names_cap);
+    if (n == SIZE_MAX)
+        return PK_NONE;
+    uint64_t hash = pk_hash_bytes(w->names, n * sizeof *w->names) ^ n;
+    if ((!w->slots || (w->count + 1) * 2 > w->slot_mask + 1) && !grow_line_slots(w))
+        return PK_NONE;
+    size_t i = (size_t)hash & w->slot_mask;
+    for (; w->slots[i]; i = (i + 1) & w->slot_mask) {
+        output_line *line = &w->lines[w->slots[i] - 1];
+        if (line->hash != hash)
+            continue;
+        size_t m = row_names(w, line->row, &w->other, &w->other_cap);
+        if (m == SIZE_MAX)
             return PK_NONE;
-        }
+        if (m == n && memcmp(w->other, w->names, n * sizeof *w->names) == 0)
+            return w->slots[i] - 1;
     }
-    return node;
+    if (w->count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(w->lines, w->cap, w->count + 1))
+        return PK_NONE;
+    w->lines[w->count] = (output_line){hash, (uint32_t)row, 0, 0};
+    w->slots[i] = (uint32_t)w->count + 1;
+    return (uint32_t)w->count++;
 }
 
 static void writer_free(folded_writer *w)
 {
-    free(w->nodes);
-    pk_u64map_free(&w->children);
+    free(w->lines);
+    free(w->slots);
     pk_u64map_free(&w->canonical);
     pk_index_free(&w->written);
     free(w->canon_ids);
-    pk_u64map_free(&w->stack_nodes);
-    free(w->chain);
-    free(w->bases);
+    free(w->function_canon);
+    free(w->names);
+    free(w->other);
+}
+
+typedef struct line_order {
+    uint32_t depth, stack, line; /* stack + 1: 0 for the empty stack */
+} line_order;
+
+static int compare_line_order(const void *a, const void *b)
+{
+    const line_order *x = a, *y = b;
+    if (x->depth != y->depth)
+        return x->depth < y->depth ? -1 : 1;
+    if (x->stack != y->stack)
+        return x->stack < y->stack ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
 }
 
 /* The value a writer weighs by: options->value, else the profile's default. */
@@ -736,68 +769,68 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
 
     folded_writer w;
     memset(&w, 0, sizeof w);
+    line_order *order = NULL;
     w.p = p;
-    w.differential = differential;
-    pk_u64map_init(&w.children);
+    w.with_threads = with_threads;
     pk_u64map_init(&w.canonical);
     pk_index_init(&w.written);
-    pk_u64map_init(&w.stack_nodes);
+    size_t functions = pk_function_count(p);
+    w.function_canon = malloc((functions ? functions : 1) * sizeof *w.function_canon);
+    if (!w.function_canon)
+        goto nomem;
+    memset(w.function_canon, 0xff, (functions ? functions : 1) * sizeof *w.function_canon);
 
-    /* Thread roots are nodes too, so that one name tree holds every line. */
     size_t rows = pk_sample_count(p);
     for (size_t row = 0; row < rows; row++) {
         int64_t v = pk_sample_values(p, row)[value];
         int64_t base = differential ? pk_sample_values(p, row)[PK_DIFF_BASE] : 0;
         if (v == 0 && base == 0)
             continue;
-        uint32_t stack = pk_sample_stack(p, row);
-        uint32_t root = PK_NONE;
-        if (with_threads) {
-            const pk_thread *t = pk_thread_at(p, pk_sample_thread(p, row));
-            root = t ? child_node(&w, PK_NONE, t->name) : child_node(&w, PK_NONE, 0);
-            if (root == PK_NONE)
-                goto nomem;
-        } else if (stack == PK_NONE) {
-            continue; /* an empty stack has no name to write */
-        }
-        bool nomem;
-        uint32_t node = stack_node(&w, root, stack, &nomem);
-        if (nomem)
+        /* An empty stack has no name to write (but for its thread's, with --with-threads). */
+        if (!with_threads && pk_sample_stack(p, row) == PK_NONE)
+            continue;
+        uint32_t line = line_of_row(&w, row);
+        if (line == PK_NONE)
             goto nomem;
-        w.nodes[node].self = pk_add_saturating(w.nodes[node].self, v);
-        if (differential)
-            w.bases[node] = pk_add_saturating(w.bases[node], base);
+        w.lines[line].value = pk_add_saturating(w.lines[line].value, v);
+        w.lines[line].base = pk_add_saturating(w.lines[line].base, base);
     }
 
-    uint32_t *path = NULL;
-    size_t path_cap = 0, lines = 0;
+    /* Lines come shallow before deep (so a caller's own line precedes its callees'), then in
+     * the order of their stacks in the model, then of first appearance: deterministic for a
+     * given input whatever the reader, without comparing names. */
+    size_t lines = 0;
+    order = malloc((w.count ? w.count : 1) * sizeof *order);
+    if (!order)
+        goto nomem;
     for (size_t i = 0; i < w.count; i++) {
-        if (differential ? w.nodes[i].self == 0 && w.bases[i] == 0 : w.nodes[i].self <= 0)
+        uint32_t stack = pk_sample_stack(p, w.lines[i].row);
+        order[i] = (line_order){pk_stack_depth(p, stack), stack + 1u, (uint32_t)i};
+    }
+    qsort(order, w.count, sizeof *order, compare_line_order);
+    for (size_t i = 0; i < w.count; i++) {
+        const output_line *line = &w.lines[order[i].line];
+        if (differential ? line->value == 0 && line->base == 0 : line->value <= 0)
             continue;
         lines++;
-        size_t depth = 0;
-        for (uint32_t n = (uint32_t)i; n != PK_NONE; n = w.nodes[n].parent) {
-            if (!PK_ARRAY_RESERVE(path, path_cap, depth + 1)) {
-                free(path);
-                goto nomem;
-            }
-            path[depth++] = w.nodes[n].name;
-        }
-        while (depth > 0) {
-            uint32_t name = path[--depth];
+        size_t n = row_names(&w, line->row, &w.names, &w.names_cap);
+        if (n == SIZE_MAX)
+            goto nomem;
+        for (size_t k = 0; k < n; k++) {
+            uint32_t name = w.names[k];
             write_name(out, pk_str(p, name), pk_str_len(p, name));
-            pk_out_putc(out, depth > 0 ? ';' : ' ');
+            pk_out_putc(out, k + 1 < n ? ';' : ' ');
         }
         if (differential) {
-            pk_out_i64(out, w.bases[i]);
+            pk_out_i64(out, line->base);
             pk_out_putc(out, ' ');
         }
-        pk_out_i64(out, w.nodes[i].self);
+        pk_out_i64(out, line->value);
         pk_out_putc(out, '\n');
         if ((i & 0xffff) == 0 && pk_out_failed(out))
             break;
     }
-    free(path);
+    free(order);
     writer_free(&w);
     /* Nothing written is an empty file, which no reader takes for a profile. */
     if (lines == 0 && rows == 0)
@@ -814,6 +847,7 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
                             with_threads ? "" : " (samples without a stack are left out)");
     return PK_OK;
 nomem:
+    free(order);
     writer_free(&w);
     return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
 }

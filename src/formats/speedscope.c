@@ -80,21 +80,26 @@ static bool number_function(speedscope_writer *w, uint32_t function)
     return true;
 }
 
-/* Numbers the frames of a stack not numbered yet, callers first. */
+/* Numbers the frames of a stack not numbered yet, callers first: the stacks of its prefix chain
+ * not done yet, outermost first, each by the frames of its run. */
 static bool number_stack(speedscope_writer *w, uint32_t stack)
 {
-    /* Once a stack is numbered, so are all its callers. */
-    size_t depth = 0;
-    for (uint32_t s = stack; s != PK_NONE && !w->stack_done[s]; s = pk_stack_at(w->p, s)->parent) {
-        if (!PK_ARRAY_RESERVE(w->path, w->path_cap, depth + 1))
+    size_t count = 0;
+    for (uint32_t s = stack; s != PK_NONE && !w->stack_done[s];) {
+        if (!PK_ARRAY_RESERVE(w->path, w->path_cap, count + 1))
             return false;
-        w->path[depth++] = s;
+        w->path[count++] = s;
+        const uint32_t *frames;
+        pk_stack_run(w->p, s, &s, &frames);
     }
-    while (depth > 0) {
-        uint32_t s = w->path[--depth];
+    while (count > 0) {
+        uint32_t s = w->path[--count], prefix;
+        const uint32_t *frames;
+        size_t length = pk_stack_run(w->p, s, &prefix, &frames);
         w->stack_done[s] = 1;
-        if (!number_function(w, pk_frame_at(w->p, pk_stack_at(w->p, s)->frame)->function))
-            return false;
+        for (size_t k = 0; k < length; k++)
+            if (!number_function(w, pk_frame_at(w->p, frames[k])->function))
+                return false;
     }
     return true;
 }

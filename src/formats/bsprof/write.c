@@ -20,10 +20,12 @@ static pk_status bs_nomem(pk_error *err)
 }
 
 /* A path element being written: a function called from a stack of callers in a thread. */
+/* A path element: a function called from a line of its caller's path element. */
 typedef struct bs_wpath {
     uint32_t thread;
-    uint32_t callers;  /* model stack of the callers, PK_NONE for a root */
-    uint32_t function; /* PK_NONE for the placeholder of an empty stack */
+    uint32_t caller;       /* path element ID of the caller, 0 for a root */
+    uint32_t caller_frame; /* the caller's frame (its line is the call site), PK_NONE at a root */
+    uint32_t function;     /* PK_NONE for the placeholder of an empty stack */
 } bs_wpath;
 
 typedef struct bs_writer {
@@ -77,28 +79,30 @@ static uint32_t bs_frame_offset(const pk_profile *p, uint32_t frame_index)
     return offset > UINT32_MAX ? 0 : (uint32_t)offset;
 }
 
-static uint32_t bs_stack_offset(const pk_profile *p, uint32_t stack)
+/* The line offset of a stack's innermost frame; 0 for the empty stack. */
+static uint32_t bs_frame_offset_of_stack(const pk_profile *p, uint32_t stack)
 {
-    return stack == PK_NONE ? 0 : bs_frame_offset(p, pk_stack_at(p, stack)->frame);
+    return stack == PK_NONE ? 0 : bs_frame_offset(p, pk_stack_leaf(p, stack));
 }
 
 static bool bs_wpath_equal(const void *context, uint32_t entry, const void *key)
 {
     const bs_writer *w = context;
     const bs_wpath *a = &w->paths[entry], *b = key;
-    return a->thread == b->thread && a->callers == b->callers && a->function == b->function;
+    return a->thread == b->thread && a->caller == b->caller &&
+           a->caller_frame == b->caller_frame && a->function == b->function;
 }
 
 static uint64_t bs_wpath_hash(const bs_wpath *key)
 {
-    uint32_t words[3] = {key->thread, key->callers, key->function};
+    uint32_t words[4] = {key->thread, key->caller, key->caller_frame, key->function};
     return pk_hash_bytes(words, sizeof words);
 }
 
-/* The path element ID of (thread, callers, function), writing its entry (and the strings it
- * names) the first time. caller_id is the path element of the callers, 0 for a root. */
-static uint32_t bs_write_path(bs_writer *w, const bs_wpath *key, uint32_t caller_id)
+/* The path element ID of key, writing its entry (and the strings it names) the first time. */
+static uint32_t bs_write_path(bs_writer *w, const bs_wpath *key)
 {
+    uint32_t caller_id = key->caller;
     uint64_t hash = bs_wpath_hash(key);
     uint32_t found = pk_index_find(&w->path_index, hash, bs_wpath_equal, w, key);
     if (found != UINT32_MAX)
@@ -136,7 +140,7 @@ static uint32_t bs_write_path(bs_writer *w, const bs_wpath *key, uint32_t caller
     if (caller_id == 0)
         bs_put_varint(w->out, w->module_ids[key->thread]);
     else if (w->line_data)
-        bs_put_varint(w->out, bs_stack_offset(w->p, key->callers));
+        bs_put_varint(w->out, bs_frame_offset(w->p, key->caller_frame));
     bs_put_varint(w->out, file);
     bs_put_varint(w->out, line);
     bs_put_varint(w->out, name);
@@ -144,17 +148,19 @@ static uint32_t bs_write_path(bs_writer *w, const bs_wpath *key, uint32_t caller
 }
 
 /* The path element ID for the leaf of (thread, stack), writing the entries of the callers that
- * are not written yet, root first. 0 on failure. */
+ * are not written yet, root first: each frame of a stack's run is a function called from the
+ * frame before it. 0 on failure. */
 static uint32_t bs_path_of(bs_writer *w, uint32_t thread, uint32_t stack)
 {
     if (stack == PK_NONE) {
-        bs_wpath key = {thread, PK_NONE, PK_NONE};
-        return bs_write_path(w, &key, 0);
+        bs_wpath key = {thread, 0, PK_NONE, PK_NONE};
+        return bs_write_path(w, &key);
     }
     uint64_t key = (uint64_t)thread << 32 | stack;
     uint32_t *found = pk_u64map_find(&w->path_of_stack, key);
     if (found)
         return *found;
+    /* The stacks whose paths are not known yet, innermost first. */
     size_t n = 0;
     uint32_t s = stack;
     uint32_t caller_id = 0;
@@ -169,17 +175,25 @@ static uint32_t bs_path_of(bs_writer *w, uint32_t thread, uint32_t stack)
             return 0;
         }
         w->chain[n++] = s;
-        s = pk_stack_at(w->p, s)->parent;
+        const uint32_t *frames;
+        pk_stack_run(w->p, s, &s, &frames);
     }
     while (n > 0) {
         s = w->chain[--n];
-        const pk_stack *st = pk_stack_at(w->p, s);
-        bs_wpath path = {thread, st->parent, pk_frame_at(w->p, st->frame)->function};
-        caller_id = bs_write_path(w, &path, caller_id);
+        uint32_t prefix;
+        const uint32_t *frames;
+        size_t length = pk_stack_run(w->p, s, &prefix, &frames);
+        uint32_t caller_frame = pk_stack_leaf(w->p, prefix);
+        for (size_t k = 0; k < length; k++) {
+            bs_wpath path = {thread, caller_id, caller_id ? caller_frame : PK_NONE,
+                             pk_frame_at(w->p, frames[k])->function};
+            caller_id = bs_write_path(w, &path);
+            if (caller_id == 0)
+                return 0;
+            caller_frame = frames[k];
+        }
         uint32_t *slot;
         bool inserted;
-        if (caller_id == 0)
-            return 0;
         if (!pk_u64map_put(&w->path_of_stack, (uint64_t)thread << 32 | s, caller_id, &slot,
                            &inserted)) {
             bs_nomem(w->err);
@@ -224,7 +238,7 @@ static pk_status bs_write_row(bs_writer *w, const bs_value_choice *vc, size_t ro
     uint32_t id = bs_path_of(w, pk_sample_thread(w->p, row), stack);
     if (id == 0)
         return w->err->status;
-    uint32_t offset = bs_stack_offset(w->p, stack);
+    uint32_t offset = bs_frame_offset_of_stack(w->p, stack);
     uint64_t cpu_left = (uint64_t)cpu, wall_left = (uint64_t)wall;
     while (cpu_left || wall_left) {
         uint32_t c = cpu_left > UINT32_MAX ? UINT32_MAX : (uint32_t)cpu_left;
@@ -276,7 +290,7 @@ static pk_status bs_write_memory_event(bs_writer *w, const pk_memory_event *ev)
                                             : BS_OP_FREE_REALLOC;
     bs_put_varint(w->out, (uint64_t)id << 5 | (uint64_t)op << 3 | BS_MEMORY);
     if (w->line_data)
-        bs_put_varint(w->out, bs_stack_offset(w->p, ev->stack));
+        bs_put_varint(w->out, bs_frame_offset_of_stack(w->p, ev->stack));
     bs_put_varint(w->out, address);
     if (op == BS_OP_ALLOC)
         bs_put_varint(w->out, ev->size);

@@ -24,13 +24,14 @@ static int compare_order(const void *a, const void *b)
     return (x->row > y->row) - (x->row < y->row);
 }
 
-/* Marks stack and its callers as used by the thread; the caller sorts the list afterwards. */
+/* Marks stack and its prefixes as used by the thread; the caller sorts the list afterwards. */
 static void mark_stack(fx_writer *w, uint32_t stack)
 {
     while (stack != PK_NONE && w->stacks.stamp[stack] != w->gen) {
         w->stacks.stamp[stack] = w->gen;
         w->stacks.items[w->stacks.count++] = stack;
-        stack = pk_stack_at(w->p, stack)->parent;
+        const uint32_t *frames;
+        pk_stack_run(w->p, stack, &stack, &frames);
     }
 }
 
@@ -82,24 +83,26 @@ static void collect_allocations(fx_writer *w, uint32_t thread)
     }
 }
 
-/* Frames of the marked stacks, with their inline depths. */
+/* Frames of the marked stacks' runs, with their inline depths. */
 static void collect_frames(fx_writer *w)
 {
     const pk_profile *p = w->p;
     for (size_t i = 0; i < w->stacks.count; i++) {
-        const pk_stack *s = pk_stack_at(p, w->stacks.items[i]);
-        bool added;
-        uint32_t local = fx_remap_add(&w->frames, s->frame, w->gen, &added);
-        if (!added)
-            continue;
-        /* An inlined frame sits one level deeper than the frame it is inlined into. */
-        uint32_t depth = 0;
-        if ((pk_frame_at(p, s->frame)->flags & PK_FRAME_INLINED) && s->parent != PK_NONE) {
-            uint32_t parent_frame =
-                fx_remap_get(&w->frames, pk_stack_at(p, s->parent)->frame, w->gen);
-            depth = w->frame_inline_depth[parent_frame] + 1;
+        uint32_t prefix;
+        const uint32_t *frames;
+        size_t length = pk_stack_run(p, w->stacks.items[i], &prefix, &frames);
+        uint32_t caller = pk_stack_leaf(p, prefix);
+        for (size_t k = 0; k < length; caller = frames[k++]) {
+            bool added;
+            uint32_t local = fx_remap_add(&w->frames, frames[k], w->gen, &added);
+            if (!added)
+                continue;
+            /* An inlined frame sits one level deeper than the frame it is inlined into. */
+            uint32_t depth = 0;
+            if ((pk_frame_at(p, frames[k])->flags & PK_FRAME_INLINED) && caller != PK_NONE)
+                depth = w->frame_inline_depth[fx_remap_get(&w->frames, caller, w->gen)] + 1;
+            w->frame_inline_depth[local] = depth;
         }
-        w->frame_inline_depth[local] = depth;
     }
 }
 
@@ -143,10 +146,17 @@ bool fx_collect_thread(fx_writer *w, uint32_t thread)
     if (!collect_rows(w, thread))
         return false;
     collect_allocations(w, thread);
-    /* Model order puts callers first; keeping it keeps the table topological. */
+    /* Model order puts prefixes first; keeping it keeps the table topological. Each model
+     * stack is as many rows of the table as its run has frames, the last one its own. */
     qsort(w->stacks.items, w->stacks.count, sizeof *w->stacks.items, compare_u32);
-    for (size_t i = 0; i < w->stacks.count; i++)
-        w->stacks.local[w->stacks.items[i]] = (uint32_t)i;
+    size_t rows = 0;
+    for (size_t i = 0; i < w->stacks.count; i++) {
+        uint32_t prefix;
+        const uint32_t *frames;
+        rows += pk_stack_run(w->p, w->stacks.items[i], &prefix, &frames);
+        w->stacks.local[w->stacks.items[i]] = (uint32_t)(rows - 1);
+    }
+    w->stack_rows = rows;
     collect_frames(w);
     collect_functions(w);
     return true;

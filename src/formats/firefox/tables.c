@@ -37,14 +37,29 @@ static void write_stack_table(fx_writer *w)
     pk_json *j = &w->json;
     size_t n = w->stacks.count;
     const uint32_t *items = w->stacks.items;
-    table_begin(j, "stackTable", n);
+    table_begin(j, "stackTable", w->stack_rows);
+    /* A model stack's run is consecutive rows: its first frame extends the prefix's row, each
+     * next frame the row before. */
     fx_column_begin(j, "prefix");
-    for (size_t i = 0; i < n; i++)
-        fx_index_or_null(j, fx_local_stack(w, pk_stack_at(p, items[i])->parent));
+    size_t row = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t prefix;
+        const uint32_t *frames;
+        size_t length = pk_stack_run(p, items[i], &prefix, &frames);
+        fx_index_or_null(j, fx_local_stack(w, prefix));
+        for (size_t k = 1; k < length; k++)
+            pk_json_u64(j, row + k - 1);
+        row += length;
+    }
     pk_json_array_end(j);
     fx_column_begin(j, "frame");
-    for (size_t i = 0; i < n; i++)
-        pk_json_u64(j, fx_remap_get(&w->frames, pk_stack_at(p, items[i])->frame, w->gen));
+    for (size_t i = 0; i < n; i++) {
+        uint32_t prefix;
+        const uint32_t *frames;
+        size_t length = pk_stack_run(p, items[i], &prefix, &frames);
+        for (size_t k = 0; k < length; k++)
+            pk_json_u64(j, fx_remap_get(&w->frames, frames[k], w->gen));
+    }
     pk_json_array_end(j);
     pk_json_object_end(j);
 }

@@ -66,6 +66,8 @@ typedef struct fx_writer {
     uint32_t *row_order;      /* the thread's rows, by stream order */
     size_t row_count;         /* entries of row_order */
     size_t allocation_count;  /* the thread's memory events with a known size */
+    size_t stack_rows;        /* rows of the thread's stack table: the frames of its stacks'
+                               * runs */
 } fx_writer;
 
 /* ---- writer.c ----
@@ -114,7 +116,8 @@ void fx_write_libs(fx_writer *w);
  * symbols. False when memory runs out. */
 bool fx_collect_thread(fx_writer *w, uint32_t thread);
 
-/* Local index of model stack `stack` in the current thread, PK_NONE for none. */
+/* Local index of model stack `stack` in the current thread (the row of its innermost frame),
+ * PK_NONE for none. */
 static inline uint32_t fx_local_stack(const fx_writer *w, uint32_t stack)
 {
     return stack == PK_NONE ? PK_NONE : w->stacks.local[stack];

@@ -1,14 +1,13 @@
-/* The gperftools reader. It streams the records into a prefix tree of addresses (callers'
- * return addresses minus one, as pprof looks them up), summing identical stacks. The mappings
- * only come after the records, so the profile's frames are made once the whole file is read:
- * one frame per distinct address, named by the address and in its mapping for the
- * symbolization pass (profkit/symbolize.h), then one pass over the tree.
+/* The gperftools reader. It streams the records into a table of distinct stacks of addresses
+ * (callers' return addresses minus one, as pprof looks them up), summing identical stacks. The
+ * mappings only come after the records, so the profile's frames are made once the whole file
+ * is read: one frame per distinct address, named by the address and in its mapping for the
+ * symbolization pass (profkit/symbolize.h), then each distinct stack goes to the model whole.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "core/array.h"
 #include "core/hashmap.h"
@@ -18,111 +17,24 @@
 #include "formats/gperftools/codec.h"
 #include "formats/gperftools/gperftools.h"
 
-/* ---- the address tree ------------------------------------------------------------------------- */
+/* ---- distinct records ---------------------------------------------------------------------- */
 
-/* A node is a prefix of stacks, root first: (parent, address). Nodes are found by a hash of the
- * whole prefix, h(k) = mix(h(k - 1), address k), so a record's longest known prefix is a binary
- * search over its prefix hashes (every prefix of a known prefix is known): about log2(depth)
- * probes of the table instead of one per frame. Two prefixes are taken for the same only when
- * both their 64-bit hashes and their depths are equal. */
-typedef struct gp_node {
-    uint32_t parent;  /* PK_NONE for a root */
-    uint32_t address; /* index into addresses */
-    uint32_t row;     /* sample row of records ending here, PK_NONE when none */
-} gp_node;
-
-typedef struct gp_slot {
+/* A distinct stack of addresses (callers' return addresses minus one, as pprof looks them up),
+ * root first, as indexes into the reader's addresses: identical records are summed here, and a
+ * record costs a hash of its addresses; only a new one looks each address up. */
+typedef struct gp_stack {
     uint64_t hash;
-    uint32_t node; /* node + 1; 0 = empty */
+    uint64_t count; /* samples of the records with this stack */
+    uint32_t first; /* address indexes: pool[first, first + depth) */
     uint32_t depth;
-} gp_slot;
+} gp_stack;
 
-typedef struct gp_tree {
-    gp_node *nodes;
-    size_t count, cap;
-    gp_slot *slots;
-    size_t mask;
-} gp_tree;
-
-static void gp_tree_free(gp_tree *t)
+/* One multiply and a shift per address: for a given hash so far, distinct addresses give
+ * distinct hashes (every step is invertible). */
+static inline uint64_t gp_hash_step(uint64_t h, uint64_t address)
 {
-    free(t->nodes);
-    free(t->slots);
-    memset(t, 0, sizeof *t);
-}
-
-/* One multiply and a shift per frame: for a given parent hash, distinct addresses give
- * distinct hashes (every step is invertible), and the shift brings the product's high bits
- * down to the low bits that choose a slot. */
-static inline uint64_t gp_prefix_hash(uint64_t parent_hash, uint64_t address)
-{
-    uint64_t h = (parent_hash ^ address) * 0x9e3779b97f4a7c15ULL;
+    h = (h ^ address) * 0x9e3779b97f4a7c15ULL;
     return h ^ (h >> 29);
-}
-
-/* Zeroed memory for a large hash table. Probes land anywhere in it, so it is backed by huge
- * pages where the system allows: far fewer page faults and TLB misses. */
-static void *gp_table_alloc(size_t bytes)
-{
-    const size_t huge = 2u << 20;
-    if (bytes < 4 * huge)
-        return calloc(1, bytes);
-    void *p = NULL;
-    if (posix_memalign(&p, huge, bytes) != 0)
-        return NULL;
-    madvise(p, bytes, MADV_HUGEPAGE);
-    memset(p, 0, bytes);
-    return p;
-}
-
-static bool gp_tree_grow(gp_tree *t)
-{
-    size_t size = t->slots ? (t->mask + 1) * 2 : 1u << 14;
-    gp_slot *slots = gp_table_alloc(size * sizeof *slots);
-    if (!slots)
-        return false;
-    size_t mask = size - 1;
-    for (size_t i = 0; t->slots && i <= t->mask; i++) {
-        if (!t->slots[i].node)
-            continue;
-        size_t h = (size_t)t->slots[i].hash & mask;
-        while (slots[h].node)
-            h = (h + 1) & mask;
-        slots[h] = t->slots[i];
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->mask = mask;
-    return true;
-}
-
-/* The node of the prefix with this hash and depth, or PK_NONE. */
-static inline uint32_t gp_tree_find(const gp_tree *t, uint64_t hash, uint32_t depth)
-{
-    for (size_t h = (size_t)hash & t->mask;; h = (h + 1) & t->mask) {
-        const gp_slot *slot = &t->slots[h];
-        if (!slot->node)
-            return PK_NONE;
-        if (slot->hash == hash && slot->depth == depth)
-            return slot->node - 1;
-    }
-}
-
-/* Appends a node known to be absent; PK_NONE when memory runs out. */
-static uint32_t gp_tree_add(gp_tree *t, uint32_t parent, uint32_t address, uint64_t hash,
-                            uint32_t depth)
-{
-    if (t->count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(t->nodes, t->cap, t->count + 1))
-        return PK_NONE;
-    if ((t->count + 1) * 10 > (t->mask + 1) * 6 && !gp_tree_grow(t))
-        return PK_NONE;
-    uint32_t node = (uint32_t)t->count++;
-    t->nodes[node] = (gp_node){parent, address, PK_NONE};
-    size_t h = (size_t)hash & t->mask;
-    while (t->slots[h].node)
-        h = (h + 1) & t->mask;
-    t->slots[h] = (gp_slot){hash, node + 1, depth};
-    return node;
 }
 
 typedef struct gp_address_slot {
@@ -140,14 +52,15 @@ typedef struct gp_reader {
     size_t address_mask;
     uint64_t *addresses;
     size_t address_count, address_cap;
-    gp_tree tree;
-    uint32_t *row_nodes;
-    uint64_t *row_counts;
-    size_t row_count, row_cap, row_counts_cap;
+    gp_stack *stacks;           /* distinct stacks, in order of first appearance */
+    size_t stack_count, stack_cap;
+    uint32_t *stack_slots;      /* stack + 1, 0 = empty: open addressing by hash */
+    size_t stack_mask;
+    uint32_t *pool;             /* address indexes of the stacks */
+    size_t pool_count, pool_cap;
 
-    uint64_t *prefix_addresses; /* the record being added, root first, and its prefix hashes */
-    uint64_t *prefix_hashes;
-    size_t prefix_addresses_cap, prefix_hashes_cap;
+    uint64_t *record;           /* the record being added: its addresses, root first */
+    size_t record_cap;
 
     uint64_t zero_count_records;
     bool saturated;
@@ -156,19 +69,17 @@ typedef struct gp_reader {
 
 static void gp_reader_free_scratch(gp_reader *r)
 {
-    free(r->prefix_addresses);
-    r->prefix_addresses = NULL;
-    free(r->prefix_hashes);
-    r->prefix_hashes = NULL;
+    free(r->record);
+    r->record = NULL;
 }
 
 static void gp_reader_free(gp_reader *r)
 {
     free(r->address_slots);
     free(r->addresses);
-    gp_tree_free(&r->tree);
-    free(r->row_nodes);
-    free(r->row_counts);
+    free(r->stacks);
+    free(r->stack_slots);
+    free(r->pool);
     gp_reader_free_scratch(r);
     pk_procmaps_free(&r->maps);
 }
@@ -207,78 +118,76 @@ static uint32_t gp_address_id(gp_reader *r, uint64_t address)
     return id;
 }
 
+static bool gp_grow_stack_slots(gp_reader *r)
+{
+    size_t size = r->stack_slots ? (r->stack_mask + 1) * 2 : 1u << 12;
+    uint32_t *slots = calloc(size, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < r->stack_count; i++) {
+        size_t h = (size_t)r->stacks[i].hash & (size - 1);
+        while (slots[h])
+            h = (h + 1) & (size - 1);
+        slots[h] = (uint32_t)i + 1;
+    }
+    free(r->stack_slots);
+    r->stack_slots = slots;
+    r->stack_mask = size - 1;
+    return true;
+}
+
+static bool gp_same_stack(const gp_reader *r, const gp_stack *s, const uint64_t *record,
+                          size_t depth)
+{
+    if (s->depth != depth)
+        return false;
+    const uint32_t *ids = r->pool + s->first;
+    for (size_t k = 0; k < depth; k++)
+        if (r->addresses[ids[k]] != record[k])
+            return false;
+    return true;
+}
+
 /* Adds one record (pcs[0..depth), leaf first) with its count. */
 static bool gp_add_record(gp_reader *r, uint64_t count, const uint64_t *pcs, size_t depth)
 {
-    if (!r->tree.slots && !gp_tree_grow(&r->tree))
+    if (!PK_ARRAY_RESERVE(r->record, r->record_cap, depth + 1))
         return false;
-    if (!PK_ARRAY_RESERVE(r->prefix_addresses, r->prefix_addresses_cap, depth + 1) ||
-        !PK_ARRAY_RESERVE(r->prefix_hashes, r->prefix_hashes_cap, depth + 1))
-        return false;
-    /* Root first: position k (1-based) holds PC depth - k; callers are looked up one byte
-     * into their call. */
-    uint64_t *addresses = r->prefix_addresses, *hashes = r->prefix_hashes;
+    /* Root first; callers are looked up one byte into their call. */
     bool adjust = gp_header_version(&r->header) == 0;
-    hashes[0] = 0;
-    for (size_t k = 1; k <= depth; k++) {
-        uint64_t pc = pcs[depth - k];
-        addresses[k] = adjust && k < depth ? pc - 1 : pc;
-        hashes[k] = gp_prefix_hash(hashes[k - 1], addresses[k]);
+    uint64_t hash = depth;
+    for (size_t k = 0; k < depth; k++) {
+        uint64_t pc = pcs[depth - 1 - k];
+        r->record[k] = adjust && k + 1 < depth ? pc - 1 : pc;
+        hash = gp_hash_step(hash, r->record[k]);
     }
-    /* New stacks mostly branch off a known one a few frames above the leaf: probe the full
-     * record, then 1, 2, 4, ... frames up, then bisect between the last unknown and the first
-     * known prefix. */
-    size_t known = 0;
-    uint32_t node = gp_tree_find(&r->tree, hashes[depth], (uint32_t)depth);
-    if (node != PK_NONE) {
-        known = depth;
-    } else {
-        size_t lo = 0, hi = depth - 1;
-        for (size_t step = 1; step < depth; step *= 2) {
-            uint32_t found = gp_tree_find(&r->tree, hashes[depth - step], (uint32_t)(depth - step));
-            if (found != PK_NONE) {
-                lo = depth - step;
-                node = found;
-                break;
+    if ((!r->stack_slots || (r->stack_count + 1) * 2 > r->stack_mask + 1) &&
+        !gp_grow_stack_slots(r))
+        return false;
+    size_t h = (size_t)hash & r->stack_mask;
+    for (; r->stack_slots[h]; h = (h + 1) & r->stack_mask) {
+        gp_stack *s = &r->stacks[r->stack_slots[h] - 1];
+        if (s->hash == hash && gp_same_stack(r, s, r->record, depth)) {
+            if (__builtin_add_overflow(s->count, count, &s->count)) {
+                s->count = UINT64_MAX;
+                r->saturated = true;
             }
-            hi = depth - step - 1;
+            return true;
         }
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo + 1) / 2;
-            uint32_t found = gp_tree_find(&r->tree, hashes[mid], (uint32_t)mid);
-            if (found != PK_NONE) {
-                lo = mid;
-                node = found;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        known = lo;
     }
-    for (size_t k = known + 1; k <= depth; k++) {
-        uint32_t id = gp_address_id(r, addresses[k]);
+    if (r->stack_count >= UINT32_MAX - 1 || depth > UINT32_MAX - r->pool_count ||
+        !PK_ARRAY_RESERVE(r->stacks, r->stack_cap, r->stack_count + 1) ||
+        !PK_ARRAY_RESERVE(r->pool, r->pool_cap, r->pool_count + depth))
+        return false;
+    for (size_t k = 0; k < depth; k++) {
+        uint32_t id = gp_address_id(r, r->record[k]);
         if (id == PK_NONE)
             return false;
-        node = gp_tree_add(&r->tree, node, id, hashes[k], (uint32_t)k);
-        if (node == PK_NONE)
-            return false;
+        r->pool[r->pool_count + k] = id;
     }
-
-    uint32_t row = r->tree.nodes[node].row;
-    if (row == PK_NONE) {
-        if (!PK_ARRAY_RESERVE(r->row_nodes, r->row_cap, r->row_count + 1) ||
-            !PK_ARRAY_RESERVE(r->row_counts, r->row_counts_cap, r->row_count + 1))
-            return false;
-        row = (uint32_t)r->row_count++;
-        r->row_nodes[row] = node;
-        r->row_counts[row] = 0;
-        r->tree.nodes[node].row = row;
-    }
-    uint64_t *total = &r->row_counts[row];
-    if (__builtin_add_overflow(*total, count, total)) {
-        *total = UINT64_MAX;
-        r->saturated = true;
-    }
+    r->stacks[r->stack_count] = (gp_stack){hash, count, (uint32_t)r->pool_count, (uint32_t)depth};
+    r->pool_count += depth;
+    r->stack_slots[h] = (uint32_t)++r->stack_count;
     return true;
 }
 
@@ -425,30 +334,24 @@ static pk_status gp_build(gp_reader *r, pk_error *err)
         failed = frames[i] == PK_NONE;
     }
     free(resources);
-    /* The hash index of the tree is not needed any more; free it before the model grows. */
-    free(r->tree.slots);
-    r->tree.slots = NULL;
+    /* The lookup tables are not needed any more; free them before the model grows. */
+    free(r->stack_slots);
+    r->stack_slots = NULL;
     free(r->address_slots);
     r->address_slots = NULL;
 
-    uint32_t *stacks = failed ? NULL : malloc((r->tree.count + 1) * sizeof *stacks);
-    failed |= !stacks;
-    for (size_t i = 0; i < r->tree.count && !failed; i++) {
-        const gp_node *n = &r->tree.nodes[i];
-        uint32_t stack = n->parent == PK_NONE ? PK_NONE : stacks[n->parent];
-        /* Nodes are distinct (parent, address) pairs and frames carry their address, so every
-         * stack made here is new: no lookup needed. */
-        stack = pk_append_stack(p, stack, frames[n->address]);
-        failed = stack == PK_NONE;
-        stacks[i] = stack;
-    }
+    /* Each distinct stack, its addresses turned into their frames in place. */
     uint64_t period_ns = gp_saturating_mul(gp_header_period_us(&r->header), 1000);
-    for (size_t i = 0; i < r->row_count && !failed; i++) {
-        uint64_t count = r->row_counts[i];
-        int64_t values[2] = {gp_clamp(count), gp_clamp(gp_saturating_mul(count, period_ns))};
-        failed = pk_add_sample(p, thread, stacks[r->row_nodes[i]], values) != PK_OK;
+    for (size_t i = 0; i < r->stack_count && !failed; i++) {
+        const gp_stack *s = &r->stacks[i];
+        uint32_t *ids = r->pool + s->first;
+        for (size_t k = 0; k < s->depth; k++)
+            ids[k] = frames[ids[k]];
+        uint32_t stack = pk_intern_stack_frames(p, PK_NONE, ids, s->depth);
+        int64_t values[2] = {gp_clamp(s->count), gp_clamp(gp_saturating_mul(s->count, period_ns))};
+        failed = (stack == PK_NONE && s->depth > 0) ||
+                 pk_add_sample(p, thread, stack, values) != PK_OK;
     }
-    free(stacks);
     free(frames);
     if (failed)
         return gp_nomem(err);

@@ -92,7 +92,8 @@ pk_status gp_write(const pk_profile *p, pk_output *out, const pk_write_options *
     put_slot(out, l, 0);
 
     uint64_t *pcs = NULL;
-    size_t pcs_cap = 0;
+    uint32_t *stack_frames = NULL;
+    size_t pcs_cap = 0, stack_frames_cap = 0;
     for (size_t row = 0; row < rows && status == PK_OK; row++) {
         int64_t v = pk_sample_values(p, row)[value];
         if (v <= 0)
@@ -102,15 +103,19 @@ pk_status gp_write(const pk_profile *p, pk_output *out, const pk_write_options *
             long double samples = (long double)v * value_ns / period + 0.5L;
             count = samples < 1 ? 1 : samples >= 1.8e19L ? UINT64_MAX : (uint64_t)samples;
         }
-        size_t depth = 0;
-        for (uint32_t s = pk_sample_stack(p, row); s != PK_NONE; s = pk_stack_at(p, s)->parent) {
-            const pk_frame *f = pk_frame_at(p, pk_stack_at(p, s)->frame);
+        uint32_t stack = pk_sample_stack(p, row);
+        size_t frames = pk_stack_depth(p, stack), depth = 0;
+        if (!PK_ARRAY_RESERVE(stack_frames, stack_frames_cap, frames + 1) ||
+            !PK_ARRAY_RESERVE(pcs, pcs_cap, frames + 1)) {
+            status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+            break;
+        }
+        pk_stack_frames(p, stack, stack_frames, frames);
+        /* Leaf first. */
+        for (size_t k = frames; k-- > 0;) {
+            const pk_frame *f = pk_frame_at(p, stack_frames[k]);
             if (!(f->flags & PK_FRAME_HAS_ADDRESS) || (f->flags & PK_FRAME_INLINED))
                 continue;
-            if (!PK_ARRAY_RESERVE(pcs, pcs_cap, depth + 1)) {
-                status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
-                break;
-            }
             /* Callers were stored one byte into their call; the file holds return addresses. */
             uint64_t pc = depth == 0 ? f->address : f->address + 1;
             if (pc > max_slot) {
@@ -135,6 +140,7 @@ pk_status gp_write(const pk_profile *p, pk_output *out, const pk_write_options *
             break;
     }
     free(pcs);
+    free(stack_frames);
     if (status != PK_OK)
         return status;
     put_slot(out, l, 0);

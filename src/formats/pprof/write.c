@@ -25,7 +25,10 @@ typedef struct writer {
     size_t extra_count, extra_capacity;
     pk_buffer text; /* scratch for a comment being made */
     /* inlined frames fold into their caller's location: a location is a chain of frames */
-    uint32_t *stack_location;    /* per model stack */
+    uint32_t *frame_location;    /* per frame starting a location: that location, or PK_NONE */
+    pk_u64map inlined_locations; /* (outer location, inlined frame) -> location */
+    uint32_t *frames;            /* scratch for one stack's frames */
+    size_t frames_capacity;
     uint32_t *location_outer;    /* per location: the location it extends, PK_NONE for a base */
     uint32_t *location_frame;    /* per location: its innermost frame */
     size_t location_count, location_capacity_outer, location_capacity_frame;
@@ -138,55 +141,43 @@ static uint32_t frame_resource(const pk_profile *p, const pk_frame *f)
     return fn ? fn->resource : PK_NONE;
 }
 
-/* Groups each stack's frame with the inlined frames above it into locations. */
+/* Prepares the grouping of frames into locations: a frame that is not inlined starts a location
+ * of its own, found by frame without hashing; an inlined frame extends the location of the
+ * frame it is inlined into. */
 static bool build_locations(writer *w)
 {
-    const pk_profile *p = w->p;
-    size_t stacks = pk_stack_count(p);
-    w->stack_location = malloc((stacks ? stacks : 1) * sizeof *w->stack_location);
-    if (!w->stack_location)
-        return false;
-    /* a frame that is not inlined starts a location of its own: found by frame, no hashing */
-    size_t frame_count = pk_frame_count(p);
-    uint32_t *by_frame = malloc((frame_count ? frame_count : 1) * sizeof *by_frame);
-    if (!by_frame)
+    size_t frame_count = pk_frame_count(w->p);
+    w->frame_location = malloc((frame_count ? frame_count : 1) * sizeof *w->frame_location);
+    if (!w->frame_location)
         return false;
     for (size_t f = 0; f < frame_count; f++)
-        by_frame[f] = PK_NONE;
-    pk_u64map ids; /* (outer location, inlined frame) -> location */
-    pk_u64map_init(&ids);
-    bool ok = true;
-    for (size_t s = 0; s < stacks && ok; s++) {
-        const pk_stack *stack = pk_stack_at(p, (uint32_t)s);
-        const pk_frame *frame = pk_frame_at(p, stack->frame);
-        bool inlined = (frame->flags & PK_FRAME_INLINED) && stack->parent != PK_NONE;
-        uint32_t outer = inlined ? w->stack_location[stack->parent] : PK_NONE;
-        uint32_t *slot = &by_frame[stack->frame];
-        if (inlined) {
-            bool inserted;
-            if (!pk_u64map_put(&ids, ((uint64_t)outer << 32) | stack->frame, PK_NONE, &slot,
-                               &inserted)) {
-                ok = false;
-                break;
-            }
-        }
-        if (*slot == PK_NONE) {
-            if (!PK_ARRAY_RESERVE(w->location_outer, w->location_capacity_outer,
-                                  w->location_count + 1) ||
-                !PK_ARRAY_RESERVE(w->location_frame, w->location_capacity_frame,
-                                  w->location_count + 1)) {
-                ok = false;
-                break;
-            }
-            w->location_outer[w->location_count] = outer;
-            w->location_frame[w->location_count] = stack->frame;
-            *slot = (uint32_t)w->location_count++;
-        }
-        w->stack_location[s] = *slot;
+        w->frame_location[f] = PK_NONE;
+    pk_u64map_init(&w->inlined_locations);
+    return true;
+}
+
+/* The location of frame extending location outer (PK_NONE: the frame starts one), made when
+ * new; PK_NONE when memory runs out. */
+static uint32_t location_of(writer *w, uint32_t outer, uint32_t frame)
+{
+    uint32_t *slot = &w->frame_location[frame];
+    if (outer != PK_NONE) {
+        bool inserted;
+        if (!pk_u64map_put(&w->inlined_locations, ((uint64_t)outer << 32) | frame, PK_NONE, &slot,
+                           &inserted))
+            return PK_NONE;
     }
-    free(by_frame);
-    pk_u64map_free(&ids);
-    return ok;
+    if (*slot == PK_NONE) {
+        if (!PK_ARRAY_RESERVE(w->location_outer, w->location_capacity_outer,
+                              w->location_count + 1) ||
+            !PK_ARRAY_RESERVE(w->location_frame, w->location_capacity_frame,
+                              w->location_count + 1))
+            return PK_NONE;
+        w->location_outer[w->location_count] = outer;
+        w->location_frame[w->location_count] = frame;
+        *slot = (uint32_t)w->location_count++;
+    }
+    return *slot;
 }
 
 /* A frame named by its address (unsymbolized) is written as a location without lines, so that
@@ -239,44 +230,62 @@ static bool note_resources(writer *w)
     return true;
 }
 
-/* The locations of a stack, leaf first, into w->ids (as location indexes). */
+static bool frame_is_inlined(const pk_profile *p, uint32_t frame)
+{
+    return (pk_frame_at(p, frame)->flags & PK_FRAME_INLINED) != 0;
+}
+
+/* The locations of a stack, leaf first, into w->ids (as location indexes): a frame and the
+ * frames inlined into it are one location, the one of the innermost. */
 static bool sample_locations(writer *w, uint32_t stack, size_t *depth_out)
 {
     const pk_profile *p = w->p;
-    size_t depth = 0;
-    for (uint32_t s = stack; s != PK_NONE;) {
-        if (!PK_ARRAY_RESERVE(w->ids, w->ids_capacity, depth + 1)) {
+    size_t depth = pk_stack_depth(p, stack), count = 0;
+    if (!PK_ARRAY_RESERVE(w->frames, w->frames_capacity, depth + 1) ||
+        !PK_ARRAY_RESERVE(w->ids, w->ids_capacity, depth + 1)) {
+        w->failed = true;
+        return false;
+    }
+    pk_stack_frames(p, stack, w->frames, depth);
+    uint32_t location = PK_NONE;
+    for (size_t k = 0; k < depth; k++) {
+        bool inlined = k > 0 && frame_is_inlined(p, w->frames[k]);
+        location = location_of(w, inlined ? location : PK_NONE, w->frames[k]);
+        if (location == PK_NONE) {
             w->failed = true;
             return false;
         }
-        w->ids[depth++] = w->stack_location[s];
-        /* the inlined frames of this location continue down to its base frame */
-        const pk_stack *node = pk_stack_at(p, s);
-        while ((pk_frame_at(p, node->frame)->flags & PK_FRAME_INLINED) &&
-               node->parent != PK_NONE) {
-            s = node->parent;
-            node = pk_stack_at(p, s);
-        }
-        s = node->parent;
+        if (k + 1 == depth || !frame_is_inlined(p, w->frames[k + 1]))
+            w->ids[count++] = location;
     }
-    *depth_out = depth;
+    for (size_t a = 0, b = count; a + 1 < b; a++, b--) {
+        uint64_t t = w->ids[a];
+        w->ids[a] = w->ids[b - 1];
+        w->ids[b - 1] = t;
+    }
+    *depth_out = count;
     return true;
 }
 
 /* Numbers the locations that samples use 1..N in order of first use; the chains that only
- * lead up to a longer inline chain are not written. */
+ * lead up to a longer inline chain are not written. Locations are made as samples reach them,
+ * so the numbering grows with them. */
 static bool number_locations(writer *w)
 {
     const pk_profile *p = w->p;
-    w->location_id = calloc(w->location_count ? w->location_count : 1, sizeof *w->location_id);
-    w->used_locations = malloc((w->location_count ? w->location_count : 1) *
-                               sizeof *w->used_locations);
-    if (!w->location_id || !w->used_locations)
-        return false;
+    size_t numbered = 0, id_capacity = 0, used_capacity = 0;
     for (size_t row = 0; row < pk_sample_count(p); row++) {
         size_t depth;
         if (!sample_locations(w, pk_sample_stack(p, row), &depth))
             return false;
+        if (w->location_count > numbered) {
+            if (!PK_ARRAY_RESERVE(w->location_id, id_capacity, w->location_count) ||
+                !PK_ARRAY_RESERVE(w->used_locations, used_capacity, w->location_count))
+                return false;
+            memset(w->location_id + numbered, 0,
+                   (w->location_count - numbered) * sizeof *w->location_id);
+            numbered = w->location_count;
+        }
         for (size_t k = 0; k < depth; k++) {
             uint32_t location = (uint32_t)w->ids[k];
             if (w->location_id[location] == 0) {
@@ -472,7 +481,9 @@ static void writer_release(writer *w)
         free(w->extra_strings[i]);
     free(w->extra_strings);
     pk_buffer_free(&w->text);
-    free(w->stack_location);
+    free(w->frame_location);
+    pk_u64map_free(&w->inlined_locations);
+    free(w->frames);
     free(w->location_outer);
     free(w->location_frame);
     free(w->location_id);

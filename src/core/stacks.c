@@ -1,0 +1,194 @@
+#include "core/stacks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/array.h"
+#include "profkit/profile.h"
+
+#define STACK_HASH_SEED 0x243f6a8885a308d3ULL
+
+/* Extends the hash of a sequence by one frame. Each step is invertible, so for a given prefix
+ * distinct frames give distinct hashes. */
+static inline uint64_t hash_step(uint64_t h, uint32_t frame)
+{
+    h = (h ^ ((uint64_t)frame + 1)) * 0x9e3779b97f4a7c15ULL;
+    return h ^ (h >> 29);
+}
+
+void pk_stack_store_free(pk_stack_store *s)
+{
+    free(s->entries);
+    free(s->pool);
+    free(s->slots);
+    memset(s, 0, sizeof *s);
+}
+
+/* Reads a sequence backwards, from its innermost frame: first the frames given, then the runs
+ * of a stack and its prefixes. */
+typedef struct cursor {
+    const pk_stack_store *s;
+    const uint32_t *extra; /* frames after the stack, read first */
+    size_t extra_left;
+    uint32_t stack;        /* PK_NONE once past the root */
+    uint32_t left;         /* frames of stack's run not read yet */
+} cursor;
+
+static void cursor_start(cursor *c, const pk_stack_store *s, uint32_t stack, const uint32_t *extra,
+                         size_t extra_count)
+{
+    c->s = s;
+    c->extra = extra;
+    c->extra_left = extra_count;
+    c->stack = stack;
+    c->left = stack == PK_NONE ? 0 : s->entries[stack].length;
+}
+
+/* True when what is left to read is exactly the whole of stack *stack. */
+static bool cursor_whole(const cursor *c, uint32_t *stack)
+{
+    if (c->extra_left || c->stack == PK_NONE || c->left != c->s->entries[c->stack].length)
+        return false;
+    *stack = c->stack;
+    return true;
+}
+
+static uint32_t cursor_next(cursor *c)
+{
+    if (c->extra_left)
+        return c->extra[--c->extra_left];
+    /* Only called while frames are left: stack is a stack with left > 0 here. */
+    const pk_stack_entry *e = &c->s->entries[c->stack];
+    uint32_t frame = c->s->pool[e->first + --c->left];
+    if (c->left == 0) {
+        c->stack = e->prefix;
+        c->left = c->stack == PK_NONE ? 0 : c->s->entries[c->stack].length;
+    }
+    return frame;
+}
+
+/* Whether stack `candidate` is prefix's frames followed by frames[0..n); the depths are known
+ * to be equal. */
+static bool stack_equals(const pk_stack_store *s, uint32_t candidate, uint32_t prefix,
+                         const uint32_t *frames, size_t n)
+{
+    const pk_stack_entry *e = &s->entries[candidate];
+    if (e->prefix == prefix && e->length == n)
+        return memcmp(s->pool + e->first, frames, n * sizeof *frames) == 0;
+    cursor a, b;
+    cursor_start(&a, s, candidate, NULL, 0);
+    cursor_start(&b, s, prefix, frames, n);
+    for (uint32_t left = e->depth; left > 0; left--) {
+        uint32_t sa, sb;
+        /* Both rest on the same stack from here: equal without reading further. */
+        if (cursor_whole(&a, &sa) && cursor_whole(&b, &sb) && sa == sb)
+            return true;
+        if (cursor_next(&a) != cursor_next(&b))
+            return false;
+    }
+    return true;
+}
+
+static uint32_t stack_lookup(const pk_stack_store *s, uint64_t hash, uint32_t depth,
+                             uint32_t prefix, const uint32_t *frames, size_t n, size_t *slot)
+{
+    if (!s->slots) {
+        *slot = SIZE_MAX;
+        return PK_NONE;
+    }
+    for (size_t i = (size_t)hash & s->mask;; i = (i + 1) & s->mask) {
+        const pk_stack_slot *sl = &s->slots[i];
+        if (!sl->stack) {
+            *slot = i;
+            return PK_NONE;
+        }
+        uint32_t id = sl->stack - 1;
+        if (sl->hash == (uint32_t)(hash >> 32) && s->entries[id].hash == hash &&
+            s->entries[id].depth == depth && stack_equals(s, id, prefix, frames, n)) {
+            *slot = i;
+            return id;
+        }
+    }
+}
+
+static bool grow_slots(pk_stack_store *s)
+{
+    size_t size = s->slots ? (s->mask + 1) * 2 : 1024;
+    pk_stack_slot *slots = calloc(size, sizeof *slots);
+    if (!slots)
+        return false;
+    size_t mask = size - 1;
+    for (size_t id = 0; id < s->count; id++) {
+        uint64_t hash = s->entries[id].hash;
+        size_t i = (size_t)hash & mask;
+        while (slots[i].stack)
+            i = (i + 1) & mask;
+        slots[i] = (pk_stack_slot){(uint32_t)id + 1, (uint32_t)(hash >> 32)};
+    }
+    free(s->slots);
+    s->slots = slots;
+    s->mask = mask;
+    return true;
+}
+
+/* The hash and depth of prefix's frames followed by frames[0..n). */
+static uint64_t sequence_hash(const pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
+                              size_t n, uint64_t *depth)
+{
+    uint64_t h = prefix == PK_NONE ? STACK_HASH_SEED : s->entries[prefix].hash;
+    *depth = (prefix == PK_NONE ? 0 : s->entries[prefix].depth) + (uint64_t)n;
+    for (size_t i = 0; i < n; i++)
+        h = hash_step(h, frames[i]);
+    return h;
+}
+
+uint32_t pk_stack_store_find(const pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
+                             size_t n)
+{
+    if (prefix != PK_NONE && prefix >= s->count)
+        return PK_NONE;
+    if (n == 0)
+        return prefix;
+    uint64_t depth;
+    uint64_t hash = sequence_hash(s, prefix, frames, n, &depth);
+    size_t slot;
+    if (depth > UINT32_MAX)
+        return PK_NONE;
+    return stack_lookup(s, hash, (uint32_t)depth, prefix, frames, n, &slot);
+}
+
+uint32_t pk_stack_store_intern(pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
+                               size_t n, size_t frame_count)
+{
+    if (prefix != PK_NONE && prefix >= s->count)
+        return PK_NONE;
+    if (n == 0)
+        return prefix;
+    for (size_t i = 0; i < n; i++)
+        if (frames[i] >= frame_count)
+            return PK_NONE;
+    uint64_t depth;
+    uint64_t hash = sequence_hash(s, prefix, frames, n, &depth);
+    if (depth > UINT32_MAX || n > UINT32_MAX - s->pool_count || s->count >= PK_NONE - 1)
+        return PK_NONE;
+    size_t slot;
+    uint32_t found = stack_lookup(s, hash, (uint32_t)depth, prefix, frames, n, &slot);
+    if (found != PK_NONE)
+        return found;
+    /* At most half full, so probes stay short. */
+    if (!s->slots || (s->count + 1) * 2 > s->mask + 1) {
+        if (!grow_slots(s))
+            return PK_NONE;
+        stack_lookup(s, hash, (uint32_t)depth, prefix, frames, n, &slot);
+    }
+    if (!PK_ARRAY_RESERVE(s->entries, s->capacity, s->count + 1) ||
+        !PK_ARRAY_RESERVE(s->pool, s->pool_capacity, s->pool_count + n))
+        return PK_NONE;
+    uint32_t id = (uint32_t)s->count++;
+    s->entries[id] = (pk_stack_entry){hash, prefix, (uint32_t)depth, (uint32_t)s->pool_count,
+                                      (uint32_t)n};
+    memcpy(s->pool + s->pool_count, frames, n * sizeof *frames);
+    s->pool_count += n;
+    s->slots[slot] = (pk_stack_slot){id + 1, (uint32_t)(hash >> 32)};
+    return id;
+}

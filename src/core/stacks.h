@@ -1,0 +1,50 @@
+/* The stacks of a profile: each distinct sequence of frames stored once.
+ *
+ * A stack is a prefix (an earlier stack, or none) followed by a run of its own frames in a
+ * shared pool. A reader that builds stacks one frame at a time makes runs of one frame: a prefix
+ * tree. A reader that has whole sequences (a sample's call chain) stores each as one run, so a
+ * profile of deep stacks that share few prefixes costs a run per distinct stack, not a node per
+ * distinct prefix. Equal sequences are one stack however they were built: stacks are found by
+ * a hash of the whole sequence, extended frame by frame, and compared frame by frame.
+ */
+#ifndef PK_CORE_STACKS_H
+#define PK_CORE_STACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pk_stack_entry {
+    uint64_t hash;   /* of the whole sequence */
+    uint32_t prefix; /* PK_NONE: the run starts at the root */
+    uint32_t depth;  /* frames in the whole stack */
+    uint32_t first;  /* the run: pool[first, first + length) */
+    uint32_t length; /* >= 1 */
+} pk_stack_entry;
+
+typedef struct pk_stack_slot {
+    uint32_t stack; /* stack + 1; 0 = empty */
+    uint32_t hash;  /* low bits of the stack's hash: most mismatches end here */
+} pk_stack_slot;
+
+typedef struct pk_stack_store {
+    pk_stack_entry *entries;
+    size_t count, capacity;
+    uint32_t *pool;
+    size_t pool_count, pool_capacity;
+    pk_stack_slot *slots;
+    size_t mask; /* slot count - 1 */
+} pk_stack_store;
+
+void pk_stack_store_free(pk_stack_store *s);
+
+/* The stack of prefix's frames (none for PK_NONE) followed by frames[0..n), interned; n == 0
+ * gives prefix itself. frame_count bounds valid frames. PK_NONE when memory runs out or an index
+ * is out of range. */
+uint32_t pk_stack_store_intern(pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
+                               size_t n, size_t frame_count);
+/* The same lookup without interning: PK_NONE when there is no such stack. */
+uint32_t pk_stack_store_find(const pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
+                             size_t n);
+
+#endif
