@@ -59,8 +59,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Most records an expanding writer may produce here. */
-#define MAX_EXPANSION 4096
+/* Most records (a group or row per sample, with one record per frame) an expanding writer may
+ * produce here. */
+#define MAX_EXPANSION 65536
 
 /* The digests' own loops are not what is being fuzzed: without coverage instrumentation they
  * cost a fraction of the time, and they add no features to guide the fuzzer astray. */
@@ -256,14 +257,22 @@ static bool any_negative(const pk_profile *p, const uint32_t *values, size_t cou
     return false;
 }
 
-/* How many records writing value `value` expands to, one per `unit` of it, capped. */
+/* Records of one row written `copies` times: one per frame, one for the row itself. */
+static uint64_t row_records(const pk_profile *p, size_t row, uint64_t copies)
+{
+    uint64_t per_copy = (uint64_t)pk_stack_depth(p, pk_sample_stack(p, row)) + 1;
+    return copies > MAX_EXPANSION / per_copy ? MAX_EXPANSION + 1 : copies * per_copy;
+}
+
+/* How many records writing value `value` expands to, a copy of the row per `unit` of it,
+ * capped just past MAX_EXPANSION. */
 static uint64_t expansion(const pk_profile *p, uint32_t value, uint64_t unit)
 {
     uint64_t n = 0;
     for (size_t row = 0; row < pk_sample_count(p) && n <= MAX_EXPANSION; row++) {
         int64_t x = pk_sample_values(p, row)[value];
         if (x > 0)
-            n += (uint64_t)x / unit + 1;
+            n += row_records(p, row, (uint64_t)x / unit + 1);
     }
     return n;
 }
@@ -380,7 +389,7 @@ static bool br_worth_trying(const pk_profile *p)
     br_values(p, &time_value, &count_value);
     uint64_t n = 0;
     for (size_t row = 0; row < pk_sample_count(p) && n <= MAX_EXPANSION; row++)
-        n += br_groups(pk_sample_values(p, row), time_value, count_value);
+        n += row_records(p, row, br_groups(pk_sample_values(p, row), time_value, count_value));
     return n <= MAX_EXPANSION;
 }
 

@@ -9,9 +9,10 @@
 # Each harness starts from its corpus fuzz/corpus/NAME (copied to build-fuzz/corpus/NAME, where
 # it grows) with its dictionary fuzz/NAME.dict when there is one. PK_FUZZ_HARNESSES="pprof
 # round_trip" runs only those. An input that crashes, trips a sanitizer (undefined behaviour
-# halts too), leaks, runs longer than 30 s or allocates more than 2 GiB is a finding, saved in
-# build-fuzz/findings/. Prints per harness the executions, the coverage (libFuzzer's cov: and
-# ft:) and the findings; exits 1 and lists the saved inputs when there is any.
+# halts too), leaks, runs longer than 60 s or allocates more than 2 GiB is a finding, saved in
+# build-fuzz/findings/. Prints per harness the CPU seconds it used, the executions, the coverage
+# (libFuzzer's cov: and ft:) and the findings; exits 1 and lists the saved inputs when there is
+# any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -53,7 +54,7 @@ if $merge; then
     [ -d "build-fuzz/corpus/$name" ] || continue
     mkdir -p "fuzz/corpus/$name"
     before=$(ls "fuzz/corpus/$name" | wc -l)
-    "build-fuzz/fuzz/fuzz_$name" -merge=1 -max_len=65536 -rss_limit_mb=2048 -timeout=30 \
+    "build-fuzz/fuzz/fuzz_$name" -merge=1 -max_len=65536 -rss_limit_mb=2048 -timeout=60 \
       "fuzz/corpus/$name" "build-fuzz/corpus/$name" >"build-fuzz/merge-$name.log" 2>&1
     after=$(ls "fuzz/corpus/$name" | wc -l)
     echo "$name: $before inputs, $((after - before)) added"
@@ -69,7 +70,7 @@ list_findings() {
     sort
 }
 
-printf '%-12s %9s %12s %8s %8s %s\n' HARNESS SECONDS EXECUTIONS COV FT FINDINGS
+printf '%-12s %9s %9s %12s %8s %8s %s\n' HARNESS SECONDS CPU_S EXECUTIONS COV FT FINDINGS
 all_findings=()
 for name in "${harnesses[@]}"; do
   harness=build-fuzz/fuzz/fuzz_$name
@@ -77,13 +78,17 @@ for name in "${harnesses[@]}"; do
   log=build-fuzz/findings/$name.log
   mkdir -p "$corpus"
   [ -d "fuzz/corpus/$name" ] && cp -r "fuzz/corpus/$name/." "$corpus/"
-  options=(-max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=30
+  options=(-max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=60
            -artifact_prefix="build-fuzz/findings/$name-" -print_final_stats=1)
   [ -f "fuzz/$name.dict" ] && options+=(-dict="fuzz/$name.dict")
   [ "$jobs" -gt 1 ] && options+=(-fork="$jobs")
   before=$(list_findings "$name")
   status=0
-  "$harness" "${options[@]}" "$corpus" >"$log" 2>&1 || status=$?
+  # CPU time of the harness and its forked jobs (a shared machine gives less than wall time).
+  cpu_file=build-fuzz/findings/$name.cpu
+  /usr/bin/time -f '%U %S' -o "$cpu_file" "$harness" "${options[@]}" "$corpus" >"$log" 2>&1 ||
+    status=$?
+  cpu=$(awk 'END { if (NF == 2) printf "%.0f", $1 + $2 }' "$cpu_file")
   new=$(comm -13 <(printf '%s\n' "$before") <(list_findings "$name") | sed '/^$/d')
   # The last status line: "#EXECUTIONS ... cov: N ft: N" (plain) or "#EXECUTIONS: cov: ..." (fork).
   last=$(grep -E '^#[0-9]+:? .*cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
@@ -95,8 +100,8 @@ for name in "${harnesses[@]}"; do
     count="failed (exit $status, see $log)"
     all_findings+=("$log")
   fi
-  printf '%-12s %9s %12s %8s %8s %s\n' "$name" "$seconds" "${executions:-?}" "${cov:-?}" \
-    "${ft:-?}" "$count"
+  printf '%-12s %9s %9s %12s %8s %8s %s\n' "$name" "$seconds" "${cpu:-?}" "${executions:-?}" \
+    "${cov:-?}" "${ft:-?}" "$count"
   while IFS= read -r file; do
     [ -n "$file" ] && all_findings+=("$file")
   done <<<"$new"
