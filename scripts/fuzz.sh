@@ -4,13 +4,14 @@
 #   scripts/fuzz.sh [SECONDS] [JOBS]   each harness for SECONDS (default 60) of wall time with
 #                                      JOBS processes (default 1; more use libFuzzer's -fork)
 #   scripts/fuzz.sh --merge            adds to fuzz/corpus/NAME the inputs of the last runs
-#                                      that reach code it does not (libFuzzer's -merge=1)
+#                                      that reach code it does not (libFuzzer's -merge=1 by
+#                                      edges)
 #
 # Each harness starts from its corpus fuzz/corpus/NAME (copied to build-fuzz/corpus/NAME, where
-# it grows) with its dictionary fuzz/NAME.dict when there is one. PK_FUZZ_HARNESSES="pprof
-# round_trip" runs only those. An input that crashes, trips a sanitizer (undefined behaviour
-# halts too), leaks, runs longer than 60 s or allocates more than 2 GiB is a finding, saved in
-# build-fuzz/findings/. Prints per harness the CPU seconds it used, the executions, the coverage
+# it grows; the round trip also from every other corpus) with its dictionary fuzz/NAME.dict when
+# there is one. PK_FUZZ_HARNESSES="pprof round_trip" runs only those. An input that crashes,
+# trips a sanitizer (undefined behaviour halts too), leaks, runs longer than 60 s or allocates
+# more than 2 GiB is a finding, saved in build-fuzz/findings/. Prints per harness the CPU seconds it used, the executions, the coverage
 # (libFuzzer's cov: and ft:) and the findings; exits 1 and lists the saved inputs when there is
 # any.
 set -euo pipefail
@@ -49,13 +50,36 @@ for harness in build-fuzz/fuzz/fuzz_*; do
 done
 [ ${#harnesses[@]} -gt 0 ] || { echo "fuzz: no harness to run" >&2; exit 2; }
 
+# The corpora a harness starts from besides its own: the round trip reads every format, so the
+# other harnesses' corpora seed it, and its own corpus holds only what they do not reach.
+seed_corpora() {
+  [ "$1" = round_trip ] || return 0
+  local dir
+  for dir in fuzz/corpus/*/; do
+    [ "${dir%/}" = fuzz/corpus/round_trip ] || echo "${dir%/}"
+  done
+}
+
 if $merge; then
   for name in "${harnesses[@]}"; do
     [ -d "build-fuzz/corpus/$name" ] || continue
     mkdir -p "fuzz/corpus/$name"
     before=$(ls "fuzz/corpus/$name" | wc -l)
-    "build-fuzz/fuzz/fuzz_$name" -merge=1 -max_len=65536 -rss_limit_mb=2048 -timeout=60 \
-      "fuzz/corpus/$name" "build-fuzz/corpus/$name" >"build-fuzz/merge-$name.log" 2>&1
+    # Merged into a copy of the seeds and the corpus, so that an input counts only for what
+    # none of them reaches; the inputs it adds go to the corpus.
+    work=build-fuzz/merge-$name
+    rm -rf "$work"
+    mkdir -p "$work"
+    for dir in $(seed_corpora "$name") "fuzz/corpus/$name"; do
+      cp "$dir"/* "$work"/ 2>/dev/null || true
+    done
+    ls "$work" | sort >"$work.before"
+    # Edges, not hit counts (-use_counters=0): a few times fewer inputs for the same code.
+    "build-fuzz/fuzz/fuzz_$name" -merge=1 -use_counters=0 -max_len=65536 -rss_limit_mb=2048 \
+      -timeout=60 "$work" "build-fuzz/corpus/$name" >"$work.log" 2>&1
+    comm -13 "$work.before" <(ls "$work" | sort) | while IFS= read -r file; do
+      cp "$work/$file" "fuzz/corpus/$name/"
+    done
     after=$(ls "fuzz/corpus/$name" | wc -l)
     echo "$name: $before inputs, $((after - before)) added"
   done
@@ -86,7 +110,8 @@ for name in "${harnesses[@]}"; do
   status=0
   # CPU time of the harness and its forked jobs (a shared machine gives less than wall time).
   cpu_file=build-fuzz/findings/$name.cpu
-  /usr/bin/time -f '%U %S' -o "$cpu_file" "$harness" "${options[@]}" "$corpus" >"$log" 2>&1 ||
+  /usr/bin/time -f '%U %S' -o "$cpu_file" "$harness" "${options[@]}" "$corpus" \
+    $(seed_corpora "$name") >"$log" 2>&1 ||
     status=$?
   cpu=$(awk 'END { if (NF == 2) printf "%.0f", $1 + $2 }' "$cpu_file")
   new=$(comm -13 <(printf '%s\n' "$before") <(list_findings "$name") | sed '/^$/d')
