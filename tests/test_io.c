@@ -1,4 +1,7 @@
 /* Buffered input and output: varints, lines, refills, temporary files, JSON escaping. */
+#define _GNU_SOURCE /* O_TMPFILE, to learn whether the scratch directory takes unnamed files */
+#include <dirent.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -245,6 +248,58 @@ static void outputs_appear_only_on_commit(void **state)
     unlink(final_path);
 }
 
+/* The names in dir, but "." and "..". */
+static int directory_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* Where the directory takes unnamed files (O_TMPFILE), an output being written has no name at
+ * all, so that nothing is left when the program is killed; it is named at commit. */
+static void outputs_are_unnamed_while_written(void **state)
+{
+    (void)state;
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s", scratch_path("unnamed"));
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    unlink(path);
+    assert_int_equal(directory_entries(dir), 0);
+    int probe = open(dir, O_TMPFILE | O_WRONLY, 0600);
+    bool unnamed = probe >= 0;
+    if (probe >= 0)
+        close(probe);
+
+    pk_output out;
+    pk_error err;
+    assert_int_equal(pk_output_open(&out, path, NULL, &err), PK_OK);
+    for (int i = 0; i < 100000; i++)
+        pk_out_printf(&out, "%d\n", i);
+    /* unnamed: nothing in the directory; else the one hidden temporary */
+    assert_int_equal(directory_entries(dir), unnamed ? 0 : 1);
+    assert_int_equal(pk_output_commit(&out, &err), PK_OK);
+    assert_int_equal(directory_entries(dir), 1);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+
+    /* Replacing the file: still nothing else while it is written. */
+    assert_int_equal(pk_output_open(&out, path, NULL, &err), PK_OK);
+    pk_out_puts(&out, "new\n");
+    assert_int_equal(directory_entries(dir), unnamed ? 1 : 2);
+    assert_int_equal(pk_output_commit(&out, &err), PK_OK);
+    assert_int_equal(directory_entries(dir), 1);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_size, 4);
+    unlink(path);
+    rmdir(dir);
+}
+
 static void json_strings_are_escaped(void **state)
 {
     (void)state;
@@ -274,6 +329,7 @@ int main(void)
         cmocka_unit_test(lines_split_on_lf),
         cmocka_unit_test(file_input_refills),
         cmocka_unit_test(outputs_appear_only_on_commit),
+        cmocka_unit_test(outputs_are_unnamed_while_written),
         cmocka_unit_test(json_strings_are_escaped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
