@@ -75,8 +75,11 @@ if $merge; then
     done
     ls "$work" | sort >"$work.before"
     # Edges, not hit counts (-use_counters=0): a few times fewer inputs for the same code.
+    # An input that fails is left out of the merge and saved as a finding.
+    mkdir -p build-fuzz/findings
     "build-fuzz/fuzz/fuzz_$name" -merge=1 -use_counters=0 -max_len=65536 -rss_limit_mb=2048 \
-      -timeout=60 "$work" "build-fuzz/corpus/$name" >"$work.log" 2>&1
+      -timeout=60 -artifact_prefix="build-fuzz/findings/$name-" "$work" \
+      "build-fuzz/corpus/$name" >"$work.log" 2>&1
     comm -13 "$work.before" <(ls "$work" | sort) | while IFS= read -r file; do
       cp "$work/$file" "fuzz/corpus/$name/"
     done

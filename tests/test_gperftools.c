@@ -1072,6 +1072,30 @@ static void dump_stops_at_damage_as_the_reader_does(void **state)
     tb_free(&b);
 }
 
+/* A trailer with no mappings after it: the resolved dump ends with the trailer (the empty maps
+ * text was once copied from a null pointer, which the fuzz build's sanitizer caught). */
+static void dump_of_a_profile_without_mappings(void **state)
+{
+    (void)state;
+    tb_bytes b = {0};
+    header(&b, LE64, 10000);
+    const uint64_t pcs[2] = {0x401000, 0x402000};
+    record(&b, LE64, 3, 2, pcs);
+    trailer(&b, LE64);
+    for (int raw = 0; raw < 2; raw++) {
+        pk_status status;
+        char *text = dump_of(&b, raw, &status);
+        assert_int_equal(status, PK_OK);
+        assert_non_null(strstr(text, "40\trecord 1: count 3, depth 2: 0x401000"));
+        const char *trailer_line = strstr(text, "72\ttrailer: 0, 1, 0\n");
+        assert_non_null(trailer_line);
+        assert_string_equal(trailer_line, "72\ttrailer: 0, 1, 0\n");
+        assert_null(strstr(text, "maps"));
+        free(text);
+    }
+    tb_free(&b);
+}
+
 static void dump_lists_every_slot_with_offsets(void **state)
 {
     (void)state;
@@ -1169,6 +1193,7 @@ int main(void)
         cmocka_unit_test(writer_writes_profiles_without_samples),
         cmocka_unit_test(writer_converts_time_values_and_skips_inlined_frames),
         cmocka_unit_test(dump_lists_every_slot_with_offsets),
+        cmocka_unit_test(dump_of_a_profile_without_mappings),
         cmocka_unit_test(dump_stops_at_damage_as_the_reader_does),
         cmocka_unit_test(demangles_cxx_names_from_symbol_tables),
     };
