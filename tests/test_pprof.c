@@ -1075,6 +1075,35 @@ static void round_trip_keeps_the_model(void **state)
     pk_profile_free(p);
 }
 
+/* Samples in a profile that declares no sample types: rows without values. Their values once
+ * reached the model as an offset into its null array of values, which the fuzz build's
+ * sanitizer caught (the shape it found: an empty sample, then damage, read with salvage). */
+static void samples_without_sample_types(void **state)
+{
+    (void)state;
+    tb_bytes b = {0};
+    for (int i = 0; i < 2; i++) {
+        tb_varint(&b, 2u << 3 | BYTES); /* sample {} */
+        tb_varint(&b, 0);
+    }
+    pb_string(&b, "");
+    pk_profile *p = NULL;
+    pk_error err;
+    if (read_bytes(b.data, b.len, false, &p, &err) != PK_OK)
+        fail_msg("%s at %lld", err.message, (long long)err.offset);
+    assert_int_equal(pk_value_type_count(p), 0);
+    assert_int_equal(pk_sample_count(p), 1); /* both samples: the same thread and no stack */
+    pk_profile_free(p);
+
+    /* The fuzzer's shape: damage after the sample, kept with salvage. */
+    tb_u8(&b, 0x00); /* field number 0 */
+    assert_int_equal(read_bytes(b.data, b.len, false, &p, &err), PK_ERR_INPUT);
+    assert_int_equal(read_bytes(b.data, b.len, true, &p, &err), PK_OK);
+    assert_int_equal(pk_sample_count(p), 1);
+    pk_profile_free(p);
+    tb_free(&b);
+}
+
 static void writer_edge_cases(void **state)
 {
     (void)state;
@@ -1141,6 +1170,7 @@ int main(void)
         cmocka_unit_test(probe_scores),
         cmocka_unit_test(writes_what_pprof_expects),
         cmocka_unit_test(round_trip_keeps_the_model),
+        cmocka_unit_test(samples_without_sample_types),
         cmocka_unit_test(writer_edge_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
