@@ -851,6 +851,52 @@ static void writer_refuses_what_br_cannot_hold(void **state)
     pk_profile_free(p);
 }
 
+/* A BR file is nothing but its sample groups, and an empty file is not a profile: a profile
+ * without samples, or whose samples all count 0, is refused with the reason, and nothing is
+ * written. */
+static void writer_refuses_profiles_without_samples(void **state)
+{
+    (void)state;
+    pk_write_options options = {.value = PK_NONE};
+    char *data = NULL;
+    size_t size = 0;
+    pk_error err;
+    for (int values = 0; values < 2; values++) {
+        pk_profile *p = pk_profile_new();
+        if (values)
+            pk_add_value_type(p, "samples", "count");
+        pk_add_thread(p, pk_intern_cstr(p, "t"), 1, 1);
+        assert_int_equal(pk_write_memory(p, &pk_format_br, &options, &data, &size, &err),
+                         PK_ERR_UNSUPPORTED);
+        assert_non_null(strstr(err.message, "the profile has no samples"));
+        assert_non_null(strstr(err.message, "empty file"));
+        assert_null(data);
+        pk_profile_free(p);
+    }
+
+    pk_profile *p = pk_profile_new();
+    uint32_t calls = pk_add_value_type(p, "calls", "count");
+    pk_function fn = {.name = pk_intern_cstr(p, "f")};
+    pk_frame fr = {.function = pk_intern_function(p, &fn)};
+    uint32_t stack = pk_intern_stack(p, PK_NONE, pk_intern_frame(p, &fr));
+    uint32_t thread = pk_add_thread(p, pk_intern_cstr(p, "t"), -1, -1);
+    assert_int_equal(pk_add_sample_value(p, thread, stack, calls, 0), PK_OK);
+    assert_int_equal(pk_write_memory(p, &pk_format_br, &options, &data, &size, &err),
+                     PK_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "no sample has a value of 'calls' above 0"));
+    assert_null(data);
+    /* One sample is enough. */
+    pk_sample_row_add(p, 0, calls, 1);
+    assert_int_equal(pk_write_memory(p, &pk_format_br, &options, &data, &size, &err), PK_OK);
+    pk_profile *again = NULL;
+    pk_read_options strict = {0};
+    assert_int_equal(pk_read_memory(data, size, &pk_format_br, &strict, &again, &err), PK_OK);
+    assert_int_equal(pk_value_total(again, pk_value_find(again, "samples")), 1);
+    pk_profile_free(again);
+    free(data);
+    pk_profile_free(p);
+}
+
 static void long_names_are_cut_at_a_character(void **state)
 {
     (void)state;
@@ -893,6 +939,7 @@ int main(void)
         cmocka_unit_test(round_trip_keeps_names_and_totals),
         cmocka_unit_test(any_profile_can_be_written),
         cmocka_unit_test(writer_refuses_what_br_cannot_hold),
+        cmocka_unit_test(writer_refuses_profiles_without_samples),
         cmocka_unit_test(long_names_are_cut_at_a_character),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

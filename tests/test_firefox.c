@@ -830,6 +830,52 @@ static void threads_of_one_name_told_apart(void **state)
     pk_profile_free(p);
 }
 
+/* The main thread of each process: the thread whose tid is the pid, else the process's first
+ * thread; one per process, among many processes and threads (the writer finds them in one
+ * pass over the threads). Process k has k % 4 + 1 threads; in every third process with more
+ * than one thread, the last one is named by the pid; processes from 1000 on have no pid (-1). */
+static void test_main_thread_per_process(void **state)
+{
+    (void)state;
+    enum { PROCESSES = 1500 };
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "samples", "count");
+    uint32_t s = pk_intern_stack(p, PK_NONE, script_frame(p, "work", "w.c", 1, 1));
+    const int64_t one[] = {1};
+    size_t threads = 0;
+    static bool expected[PROCESSES * 4];
+    for (int k = 0; k < PROCESSES; k++) {
+        int64_t pid = k < 1000 ? 100000 + k : -1;
+        int n = k % 4 + 1;
+        bool pid_named_last = n > 1 && k % 3 == 0 && pid >= 0;
+        for (int i = 0; i < n; i++) {
+            int64_t tid = pid_named_last && i == n - 1 ? pid : 200000 + (int64_t)threads;
+            char name[32];
+            snprintf(name, sizeof name, "t%zu", threads);
+            uint32_t t = pk_add_thread(p, pk_intern_cstr(p, name), pid, tid);
+            assert_int_equal(t, threads);
+            pk_add_sample(p, t, s, one);
+            /* Processes without a pid are all one process (-1): its first thread is main. */
+            if (pid_named_last)
+                expected[threads] = i == n - 1;
+            else
+                expected[threads] = i == 0 && (pid >= 0 || k == 1000);
+            threads++;
+        }
+    }
+    json_t *root = write_json(p, PK_NONE);
+    json_t *out = get(root, "threads");
+    assert_int_equal(json_array_size(out), threads);
+    for (size_t i = 0; i < threads; i++) {
+        json_t *t = json_array_get(out, i);
+        if (json_is_true(get(t, "isMainThread")) != expected[i])
+            fail_msg("thread %zu (%s): isMainThread should be %d", i, get_string(t, "name"),
+                     expected[i]);
+    }
+    json_decref(root);
+    pk_profile_free(p);
+}
+
 /* Stacks interned in an order where a thread reaches a deep stack before its callers' other
  * children: per-thread indexes must still put every prefix first. */
 static void test_stacks_stay_topological_per_thread(void **state)
@@ -1007,6 +1053,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_empty_profile),
         cmocka_unit_test(test_unnamed_threads_and_strings_escaped),
         cmocka_unit_test(threads_of_one_name_told_apart),
+        cmocka_unit_test(test_main_thread_per_process),
         cmocka_unit_test(test_stacks_stay_topological_per_thread),
         cmocka_unit_test(test_random_profiles_stay_valid),
     };

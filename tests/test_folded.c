@@ -935,15 +935,45 @@ static void test_write_refuses_lines_the_reader_refuses(void **state)
     free(name);
 }
 
+/* An empty profile would be an empty file, which the reader rejects: the writer refuses it
+ * and says why, with threads as roots or without. */
 static void test_write_empty_profile(void **state)
 {
     (void)state;
     fixture f;
     fixture_build(&f);
-    char *out = write_folded(f.p, PK_NONE, true);
-    assert_string_equal(out, "");
-    free(out);
+    for (int with_threads = 0; with_threads < 2; with_threads++) {
+        pk_write_options options = {0};
+        options.value = PK_NONE;
+        options.with_threads = with_threads;
+        char *data = NULL;
+        size_t size = 0;
+        pk_error err;
+        assert_int_equal(pk_write_memory(f.p, &pk_format_folded, &options, &data, &size, &err),
+                         PK_ERR_UNSUPPORTED);
+        assert_non_null(strstr(err.message, "the profile has no samples"));
+        assert_non_null(strstr(err.message, "empty file"));
+        free(data);
+    }
     pk_profile_free(f.p);
+}
+
+/* Samples whose values are all 0 (or negative) leave no line either: refused, naming the value. */
+static void test_write_zero_values_refused(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok("main;work 0\nmain;idle 0\n");
+    assert_true(pk_sample_count(p) > 0);
+    pk_write_options options = {0};
+    options.value = PK_NONE;
+    char *data = NULL;
+    size_t size = 0;
+    pk_error err;
+    assert_int_equal(pk_write_memory(p, &pk_format_folded, &options, &data, &size, &err),
+                     PK_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "no stack has a value of 'samples' above 0"));
+    free(data);
+    pk_profile_free(p);
 }
 
 /* ---- round trips ------------------------------------------------------------------------------- */
@@ -1099,6 +1129,7 @@ int main(void)
         cmocka_unit_test(test_write_without_values_is_unsupported),
         cmocka_unit_test(test_write_empty_profile),
         cmocka_unit_test(test_write_refuses_lines_the_reader_refuses),
+        cmocka_unit_test(test_write_zero_values_refused),
         cmocka_unit_test(test_round_trip_reference),
         cmocka_unit_test(test_round_trip_merges_and_normalises),
         cmocka_unit_test(test_round_trip_random),

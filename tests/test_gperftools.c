@@ -1025,6 +1025,53 @@ static void writer_refuses_what_it_cannot_hold(void **state)
     tb_free(&b);
 }
 
+/* A profile without samples is what libprofiler writes for a run that took none: the header,
+ * no records, the trailer. It reads back without samples, through the probe too; samples of
+ * value 0 are left out the same way. */
+static void writer_writes_profiles_without_samples(void **state)
+{
+    (void)state;
+    for (int shape = 0; shape < 3; shape++) {
+        pk_profile *p = pk_profile_new();
+        if (shape >= 1)
+            pk_add_value_type(p, "samples", "count");
+        if (shape == 2) {
+            pk_frame frame = {0};
+            frame.function = pk_intern_function(p, &(pk_function){pk_intern_cstr(p, "f"), 0, 0,
+                                                                  PK_NONE});
+            frame.address = 0x1000;
+            frame.flags = PK_FRAME_HAS_ADDRESS;
+            uint32_t stack = pk_intern_stack(p, PK_NONE, pk_intern_frame(p, &frame));
+            uint32_t thread = pk_add_thread(p, pk_intern_cstr(p, "t"), 1, 1);
+            const int64_t zero = 0;
+            assert_int_equal(pk_add_sample(p, thread, stack, &zero), PK_OK);
+        }
+        size_t size;
+        pk_status status;
+        pk_error err;
+        char *data = write_with(p, NULL, 0, &size, &status, &err);
+        if (status != PK_OK)
+            fail_msg("shape %d: %s", shape, err.message);
+        /* header (5 slots) and trailer (3 slots) of 8 bytes, no mappings */
+        assert_int_equal(size, 8 * 8);
+        tb_bytes expected = {0};
+        header(&expected, LE64, 10000);
+        trailer(&expected, LE64);
+        assert_memory_equal(data, expected.data, size);
+        int score;
+        assert_ptr_equal(pk_format_probe((const uint8_t *)data, size, NULL, &score), FMT);
+        tb_bytes written = {0};
+        tb_raw(&written, data, size);
+        pk_profile *again = read_ok(&written);
+        assert_int_equal(pk_sample_count(again), 0);
+        pk_profile_free(again);
+        tb_free(&written);
+        tb_free(&expected);
+        free(data);
+        pk_profile_free(p);
+    }
+}
+
 static void writer_converts_time_values_and_skips_inlined_frames(void **state)
 {
     (void)state;
@@ -1154,6 +1201,30 @@ static void dump_stops_at_damage_as_the_reader_does(void **state)
     tb_free(&b);
 }
 
+/* A trailer with no mappings after it: the resolved dump ends with the trailer (the empty maps
+ * text was once copied from a null pointer, which the fuzz build's sanitizer caught). */
+static void dump_of_a_profile_without_mappings(void **state)
+{
+    (void)state;
+    tb_bytes b = {0};
+    header(&b, LE64, 10000);
+    const uint64_t pcs[2] = {0x401000, 0x402000};
+    record(&b, LE64, 3, 2, pcs);
+    trailer(&b, LE64);
+    for (int raw = 0; raw < 2; raw++) {
+        pk_status status;
+        char *text = dump_of(&b, raw, &status);
+        assert_int_equal(status, PK_OK);
+        assert_non_null(strstr(text, "40\trecord 1: count 3, depth 2: 0x401000"));
+        const char *trailer_line = strstr(text, "72\ttrailer: 0, 1, 0\n");
+        assert_non_null(trailer_line);
+        assert_string_equal(trailer_line, "72\ttrailer: 0, 1, 0\n");
+        assert_null(strstr(text, "maps"));
+        free(text);
+    }
+    tb_free(&b);
+}
+
 static void dump_lists_every_slot_with_offsets(void **state)
 {
     (void)state;
@@ -1251,8 +1322,10 @@ int main(void)
         cmocka_unit_test(writer_emits_the_document_layout),
         cmocka_unit_test(writer_round_trips_real_profiles),
         cmocka_unit_test(writer_refuses_what_it_cannot_hold),
+        cmocka_unit_test(writer_writes_profiles_without_samples),
         cmocka_unit_test(writer_converts_time_values_and_skips_inlined_frames),
         cmocka_unit_test(dump_lists_every_slot_with_offsets),
+        cmocka_unit_test(dump_of_a_profile_without_mappings),
         cmocka_unit_test(dump_stops_at_damage_as_the_reader_does),
         cmocka_unit_test(demangles_cxx_names_from_symbol_tables),
     };

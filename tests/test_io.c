@@ -1,6 +1,10 @@
 /* Buffered input and output: varints, lines, text lines, UTF-16 decoding, refills, temporary
  * files, JSON escaping. */
+#define _GNU_SOURCE /* O_TMPFILE, to learn whether the scratch directory takes unnamed files */
+#include <dirent.h>
+#include <fcntl.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -383,6 +387,65 @@ static void outputs_appear_only_on_commit(void **state)
     unlink(final_path);
 }
 
+/* The names in dir, but "." and ".."; with remove, they are removed instead. */
+static int directory_entries(const char *dir, bool remove)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        n++;
+        if (remove) {
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+/* Where the directory takes unnamed files (O_TMPFILE), an output being written has no name at
+ * all, so that nothing is left when the program is killed; it is named at commit. */
+static void outputs_are_unnamed_while_written(void **state)
+{
+    (void)state;
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s", scratch_path("unnamed"));
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    directory_entries(dir, true); /* what an earlier failed run left */
+    int probe = open(dir, O_TMPFILE | O_WRONLY, 0600);
+    bool unnamed = probe >= 0;
+    if (probe >= 0)
+        close(probe);
+
+    pk_output out;
+    pk_error err;
+    assert_int_equal(pk_output_open(&out, path, NULL, &err), PK_OK);
+    for (int i = 0; i < 100000; i++)
+        pk_out_printf(&out, "%d\n", i);
+    /* unnamed: nothing in the directory; else the one hidden temporary */
+    assert_int_equal(directory_entries(dir, false), unnamed ? 0 : 1);
+    assert_int_equal(pk_output_commit(&out, &err), PK_OK);
+    assert_int_equal(directory_entries(dir, false), 1);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+
+    /* Replacing the file: still nothing else while it is written. */
+    assert_int_equal(pk_output_open(&out, path, NULL, &err), PK_OK);
+    pk_out_puts(&out, "new\n");
+    assert_int_equal(directory_entries(dir, false), unnamed ? 1 : 2);
+    assert_int_equal(pk_output_commit(&out, &err), PK_OK);
+    assert_int_equal(directory_entries(dir, false), 1);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_size, 4);
+    unlink(path);
+    rmdir(dir);
+}
+
 static void json_strings_are_escaped(void **state)
 {
     (void)state;
@@ -414,6 +477,7 @@ int main(void)
         cmocka_unit_test(text_lines_in_every_chunking),
         cmocka_unit_test(utf16_decodes_to_utf8),
         cmocka_unit_test(outputs_appear_only_on_commit),
+        cmocka_unit_test(outputs_are_unnamed_while_written),
         cmocka_unit_test(json_strings_are_escaped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

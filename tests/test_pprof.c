@@ -1076,19 +1076,59 @@ static void round_trip_keeps_the_model(void **state)
     pk_profile_free(p);
 }
 
+/* Samples in a profile that declares no sample types: rows without values. Their values once
+ * reached the model as an offset into its null array of values, which the fuzz build's
+ * sanitizer caught (the shape it found: an empty sample, then damage, read with salvage). */
+static void samples_without_sample_types(void **state)
+{
+    (void)state;
+    tb_bytes b = {0};
+    for (int i = 0; i < 2; i++) {
+        tb_varint(&b, 2u << 3 | BYTES); /* sample {} */
+        tb_varint(&b, 0);
+    }
+    pb_string(&b, "");
+    pk_profile *p = NULL;
+    pk_error err;
+    if (read_bytes(b.data, b.len, false, &p, &err) != PK_OK)
+        fail_msg("%s at %lld", err.message, (long long)err.offset);
+    assert_int_equal(pk_value_type_count(p), 0);
+    assert_int_equal(pk_sample_count(p), 1); /* both samples: the same thread and no stack */
+    pk_profile_free(p);
+
+    /* The fuzzer's shape: damage after the sample, kept with salvage. */
+    tb_u8(&b, 0x00); /* field number 0 */
+    assert_int_equal(read_bytes(b.data, b.len, false, &p, &err), PK_ERR_INPUT);
+    assert_int_equal(read_bytes(b.data, b.len, true, &p, &err), PK_OK);
+    assert_int_equal(pk_sample_count(p), 1);
+    pk_profile_free(p);
+    tb_free(&b);
+}
+
 static void writer_edge_cases(void **state)
 {
     (void)state;
     pk_error err;
     char *data;
     size_t size;
-    /* an empty profile: no value types, no samples */
+    /* an empty profile: no value types, no samples; its message would be a bare string
+     * table that no probe takes for a profile, so the writer refuses it */
     pk_profile *p = pk_profile_new();
-    assert_int_equal(pk_write_memory(p, &pk_format_pprof, NULL, &data, &size, &err), PK_OK);
+    data = NULL;
+    assert_int_equal(pk_write_memory(p, &pk_format_pprof, NULL, &data, &size, &err),
+                     PK_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "no values"));
+    assert_null(data);
+    /* with a value type and still no samples, it is written and read back */
     pk_profile *q;
+    pk_profile *typed = pk_profile_new();
+    pk_add_value_type(typed, "cpu", "nanoseconds");
+    assert_int_equal(pk_write_memory(typed, &pk_format_pprof, NULL, &data, &size, &err), PK_OK);
     assert_int_equal(read_bytes(data, size, false, &q, &err), PK_OK);
     assert_int_equal(pk_sample_count(q), 0);
+    assert_int_equal(pk_value_type_count(q), 1);
     pk_profile_free(q);
+    pk_profile_free(typed);
     free(data);
     /* a bad compression level */
     pk_write_options wo = {.value = PK_NONE, .compression = PK_COMPRESSION_GZIP,
@@ -1197,6 +1237,7 @@ int main(void)
         cmocka_unit_test(probe_scores),
         cmocka_unit_test(writes_what_pprof_expects),
         cmocka_unit_test(round_trip_keeps_the_model),
+        cmocka_unit_test(samples_without_sample_types),
         cmocka_unit_test(writer_edge_cases),
         cmocka_unit_test(odd_strings),
     };

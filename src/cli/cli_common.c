@@ -491,6 +491,11 @@ int cli_output_option(void *context, int key, const char *value)
 const pk_format *cli_output_format(const cli_output_args *args, const char *command)
 {
     const char *output = args->output ? args->output : "-";
+    if (!*output) {
+        cli_error("%s: the output name is empty; give a file name, or '-' for standard output",
+                  command);
+        return NULL;
+    }
     if (args->to)
         return cli_format_named(args->to, false, true);
     if (strcmp(output, "-") == 0) {
@@ -548,8 +553,18 @@ int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk
     warn_negative_values(p, value, to, shown_name);
     pk_error err;
     pk_error_clear(&err);
-    if (pk_write_file(p, args->output ? args->output : "-", to, &write_options, protect_path,
-                      &err) != PK_OK)
-        return cli_report_error(NULL, &err);
-    return PK_EXIT_OK;
+    const char *output = args->output ? args->output : "-";
+    if (pk_write_file(p, output, to, &write_options, protect_path, &err) == PK_OK)
+        return PK_EXIT_OK;
+    /* A profile the format cannot carry: say which output and format refused it (I/O errors
+     * name their path already). */
+    if (err.status == PK_ERR_UNSUPPORTED || err.status == PK_ERR_LIMIT) {
+        const char *why = err.message[0] ? err.message : pk_status_name(err.status);
+        if (strcmp(output, "-") == 0)
+            cli_error("cannot write %s to standard output: %s", to->name, why);
+        else
+            cli_error("cannot write %s as %s: %s", output, to->name, why);
+        return cli_exit_status(err.status);
+    }
+    return cli_report_error(NULL, &err);
 }

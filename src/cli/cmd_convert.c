@@ -19,6 +19,9 @@ static const char convert_help[] =
     "                           the values of the input\n"
     "      --with-threads       folded stacks: put the thread name first\n"
     "      --title TEXT         title of visual outputs\n"
+    "      --compress           gzip the output (as an OUTPUT name ending in .gz does)\n"
+    "      --compression LEVEL  gzip level from 1 (the default, fastest) to 9; 0 writes the\n"
+    "                           output uncompressed, also for formats usually gzipped (pprof)\n"
     "      --salvage            keep what can be read before damage in the input\n"
     "      --quiet              no progress bar, no warnings\n";
 

@@ -20,6 +20,9 @@ static const char merge_help[] =
     "      --value NAME         value to write where the output format carries one\n"
     "      --with-threads       folded stacks: put the thread name first\n"
     "      --title TEXT         title of visual outputs\n"
+    "      --compress           gzip the output (as an OUTPUT name ending in .gz does)\n"
+    "      --compression LEVEL  gzip level from 1 (the default, fastest) to 9; 0 writes the\n"
+    "                           output uncompressed, also for formats usually gzipped (pprof)\n"
     "      --from FORMAT        input format, when probing the content is not wanted\n"
     "      --salvage            keep what can be read before damage in the inputs\n"
     "      --quiet              no progress bar, no warnings\n";

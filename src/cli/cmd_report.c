@@ -28,7 +28,7 @@ static const char report_help[] =
     "Options:\n"
     "      --value NAME         value to report (default: the input's default, e.g. cpu)\n"
     "      --sort self|total    order of --top and --lines (default self)\n"
-    "      --min-percent P      --tree: fold branches under P%% of the total (default 1)\n"
+    "      --min-percent P      --tree: fold branches under P% of the total (default 1)\n"
     "      --thread NAME        only threads whose name contains NAME (or matches it as a\n"
     "                           shell pattern with * ? [...])\n"
     "      --json               one JSON object instead of text\n"

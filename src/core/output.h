@@ -67,6 +67,8 @@ void pk_out_write_slow(pk_output *out, const void *data, size_t n);
 
 static inline void pk_out_write(pk_output *out, const void *data, size_t n)
 {
+    if (n == 0)
+        return; /* data may be NULL then (an empty buffer), which memcpy must not be given */
     if (out->cap - out->len >= n) {
         memcpy(out->buf + out->len, data, n);
         out->len += n;

@@ -374,6 +374,20 @@ pk_status pk_br_write(const pk_profile *p, pk_output *out, const pk_write_option
         }
     }
 
+    /* A BR file is nothing but its sample groups: without one it would be an empty file,
+     * which no reader takes for a profile. */
+    if (total_groups == 0) {
+        if (rows == 0)
+            return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
+                                "the profile has no samples, and a BR profile without samples "
+                                "would be an empty file");
+        uint32_t value = count_value != PK_NONE ? count_value : time_value;
+        return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
+                            "no sample has a value of '%s' above 0, and a BR profile without "
+                            "samples would be an empty file",
+                            pk_str(p, pk_value_type_at(p, value)->name));
+    }
+
     pk_u64map_init(&w.modules);
     pk_u64map_init(&w.last_line);
     w.frames = calloc(pk_frame_count(p) + 1, sizeof *w.frames);

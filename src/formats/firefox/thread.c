@@ -4,24 +4,6 @@
 
 #include "formats/firefox/writer.h"
 
-/* The main thread of a process is the one whose tid is the pid; when the process has no such
- * thread, its first thread in model order. */
-static bool is_main_thread(const pk_profile *p, uint32_t thread)
-{
-    const pk_thread *t = pk_thread_at(p, thread);
-    uint32_t first = PK_NONE, named_by_pid = PK_NONE;
-    for (uint32_t i = 0; i < pk_thread_count(p); i++) {
-        const pk_thread *other = pk_thread_at(p, i);
-        if (other->pid != t->pid)
-            continue;
-        if (first == PK_NONE)
-            first = i;
-        if (other->pid >= 0 && other->tid == other->pid && named_by_pid == PK_NONE)
-            named_by_pid = i;
-    }
-    return thread == (named_by_pid != PK_NONE ? named_by_pid : first);
-}
-
 /* Opens the thread object and writes its identity; every thread is in a process of its pid
  * that lives as long as the profile. */
 static void write_identity(fx_writer *w, const char *name, bool is_main, int64_t pid, int64_t tid)
@@ -130,7 +112,7 @@ void fx_write_thread(fx_writer *w, uint32_t thread)
     const pk_profile *p = w->p;
     const pk_thread *t = pk_thread_at(p, thread);
     int64_t tid = t->tid >= 0 ? t->tid : (int64_t)thread;
-    write_identity(w, pk_thread_display_name(w->thread_names, thread), is_main_thread(p, thread),
+    write_identity(w, pk_thread_display_name(w->thread_names, thread), w->thread_is_main[thread],
                    t->pid >= 0 ? t->pid : 0, tid);
     write_contents(w, thread);
 }

@@ -67,6 +67,7 @@ typedef struct fx_writer {
     uint64_t *thread_allocations; /* thread -> events of known size its table holds */
     struct pk_spool *allocations; /* the events with a known size, one lane per thread whose
                                    * table holds them (allocations.c); NULL without events */
+    bool *thread_is_main;     /* thread -> whether it is its process's main thread */
 
     /* current thread */
     uint32_t gen;             /* generation of the remaps: thread index + 1 */
@@ -141,7 +142,9 @@ typedef struct fx_ordered_row {
 } fx_ordered_row;
 int fx_compare_ordered_rows(const void *a, const void *b);
 
-/* ---- writer.c ---- */
+/* ---- writer.c ----
+ * Everything here is linear in the model's tables: a profile can hold tens of thousands of
+ * threads (a thread-per-request server), so no per-thread step may look at all threads. */
 
 /* Prepares everything that holds for the whole profile: the value written (options->value,
  * else the profile's default), times, categories, libraries, grouping by thread. On failure

@@ -46,7 +46,8 @@ int gp_probe(const uint8_t *data, size_t size)
     return PK_PROBE_LIKELY;
 }
 
-/* Bytes left in the input, when its size is known (UINT64_MAX when it is not). */
+/* Bytes left in the input, when its size is known (UINT64_MAX when it is not: a pipe, a
+ * decompressed stream). */
 static uint64_t remaining_bytes(const pk_input *in)
 {
     uint64_t at = pk_in_offset(in);
@@ -89,11 +90,17 @@ pk_status gp_skip_header_extra(pk_input *in, const gp_header *h, pk_error *err)
     if (extra == 0)
         return PK_OK;
     uint64_t remaining = remaining_bytes(in);
-    if (extra > remaining / ws)
+    if (extra > remaining / ws) {
+        if (remaining == UINT64_MAX)
+            return pk_error_set(err, PK_ERR_INPUT, ws,
+                                "header declares %" PRIu64 " slots after slot 1, more than any "
+                                "input holds (%" PRIu64 " slots of %u bytes exceed 2^64 bytes)",
+                                h->slots[1], extra, ws);
         return pk_error_set(err, PK_ERR_INPUT, ws,
                             "header declares %" PRIu64 " slots after slot 1 but only %" PRIu64
                             " bytes remain",
                             h->slots[1], remaining);
+    }
     if (pk_in_skip(in, extra * ws) != extra * ws)
         return pk_error_set(err, PK_ERR_INPUT, ws,
                             "header declares %" PRIu64 " slots after slot 1; the file ends inside "
@@ -167,6 +174,11 @@ gp_step gp_next_record(gp_records *d, gp_record *rec, pk_error *err)
             pk_damage(err, at,
                       "text where a record should be: the 0, 1, 0 trailer before the mappings "
                       "is missing");
+        else if (remaining == UINT64_MAX) /* a pipe: its size is unknown */
+            pk_damage(err, at + ws,
+                      "record depth %" PRIu64 " is more than any input holds (%" PRIu64
+                      " PCs of %u bytes exceed 2^64 bytes)",
+                      depth, depth, ws);
         else
             pk_damage(err, at + ws,
                       "record depth %" PRIu64 " does not fit the %" PRIu64 " bytes that remain",

@@ -61,26 +61,28 @@ pk_status gp_write(const pk_profile *p, pk_output *out, const pk_write_options *
     if (status != PK_OK)
         return status;
 
+    /* A profile without frames is written as a profile without records, as libprofiler
+     * writes a run that took no samples; frames that all lack addresses cannot be written. */
     bool any_address = false;
     for (size_t i = 0; i < pk_frame_count(p) && !any_address; i++)
         any_address = (pk_frame_at(p, (uint32_t)i)->flags & PK_FRAME_HAS_ADDRESS) != 0;
-    if (!any_address)
+    if (!any_address && pk_frame_count(p) > 0)
         return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
                             "a gperftools profile holds native code addresses, and this profile "
                             "has none (its frames carry names only)");
-    if (pk_value_type_count(p) == 0)
-        return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET, "the profile has no values");
 
+    size_t rows = pk_value_type_count(p) > 0 ? pk_sample_count(p) : 0;
     uint32_t value = options && options->value != PK_NONE ? options->value : PK_NONE;
     if (value == PK_NONE)
         value = pk_value_find(p, "samples");
     if (value == PK_NONE)
         value = pk_default_value(p);
-    if (value >= pk_value_type_count(p))
+    if (rows > 0 && value >= pk_value_type_count(p))
         return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET, "no value %u in the profile", value);
     int64_t period = period_ns(p);
     /* Time values become sample counts at the period; anything else is written as counts. */
-    int64_t value_ns = pk_unit_ns(pk_str(p, pk_value_type_at(p, value)->unit));
+    int64_t value_ns =
+        rows > 0 ? pk_unit_ns(pk_str(p, pk_value_type_at(p, value)->unit)) : 0;
     uint64_t max_slot = l.word == 8 ? UINT64_MAX : UINT32_MAX;
 
     put_slot(out, l, 0);
@@ -92,7 +94,7 @@ pk_status gp_write(const pk_profile *p, pk_output *out, const pk_write_options *
     uint64_t *pcs = NULL;
     uint32_t *stack_frames = NULL;
     size_t pcs_cap = 0, stack_frames_cap = 0;
-    for (size_t row = 0; row < pk_sample_count(p) && status == PK_OK; row++) {
+    for (size_t row = 0; row < rows && status == PK_OK; row++) {
         int64_t v = pk_sample_values(p, row)[value];
         if (v <= 0)
             continue;

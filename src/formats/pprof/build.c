@@ -477,7 +477,8 @@ static pk_status build_samples(pprof_reader *r, const uint32_t *frames)
         }
         if (thread == PK_NONE)
             thread = unlabelled_thread;
-        st = pk_add_sample(r->p, thread, stack, values);
+        /* Without sample types there are no values to add (nor an array to add them to). */
+        st = pk_add_sample(r->p, thread, stack, types ? values : NULL);
         if (st != PK_OK)
             st = pk_error_set(r->err, st, PK_NO_OFFSET, "cannot add a sample");
     }

@@ -579,6 +579,11 @@ pk_status pprof_write(const pk_profile *p, pk_output *out, const pk_write_option
                       pk_error *err)
 {
     size_t nv = pk_value_type_count(p);
+    /* Without sample types the message is a bare string table, which nothing recognises as
+     * a profile. */
+    if (nv == 0)
+        return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
+                            "the profile has no values to write as pprof sample types");
     uint32_t chosen = options ? options->value : PK_NONE;
     if (chosen != PK_NONE && chosen >= nv)
         return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET, "no value %" PRIu32 " to write",
