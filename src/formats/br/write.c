@@ -5,9 +5,10 @@
  * ("samples" or a count unit; 1 when there is none, and 1 when the count is 0 but the time is
  * not), its time split over them. Otherwise each row becomes count groups. Frames map back to BR
  * as the reader names them: the module is the function's file (else its resource's path or name,
- * else "(unknown)"), the line is the frame's line (else the function's start line, else a number
- * of the function's own: 1, 2, ... within its module, in order of first use, so that tools that
- * list by line still tell the functions apart), the clause is 1 unless a "B:LINE.CLAUSE" name
+ * else "(unknown)"), the line is the frame's line (else the function's start line, else, for a
+ * function without a source file, a number of the function's own: 1, 2, ... within its module,
+ * in order of first use, so that tools that list by line still tell the functions apart; else
+ * 0), the clause is 1 unless a "B:LINE.CLAUSE" name
  * gives it, and a name that the reader would derive from the module ("B gosub", "B main", "B")
  * becomes that label again; any other name is written as a FUNCTION NAME (cut to 255 bytes).
  * Backtraces are written nearest caller first, the reader's default order.
@@ -207,8 +208,10 @@ static pk_status br_prepare_frame(br_writer *w, br_out_frame *f, const pk_functi
     if (st != PK_OK)
         return st;
     f->line = fr && fr->line ? fr->line : fn ? fn->start_line : 0;
-    if (f->line == 0 && fn && fr) {
-        /* BR tools list by line: give each function without lines a number of its own. */
+    if (f->line == 0 && fn && fr && !pk_str_len(w->p, fn->file)) {
+        /* BR tools list by line: give each function without lines a number of its own. A
+         * function with a source file keeps line 0: its file tells it apart, and a BR file read
+         * back (whose functions all have their module as file) must write the same lines. */
         uint32_t *line = &w->function_lines[fr->function];
         if (*line == 0) {
             uint32_t *last;
