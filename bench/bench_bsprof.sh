@@ -7,9 +7,13 @@
 #    `convert --to folded` and, when this build has it, `convert --to firefox`.
 # 2. Files of 128, 256 and 512 MiB with the same 1,000,000 memory operations: only CPU and
 #    call-count entries grow, so the peak memory should stay flat.
+# 3. The reader against a plain decode loop (bench/naive_bsprof_decode: every varint byte by
+#    byte, nothing built) on a 330 MiB file of CPU and call-count entries only: CPU time of the
+#    loop, `profkit info` and `convert --to folded`, and the loop's time over profkit's.
 # MB/s is the file size (MiB) over the wall-clock time; "cpu MB/s" over user + system time,
 # which is steadier on a busy machine. Peak memory is the maximum resident set size. Each
-# command runs RUNS times (default 3); the fastest run is reported.
+# command runs RUNS times (default 3); the fastest run is reported. SECTIONS (default
+# "channel growth naive") picks the parts to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -20,7 +24,7 @@ gen=$build/bench/gen_bsprof
 if [ ! -x /usr/bin/time ]; then
   scripts/setup.sh --build-only
 fi
-if [ ! -x "$profkit" ] || [ ! -x "$gen" ]; then
+if [ ! -x "$profkit" ] || [ ! -x "$gen" ] || [ ! -x "$build/bench/naive_bsprof_decode" ]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
 fi
@@ -69,6 +73,11 @@ header() {
   echo "|------------------------------------|------:|--------:|--------:|--------:|---------:|---------:|"
 }
 
+sections=" ${SECTIONS:-channel growth naive} "
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+if [[ $sections == *" channel "* ]]; then
 big=$(generate channel-512m 512M)
 entries=$(sed -n 's/.* bytes, \([0-9]*\) entries.*/\1/p' "$big.txt")
 echo "## $big: 512 MiB, $entries entries, line data and memory operations"
@@ -80,8 +89,10 @@ if "$profkit" formats | awk '{print $1}' | grep -qx firefox; then
   measure "convert --to firefox" "$big" "$profkit" convert "$big" --to firefox -o "$data/out.json"
 fi
 rm -f "$data/out.folded" "$data/out.json"
-
 echo
+fi
+
+if [[ $sections == *" growth "* ]]; then
 echo "## Peak memory as CPU and call-count entries grow (1,000,000 memory operations each)"
 echo
 header
@@ -92,3 +103,40 @@ for size in 128 256 512; do
     -o "$data/out.folded"
 done
 rm -f "$data/out.folded"
+echo
+fi
+
+# cpu_seconds COMMAND...: the least user + system time of RUNS runs.
+cpu_seconds() {
+  local log best=""
+  log=$(mktemp)
+  for _ in $(seq "$RUNS"); do
+    /usr/bin/time -f "%U %S" -o "$log" "$@" >/dev/null
+    local t
+    t=$(awk '{printf "%.2f", $1 + $2}' "$log")
+    if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN {exit !(a < b)}'; then
+      best=$t
+    fi
+  done
+  rm -f "$log"
+  echo "$best"
+}
+
+if [[ $sections == *" naive "* ]]; then
+cpu=$(generate cpu-330m 330M --no-memory)
+counts=$("$build/bench/naive_bsprof_decode" "$cpu")
+echo "## $cpu: $(stat -c %s "$cpu") bytes, $(echo "$counts" | awk '{print $10 " cpu and " $12 " call-count entries"}')"
+echo
+echo "| command | cpu s | naive loop cpu / this cpu |"
+echo "|---|---:|---:|"
+naive=$(cpu_seconds "$build/bench/naive_bsprof_decode" "$cpu")
+echo "| naive_bsprof_decode (byte-wise varint loop) | $naive | 1.00 |"
+for command in "info" "convert --to folded"; do
+  extra=()
+  [ "$command" = info ] || extra=(-o "$data/out.folded")
+  # shellcheck disable=SC2086
+  t=$(cpu_seconds "$profkit" $command "$cpu" "${extra[@]}")
+  echo "| profkit $command | $t | $(awk -v n="$naive" -v t="$t" 'BEGIN {printf "%.2f", n / t}') |"
+done
+rm -f "$data/out.folded"
+fi
