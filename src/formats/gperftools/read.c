@@ -66,6 +66,8 @@ typedef struct gp_reader {
 
     uint64_t *record;           /* the record being added: its addresses, root first */
     size_t record_cap;
+    uint64_t *record_hashes;    /* and their hashes in the address table */
+    size_t record_hashes_cap;
 
     uint64_t zero_count_records;
     bool saturated;
@@ -76,6 +78,8 @@ static void gp_reader_free_scratch(gp_reader *r)
 {
     free(r->record);
     r->record = NULL;
+    free(r->record_hashes);
+    r->record_hashes = NULL;
 }
 
 static void gp_reader_free(gp_reader *r)
@@ -119,12 +123,12 @@ static bool gp_address_reserve(gp_reader *r, size_t more)
     return true;
 }
 
-/* The index of an address in r->addresses, added when new; PK_NONE when memory runs out. The
- * table has room for it (gp_address_reserve) and keeps address and index side by side: one
- * cache line per probe. */
-static uint32_t gp_address_id(gp_reader *r, uint64_t address)
+/* The index of an address (whose pk_hash_u64 is hash) in r->addresses, added when new; PK_NONE
+ * when memory runs out. The table has room for it (gp_address_reserve) and keeps address and
+ * index side by side: one cache line per probe. */
+static uint32_t gp_address_id(gp_reader *r, uint64_t address, uint64_t hash)
 {
-    size_t h = (size_t)pk_hash_u64(address) & r->address_mask;
+    size_t h = (size_t)hash & r->address_mask;
     for (; r->address_slots[h].id; h = (h + 1) & r->address_mask)
         if (r->address_slots[h].address == address)
             return r->address_slots[h].id - 1;
@@ -171,7 +175,8 @@ static bool gp_same_stack(const gp_reader *r, const gp_stack *s, const uint64_t 
 /* Adds one record (pcs[0..depth), leaf first) with its count. */
 static bool gp_add_record(gp_reader *r, uint64_t count, const uint64_t *pcs, size_t depth)
 {
-    if (!PK_ARRAY_RESERVE(r->record, r->record_cap, depth + 1))
+    if (!PK_ARRAY_RESERVE(r->record, r->record_cap, depth + 1) ||
+        !PK_ARRAY_RESERVE(r->record_hashes, r->record_hashes_cap, depth + 1))
         return false;
     /* Root first; callers are looked up one byte into their call. */
     bool adjust = gp_header_version(&r->header) == 0;
@@ -185,6 +190,16 @@ static bool gp_add_record(gp_reader *r, uint64_t count, const uint64_t *pcs, siz
         !gp_grow_stack_slots(r))
         return false;
     size_t h = (size_t)hash & r->stack_mask;
+    /* The stack's slot and the slots of its addresses (needed when the stack is new) are
+     * scattered over tables larger than the caches: ask for them all before reading any, so
+     * that the misses overlap instead of coming one after another. */
+    __builtin_prefetch(&r->stack_slots[h]);
+    if (!gp_address_reserve(r, depth))
+        return false;
+    for (size_t k = 0; k < depth; k++) {
+        r->record_hashes[k] = pk_hash_u64(r->record[k]);
+        __builtin_prefetch(&r->address_slots[(size_t)r->record_hashes[k] & r->address_mask]);
+    }
     for (; r->stack_slots[h].stack; h = (h + 1) & r->stack_mask) {
         if (r->stack_slots[h].hash != (uint32_t)(hash >> 32))
             continue;
@@ -201,14 +216,8 @@ static bool gp_add_record(gp_reader *r, uint64_t count, const uint64_t *pcs, siz
         !PK_ARRAY_RESERVE(r->stacks, r->stack_cap, r->stack_count + 1) ||
         !PK_ARRAY_RESERVE(r->pool, r->pool_cap, r->pool_count + depth))
         return false;
-    if (!gp_address_reserve(r, depth))
-        return false;
-    /* The addresses' slots are scattered over a table larger than the caches: ask for them all
-     * before looking any up, so that the misses overlap instead of coming one after another. */
-    for (size_t k = 0; k < depth; k++)
-        __builtin_prefetch(&r->address_slots[(size_t)pk_hash_u64(r->record[k]) & r->address_mask]);
     for (size_t k = 0; k < depth; k++) {
-        uint32_t id = gp_address_id(r, r->record[k]);
+        uint32_t id = gp_address_id(r, r->record[k], r->record_hashes[k]);
         if (id == PK_NONE)
             return false;
         r->pool[r->pool_count + k] = id;
