@@ -266,7 +266,9 @@ static pk_status copy_stacks(copy_state *c, pk_error *err)
                 return status;
             if (!PK_ARRAY_RESERVE(c->run, c->run_capacity, mapped + n))
                 return out_of_memory(err);
-            memcpy(c->run + mapped, frames, n * sizeof *frames);
+            /* Chains are a frame or a few: a call to memcpy per frame would cost more. */
+            for (size_t j = 0; j < n; j++)
+                c->run[mapped + j] = frames[j];
             mapped += n;
         }
         uint32_t stack = pk_intern_stack_frames(
