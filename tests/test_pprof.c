@@ -255,6 +255,13 @@ static void check_fixture_profile(const pk_profile *p)
     row = find_row(p, "worker", "main;work;+inl");
     uint32_t frames[3];
     assert_int_equal(pk_stack_frames(p, pk_sample_stack(p, row), frames, 3), 3);
+    /* A sample's stack is one run of its frames, not a stack per prefix: [main] and
+     * [main, work, inl] are the only stacks. */
+    assert_int_equal(pk_stack_count(p), 2);
+    uint32_t prefix;
+    const uint32_t *own;
+    assert_int_equal(pk_stack_run(p, pk_sample_stack(p, row), &prefix, &own), 3);
+    assert_int_equal(prefix, PK_NONE);
     const pk_frame *main_frame = pk_frame_at(p, frames[0]);
     const pk_frame *work = pk_frame_at(p, frames[1]);
     const pk_frame *inl = pk_frame_at(p, frames[2]);
