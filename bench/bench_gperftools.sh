@@ -19,6 +19,7 @@
 # The ratio columns compare each profkit command with the first peer of its table (go tool
 # pprof -top, without symbolization for the gperftools profile): the peer's wall and CPU time
 # over profkit's (how many times faster), and profkit's peak memory over the peer's.
+# PARTS (default "gperftools pprof") picks the tables: the gperftools profile, its pprof form.
 # RUNS (default 3) repeats the profkit commands and keeps the fastest; peers run once. SIZE
 # (default 200M) sets the size of the profiles generated. The load average is printed with
 # each table: on a busy machine the CPU columns are the steadier ones.
@@ -29,6 +30,7 @@ data=${2:-$build/bench-data}
 shift $(($# < 2 ? $# : 2))
 shapes=${*:-${SHAPES:-deep wide}}
 runs=${RUNS:-3}
+parts=" ${PARTS:-gperftools pprof} "
 peer_timeout=${PEER_TIMEOUT:-3600}
 profkit=$build/profkit
 gen=$build/bench/gen_gperftools
@@ -89,7 +91,7 @@ header() {
 
 bench_shape() {
   local shape=$1 dir=$data/$1
-  local profile=$dir/big.prof program=$dir/bench_prog tmp
+  local profile=$dir/big.prof program=$dir/bench_prog tmp ref
   mkdir -p "$dir"
   if [ ! -s "$profile" ] || [ ! -x "$program" ]; then
     "$gen" --shape "$shape" --size "${SIZE:-200M}" "$dir" "$profile" 2>"$profile.txt" ||
@@ -105,11 +107,11 @@ bench_shape() {
   "$profkit" info --quiet "$profile" | grep -E "^  (functions|frames|stacks) " | sed 's/^ */    symbolized: /'
   echo
 
+  if [[ $parts == *" gperftools "* ]]; then
   # The peers first: their numbers are the reference of the profkit rows.
   run_measured "$tmp/go-none" timeout "$peer_timeout" go tool pprof -top -symbolize=none "$program" "$profile"
   run_measured "$tmp/go-sym" timeout "$peer_timeout" go tool pprof -top "$program" "$profile"
   run_measured "$tmp/perl" timeout "$peer_timeout" google-pprof --text "$program" "$profile"
-  local ref
   ref=$(cat "$tmp/go-none")
   run_measured "$tmp/info" "$profkit" info --quiet "$profile"
   run_measured "$tmp/info-ns" "$profkit" info --no-symbols --quiet "$profile"
@@ -128,7 +130,9 @@ bench_shape() {
   row "profkit convert big.prof -o x.pb.gz" "$tmp/pprof" "$ref"
   row "profkit convert big.prof --to folded -o x.folded" "$tmp/folded" "$ref"
   echo
+  fi
 
+  if [[ $parts == *" pprof "* ]]; then
   # The same profile as pprof: symbolized once, so that no run needs the binary.
   local pb=$dir/big.pb.gz
   [ -s "$pb" ] || "$profkit" convert --quiet "$profile" -o "$pb"
@@ -148,6 +152,7 @@ bench_shape() {
   row "profkit convert big.pb.gz -o x.pb.gz" "$tmp/pb-pprof" "$ref"
   row "profkit convert big.pb.gz --to folded -o x.folded" "$tmp/pb-folded" "$ref"
   echo
+  fi
   rm -rf "$tmp"
 }
 
