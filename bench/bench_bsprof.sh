@@ -9,7 +9,8 @@
 #    call-count entries grow, so the peak memory should stay flat.
 # 3. The reader against a plain decode loop (bench/naive_bsprof_decode: every varint byte by
 #    byte, nothing built) on a 330 MiB file of CPU and call-count entries only: CPU time of the
-#    loop, `profkit info` and `convert --to folded`, and the loop's time over profkit's.
+#    loop, `profkit info` and `convert --to folded` (taking turns, RUNS rounds, the least time
+#    of each kept), and the loop's time over profkit's.
 # MB/s is the file size (MiB) over the wall-clock time; "cpu MB/s" over user + system time,
 # which is steadier on a busy machine. Peak memory is the maximum resident set size. Each
 # command runs RUNS times (default 3); the fastest run is reported. SECTIONS (default
@@ -106,37 +107,33 @@ rm -f "$data/out.folded"
 echo
 fi
 
-# cpu_seconds COMMAND...: the least user + system time of RUNS runs.
-cpu_seconds() {
-  local log best=""
+# cpu_of COMMAND...: user + system seconds of one run.
+cpu_of() {
+  local log
   log=$(mktemp)
-  for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f "%U %S" -o "$log" "$@" >/dev/null
-    local t
-    t=$(awk '{printf "%.2f", $1 + $2}' "$log")
-    if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN {exit !(a < b)}'; then
-      best=$t
-    fi
-  done
+  /usr/bin/time -f "%U %S" -o "$log" "$@" >/dev/null
+  awk '{printf "%.2f", $1 + $2}' "$log"
   rm -f "$log"
-  echo "$best"
 }
+
+min_of() { awk -v a="$1" -v b="$2" 'BEGIN {print (b == "" || a < b) ? a : b}'; }
 
 if [[ $sections == *" naive "* ]]; then
 cpu=$(generate cpu-330m 330M --no-memory)
 counts=$("$build/bench/naive_bsprof_decode" "$cpu")
 echo "## $cpu: $(stat -c %s "$cpu") bytes, $(echo "$counts" | awk '{print $10 " cpu and " $12 " call-count entries"}')"
 echo
-echo "| command | cpu s | naive loop cpu / this cpu |"
-echo "|---|---:|---:|"
-naive=$(cpu_seconds "$build/bench/naive_bsprof_decode" "$cpu")
-echo "| naive_bsprof_decode (byte-wise varint loop) | $naive | 1.00 |"
-for command in "info" "convert --to folded"; do
-  extra=()
-  [ "$command" = info ] || extra=(-o "$data/out.folded")
-  # shellcheck disable=SC2086
-  t=$(cpu_seconds "$profkit" $command "$cpu" "${extra[@]}")
-  echo "| profkit $command | $t | $(awk -v n="$naive" -v t="$t" 'BEGIN {printf "%.2f", n / t}') |"
+# The three commands take turns, so that each meets the same load; the least CPU time of each.
+naive="" info="" folded=""
+for _ in $(seq "$RUNS"); do
+  naive=$(min_of "$(cpu_of "$build/bench/naive_bsprof_decode" "$cpu")" "$naive")
+  info=$(min_of "$(cpu_of "$profkit" info "$cpu")" "$info")
+  folded=$(min_of "$(cpu_of "$profkit" convert "$cpu" --to folded -o "$data/out.folded")" "$folded")
 done
 rm -f "$data/out.folded"
+echo "| command | cpu s | naive loop cpu / this cpu |"
+echo "|---|---:|---:|"
+echo "| naive_bsprof_decode (byte-wise varint loop) | $naive | 1.00 |"
+echo "| profkit info | $info | $(awk -v n="$naive" -v t="$info" 'BEGIN {printf "%.2f", n / t}') |"
+echo "| profkit convert --to folded | $folded | $(awk -v n="$naive" -v t="$folded" 'BEGIN {printf "%.2f", n / t}') |"
 fi
