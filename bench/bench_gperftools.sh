@@ -1,22 +1,36 @@
 #!/usr/bin/env bash
-# profkit against pprof on a 200 MB gperftools CPU profile of a real program with debug
-# information, in one run: wall time, CPU time and peak memory of each command.
+# profkit against pprof on 200 MB gperftools CPU profiles of a real program with debug
+# information, side by side in one run: wall time, CPU time and peak memory of each command.
 #
-#   bench/bench_gperftools.sh [BUILD_DIR] [DATA_DIR]   (defaults: build, BUILD_DIR/bench-data)
+#   bench/bench_gperftools.sh [BUILD_DIR] [DATA_DIR] [SHAPE...]
+#                                   (defaults: build, BUILD_DIR/bench-data, $SHAPES or "deep wide")
 #
-# The profile and its program come from bench/gen_gperftools (deterministic; the program is
-# compiled once and kept in DATA_DIR). profkit is measured reading with symbols (`info`),
-# without (`info --no-symbols`), with a per-function summary (`report --top`), and converting
-# to pprof and folded stacks when this build has those writers. The peers: `go tool pprof -top`
-# with and without symbolization and `google-pprof --text`, each under a time limit
-# (PEER_TIMEOUT seconds, default 3600: Go pprof symbolizing takes tens of minutes).
-# RUNS (default 1) repeats the profkit commands and keeps the fastest; SIZE (default 200M) sets
-# the size of the profile generated.
+# Each shape's profile and program come from bench/gen_gperftools (deterministic; the program is
+# compiled once and kept in DATA_DIR/SHAPE):
+#   deep  stacks that share long prefixes (a program sampled over time);
+#   wide  3,000 functions, every stack a fresh walk from main: few shared prefixes.
+# For each shape, one table for the gperftools profile and one for a pprof file of the same
+# profile (made once with `profkit convert`). profkit is measured reading with symbols
+# (`info`), without (`info --no-symbols`), with a per-function summary (`report --top`), and
+# converting to pprof and to folded stacks. The peers, each under a time limit (PEER_TIMEOUT
+# seconds, default 3600: Go pprof symbolizing takes tens of minutes): `go tool pprof -top
+# -symbolize=none`, `go tool pprof -top` and `google-pprof --text` on the gperftools profile,
+# `go tool pprof -top -symbolize=none` on the pprof file.
+# The ratio columns compare each profkit command with the first peer of its table (go tool
+# pprof -top, without symbolization for the gperftools profile): the peer's wall and CPU time
+# over profkit's (how many times faster), and profkit's peak memory over the peer's.
+# PARTS (default "gperftools pprof") picks the tables: the gperftools profile, its pprof form.
+# RUNS (default 3) repeats the profkit commands and keeps the fastest; peers run once. SIZE
+# (default 200M) sets the size of the profiles generated. The load average is printed with
+# each table: on a busy machine the CPU columns are the steadier ones.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 data=${2:-$build/bench-data}
-runs=${RUNS:-1}
+shift $(($# < 2 ? $# : 2))
+shapes=${*:-${SHAPES:-deep wide}}
+runs=${RUNS:-3}
+parts=" ${PARTS:-gperftools pprof} "
 peer_timeout=${PEER_TIMEOUT:-3600}
 profkit=$build/profkit
 gen=$build/bench/gen_gperftools
@@ -25,22 +39,14 @@ if [ ! -x "$profkit" ] || [ ! -x "$gen" ]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build "$build" -j2 >/dev/null
 fi
-mkdir -p "$data"
-profile=$data/big.prof
-program=$data/bench_prog
-if [ ! -s "$profile" ] || [ ! -x "$program" ]; then
-  "$gen" --size "${SIZE:-200M}" "$data" "$profile" 2>"$profile.txt" || { cat "$profile.txt"; exit 1; }
-fi
-# perl pprof keeps the program's mapping only when the path given is the one in the profile.
-program=$(readlink -f "$program")
 
-# measure LABEL COMMAND...: "| label | wall s | cpu s | peak MB |" (status in a 5th column
-# when the command failed or timed out). Fastest of RUNS for profkit, one run for peers.
-measure() {
-  local label=$1
+# run_measured OUT COMMAND...: "wall cpu peak_mb status" of the fastest of N runs into OUT
+# (N = RUNS for profkit, 1 for the peers).
+run_measured() {
+  local out=$1
   shift
   local n=$runs log best="" status=0
-  case "$1" in go|google-pprof|timeout) n=1 ;; esac
+  [ "$(basename "$1")" = profkit ] || n=1
   log=$(mktemp)
   for _ in $(seq "$n"); do
     /usr/bin/time -v "$@" >/dev/null 2>"$log"
@@ -56,38 +62,103 @@ measure() {
     fi
   done
   rm -f "$log"
-  local note=""
-  [ "$status" = 124 ] && note="timed out"
-  [ "$status" != 0 ] && [ "$status" != 124 ] && note="exit $status"
-  echo "$best" | awk -v l="$label" -v n="$note" '{printf "| %-58s | %8.2f | %8.2f | %7d | %s\n", l, $1, $2, $3, n}'
+  echo "$best $status" >"$out"
 }
 
-echo "## $(basename "$profile"): $(sed -n 's/^gen_gperftools: //p' "$profile.txt")"
-echo
-"$profkit" info --no-symbols --quiet "$profile" | grep -E "sample-rows|stacks|frames|samples " | sed 's/^/    /'
-echo
-echo "| command | wall s | cpu s | peak MB | |"
-echo "|---|---:|---:|---:|---|"
-measure "profkit info big.prof" "$profkit" info --quiet "$profile"
-measure "profkit info --no-symbols big.prof" "$profkit" info --no-symbols --quiet "$profile"
-if "$profkit" report --help >/dev/null 2>&1; then
-  measure "profkit report --top 20 --value samples big.prof" \
-    "$profkit" report --top 20 --value samples --quiet "$profile"
-fi
-if "$profkit" formats | awk '{print $1}' | grep -qx pprof; then
-  measure "profkit convert big.prof -o big.pb.gz" "$profkit" convert --quiet "$profile" -o "$data/big.pb.gz"
-fi
-if "$profkit" formats | awk '{print $1}' | grep -qx folded; then
-  measure "profkit convert big.prof -o big.folded" "$profkit" convert --quiet "$profile" -o "$data/big.folded"
-fi
-rm -f "$data/big.pb.gz" "$data/big.folded"
-if command -v go >/dev/null; then
-  measure "go tool pprof -symbolize=none -top bench_prog big.prof" \
-    timeout "$peer_timeout" go tool pprof -symbolize=none -top "$program" "$profile"
-  measure "go tool pprof -top bench_prog big.prof" \
-    timeout "$peer_timeout" go tool pprof -top "$program" "$profile"
-fi
-if command -v google-pprof >/dev/null; then
-  measure "google-pprof --text bench_prog big.prof" \
-    timeout "$peer_timeout" google-pprof --text "$program" "$profile"
-fi
+# row LABEL RESULT [REFERENCE]: one table row; the ratios against REFERENCE when given.
+row() {
+  local label=$1 result=$2 reference=${3:-}
+  awk -v l="$label" -v ref="$reference" '{
+      w = $1; c = $2; m = $3; s = $4
+      note = s == 124 ? "timed out" : (s != 0 ? "exit " s : "")
+      ratios = "| | |"
+      if (ref != "" && split(ref, q, " ") == 4 && q[4] != 0) {
+        ratios = "| - | - |"
+      } else if (ref != "") {
+        split(ref, r, " ")
+        ratios = sprintf("| %.1fx / %.1fx | %.2f |", (w > 0 ? r[1] / w : 0), (c > 0 ? r[2] / c : 0), (r[3] > 0 ? m / r[3] : 0))
+      }
+      printf "| %-52s | %8.2f | %8.2f | %7d %s %s\n", l, w, c, m, ratios, note
+    }' "$result"
+}
+
+header() {
+  echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo
+  echo "| command | wall s | CPU s | peak MB | peer wall / this, CPU / this | peak / peer's | |"
+  echo "|---|---:|---:|---:|---:|---:|---|"
+}
+
+bench_shape() {
+  local shape=$1 dir=$data/$1
+  local profile=$dir/big.prof program=$dir/bench_prog tmp ref
+  mkdir -p "$dir"
+  if [ ! -s "$profile" ] || [ ! -x "$program" ]; then
+    "$gen" --shape "$shape" --size "${SIZE:-200M}" "$dir" "$profile" 2>"$profile.txt" ||
+      { cat "$profile.txt"; exit 1; }
+  fi
+  # perl pprof keeps the program's mapping only when the path given is the one in the profile.
+  program=$(readlink -f "$program")
+  tmp=$(mktemp -d)
+
+  echo "## $shape: $(sed -n 's/^gen_gperftools: //p' "$profile.txt")"
+  echo
+  "$profkit" info --no-symbols --quiet "$profile" | grep -E "sample-rows|stacks|frames" | sed 's/^/    /'
+  "$profkit" info --quiet "$profile" | grep -E "^  (functions|frames|stacks) " | sed 's/^ */    symbolized: /'
+  echo
+
+  if [[ $parts == *" gperftools "* ]]; then
+  # The peers first: their numbers are the reference of the profkit rows.
+  run_measured "$tmp/go-none" timeout "$peer_timeout" go tool pprof -top -symbolize=none "$program" "$profile"
+  run_measured "$tmp/go-sym" timeout "$peer_timeout" go tool pprof -top "$program" "$profile"
+  run_measured "$tmp/perl" timeout "$peer_timeout" google-pprof --text "$program" "$profile"
+  ref=$(cat "$tmp/go-none")
+  run_measured "$tmp/info" "$profkit" info --quiet "$profile"
+  run_measured "$tmp/info-ns" "$profkit" info --no-symbols --quiet "$profile"
+  run_measured "$tmp/top" "$profkit" report --top 20 --quiet "$profile"
+  run_measured "$tmp/pprof" "$profkit" convert --quiet "$profile" -o "$tmp/x.pb.gz"
+  run_measured "$tmp/folded" "$profkit" convert --quiet "$profile" --to folded -o "$tmp/x.folded"
+  echo "### $shape: the gperftools profile ($(stat -c %s "$profile") bytes)"
+  echo
+  header
+  row "go tool pprof -top -symbolize=none bench_prog big.prof" "$tmp/go-none"
+  row "go tool pprof -top bench_prog big.prof" "$tmp/go-sym"
+  row "google-pprof --text bench_prog big.prof" "$tmp/perl"
+  row "profkit info big.prof" "$tmp/info" "$ref"
+  row "profkit info --no-symbols big.prof" "$tmp/info-ns" "$ref"
+  row "profkit report --top 20 big.prof" "$tmp/top" "$ref"
+  row "profkit convert big.prof -o x.pb.gz" "$tmp/pprof" "$ref"
+  row "profkit convert big.prof --to folded -o x.folded" "$tmp/folded" "$ref"
+  echo
+  fi
+
+  if [[ $parts == *" pprof "* ]]; then
+  # The same profile as pprof: symbolized once, so that no run needs the binary.
+  local pb=$dir/big.pb.gz
+  [ -s "$pb" ] || "$profkit" convert --quiet "$profile" -o "$pb"
+  # Without -symbolize=none Go pprof looks up the libc mapping's addresses with binutils again.
+  run_measured "$tmp/go-pb" timeout "$peer_timeout" go tool pprof -top -symbolize=none "$pb"
+  ref=$(cat "$tmp/go-pb")
+  run_measured "$tmp/pb-info" "$profkit" info --quiet "$pb"
+  run_measured "$tmp/pb-top" "$profkit" report --top 20 --quiet "$pb"
+  run_measured "$tmp/pb-pprof" "$profkit" convert --quiet "$pb" -o "$tmp/x.pb.gz"
+  run_measured "$tmp/pb-folded" "$profkit" convert --quiet "$pb" --to folded -o "$tmp/x.folded"
+  echo "### $shape: the same profile as pprof ($(stat -c %s "$pb") bytes, made by profkit convert)"
+  echo
+  header
+  row "go tool pprof -top -symbolize=none big.pb.gz" "$tmp/go-pb"
+  row "profkit info big.pb.gz" "$tmp/pb-info" "$ref"
+  row "profkit report --top 20 big.pb.gz" "$tmp/pb-top" "$ref"
+  row "profkit convert big.pb.gz -o x.pb.gz" "$tmp/pb-pprof" "$ref"
+  row "profkit convert big.pb.gz --to folded -o x.folded" "$tmp/pb-folded" "$ref"
+  echo
+  fi
+  rm -rf "$tmp"
+}
+
+for shape in $shapes; do
+  case $shape in
+    deep | wide) bench_shape "$shape" ;;
+    *) echo "bench_gperftools.sh: unknown shape '$shape' (deep or wide)" >&2; exit 2 ;;
+  esac
+done

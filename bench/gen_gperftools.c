@@ -1,21 +1,28 @@
 /* Generates a large gperftools CPU profile whose addresses are real code addresses of a real
  * program with debug information, so that symbolizing it costs what it costs on a real one.
  *
- *   gen_gperftools [--size 200M] [--functions 4000] [--seed N] [--cc CC] DIR OUT.prof
+ *   gen_gperftools [--shape deep|wide] [--size 200M] [--functions N] [--seed N] [--cc CC]
+ *                  DIR OUT.prof
  *
- * 1. Writes DIR/bench_prog.c: FUNCTIONS functions, each calling a few later ones (and some
- *    calling themselves), with small always-inline helpers, and compiles it with -O2 -g and
- *    frame pointers into DIR/bench_prog.
+ * 1. Writes DIR/bench_prog.c: FUNCTIONS functions (4,000 for the deep shape, 3,000 for the
+ *    wide one), each calling a few later ones (and some calling themselves), with small
+ *    always-inline helpers, and compiles it with -O2 -g and frame pointers into DIR/bench_prog.
  * 2. Reads its code with `objdump -d`: for every function, its instruction addresses and its
  *    direct call sites (return address, callee).
- * 3. Writes records until the file reaches SIZE. Stacks are real call chains from _start
- *    through libc's __libc_start_main and main: a new stack mostly branches off a recent one a
- *    few frames above its leaf and walks down again through random call sites (so stacks
- *    share long prefixes, as in a real program), sometimes walks down fresh from main, and
- *    sometimes repeats an earlier stack (the profiler's evictions). Depth is capped at 200;
- *    leaf PCs are one of 16 instructions spread over the leaf function; counts are
- *    1 + exponential(5).
- *    The maps text holds the program's and libc's real segments at made-up load addresses.
+ * 3. Runs the program once under gperftools' libprofiler when it is installed (with address
+ *    randomization off, so that every run maps it alike): that real, empty profile gives the
+ *    header and the maps text, and so the load addresses of the program and libc. Without
+ *    libprofiler the maps text is made from the real segments at made-up load addresses.
+ * 4. Writes records until the file reaches SIZE. Stacks are real call chains from _start
+ *    through libc's __libc_start_main and main.
+ *    deep: a new stack mostly branches off a recent one a few frames above its leaf and walks
+ *    down again through random call sites (so stacks share long prefixes, as in a real
+ *    program), sometimes walks down fresh from main, and sometimes repeats an earlier stack
+ *    (the profiler's evictions).
+ *    wide: every stack walks down fresh from main through random call sites, so stacks share
+ *    little beyond their first frames and nearly every prefix is distinct.
+ *    Depth is capped at 200; leaf PCs are one of 16 instructions spread over the leaf
+ *    function; counts are 1 + exponential(5).
  *
  * Prints what it wrote (records, samples, distinct PCs, largest depth) on standard error.
  */
@@ -38,6 +45,9 @@
 #define RECENT 65536
 #define PROGRAM_BASE UINT64_C(0x555555554000)
 #define LIBC_BASE UINT64_C(0x7ffff7d80000)
+#define USAGE \
+    "usage: gen_gperftools [--shape deep|wide] [--size 200M] [--functions N] [--seed N] " \
+    "[--cc CC] DIR OUT"
 #define LIBC_PATH "/usr/lib/x86_64-linux-gnu/libc.so.6"
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -121,7 +131,9 @@ static void write_program(const char *path, unsigned functions)
                    "    return r;\n}\n\n",
                 1 + (unsigned)below(4), (unsigned)below(helpers));
     }
+    /* Two arguments: load and exit, for a profile that only records the mappings. */
     fprintf(f, "int main(int argc, char **argv)\n{\n"
+               "    if (argc > 2)\n        return 0;\n"
                "    unsigned long x = argc > 1 ? strtoul(argv[1], NULL, 10) : 1, r = 0;\n");
     for (unsigned i = 0; i < 10 && i < functions; i++)
         fprintf(f, "    r += f%u(x + %u, 0);\n", i * (functions / 40 + 1) % functions, i);
@@ -263,6 +275,107 @@ static void write_maps(FILE *out, const char *path, uint64_t base, const segment
     }
 }
 
+/* ---- a real profile of the program, for its maps ---------------------------------------------- */
+
+#define LIBPROFILER "/usr/lib/x86_64-linux-gnu/libprofiler.so.0"
+
+typedef struct real_profile {
+    uint64_t header[5];
+    char *maps; /* the maps text, as libprofiler wrote it */
+    size_t maps_size;
+    uint64_t program_start; /* where the program's and libc's first segments are mapped */
+    uint64_t libc_start;
+    char libc_path[PATH_MAX];
+} real_profile;
+
+/* Runs the program (which exits at once when given two arguments) under libprofiler with
+ * address randomization off, and reads what it wrote. False when libprofiler is not installed
+ * or the profile is not what was expected. */
+static bool read_real_profile(const char *dir, const char *program, real_profile *out)
+{
+    if (access(LIBPROFILER, R_OK) != 0)
+        return false;
+    char path[PATH_MAX], command[3 * PATH_MAX + 128];
+    snprintf(path, sizeof path, "%s/maps.prof", dir);
+    unlink(path);
+    snprintf(command, sizeof command,
+             "setarch \"$(uname -m)\" -R env CPUPROFILE='%s' LD_PRELOAD=%s '%s' maps only "
+             ">/dev/null 2>&1",
+             path, LIBPROFILER, program);
+    if (system(command) != 0)
+        return false;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    char *data = NULL;
+    size_t size = 0, cap = 0, n;
+    do {
+        cap = cap ? cap * 2 : 1 << 16;
+        data = xrealloc(data, cap + 1);
+        n = fread(data + size, 1, cap - size, f);
+        size += n;
+    } while (size == cap);
+    fclose(f);
+    unlink(path);
+    /* Header slots, records (count, depth, PCs) up to the trailer 0, 1, 0, then the maps. */
+    uint64_t word;
+    size_t at = 0;
+    bool ok = size >= 40;
+    for (int i = 0; ok && i < 5; i++, at += 8)
+        memcpy(&out->header[i], data + at, 8);
+    ok = ok && out->header[0] == 0 && out->header[1] >= 3;
+    if (ok)
+        at = 16 + 8 * out->header[1];
+    while (ok) {
+        uint64_t count, depth;
+        if (at + 16 > size) {
+            ok = false;
+            break;
+        }
+        memcpy(&count, data + at, 8);
+        memcpy(&depth, data + at + 8, 8);
+        if (count == 0 && depth == 1) {
+            memcpy(&word, data + at + 16, 8);
+            at += 24;
+            break;
+        }
+        if (depth > (size - at) / 8) {
+            ok = false;
+            break;
+        }
+        at += 16 + 8 * depth;
+    }
+    if (!ok || at > size) {
+        free(data);
+        return false;
+    }
+    data[size] = '\0';
+    out->maps = data;
+    memmove(out->maps, data + at, size - at + 1);
+    out->maps_size = size - at;
+    out->program_start = out->libc_start = 0;
+    for (char *line = out->maps; *line;) {
+        char *end = strchr(line, '\n');
+        unsigned long long start, limit, offset;
+        char perms[8], file[PATH_MAX];
+        if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &start, &limit, perms, &offset,
+                   file) == 5 &&
+            offset == 0) {
+            const char *base = strrchr(file, '/');
+            if (!out->program_start && strcmp(file, program) == 0)
+                out->program_start = start;
+            else if (!out->libc_start && base && strcmp(base, "/libc.so.6") == 0) {
+                out->libc_start = start;
+                snprintf(out->libc_path, sizeof out->libc_path, "%s", file);
+            }
+        }
+        if (!end)
+            break;
+        line = end + 1;
+    }
+    return out->program_start != 0;
+}
+
 /* ---- the profile ------------------------------------------------------------------------------ */
 
 typedef struct frame {
@@ -323,11 +436,17 @@ static uint64_t parse_size(const char *s)
 int main(int argc, char **argv)
 {
     uint64_t size = 200000000;
-    unsigned count = 4000;
+    unsigned count = 0;
+    bool wide = false;
     const char *cc = getenv("CC") ? getenv("CC") : "cc";
     const char *dir = NULL, *out_path = NULL;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
+        if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
+            const char *shape = argv[++i];
+            if (strcmp(shape, "wide") != 0 && strcmp(shape, "deep") != 0)
+                die("unknown shape '%s' (deep or wide)", shape);
+            wide = strcmp(shape, "wide") == 0;
+        } else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
             size = parse_size(argv[++i]);
         else if (strcmp(argv[i], "--functions") == 0 && i + 1 < argc)
             count = (unsigned)strtoul(argv[++i], NULL, 10);
@@ -340,10 +459,12 @@ int main(int argc, char **argv)
         else if (!out_path)
             out_path = argv[i];
         else
-            die("usage: gen_gperftools [--size 200M] [--functions N] [--seed N] [--cc CC] DIR OUT");
+            die(USAGE);
     }
+    if (count == 0)
+        count = wide ? 3000 : 4000;
     if (!dir || !out_path || count < 50)
-        die("usage: gen_gperftools [--size 200M] [--functions N] [--seed N] [--cc CC] DIR OUT");
+        die(USAGE);
 
     char source[PATH_MAX], program[PATH_MAX], command[4 * PATH_MAX + 64];
     snprintf(source, sizeof source, "%s/bench_prog.c", dir);
@@ -398,19 +519,34 @@ int main(int argc, char **argv)
             die("no call in _start of %s", absolute);
     }
 
+    real_profile real = {0};
+    bool have_real = read_real_profile(dir, absolute, &real);
+    const char *libc_path = have_real && real.libc_start ? real.libc_path : LIBC_PATH;
     segment prog_segments[16], libc_segments[16];
     uint64_t libc_pc = 0;
     size_t prog_n = read_segments(absolute, prog_segments, 16, NULL, NULL);
-    size_t libc_n = read_segments(LIBC_PATH, libc_segments, 16, &libc_pc, "__libc_start_main");
+    size_t libc_n = read_segments(libc_path, libc_segments, 16, &libc_pc, "__libc_start_main");
     if (prog_n == 0)
         die("cannot read the segments of %s", absolute);
+    /* Load addresses: where the real run mapped the first segment, less its page address. */
+    uint64_t program_base = PROGRAM_BASE, libc_base = LIBC_BASE;
+    if (have_real) {
+        program_base = real.program_start - (prog_segments[0].vaddr & ~UINT64_C(0xfff));
+        if (real.libc_start && libc_n)
+            libc_base = real.libc_start - (libc_segments[0].vaddr & ~UINT64_C(0xfff));
+        else
+            libc_pc = 0;
+    }
 
     FILE *out = fopen(out_path, "wb");
     if (!out)
         die("cannot write %s", out_path);
     static char buffer[1 << 20];
     setvbuf(out, buffer, _IOFBF, sizeof buffer);
-    const uint64_t header[5] = {0, 3, 0, 10000, 0};
+    uint64_t header[5] = {0, 3, 0, 10000, 0};
+    if (have_real)
+        memcpy(header, real.header, sizeof header);
+    header[1] = 3; /* the five fixed slots only */
     fwrite(header, 8, 5, out);
     uint64_t written = 40, records = 0, samples = 0, repeats = 0;
     unsigned deepest = 0;
@@ -420,10 +556,10 @@ int main(int argc, char **argv)
     unsigned root = libc_pc ? 2 : 1;
     while (written < size) {
         size_t r = recent_count ? below(recent_count < RECENT ? recent_count : RECENT) : 0;
-        if (recent_count && below(100) < 3) {
+        if (!wide && recent_count && below(100) < 3) {
             s = recent[r]; /* the same stack again, as an evicted entry would come */
             repeats++;
-        } else if (recent_count == 0 || below(100) < 4) {
+        } else if (wide || recent_count == 0 || below(100) < 4) {
             s.depth = 1;
             s.frames[0] = (frame){(uint32_t)main_index, 0};
             unsigned target = 3 + (unsigned)(-log(1 - uniform()) * 40);
@@ -436,7 +572,8 @@ int main(int argc, char **argv)
             s.depth = keep;
             walk_down(&s, target > MAX_DEPTH - root ? MAX_DEPTH - root : target);
         }
-        recent[recent_count++ % RECENT] = s;
+        if (!wide)
+            recent[recent_count++ % RECENT] = s;
         /* The record: count, depth, PCs leaf first (return addresses for the callers). */
         unsigned depth = s.depth + root;
         uint64_t ticks = 1 + (uint64_t)(-log(1 - uniform()) * 5);
@@ -447,11 +584,11 @@ int main(int argc, char **argv)
             const function *fn = &functions[s.frames[i].function];
             uint64_t pc = i + 1 == s.depth ? fn->instructions[s.frames[i].site]
                                            : fn->calls[s.frames[i].site].return_address;
-            words[n++] = PROGRAM_BASE + pc;
+            words[n++] = program_base + pc;
         }
         if (libc_pc)
-            words[n++] = LIBC_BASE + libc_pc;
-        words[n++] = PROGRAM_BASE + start_return;
+            words[n++] = libc_base + libc_pc;
+        words[n++] = program_base + start_return;
         fwrite(words, 8, n, out);
         written += 8 * n;
         records++;
@@ -461,21 +598,27 @@ int main(int argc, char **argv)
     }
     const uint64_t trailer[3] = {0, 1, 0};
     fwrite(trailer, 8, 3, out);
-    write_maps(out, absolute, PROGRAM_BASE, prog_segments, prog_n, 1234567);
-    fprintf(out, "555555a00000-555555c00000 rw-p 00000000 00:00 0           [heap]\n");
-    if (libc_n)
-        write_maps(out, LIBC_PATH, LIBC_BASE, libc_segments, libc_n, 7654321);
-    fprintf(out, "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0           [stack]\n");
-    if (fclose(out) != 0)
+    if (have_real) {
+        fwrite(real.maps, 1, real.maps_size, out);
+    } else {
+        write_maps(out, absolute, PROGRAM_BASE, prog_segments, prog_n, 1234567);
+        fprintf(out, "555555a00000-555555c00000 rw-p 00000000 00:00 0           [heap]\n");
+        if (libc_n)
+            write_maps(out, LIBC_PATH, LIBC_BASE, libc_segments, libc_n, 7654321);
+        fprintf(out, "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0           [stack]\n");
+    }
+    long file_size = ftell(out);
+    if (fclose(out) != 0 || file_size < 0)
         die("cannot write %s", out_path);
+    free(real.maps);
     size_t call_sites = 0;
     for (size_t i = 0; i < function_count; i++)
         call_sites += functions[i].call_count;
     fprintf(stderr,
             "gen_gperftools: %s: %" PRIu64 " bytes, %" PRIu64 " records (%" PRIu64
             " repeated), %" PRIu64 " samples, depth up to %u; program %s: %zu functions, %zu "
-            "call sites\n",
-            out_path, written + 24, records, repeats, samples, deepest, absolute, function_count,
-            call_sites);
+            "call sites; maps %s\n",
+            out_path, (uint64_t)file_size, records, repeats, samples, deepest, absolute, function_count,
+            call_sites, have_real ? "from a run under libprofiler" : "made up");
     return 0;
 }

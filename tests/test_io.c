@@ -102,6 +102,25 @@ static void varint_codec_edges(void **state)
     pos = long_zero;
     assert_int_equal(pk_varint_decode(&pos, long_zero + 3, &v), PK_VARINT_OK);
     assert_true(v == 0 && pos == long_zero + 3);
+    /* The 32-bit fast path agrees with the codec at every 7-bit boundary up to 32 bits. */
+    for (unsigned bits = 0; bits <= 32; bits++) {
+        uint64_t values[3] = {((uint64_t)1 << bits) - 1, (uint64_t)1 << bits,
+                              bits == 0 ? 0 : (uint64_t)1 << (bits - 1)};
+        for (int k = 0; k < 3; k++) {
+            uint8_t buf[8] = {0};
+            size_t n = pk_varint_encode(buf, values[k]);
+            const uint8_t *fast = buf;
+            uint32_t u = 0;
+            if (values[k] > UINT32_MAX) {
+                assert_int_equal(pk_varint_decode_u32_fast(&fast, &u), 0);
+                assert_ptr_equal(fast, buf);
+                continue;
+            }
+            assert_int_equal(pk_varint_decode_u32_fast(&fast, &u), 1);
+            assert_true(u == values[k]);
+            assert_ptr_equal(fast, buf + n);
+        }
+    }
     /* The 32-bit fast path: 5 bytes at most, no bit beyond 31. */
     const uint8_t max32[8] = {0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0};
     const uint8_t beyond32[8] = {0xff, 0xff, 0xff, 0xff, 0x1f, 0, 0, 0};

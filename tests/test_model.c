@@ -121,6 +121,40 @@ static void stacks_are_sequences_however_built(void **state)
     pk_profile_free(p);
 }
 
+/* The stack's hash is taken several frames at a time: a sequence split anywhere into a prefix
+ * and a run, for every length around those steps, is still the one stack. */
+static void stacks_split_anywhere_are_one(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_function fn = {pk_intern_cstr(p, "s"), 0, 0, PK_NONE};
+    uint32_t function = pk_intern_function(p, &fn);
+    uint32_t frames[13];
+    for (uint32_t i = 0; i < 13; i++) {
+        pk_frame f = {function, 100 + i, 0, PK_NONE, 0};
+        frames[i] = pk_intern_frame(p, &f);
+    }
+    for (size_t n = 1; n <= 13; n++) {
+        uint32_t whole = pk_intern_stack_frames(p, PK_NONE, frames, n);
+        assert_true(whole != PK_NONE);
+        for (size_t split = 0; split <= n; split++) {
+            uint32_t prefix = pk_intern_stack_frames(p, PK_NONE, frames, split);
+            assert_int_equal(pk_intern_stack_frames(p, prefix, frames + split, n - split), whole);
+            assert_int_equal(pk_find_stack_frames(p, prefix, frames + split, n - split), whole);
+        }
+        /* The same frames in another order are another stack. */
+        uint32_t swapped[13];
+        memcpy(swapped, frames, n * sizeof *swapped);
+        if (n >= 2) {
+            swapped[n - 2] = frames[n - 1];
+            swapped[n - 1] = frames[n - 2];
+            assert_int_equal(pk_find_stack_frames(p, PK_NONE, swapped, n), PK_NONE);
+        }
+    }
+    assert_int_equal(pk_stack_count(p), 13);
+    pk_profile_free(p);
+}
+
 /* Many stacks that differ only deep down: each distinct sequence once, whatever the order. */
 static void deep_stacks_share_nothing_but_their_runs(void **state)
 {
@@ -343,6 +377,7 @@ int main(void)
         cmocka_unit_test(strings_are_interned),
         cmocka_unit_test(stacks_form_a_prefix_tree),
         cmocka_unit_test(stacks_are_sequences_however_built),
+        cmocka_unit_test(stacks_split_anywhere_are_one),
         cmocka_unit_test(deep_stacks_share_nothing_but_their_runs),
         cmocka_unit_test(samples_aggregate_per_thread_and_stack),
         cmocka_unit_test(frees_match_allocations_by_address),

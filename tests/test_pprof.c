@@ -256,6 +256,13 @@ static void check_fixture_profile(const pk_profile *p)
     row = find_row(p, "worker", "main;work;+inl");
     uint32_t frames[3];
     assert_int_equal(pk_stack_frames(p, pk_sample_stack(p, row), frames, 3), 3);
+    /* A sample's stack is one run of its frames, not a stack per prefix: [main] and
+     * [main, work, inl] are the only stacks. */
+    assert_int_equal(pk_stack_count(p), 2);
+    uint32_t prefix;
+    const uint32_t *own;
+    assert_int_equal(pk_stack_run(p, pk_sample_stack(p, row), &prefix, &own), 3);
+    assert_int_equal(prefix, PK_NONE);
     const pk_frame *main_frame = pk_frame_at(p, frames[0]);
     const pk_frame *work = pk_frame_at(p, frames[1]);
     const pk_frame *inl = pk_frame_at(p, frames[2]);
@@ -1221,6 +1228,59 @@ static void odd_strings(void **state)
     pk_profile_free(p);
 }
 
+/* Inline chains that extend one outer frame in turn: each keeps a location of its own, however
+ * the samples alternate between them. */
+static void inline_chains_sharing_an_outer_frame(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    assert_non_null(p);
+    pk_add_value_type(p, "samples", "count");
+    pk_resource res = {pk_intern_cstr(p, "app"), pk_intern_cstr(p, "/opt/app"), 0, 0x400000,
+                       0x480000, 0};
+    uint32_t app = pk_intern_resource(p, &res);
+    uint32_t f_main = tb_function(p, "main", "main.c", 5, app);
+    uint32_t f_work = tb_function(p, "work", "work.c", 10, app);
+    uint32_t f_a = tb_function(p, "inline_a", "a.h", 1, app);
+    uint32_t f_b = tb_function(p, "inline_b", "b.h", 2, app);
+    uint32_t flags = PK_FRAME_HAS_ADDRESS, inl = flags | PK_FRAME_INLINED;
+    uint32_t s_main = tb_push(p, PK_NONE, f_main, 7, 0x401000, app, flags);
+    uint32_t s_work = tb_push(p, s_main, f_work, 12, 0x402000, app, flags);
+    uint32_t s_a = tb_push(p, s_work, f_a, 3, 0x402000, app, inl);
+    uint32_t s_b = tb_push(p, s_work, f_b, 4, 0x402000, app, inl);
+    uint32_t s_ab = tb_push(p, s_a, f_b, 4, 0x402000, app, inl);
+    uint32_t s_ba = tb_push(p, s_b, f_a, 3, 0x402000, app, inl);
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 1, 1);
+    /* work is extended by inline_a, inline_b, inline_a, inline_b again: rows in that order. */
+    uint32_t order[5] = {s_a, s_b, s_ab, s_ba, s_work};
+    for (int i = 0; i < 5; i++) {
+        int64_t v = (int64_t)1 << i;
+        assert_int_equal(pk_add_sample(p, t, order[i], &v), PK_OK);
+    }
+    char *data;
+    size_t size;
+    pk_error err;
+    assert_int_equal(pk_write_memory(p, &pk_format_pprof, NULL, &data, &size, &err), PK_OK);
+    Perftools__Profiles__Profile *pr = unpack_written(data, size);
+    /* work alone, work+a, work+b, work+a+b, work+b+a; main: six locations. */
+    assert_int_equal(pr->n_location, 6);
+    perftools__profiles__profile__free_unpacked(pr, NULL);
+    pk_profile *q;
+    assert_int_equal(read_bytes(data, size, false, &q, &err), PK_OK);
+    const char *stacks[5] = {"main;work;+inline_a", "main;work;+inline_b",
+                             "main;work;+inline_a;+inline_b", "main;work;+inline_b;+inline_a",
+                             "main;work"};
+    for (int i = 0; i < 5; i++) {
+        size_t row = find_row(q, "main", stacks[i]);
+        assert_true(row != SIZE_MAX);
+        assert_int_equal(pk_sample_values(q, row)[0], (int64_t)1 << i);
+    }
+    assert_int_equal(pk_sample_count(q), 5);
+    pk_profile_free(q);
+    free(data);
+    pk_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1238,6 +1298,7 @@ int main(void)
         cmocka_unit_test(writes_what_pprof_expects),
         cmocka_unit_test(round_trip_keeps_the_model),
         cmocka_unit_test(samples_without_sample_types),
+        cmocka_unit_test(inline_chains_sharing_an_outer_frame),
         cmocka_unit_test(writer_edge_cases),
         cmocka_unit_test(odd_strings),
     };

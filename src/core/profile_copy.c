@@ -10,6 +10,13 @@
 #include "core/profile_internal.h"
 #include "profkit/merge.h"
 
+/* How a source frame maps, kept in one compact array because every frame of every stack looks
+ * it up: most chains are one frame, which is then here without following the chain's pointer. */
+typedef struct frame_chain {
+    uint32_t length; /* 0 until mapped */
+    uint32_t first;
+} frame_chain;
+
 typedef struct copy_state {
     pk_profile *dst;
     const pk_profile *src;
@@ -20,7 +27,7 @@ typedef struct copy_state {
     uint32_t *threads;              /* src thread -> dst thread */
     uint32_t *functions;            /* src function -> dst function, PK_NONE until interned */
     const uint32_t **chains;        /* src frame -> its frames in dst, NULL until mapped */
-    uint32_t *chain_lengths;
+    frame_chain *mapped;            /* src frame -> its chain's length and first frame */
     uint32_t *copied_frames;        /* storage of the one-frame chain of a frame copied as is */
     uint32_t *stacks;               /* src stack -> dst stack */
     uint32_t *run;                  /* scratch: a run of src mapped to dst frames */
@@ -220,9 +227,9 @@ static pk_status copy_resources(copy_state *c)
 static pk_status map_frame(copy_state *c, uint32_t id, const uint32_t **frames, size_t *count,
                            pk_error *err)
 {
-    if (c->chains[id]) {
+    if (c->mapped[id].length) {
         *frames = c->chains[id];
-        *count = c->chain_lengths[id];
+        *count = c->mapped[id].length;
         return PK_OK;
     }
     size_t n = 0;
@@ -247,7 +254,7 @@ static pk_status map_frame(copy_state *c, uint32_t id, const uint32_t **frames, 
         n = 1;
     }
     c->chains[id] = *frames;
-    c->chain_lengths[id] = (uint32_t)n;
+    c->mapped[id] = (frame_chain){(uint32_t)n, (*frames)[0]};
     *count = n;
     return PK_OK;
 }
@@ -261,15 +268,24 @@ static pk_status copy_stacks(copy_state *c, pk_error *err)
         const uint32_t *run;
         size_t length = pk_stack_run(c->src, (uint32_t)i, &prefix, &run);
         size_t mapped = 0;
+        if (!PK_ARRAY_RESERVE(c->run, c->run_capacity, length))
+            return out_of_memory(err);
         for (size_t k = 0; k < length; k++) {
+            const frame_chain *m = &c->mapped[run[k]];
+            if (m->length == 1 && mapped < c->run_capacity) {
+                c->run[mapped++] = m->first;
+                continue;
+            }
             const uint32_t *frames = NULL;
             size_t n = 0;
             pk_status status = map_frame(c, run[k], &frames, &n, err);
             if (status != PK_OK)
                 return status;
-            if (!PK_ARRAY_RESERVE(c->run, c->run_capacity, mapped + n))
+            if (!PK_ARRAY_RESERVE(c->run, c->run_capacity, mapped + n + (length - k - 1)))
                 return out_of_memory(err);
-            memcpy(c->run + mapped, frames, n * sizeof *frames);
+            /* Chains are a frame or a few: a call to memcpy per frame would cost more. */
+            for (size_t j = 0; j < n; j++)
+                c->run[mapped + j] = frames[j];
             mapped += n;
         }
         uint32_t stack = pk_intern_stack_frames(
@@ -342,12 +358,12 @@ pk_status pk_profile_copy(pk_profile *dst, const pk_profile *src, const pk_copy_
     c.threads = none_array(pk_thread_count(src));
     c.functions = none_array(pk_function_count(src));
     c.chains = calloc(frames ? frames : 1, sizeof *c.chains);
-    c.chain_lengths = none_array(frames);
+    c.mapped = calloc(frames ? frames : 1, sizeof *c.mapped);
     c.copied_frames = none_array(frames);
     c.stacks = none_array(pk_stack_count(src));
     pk_status status = PK_OK;
     if (!c.strings || !c.resources || !c.threads || !c.functions || !c.chains ||
-        !c.chain_lengths || !c.copied_frames || !c.stacks) {
+        !c.mapped || !c.copied_frames || !c.stacks) {
         status = out_of_memory(err);
         goto done;
     }
@@ -380,7 +396,7 @@ done:
     free(c.threads);
     free(c.functions);
     free(c.chains);
-    free(c.chain_lengths);
+    free(c.mapped);
     free(c.copied_frames);
     free(c.stacks);
     free(c.run);

@@ -7,13 +7,40 @@
 #include "profkit/profile.h"
 
 #define STACK_HASH_SEED 0x243f6a8885a308d3ULL
+#define STACK_HASH_K1 0x9e3779b97f4a7c15ULL
+#define STACK_HASH_K2 (STACK_HASH_K1 * STACK_HASH_K1)
+#define STACK_HASH_K3 (STACK_HASH_K2 * STACK_HASH_K1)
+#define STACK_HASH_K4 (STACK_HASH_K2 * STACK_HASH_K2)
 
-/* Extends the hash of a sequence by one frame. Each step is invertible, so for a given prefix
- * distinct frames give distinct hashes. */
+/* Extends the hash of a sequence by one frame: a polynomial in the odd constant K1, so for a
+ * given prefix distinct frames give distinct hashes, and a sequence hashes alike however it was
+ * split into runs. */
 static inline uint64_t hash_step(uint64_t h, uint32_t frame)
 {
-    h = (h ^ ((uint64_t)frame + 1)) * 0x9e3779b97f4a7c15ULL;
-    return h ^ (h >> 29);
+    return h * STACK_HASH_K1 + ((uint64_t)frame + 1);
+}
+
+/* hash_step over frames[0..n), four frames per step of the dependency chain: the same value,
+ * since h K^4 + a K^3 + b K^2 + c K + d is four steps at once. */
+static uint64_t hash_frames(uint64_t h, const uint32_t *frames, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        h = h * STACK_HASH_K4 + ((uint64_t)frames[i] + 1) * STACK_HASH_K3 +
+            ((uint64_t)frames[i + 1] + 1) * STACK_HASH_K2 +
+            ((uint64_t)frames[i + 2] + 1) * STACK_HASH_K1 + ((uint64_t)frames[i + 3] + 1);
+    for (; i < n; i++)
+        h = hash_step(h, frames[i]);
+    return h;
+}
+
+/* What places a stack in the table: the polynomial's low bits depend only on the frames' low
+ * bits, so the slot and the tag come from a mix of all of its bits. */
+static inline uint64_t slot_hash(uint64_t hash)
+{
+    hash ^= hash >> 32;
+    hash *= 0xd6e8feb86659fd93ULL;
+    return hash ^ (hash >> 32);
 }
 
 void pk_stack_store_free(pk_stack_store *s)
@@ -96,14 +123,15 @@ static uint32_t stack_lookup(const pk_stack_store *s, uint64_t hash, uint32_t de
         *slot = SIZE_MAX;
         return PK_NONE;
     }
-    for (size_t i = (size_t)hash & s->mask;; i = (i + 1) & s->mask) {
+    uint64_t placed = slot_hash(hash);
+    for (size_t i = (size_t)placed & s->mask;; i = (i + 1) & s->mask) {
         const pk_stack_slot *sl = &s->slots[i];
         if (!sl->stack) {
             *slot = i;
             return PK_NONE;
         }
         uint32_t id = sl->stack - 1;
-        if (sl->hash == (uint32_t)(hash >> 32) && s->entries[id].hash == hash &&
+        if (sl->hash == (uint32_t)(placed >> 32) && s->entries[id].hash == hash &&
             s->entries[id].depth == depth && stack_equals(s, id, prefix, frames, n)) {
             *slot = i;
             return id;
@@ -119,11 +147,11 @@ static bool grow_slots(pk_stack_store *s)
         return false;
     size_t mask = size - 1;
     for (size_t id = 0; id < s->count; id++) {
-        uint64_t hash = s->entries[id].hash;
-        size_t i = (size_t)hash & mask;
+        uint64_t placed = slot_hash(s->entries[id].hash);
+        size_t i = (size_t)placed & mask;
         while (slots[i].stack)
             i = (i + 1) & mask;
-        slots[i] = (pk_stack_slot){(uint32_t)id + 1, (uint32_t)(hash >> 32)};
+        slots[i] = (pk_stack_slot){(uint32_t)id + 1, (uint32_t)(placed >> 32)};
     }
     free(s->slots);
     s->slots = slots;
@@ -137,9 +165,7 @@ static uint64_t sequence_hash(const pk_stack_store *s, uint32_t prefix, const ui
 {
     uint64_t h = prefix == PK_NONE ? STACK_HASH_SEED : s->entries[prefix].hash;
     *depth = (prefix == PK_NONE ? 0 : s->entries[prefix].depth) + (uint64_t)n;
-    for (size_t i = 0; i < n; i++)
-        h = hash_step(h, frames[i]);
-    return h;
+    return hash_frames(h, frames, n);
 }
 
 uint32_t pk_stack_store_find(const pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
@@ -164,11 +190,14 @@ uint32_t pk_stack_store_intern(pk_stack_store *s, uint32_t prefix, const uint32_
         return PK_NONE;
     if (n == 0)
         return prefix;
+    uint64_t depth;
+    uint64_t hash = sequence_hash(s, prefix, frames, n, &depth);
+    /* The slot is most often a cache miss: ask for it before checking the frames. */
+    if (s->slots)
+        __builtin_prefetch(&s->slots[(size_t)slot_hash(hash) & s->mask]);
     for (size_t i = 0; i < n; i++)
         if (frames[i] >= frame_count)
             return PK_NONE;
-    uint64_t depth;
-    uint64_t hash = sequence_hash(s, prefix, frames, n, &depth);
     if (depth > UINT32_MAX || n > UINT32_MAX - s->pool_count || s->count >= PK_NONE - 1)
         return PK_NONE;
     size_t slot;
@@ -189,6 +218,6 @@ uint32_t pk_stack_store_intern(pk_stack_store *s, uint32_t prefix, const uint32_
                                       (uint32_t)n};
     memcpy(s->pool + s->pool_count, frames, n * sizeof *frames);
     s->pool_count += n;
-    s->slots[slot] = (pk_stack_slot){id + 1, (uint32_t)(hash >> 32)};
+    s->slots[slot] = (pk_stack_slot){id + 1, (uint32_t)(slot_hash(hash) >> 32)};
     return id;
 }

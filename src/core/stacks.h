@@ -24,7 +24,7 @@ typedef struct pk_stack_entry {
 
 typedef struct pk_stack_slot {
     uint32_t stack; /* stack + 1; 0 = empty */
-    uint32_t hash;  /* low bits of the stack's hash: most mismatches end here */
+    uint32_t hash;  /* high bits of the mixed hash that placed it: most mismatches end here */
 } pk_stack_slot;
 
 typedef struct pk_stack_store {

@@ -93,22 +93,41 @@ static inline pk_varint_result pk_varint_decode_u32(const uint8_t **pos, const u
  * apart. Returns 1 with *value set and *pos advanced otherwise. */
 static inline int pk_varint_decode_u32_fast(const uint8_t **pos, uint32_t *value)
 {
+    /* Unrolled, with constant shifts: the loop's variable shifts and counter cost more than the
+     * decoding on the hot paths that use this. */
     const uint8_t *p = *pos;
-    uint32_t v = 0;
-    for (unsigned shift = 0; shift < 28; shift += 7) {
-        uint32_t b = *p++;
-        v |= (b & 0x7f) << shift;
-        if (b < 0x80) {
-            *value = v;
-            *pos = p;
-            return 1;
-        }
+    uint32_t b = p[0], v = b & 0x7f;
+    if (b < 0x80) {
+        *pos = p + 1;
+        *value = v;
+        return 1;
     }
-    uint32_t b = *p++;
+    b = p[1];
+    v |= (b & 0x7f) << 7;
+    if (b < 0x80) {
+        *pos = p + 2;
+        *value = v;
+        return 1;
+    }
+    b = p[2];
+    v |= (b & 0x7f) << 14;
+    if (b < 0x80) {
+        *pos = p + 3;
+        *value = v;
+        return 1;
+    }
+    b = p[3];
+    v |= (b & 0x7f) << 21;
+    if (b < 0x80) {
+        *pos = p + 4;
+        *value = v;
+        return 1;
+    }
+    b = p[4];
     if (b > 0x0f)
         return 0;
     *value = v | b << 28;
-    *pos = p;
+    *pos = p + 5;
     return 1;
 }
 

@@ -662,6 +662,9 @@ typedef struct folded_writer {
     uint32_t *canon_ids;
     size_t canon_count, canon_cap;
     uint32_t *function_canon; /* function -> canonical id of its name, PK_NONE until known */
+    uint32_t *frame_canon;    /* frame -> the same through its function, PK_NONE until known:
+                               * one lookup per frame instead of the frame's and function's */
+    uint8_t *name_form;       /* string id -> NAME_UNKNOWN, NAME_PLAIN or NAME_REWRITTEN */
     uint32_t *names, *other; /* scratch: the canonical names of a row, and of a candidate */
     size_t names_cap, other_cap;
     pk_thread_names *thread_names; /* with threads: what they are called */
@@ -719,13 +722,18 @@ static size_t row_names(folded_writer *w, size_t row, uint32_t **names, size_t *
         (*names)[n++] = pk_sample_thread(p, row);
     pk_stack_frames(p, stack, *names + n, depth);
     for (size_t i = n; i < n + depth; i++) {
-        uint32_t function = pk_frame_at(p, (*names)[i])->function;
-        uint32_t canon = w->function_canon[function];
+        uint32_t frame = (*names)[i];
+        uint32_t canon = w->frame_canon[frame];
         if (canon == PK_NONE) {
-            canon = canonical_name(w, pk_function_at(p, function)->name);
-            if (canon == PK_NONE)
-                return SIZE_MAX;
-            w->function_canon[function] = canon;
+            uint32_t function = pk_frame_at(p, frame)->function;
+            canon = w->function_canon[function];
+            if (canon == PK_NONE) {
+                canon = canonical_name(w, pk_function_at(p, function)->name);
+                if (canon == PK_NONE)
+                    return SIZE_MAX;
+                w->function_canon[function] = canon;
+            }
+            w->frame_canon[frame] = canon;
         }
         (*names)[i] = canon;
     }
@@ -777,6 +785,26 @@ static uint32_t line_of_row(folded_writer *w, size_t row)
     return (uint32_t)w->count++;
 }
 
+/* Writes a canonical name. Most names are written as they are: which ones is decided once per
+ * name, not once per line that names it. */
+enum { NAME_UNKNOWN, NAME_PLAIN, NAME_REWRITTEN };
+
+static void write_canonical_name(folded_writer *w, pk_output *out, uint32_t name)
+{
+    const char *s = pk_str(w->p, name);
+    size_t len = pk_str_len(w->p, name);
+    uint8_t *form = &w->name_form[name];
+    if (*form == NAME_UNKNOWN) {
+        written_name wn = written_form(s, len);
+        bool plain = wn.s == s && wn.blanks_from == wn.blanks_to && strcspn(s, ";\n\r") >= len;
+        *form = plain ? NAME_PLAIN : NAME_REWRITTEN;
+    }
+    if (*form == NAME_PLAIN)
+        pk_out_write(out, s, len);
+    else
+        write_name(out, s, len);
+}
+
 static void writer_free(folded_writer *w)
 {
     free(w->lines);
@@ -786,6 +814,8 @@ static void writer_free(folded_writer *w)
     free(w->canon_ids);
     free(w->function_canon);
     pk_thread_names_free(w->thread_names);
+    free(w->frame_canon);
+    free(w->name_form);
     free(w->names);
     free(w->other);
 }
@@ -844,6 +874,12 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
     if (!w.function_canon || (with_threads && !(w.thread_names = pk_thread_names_new(p))))
         goto nomem;
     memset(w.function_canon, 0xff, (functions ? functions : 1) * sizeof *w.function_canon);
+    size_t frames = pk_frame_count(p), strings = pk_string_count(p);
+    w.frame_canon = malloc((frames ? frames : 1) * sizeof *w.frame_canon);
+    w.name_form = calloc(strings ? strings : 1, 1);
+    if (!w.frame_canon || !w.name_form)
+        goto nomem;
+    memset(w.frame_canon, 0xff, (frames ? frames : 1) * sizeof *w.frame_canon);
 
     size_t rows = pk_sample_count(p);
     for (size_t row = 0; row < rows; row++) {
@@ -904,6 +940,7 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
             } else {
                 write_name(out, pk_str(p, name), pk_str_len(p, name));
             }
+            write_canonical_name(&w, out, w.names[k]);
             pk_out_putc(out, k + 1 < n ? ';' : ' ');
         }
         if (differential) {

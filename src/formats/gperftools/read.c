@@ -39,6 +39,11 @@ static inline uint64_t gp_hash_step(uint64_t h, uint64_t address)
     return h ^ (h >> 29);
 }
 
+typedef struct gp_stack_slot {
+    uint32_t stack; /* stack + 1; 0 = empty */
+    uint32_t hash;  /* high bits of the stack's hash: most mismatches end here */
+} gp_stack_slot;
+
 typedef struct gp_address_slot {
     uint64_t address;
     uint32_t id; /* index + 1; 0 = empty */
@@ -56,13 +61,15 @@ typedef struct gp_reader {
     size_t address_count, address_cap;
     gp_stack *stacks;           /* distinct stacks, in order of first appearance */
     size_t stack_count, stack_cap;
-    uint32_t *stack_slots;      /* stack + 1, 0 = empty: open addressing by hash */
+    gp_stack_slot *stack_slots; /* open addressing by hash */
     size_t stack_mask;
     uint32_t *pool;             /* address indexes of the stacks */
     size_t pool_count, pool_cap;
 
     uint64_t *record;           /* the record being added: its addresses, root first */
     size_t record_cap;
+    uint64_t *record_hashes;    /* and their hashes in the address table */
+    size_t record_hashes_cap;
 
     uint64_t zero_count_records;
     uint64_t total_count; /* of all records read: bounds every stack's count */
@@ -78,6 +85,8 @@ static void gp_reader_free_scratch(gp_reader *r)
 {
     free(r->record);
     r->record = NULL;
+    free(r->record_hashes);
+    r->record_hashes = NULL;
 }
 
 static void gp_reader_free(gp_reader *r)
@@ -93,28 +102,42 @@ static void gp_reader_free(gp_reader *r)
     pk_u64map_free(&r->java_functions);
 }
 
-/* The index of an address in r->addresses, added when new; PK_NONE when memory runs out. The
- * table keeps address and index side by side: one cache line per probe. */
-static uint32_t gp_address_id(gp_reader *r, uint64_t address)
+/* Makes room in the address table for `more` new addresses without growing in between. */
+static bool gp_address_reserve(gp_reader *r, size_t more)
 {
-    if (!r->address_slots || (r->address_count + 1) * 10 > (r->address_mask + 1) * 6) {
-        size_t size = r->address_slots ? (r->address_mask + 1) * 2 : 1u << 12;
-        gp_address_slot *slots = calloc(size, sizeof *slots);
-        if (!slots)
-            return PK_NONE;
-        for (size_t i = 0; r->address_slots && i <= r->address_mask; i++) {
-            if (!r->address_slots[i].id)
-                continue;
-            size_t h = (size_t)pk_hash_u64(r->address_slots[i].address) & (size - 1);
-            while (slots[h].id)
-                h = (h + 1) & (size - 1);
-            slots[h] = r->address_slots[i];
-        }
-        free(r->address_slots);
-        r->address_slots = slots;
-        r->address_mask = size - 1;
+    size_t size = r->address_slots ? r->address_mask + 1 : 0;
+    if (size && (r->address_count + more) * 10 <= size * 6)
+        return true;
+    if (!size)
+        size = 1u << 12;
+    while ((r->address_count + more) * 10 > size * 6) {
+        if (size > SIZE_MAX / 2 / sizeof(gp_address_slot))
+            return false;
+        size *= 2;
     }
-    size_t h = (size_t)pk_hash_u64(address) & r->address_mask;
+    gp_address_slot *slots = calloc(size, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; r->address_slots && i <= r->address_mask; i++) {
+        if (!r->address_slots[i].id)
+            continue;
+        size_t h = (size_t)pk_hash_u64(r->address_slots[i].address) & (size - 1);
+        while (slots[h].id)
+            h = (h + 1) & (size - 1);
+        slots[h] = r->address_slots[i];
+    }
+    free(r->address_slots);
+    r->address_slots = slots;
+    r->address_mask = size - 1;
+    return true;
+}
+
+/* The index of an address (whose pk_hash_u64 is hash) in r->addresses, added when new; PK_NONE
+ * when memory runs out. The table has room for it (gp_address_reserve) and keeps address and
+ * index side by side: one cache line per probe. */
+static uint32_t gp_address_id(gp_reader *r, uint64_t address, uint64_t hash)
+{
+    size_t h = (size_t)hash & r->address_mask;
     for (; r->address_slots[h].id; h = (h + 1) & r->address_mask)
         if (r->address_slots[h].address == address)
             return r->address_slots[h].id - 1;
@@ -142,14 +165,15 @@ static uint32_t gp_address_find(const gp_reader *r, uint64_t address)
 static bool gp_grow_stack_slots(gp_reader *r)
 {
     size_t size = r->stack_slots ? (r->stack_mask + 1) * 2 : 1u << 12;
-    uint32_t *slots = calloc(size, sizeof *slots);
+    gp_stack_slot *slots = calloc(size, sizeof *slots);
     if (!slots)
         return false;
     for (size_t i = 0; i < r->stack_count; i++) {
-        size_t h = (size_t)r->stacks[i].hash & (size - 1);
-        while (slots[h])
+        uint64_t hash = r->stacks[i].hash;
+        size_t h = (size_t)hash & (size - 1);
+        while (slots[h].stack)
             h = (h + 1) & (size - 1);
-        slots[h] = (uint32_t)i + 1;
+        slots[h] = (gp_stack_slot){(uint32_t)i + 1, (uint32_t)(hash >> 32)};
     }
     free(r->stack_slots);
     r->stack_slots = slots;
@@ -190,7 +214,8 @@ static bool gp_count_fits(gp_reader *r, uint64_t count)
 /* Adds one record (pcs[0..depth), leaf first) with its count. */
 static bool gp_add_record(gp_reader *r, uint64_t count, const uint64_t *pcs, size_t depth)
 {
-    if (!PK_ARRAY_RESERVE(r->record, r->record_cap, depth + 1))
+    if (!PK_ARRAY_RESERVE(r->record, r->record_cap, depth + 1) ||
+        !PK_ARRAY_RESERVE(r->record_hashes, r->record_hashes_cap, depth + 1))
         return false;
     /* Root first; callers are looked up one byte into their call. */
     bool adjust = gp_header_version(&r->header) == 0;
@@ -204,8 +229,20 @@ static bool gp_add_record(gp_reader *r, uint64_t count, const uint64_t *pcs, siz
         !gp_grow_stack_slots(r))
         return false;
     size_t h = (size_t)hash & r->stack_mask;
-    for (; r->stack_slots[h]; h = (h + 1) & r->stack_mask) {
-        gp_stack *s = &r->stacks[r->stack_slots[h] - 1];
+    /* The stack's slot and the slots of its addresses (needed when the stack is new) are
+     * scattered over tables larger than the caches: ask for them all before reading any, so
+     * that the misses overlap instead of coming one after another. */
+    __builtin_prefetch(&r->stack_slots[h]);
+    if (!gp_address_reserve(r, depth))
+        return false;
+    for (size_t k = 0; k < depth; k++) {
+        r->record_hashes[k] = pk_hash_u64(r->record[k]);
+        __builtin_prefetch(&r->address_slots[(size_t)r->record_hashes[k] & r->address_mask]);
+    }
+    for (; r->stack_slots[h].stack; h = (h + 1) & r->stack_mask) {
+        if (r->stack_slots[h].hash != (uint32_t)(hash >> 32))
+            continue;
+        gp_stack *s = &r->stacks[r->stack_slots[h].stack - 1];
         if (s->hash == hash && gp_same_stack(r, s, r->record, depth)) {
             s->count += count; /* bounded by the total (gp_count_fits) */
             return true;
@@ -216,14 +253,14 @@ static bool gp_add_record(gp_reader *r, uint64_t count, const uint64_t *pcs, siz
         !PK_ARRAY_RESERVE(r->pool, r->pool_cap, r->pool_count + depth))
         return false;
     for (size_t k = 0; k < depth; k++) {
-        uint32_t id = gp_address_id(r, r->record[k]);
+        uint32_t id = gp_address_id(r, r->record[k], r->record_hashes[k]);
         if (id == PK_NONE)
             return false;
         r->pool[r->pool_count + k] = id;
     }
     r->stacks[r->stack_count] = (gp_stack){hash, count, (uint32_t)r->pool_count, (uint32_t)depth};
     r->pool_count += depth;
-    r->stack_slots[h] = (uint32_t)++r->stack_count;
+    r->stack_slots[h] = (gp_stack_slot){(uint32_t)++r->stack_count, (uint32_t)(hash >> 32)};
     return true;
 }
 

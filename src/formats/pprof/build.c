@@ -396,11 +396,13 @@ static uint32_t find_location(const pprof_reader *r, uint64_t id)
     return index ? *index : UINT32_MAX;
 }
 
-/* The model stack of a row's location IDs (leaf first in the key). Sets *missing, with the
- * ID, when one is not defined. */
+/* The model stack of a row's location IDs (leaf first in the key), interned as one run: a
+ * stack costs its own frames, not a stack per prefix. Sets *missing, with the ID, when one is
+ * not defined. */
 static pk_status row_stack(pprof_reader *r, const uint8_t *key, const uint8_t *end,
                            const uint32_t *frames, uint64_t **ids, size_t *ids_capacity,
-                           uint32_t *stack_out, bool *missing, uint64_t *missing_id)
+                           uint32_t **run, size_t *run_capacity, uint32_t *stack_out,
+                           bool *missing, uint64_t *missing_id)
 {
     size_t depth = 0;
     uint64_t id;
@@ -409,7 +411,7 @@ static pk_status row_stack(pprof_reader *r, const uint8_t *key, const uint8_t *e
             return pprof_nomem(r);
         (*ids)[depth++] = id;
     }
-    uint32_t stack = PK_NONE;
+    size_t length = 0;
     for (size_t i = depth; i-- > 0;) {
         uint32_t index = find_location(r, (*ids)[i]);
         if (index == UINT32_MAX) {
@@ -418,12 +420,14 @@ static pk_status row_stack(pprof_reader *r, const uint8_t *key, const uint8_t *e
             return PK_OK;
         }
         const location_entry *loc = &r->locations[index];
-        for (uint32_t k = 0; k < loc->frame_count; k++) {
-            stack = pk_intern_stack(r->p, stack, frames[loc->first_frame + k]);
-            if (stack == PK_NONE)
-                return pprof_nomem(r);
-        }
+        if (!PK_ARRAY_RESERVE(*run, *run_capacity, length + loc->frame_count))
+            return pprof_nomem(r);
+        for (uint32_t k = 0; k < loc->frame_count; k++)
+            (*run)[length++] = frames[loc->first_frame + k];
     }
+    uint32_t stack = pk_intern_stack_frames(r->p, PK_NONE, *run, length);
+    if (stack == PK_NONE && length > 0)
+        return pprof_nomem(r);
     *stack_out = stack;
     return PK_OK;
 }
@@ -443,6 +447,8 @@ static pk_status build_samples(pprof_reader *r, const uint32_t *frames)
 {
     uint64_t *ids = NULL;
     size_t ids_capacity = 0;
+    uint32_t *run = NULL;
+    size_t run_capacity = 0;
     size_t lost_rows = 0;
     uint32_t unlabelled_thread = PK_NONE;
     pk_status st = PK_OK;
@@ -454,7 +460,8 @@ static pk_status build_samples(pprof_reader *r, const uint32_t *frames)
         uint32_t stack = PK_NONE;
         bool missing = false;
         uint64_t missing_id = 0;
-        st = row_stack(r, key, end, frames, &ids, &ids_capacity, &stack, &missing, &missing_id);
+        st = row_stack(r, key, end, frames, &ids, &ids_capacity, &run, &run_capacity, &stack,
+                       &missing, &missing_id);
         if (st != PK_OK)
             break;
         if (missing) {
@@ -486,6 +493,7 @@ static pk_status build_samples(pprof_reader *r, const uint32_t *frames)
         pk_warn(r->p, "%zu samples dropped: they refer to locations that were not read",
                 lost_rows);
     free(ids);
+    free(run);
     return st;
 }
 

@@ -27,7 +27,12 @@ typedef struct writer {
     pk_buffer text; /* scratch for a comment being made */
     /* inlined frames fold into their caller's location: a location is a chain of frames */
     uint32_t *frame_location;    /* per frame starting a location: that location, or PK_NONE */
+    uint8_t *frame_inlined;      /* per frame: inlined into its parent (the model's flag, kept
+                                  * compact: every frame of every sample is looked up twice) */
     pk_u64map inlined_locations; /* (outer location, inlined frame) -> location */
+    uint32_t *location_next_frame; /* per location: the inlined frame that last extended it */
+    uint32_t *location_next;       /* and the location that made, which most often comes again */
+    size_t location_capacity_next_frame, location_capacity_next;
     uint32_t *frames;            /* scratch for one stack's frames */
     size_t frames_capacity;
     uint32_t *location_outer;    /* per location: the location it extends, PK_NONE for a base */
@@ -149,10 +154,13 @@ static bool build_locations(writer *w)
 {
     size_t frame_count = pk_frame_count(w->p);
     w->frame_location = malloc((frame_count ? frame_count : 1) * sizeof *w->frame_location);
-    if (!w->frame_location)
+    w->frame_inlined = malloc(frame_count ? frame_count : 1);
+    if (!w->frame_location || !w->frame_inlined)
         return false;
-    for (size_t f = 0; f < frame_count; f++)
+    for (size_t f = 0; f < frame_count; f++) {
         w->frame_location[f] = PK_NONE;
+        w->frame_inlined[f] = (pk_frame_at(w->p, (uint32_t)f)->flags & PK_FRAME_INLINED) != 0;
+    }
     pk_u64map_init(&w->inlined_locations);
     return true;
 }
@@ -163,20 +171,28 @@ static uint32_t location_of(writer *w, uint32_t outer, uint32_t frame)
 {
     uint32_t *slot = &w->frame_location[frame];
     if (outer != PK_NONE) {
+        if (w->location_next_frame[outer] == frame)
+            return w->location_next[outer];
         bool inserted;
         if (!pk_u64map_put(&w->inlined_locations, ((uint64_t)outer << 32) | frame, PK_NONE, &slot,
                            &inserted))
             return PK_NONE;
     }
     if (*slot == PK_NONE) {
-        if (!PK_ARRAY_RESERVE(w->location_outer, w->location_capacity_outer,
-                              w->location_count + 1) ||
-            !PK_ARRAY_RESERVE(w->location_frame, w->location_capacity_frame,
-                              w->location_count + 1))
+        size_t need = w->location_count + 1;
+        if (!PK_ARRAY_RESERVE(w->location_outer, w->location_capacity_outer, need) ||
+            !PK_ARRAY_RESERVE(w->location_frame, w->location_capacity_frame, need) ||
+            !PK_ARRAY_RESERVE(w->location_next_frame, w->location_capacity_next_frame, need) ||
+            !PK_ARRAY_RESERVE(w->location_next, w->location_capacity_next, need))
             return PK_NONE;
         w->location_outer[w->location_count] = outer;
         w->location_frame[w->location_count] = frame;
+        w->location_next_frame[w->location_count] = PK_NONE;
         *slot = (uint32_t)w->location_count++;
+    }
+    if (outer != PK_NONE) {
+        w->location_next_frame[outer] = frame;
+        w->location_next[outer] = *slot;
     }
     return *slot;
 }
@@ -231,11 +247,6 @@ static bool note_resources(writer *w)
     return true;
 }
 
-static bool frame_is_inlined(const pk_profile *p, uint32_t frame)
-{
-    return (pk_frame_at(p, frame)->flags & PK_FRAME_INLINED) != 0;
-}
-
 /* The locations of a stack, leaf first, into w->ids (as location indexes): a frame and the
  * frames inlined into it are one location, the one of the innermost. */
 static bool sample_locations(writer *w, uint32_t stack, size_t *depth_out)
@@ -250,13 +261,13 @@ static bool sample_locations(writer *w, uint32_t stack, size_t *depth_out)
     pk_stack_frames(p, stack, w->frames, depth);
     uint32_t location = PK_NONE;
     for (size_t k = 0; k < depth; k++) {
-        bool inlined = k > 0 && frame_is_inlined(p, w->frames[k]);
+        bool inlined = k > 0 && w->frame_inlined[w->frames[k]];
         location = location_of(w, inlined ? location : PK_NONE, w->frames[k]);
         if (location == PK_NONE) {
             w->failed = true;
             return false;
         }
-        if (k + 1 == depth || !frame_is_inlined(p, w->frames[k + 1]))
+        if (k + 1 == depth || !w->frame_inlined[w->frames[k + 1]])
             w->ids[count++] = location;
     }
     for (size_t a = 0, b = count; a + 1 < b; a++, b--) {
@@ -514,6 +525,9 @@ static void writer_release(writer *w)
     free(w->extra_strings);
     pk_buffer_free(&w->text);
     free(w->frame_location);
+    free(w->frame_inlined);
+    free(w->location_next_frame);
+    free(w->location_next);
     pk_u64map_free(&w->inlined_locations);
     free(w->frames);
     free(w->location_outer);

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The benchmark tools decode and generate what they claim: the plain .bsprof decode loop finds
+# every entry and field that profkit's dump finds, and the gperftools generator's shapes are
+# real profiles of a real program with the records, samples and repetitions it reports.
+# Extra arguments: gen_bsprof, naive_bsprof_decode, gen_gperftools.
+. "$(dirname "$0")/lib.sh"
+GEN_BSPROF=$4
+NAIVE=$5
+GEN_GPERFTOOLS=$6
+
+# ---- naive_bsprof_decode against the reader's codec ----------------------------------------------
+expect_status 0 "$GEN_BSPROF" --size 200K channel.bsprof
+expect_status 0 "$NAIVE" channel.bsprof
+naive=$OUT
+expect_status 0 "$PROFKIT" dump --raw channel.bsprof
+# Per entry type, and a checksum of the tags and of every numeric field but IDs and the type.
+from_dump=$(printf '%s\n' "$OUT" | awk '
+    / type=[0-9]/ {
+        for (i = 2; i <= NF; i++) {
+            split($i, kv, "=")
+            if (kv[1] == "tag") sum += kv[2]
+            if (kv[1] == "type") { type = kv[2]; count[type]++ }
+        }
+        if (type != 0)
+            for (i = 2; i <= NF; i++) {
+                split($i, kv, "=")
+                if (kv[1] != "tag" && kv[1] != "type" && kv[1] != "id" && kv[1] != "path" &&
+                    kv[1] != "op" && kv[2] ~ /^[0-9]+$/)
+                    sum += kv[2]
+            }
+    }
+    END {
+        printf "strings %d modules %d paths %d memory %d cpu %d calls %d checksum %.0f\n",
+               count[0], count[1], count[2], count[3], count[4], count[5], sum
+    }')
+expect_eq "$naive" "$from_dump" "naive decode loop against profkit dump"
+expect_contains "$naive" " cpu " "naive decode loop output"
+# No line data: entries are one field shorter.
+expect_status 0 "$GEN_BSPROF" --size 50K --no-lines --no-memory plain.bsprof
+expect_status 0 "$NAIVE" plain.bsprof
+expect_contains "$OUT" "memory 0 " "no memory operations"
+expect_eq "$(printf '%s\n' "$OUT" | awk '{print $10 + $12}')" \
+    "$("$PROFKIT" dump --raw plain.bsprof | grep -cE ' type=(4|5) ')" "cpu and call-count entries"
+# What is not a .bsprof file is refused with the byte offset.
+printf 'bsprof\0\0\x01\x00\x00\x7f' > cut.bsprof
+expect_status 1 "$NAIVE" cut.bsprof
+expect_contains "$ERR" "at byte" "error of a cut file"
+expect_status 2 "$NAIVE"
+
+# ---- gen_gperftools: both shapes ---------------------------------------------------------------
+mkdir -p wide deep
+for shape in wide deep; do
+    expect_status 0 "$GEN_GPERFTOOLS" --shape "$shape" --functions 60 --size 150K "$shape" \
+        "$shape/big.prof"
+    report=$ERR
+    expect_contains "$report" "records" "$shape: generator report"
+    samples=$(printf '%s\n' "$report" | sed -n 's/.* \([0-9]*\) samples,.*/\1/p')
+    repeated=$(printf '%s\n' "$report" | sed -n 's/.*records (\([0-9]*\) repeated).*/\1/p')
+    expect_status 0 "$PROFKIT" info --no-symbols "$shape/big.prof"
+    expect_contains "$OUT" "samples                count          total $samples " \
+        "$shape: samples read"
+    expect_contains "$OUT" "warnings (0)" "$shape: a clean profile"
+    # Symbolized from the generated program: its functions are named.
+    expect_status 0 "$PROFKIT" report --top 0 --value samples "$shape/big.prof"
+    expect_contains "$OUT" " main" "$shape: symbols"
+    expect_contains "$OUT" " f0" "$shape: symbols"
+    if [ "$shape" = wide ]; then
+        expect_eq "$repeated" 0 "wide: no repeated stacks"
+    else
+        expect_eq "$([ "${repeated:-0}" -gt 0 ] && echo yes)" yes "deep: repeated stacks"
+    fi
+done
+# The same program and seed give the same profile.
+expect_status 0 "$GEN_GPERFTOOLS" --shape wide --functions 60 --size 150K wide again.prof
+expect_status 0 cmp wide/big.prof again.prof
+expect_status 1 "$GEN_GPERFTOOLS" --shape round wide x.prof
+expect_contains "$ERR" "unknown shape" "bad shape"
+
+finish
