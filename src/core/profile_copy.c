@@ -266,7 +266,8 @@ static pk_status copy_stacks(copy_state *c, pk_error *err)
                 return status;
             if (!PK_ARRAY_RESERVE(c->run, c->run_capacity, mapped + n))
                 return out_of_memory(err);
-            memcpy(c->run + mapped, frames, n * sizeof *frames);
+            if (n > 0)
+                memcpy(c->run + mapped, frames, n * sizeof *frames);
             mapped += n;
         }
         uint32_t stack = pk_intern_stack_frames(

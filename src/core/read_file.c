@@ -1,6 +1,7 @@
 /* Opening inputs: files, standard input or memory, decompressed on the way in, their format
  * given or probed; then reading them into a profile or dumping their records, with the salvage
  * policy of core/damage.h applied in this one place. */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
@@ -248,6 +249,8 @@ void pk_reader_close(pk_reader *r)
 static pk_status reader_claim(pk_reader *r, bool dump, const pk_read_options *options,
                               pk_error *err)
 {
+    /* An open reader has found its format: opening fails otherwise. */
+    assert(r && r->format);
     if (r->used)
         return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET, "the input was already read");
     r->used = true;

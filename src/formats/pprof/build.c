@@ -1,6 +1,7 @@
 /* The pprof reader's tables made into the model, once the whole Profile message has been seen:
  * value types, resources, functions, frames (a location with several lines is a chain of
  * inlined frames), threads from sample labels, stacks and samples, metadata. */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -418,6 +419,7 @@ static pk_status row_stack(pprof_reader *r, const uint8_t *key, const uint8_t *e
             return PK_OK;
         }
         const location_entry *loc = &r->locations[index];
+        assert(loc->frame_count == 0 || frames); /* a location's frames are in frames */
         for (uint32_t k = 0; k < loc->frame_count; k++) {
             stack = pk_intern_stack(r->p, stack, frames[loc->first_frame + k]);
             if (stack == PK_NONE)
