@@ -29,7 +29,8 @@ scan-build cmake -S . -B "$dir/scan" -DCMAKE_BUILD_TYPE=Debug -DPROFKIT_TESTS=OF
   >/dev/null
 if ! scan-build --status-bugs -o "$dir/scan-reports" cmake --build "$dir/scan" -j"$jobs" \
      >"$dir/scan-build.log" 2>&1; then
-  grep -E 'warning:|error:|bugs? found' "$dir/scan-build.log" >&2 || tail -20 "$dir/scan-build.log" >&2
+  grep -E 'warning:|error:|bugs? found' "$dir/scan-build.log" >&2 ||
+    tail -20 "$dir/scan-build.log" >&2
   echo "static_analysis: scan-build reported the above (HTML in $dir/scan-reports)" >&2
   failed=1
 fi

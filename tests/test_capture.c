@@ -333,7 +333,8 @@ static void download_with_the_password(void **state)
     char *example = read_whole(example_path(), &size);
     const char *log = scratch("download.log");
     remove(log);
-    device d = start_device("local", example_path(), "--password", "s3cret", "--log", log, (const char *)NULL);
+    device d = start_device("local", example_path(), "--password", "s3cret", "--log", log,
+                            (const char *)NULL);
     watched w = {0};
     captured c = capture_memory(PK_CAPTURE_DOWNLOAD, d.address, "s3cret", &w);
     assert_int_equal(c.status, PK_OK);
@@ -365,7 +366,8 @@ static void download_with_the_password(void **state)
 static void download_without_data(void **state)
 {
     (void)state;
-    device d = start_device("local", example_path(), "--password", "pw", "--no-data", (const char *)NULL);
+    device d = start_device("local", example_path(), "--password", "pw", "--no-data",
+                            (const char *)NULL);
     watched w = {0};
     captured c = capture_memory(PK_CAPTURE_DOWNLOAD, d.address, "pw", &w);
     stop_device(&d);

@@ -249,8 +249,6 @@ void pk_reader_close(pk_reader *r)
 static pk_status reader_claim(pk_reader *r, bool dump, const pk_read_options *options,
                               pk_error *err)
 {
-    /* An open reader has found its format: opening fails otherwise. */
-    assert(r && r->format);
     if (r->used)
         return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET, "the input was already read");
     r->used = true;
@@ -303,6 +301,7 @@ pk_status pk_reader_read(pk_reader *r, const pk_read_options *options, pk_profil
 {
     static const pk_read_options no_options;
     *out = NULL;
+    assert(r && r->format); /* an open reader has found its format: opening fails otherwise */
     pk_status status = reader_claim(r, false, options, err);
     if (status != PK_OK)
         return status;
@@ -340,6 +339,7 @@ pk_status pk_reader_dump(pk_reader *r, bool raw, const pk_read_options *options,
                          pk_error *err)
 {
     static const pk_read_options no_options;
+    assert(r && r->format); /* an open reader has found its format: opening fails otherwise */
     pk_status status = reader_claim(r, true, options, err);
     if (status != PK_OK)
         return status;
