@@ -781,9 +781,10 @@ static void test_write_sanitises_names(void **state)
     (void)state;
     fixture f;
     fixture_build(&f);
-    add(&f, f.t_main, stack_of(f.p, "ns::a;b", "line\nbreak\r", "sp ace 42", NULL), 2, 0);
+    add(&f, f.t_main,
+        stack_of(f.p, "ns::a;b", "line\nbreak\r", "sp ace 42", (const char *)NULL), 2, 0);
     /* "x;y" and "x_y" are written alike, so their stacks are one line. */
-    add(&f, f.t_main, stack_of(f.p, "x;y", NULL), 1, 0);
+    add(&f, f.t_main, stack_of(f.p, "x;y", (const char *)NULL), 1, 0);
     add(&f, f.t_main, stack_of(f.p, "x_y", (const char *)NULL), 4, 0);
     add(&f, f.t_main, stack_of(f.p, "x\ny", "", (const char *)NULL), 8, 0);
     /* An empty name alone on its line is written "_": " 6" would be a count without a stack. */
