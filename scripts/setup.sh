@@ -17,6 +17,7 @@ TEST_PACKAGES=(
   libcmocka-dev libjansson-dev libxml2-dev python3 python3-jsonschema
   golang-go google-perftools libgoogle-perftools-dev binutils llvm
   chromium fonts-dejavu-core
+  clang-tools cppcheck gcovr  # static analysis (scan-build, cppcheck); coverage
 )
 
 want=("${BUILD_PACKAGES[@]}")

@@ -193,8 +193,9 @@ static char **addr2line_names(const char *addr2line, const char *binary, uint64_
         line[strcspn(line, "\n")] = '\0';
         if (getline(&where, &where_cap, out) <= 0)
             break;
-        names = realloc(names, (n + 1) * sizeof *names);
-        assert_non_null(names);
+        void *grown = realloc(names, (n + 1) * sizeof *names);
+        assert_non_null(grown);
+        names = grown;
         names[n] = strdup(line);
         assert_non_null(names[n]);
         n++;
@@ -231,8 +232,9 @@ static void demo_inlined_frames_match_addr2line(void **state)
         size_t depth = pk_stack_frames(p, stack, frames, capacity);
         if (depth > capacity) {
             capacity = depth;
-            frames = realloc(frames, capacity * sizeof *frames);
-            assert_non_null(frames);
+            void *grown = realloc(frames, capacity * sizeof *frames);
+            assert_non_null(grown);
+            frames = grown;
             pk_stack_frames(p, stack, frames, capacity);
         }
         /* Group frames by physical address: a physical frame and its inlined callees. */

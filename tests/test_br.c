@@ -171,7 +171,9 @@ static char *stacks_text(const pk_profile *p, const char *const *values, size_t 
             size_t n = strlen(piece);
             while (len + n + 1 > cap)
                 cap *= 2;
-            path = realloc(path, cap);
+            void *grown = realloc(path, cap);
+            assert_non_null(grown);
+            path = grown;
             memcpy(path + len, piece, n + 1);
             len += n;
         }
@@ -198,7 +200,9 @@ static char *stacks_text(const pk_profile *p, const char *const *values, size_t 
             size_t n = strlen(entries[i].path);
             while (len + n + 200 > cap)
                 cap *= 2;
-            text = realloc(text, cap);
+            void *grown = realloc(text, cap);
+            assert_non_null(grown);
+            text = grown;
             memcpy(text + len, entries[i].path, n);
             len += n;
             for (size_t v = 0; v < value_count; v++) {

@@ -213,7 +213,7 @@ static void complete_stream(void **state)
     char *example = read_whole(example_path(), &size);
     assert_non_null(example);
     device d = start_device("network", example_path(), "--chunk", "8192", "--delay", "0.005",
-                            NULL);
+                            (const char *)NULL);
     watched w = {0};
     captured c = capture_memory(PK_CAPTURE_NETWORK, d.address, NULL, &w);
     stop_device(&d);
@@ -258,7 +258,7 @@ static void stream_cut_inside_an_entry(void **state)
     size_t size;
     char *example = read_whole(example_path(), &size);
     device d = start_device("network", example_path(), "--chunk", "4096", "--drop-at", "50003",
-                            NULL);
+                            (const char *)NULL);
     watched w = {0};
     captured c = capture_memory(PK_CAPTURE_NETWORK, d.address, NULL, &w);
     stop_device(&d);
@@ -288,7 +288,7 @@ static void stream_ended_by_the_caller(void **state)
     /* The device sends 30001 bytes and then nothing: the caller ends the capture once they are
      * in. */
     device d = start_device("network", example_path(), "--chunk", "1000", "--stall-at", "30001",
-                            NULL);
+                            (const char *)NULL);
     watched w = {.cancel_at = 30001};
     captured c = capture_memory(PK_CAPTURE_NETWORK, d.address, NULL, &w);
     stop_device(&d);
@@ -312,7 +312,7 @@ static void stream_ending_between_entries(void **state)
     assert_true(through > 1000 && through < 40000);
     const char *cut_path = scratch("between.bsprof");
     write_whole(cut_path, example, (size_t)through);
-    device d = start_device("network", cut_path, NULL);
+    device d = start_device("network", cut_path, (const char *)NULL);
     watched w = {0};
     captured c = capture_memory(PK_CAPTURE_NETWORK, d.address, NULL, &w);
     stop_device(&d);
@@ -333,7 +333,8 @@ static void download_with_the_password(void **state)
     char *example = read_whole(example_path(), &size);
     const char *log = scratch("download.log");
     remove(log);
-    device d = start_device("local", example_path(), "--password", "s3cret", "--log", log, NULL);
+    device d = start_device("local", example_path(), "--password", "s3cret", "--log", log,
+                            (const char *)NULL);
     watched w = {0};
     captured c = capture_memory(PK_CAPTURE_DOWNLOAD, d.address, "s3cret", &w);
     assert_int_equal(c.status, PK_OK);
@@ -365,7 +366,8 @@ static void download_with_the_password(void **state)
 static void download_without_data(void **state)
 {
     (void)state;
-    device d = start_device("local", example_path(), "--password", "pw", "--no-data", NULL);
+    device d = start_device("local", example_path(), "--password", "pw", "--no-data",
+                            (const char *)NULL);
     watched w = {0};
     captured c = capture_memory(PK_CAPTURE_DOWNLOAD, d.address, "pw", &w);
     stop_device(&d);
@@ -375,7 +377,7 @@ static void download_without_data(void **state)
     /* An empty file is no data either. */
     const char *empty = scratch("empty.bsprof");
     write_whole(empty, "", 0);
-    d = start_device("local", empty, "--password", "pw", NULL);
+    d = start_device("local", empty, "--password", "pw", (const char *)NULL);
     c = capture_memory(PK_CAPTURE_DOWNLOAD, d.address, "pw", &w);
     stop_device(&d);
     assert_int_equal(c.status, PK_ERR_INPUT);
@@ -388,7 +390,7 @@ static void devices_that_send_nothing_usable(void **state)
     /* Something else than .bsprof. */
     const char *html = scratch("page.html");
     write_whole(html, "<html>busy</html>", 17);
-    device d = start_device("network", html, NULL);
+    device d = start_device("network", html, (const char *)NULL);
     watched w = {0};
     captured c = capture_memory(PK_CAPTURE_NETWORK, d.address, NULL, &w);
     stop_device(&d);
@@ -420,7 +422,7 @@ static void files_appear_with_what_arrived(void **state)
     (void)state;
     size_t size;
     char *example = read_whole(example_path(), &size);
-    device d = start_device("network", example_path(), "--drop-at", "20000", NULL);
+    device d = start_device("network", example_path(), "--drop-at", "20000", (const char *)NULL);
     const char *path = scratch("dropped.bsprof");
     remove(path);
     pk_capture_options options = {.mode = PK_CAPTURE_NETWORK, .host = d.address};

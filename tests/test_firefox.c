@@ -215,7 +215,7 @@ static void sample_path(json_t *thread, json_t *table, size_t i, char *buf, size
 {
     json_t *stacks = get(thread, "stackTable"), *frames = get(thread, "frameTable");
     json_t *funcs = get(thread, "funcTable");
-    const char *names[64];
+    const char *names[64] = {0};
     size_t depth = 0;
     json_t *s = column(table, "stack", i);
     while (!json_is_null(s) && depth < 64) {
@@ -934,7 +934,7 @@ static void test_random_profiles_stay_valid(void **state)
             {pk_intern_cstr(p, "libx.so"), pk_intern_cstr(p, "/lib/libx.so"), 0, 0x1000, 0x9000, 0},
             {pk_intern_cstr(p, "module"), 0, 0, 0, 0, 0}};
         uint32_t resources[2] = {pk_intern_resource(p, &libs[0]), pk_intern_resource(p, &libs[1])};
-        uint32_t stacks[64];
+        uint32_t stacks[64] = {0};
         size_t nstacks = 0;
         for (int i = 0; i < 64; i++) {
             uint64_t r = next_random(&seed);

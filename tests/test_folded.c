@@ -86,8 +86,9 @@ static char *sorted_lines(char *text)
          line = strtok_r(NULL, "\n", &save)) {
         if (count == cap) {
             cap *= 2;
-            lines = realloc(lines, cap * sizeof *lines);
-            assert_non_null(lines);
+            void *grown = realloc(lines, cap * sizeof *lines);
+            assert_non_null(grown);
+            lines = grown;
         }
         lines[count++] = line;
     }
@@ -760,13 +761,13 @@ static void test_write_zero_and_negative_omitted(void **state)
     (void)state;
     fixture f;
     fixture_build(&f);
-    add(&f, f.t_main, stack_of(f.p, "a", "zero", NULL), 0, 1);
-    add(&f, f.t_main, stack_of(f.p, "a", "negative", NULL), -5, 1);
-    add(&f, f.t_main, stack_of(f.p, "a", "cancels", NULL), -5, 1);
-    add(&f, f.t_worker, stack_of(f.p, "a", "cancels", NULL), 5, 1);
-    add(&f, f.t_main, stack_of(f.p, "a", "net", NULL), -5, 1);
-    add(&f, f.t_worker, stack_of(f.p, "a", "net", NULL), 8, 1);
-    add(&f, f.t_main, stack_of(f.p, "a", NULL), 1, 0);
+    add(&f, f.t_main, stack_of(f.p, "a", "zero", (const char *)NULL), 0, 1);
+    add(&f, f.t_main, stack_of(f.p, "a", "negative", (const char *)NULL), -5, 1);
+    add(&f, f.t_main, stack_of(f.p, "a", "cancels", (const char *)NULL), -5, 1);
+    add(&f, f.t_worker, stack_of(f.p, "a", "cancels", (const char *)NULL), 5, 1);
+    add(&f, f.t_main, stack_of(f.p, "a", "net", (const char *)NULL), -5, 1);
+    add(&f, f.t_worker, stack_of(f.p, "a", "net", (const char *)NULL), 8, 1);
+    add(&f, f.t_main, stack_of(f.p, "a", (const char *)NULL), 1, 0);
     assert_folded(f.p, f.cpu, false, "a;net 3\na 1\n");
     /* Per thread, the negative rows stand alone and are dropped. */
     assert_folded(f.p, f.cpu, true,
@@ -781,13 +782,14 @@ static void test_write_sanitises_names(void **state)
     (void)state;
     fixture f;
     fixture_build(&f);
-    add(&f, f.t_main, stack_of(f.p, "ns::a;b", "line\nbreak\r", "sp ace 42", NULL), 2, 0);
+    add(&f, f.t_main,
+        stack_of(f.p, "ns::a;b", "line\nbreak\r", "sp ace 42", (const char *)NULL), 2, 0);
     /* "x;y" and "x_y" are written alike, so their stacks are one line. */
-    add(&f, f.t_main, stack_of(f.p, "x;y", NULL), 1, 0);
-    add(&f, f.t_main, stack_of(f.p, "x_y", NULL), 4, 0);
-    add(&f, f.t_main, stack_of(f.p, "x\ny", "", NULL), 8, 0);
+    add(&f, f.t_main, stack_of(f.p, "x;y", (const char *)NULL), 1, 0);
+    add(&f, f.t_main, stack_of(f.p, "x_y", (const char *)NULL), 4, 0);
+    add(&f, f.t_main, stack_of(f.p, "x\ny", "", (const char *)NULL), 8, 0);
     /* An empty name alone on its line is written "_": " 6" would be a count without a stack. */
-    add(&f, f.t_main, stack_of(f.p, "", NULL), 6, 0);
+    add(&f, f.t_main, stack_of(f.p, "", (const char *)NULL), 6, 0);
     char *out = write_folded(f.p, f.cpu, false);
     /* No name leaks a separator: every line has exactly one space before the count and the
      * right number of ';'. */
@@ -817,8 +819,8 @@ static void test_write_sanitises_names(void **state)
     plain[400] = '_';
     memcpy(semi, plain, sizeof semi);
     semi[400] = ';';
-    add(&g, g.t_main, stack_of(g.p, plain, NULL), 1, 0);
-    add(&g, g.t_worker, stack_of(g.p, semi, NULL), 2, 0);
+    add(&g, g.t_main, stack_of(g.p, plain, (const char *)NULL), 1, 0);
+    add(&g, g.t_worker, stack_of(g.p, semi, (const char *)NULL), 2, 0);
     out = write_folded(g.p, g.cpu, false);
     char want[700];
     snprintf(want, sizeof want, "%s 3\n", plain);
@@ -832,7 +834,7 @@ static void test_write_with_threads(void **state)
     (void)state;
     fixture f;
     fixture_build(&f);
-    uint32_t ab = stack_of(f.p, "a", "b", NULL);
+    uint32_t ab = stack_of(f.p, "a", "b", (const char *)NULL);
     add(&f, f.t_main, ab, 1, 0);
     /* Another thread called "main", in another process: a line of its own, each "main" told
      * apart by its process. */
@@ -853,9 +855,9 @@ static void test_write_exact_format(void **state)
     (void)state;
     fixture f;
     fixture_build(&f);
-    add(&f, f.t_main, stack_of(f.p, "root", "leaf", NULL), 9223372036854775807LL, 0);
-    add(&f, f.t_worker, stack_of(f.p, "root", "leaf", NULL), 5, 0); /* saturates */
-    add(&f, f.t_main, stack_of(f.p, "root", NULL), 12, 0);
+    add(&f, f.t_main, stack_of(f.p, "root", "leaf", (const char *)NULL), 9223372036854775807LL, 0);
+    add(&f, f.t_worker, stack_of(f.p, "root", "leaf", (const char *)NULL), 5, 0); /* saturates */
+    add(&f, f.t_main, stack_of(f.p, "root", (const char *)NULL), 12, 0);
     char *out = write_folded(f.p, f.cpu, false);
     /* Lines come in order of first appearance of their stack, callers before callees. */
     assert_string_equal(out, "root 12\nroot;leaf 9223372036854775807\n");
@@ -894,7 +896,8 @@ static void test_write_refuses_lines_the_reader_refuses(void **state)
     for (unsigned i = 0; i < 64; i++) {
         memset(name, 'a' + (int)(i % 26), name_len);
         char digits[16];
-        memcpy(name, digits, (size_t)snprintf(digits, sizeof digits, "%u", i)); /* distinct */
+        int digit_count = snprintf(digits, sizeof digits, "%u", i);
+        memcpy(name, digits, (size_t)digit_count); /* distinct */
         pk_function f = {pk_intern(p, name, name_len - 1), 0, 0, PK_NONE};
         pk_frame fr = {pk_intern_function(p, &f), 0, 0, PK_NONE, 0};
         stack = pk_intern_stack(p, stack, pk_intern_frame(p, &fr));
@@ -917,7 +920,8 @@ static void test_write_refuses_lines_the_reader_refuses(void **state)
     for (unsigned i = 0; i < 63; i++) {
         memset(name, 'a' + (int)(i % 26), name_len);
         char digits[16];
-        memcpy(name, digits, (size_t)snprintf(digits, sizeof digits, "%u", i));
+        int digit_count = snprintf(digits, sizeof digits, "%u", i);
+        memcpy(name, digits, (size_t)digit_count);
         pk_function f = {pk_intern(p, name, name_len - 1), 0, 0, PK_NONE};
         pk_frame fr = {pk_intern_function(p, &f), 0, 0, PK_NONE, 0};
         stack = pk_intern_stack(p, stack, pk_intern_frame(p, &fr));

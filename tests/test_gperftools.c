@@ -752,7 +752,9 @@ static void golden_totals(const char *name, int64_t *samples, int64_t *cpu, size
         for (size_t i = 0; i < count && !dup; i++)
             dup = strcmp(seen[i], line + used) == 0;
         if (!dup) {
-            seen = realloc(seen, (count + 1) * sizeof *seen);
+            void *grown = realloc(seen, (count + 1) * sizeof *seen);
+            assert_non_null(grown);
+            seen = grown;
             seen[count++] = strdup(line + used);
         }
     }

@@ -239,7 +239,8 @@ pk_status pk_diff_report_build(const pk_profile *diff, const pk_diff_report_opti
     }
     if (st == PK_OK) {
         key_sort sort = {diff, options->by_path ? &new_tree : NULL};
-        qsort_r(keys, count, sizeof *keys, compare_keys, &sort);
+        if (count > 1)
+            qsort_r(keys, count, sizeof *keys, compare_keys, &sort);
         size_t shown = options->top && options->top < count ? options->top : count;
         r->rows_available = count;
         st = fill_rows(storage, diff, options->by_path ? &new_tree : NULL, keys, shown, err);

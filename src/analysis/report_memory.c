@@ -1,6 +1,7 @@
 /* The memory view, the leak report: bytes and blocks allocated, freed and still unfreed at the
  * end of the profile, per call path (by function names) and per allocating line, heaviest
  * unfreed first. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,6 +139,7 @@ static pk_status fill_path_sites(pk_report_storage *s, const pk_profile *p,
 static pk_status fill_line_sites(pk_report *r, const pk_profile *p, const line_key *keys,
                                  const group_table *by_line, size_t shown, pk_error *err)
 {
+    assert(shown == 0 || keys); /* every group of by_line has its key in keys */
     r->lines = calloc(shown ? shown : 1, sizeof *r->lines);
     if (!r->lines)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");

@@ -1,6 +1,7 @@
 /* A channel's source (source_tree.h): a directory, or a package zip read with libzip. */
 #include "analysis/source_tree.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -269,6 +270,7 @@ static pk_status dir_read(pk_source *s, const char *pkg_path, const char *rel, c
         free(buf);
         return status;
     }
+    assert(buf); /* read into, since nothing failed */
     buf[len] = '\0';
     *data = buf;
     *size = len;

@@ -4,6 +4,7 @@
 #ifndef PK_CORE_BUFFER_H
 #define PK_CORE_BUFFER_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,8 +27,10 @@ static inline void pk_buffer_append(pk_buffer *b, const void *data, size_t n)
 {
     if (b->cap - b->len < n && !pk_buffer_reserve(b, n))
         return;
-    if (n)
+    if (n) {
+        assert(b->data); /* room for n bytes was made */
         memcpy(b->data + b->len, data, n);
+    }
     b->len += n;
 }
 

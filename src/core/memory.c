@@ -37,7 +37,8 @@ void pk_memory_keep_events(pk_profile *p, bool keep)
 
 static uint64_t zigzag(int64_t v)
 {
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    /* All ones for a negative value, without shifting a signed one. */
+    return ((uint64_t)v << 1) ^ (0 - ((uint64_t)v >> 63));
 }
 
 static int64_t unzigzag(uint64_t v)

@@ -1,6 +1,7 @@
 /* Opening inputs: files, standard input or memory, decompressed on the way in, their format
  * given or probed; then reading them into a profile or dumping their records, with the salvage
  * policy of core/damage.h applied in this one place. */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
@@ -300,6 +301,7 @@ pk_status pk_reader_read(pk_reader *r, const pk_read_options *options, pk_profil
 {
     static const pk_read_options no_options;
     *out = NULL;
+    assert(r && r->format); /* an open reader has found its format: opening fails otherwise */
     pk_status status = reader_claim(r, false, options, err);
     if (status != PK_OK)
         return status;
@@ -337,6 +339,7 @@ pk_status pk_reader_dump(pk_reader *r, bool raw, const pk_read_options *options,
                          pk_error *err)
 {
     static const pk_read_options no_options;
+    assert(r && r->format); /* an open reader has found its format: opening fails otherwise */
     pk_status status = reader_claim(r, true, options, err);
     if (status != PK_OK)
         return status;

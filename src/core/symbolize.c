@@ -468,9 +468,12 @@ static size_t sym_cu_lookup(const sym_cu *cu, uint64_t address, uint32_t *scopes
     }
     uint32_t chain[SYM_MAX_DIE_DEPTH + 1];
     size_t n = 0;
-    for (uint32_t at = innermost; at != PK_NONE && n < SYM_MAX_DIE_DEPTH + 1;
-         at = cu->scopes[at].parent)
+    /* innermost is a scope, so the chain holds at least it. */
+    uint32_t at = innermost;
+    do {
         chain[n++] = at;
+        at = cu->scopes[at].parent;
+    } while (at != PK_NONE && n < SYM_MAX_DIE_DEPTH + 1);
     /* chain is innermost first; keep the outermost and the innermost SYM_MAX_CHAIN - 1. */
     size_t keep = n <= SYM_MAX_CHAIN ? n : SYM_MAX_CHAIN;
     size_t out = 0;

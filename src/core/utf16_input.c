@@ -85,7 +85,7 @@ pk_status pk_input_init_utf16(pk_input *out, pk_input *encoded, pk_utf16_order o
                             "this system's iconv cannot decode UTF-16");
     }
     pk_in_skip(encoded, 2);
-    pk_input_source source = {utf16_read, utf16_close, u};
+    pk_input_source source = {.read = utf16_read, .close = utf16_close, .context = u};
     pk_status st = pk_input_init_source(out, source, 0, err);
     if (st == PK_OK)
         out->decompressed = true;

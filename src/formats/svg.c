@@ -53,6 +53,7 @@ static pk_status write_differential(const pk_profile *p, unsigned flags,
     fo->unit = unit;
     fo->base_totals = base_totals;
     st = pk_flamegraph_write(p, &new_tree, fo, out, err);
+    fo->subtitle = NULL; /* the text lives in this frame */
 done:
     free(base_totals);
     pk_calltree_free(&base_tree);

@@ -99,8 +99,8 @@ typedef enum br_next {
 } br_next;
 
 /* Report an unknown type and a record the input ends inside (damage at the record). */
-br_next pk_br_unknown_type(const br_record *rec, pk_error *err) __attribute__((cold));
-br_next pk_br_cut(const br_record *rec, pk_error *err) __attribute__((cold));
+void pk_br_unknown_type(const br_record *rec, pk_error *err) __attribute__((cold));
+void pk_br_cut(const br_record *rec, pk_error *err) __attribute__((cold));
 
 /* The longest fixed part (a time record): with that many bytes buffered, most records need
  * no further look at the input. */
@@ -118,14 +118,20 @@ static inline br_next pk_br_next_record(pk_input *in, br_record *rec, pk_error *
         return BR_NEXT_EOF;
     rec->type = d[0];
     size_t size = br_fixed_size(rec->type);
-    if (size == 0)
-        return pk_br_unknown_type(rec, err);
-    if (have < size)
-        return pk_br_cut(rec, err);
+    if (size == 0) {
+        pk_br_unknown_type(rec, err);
+        return BR_NEXT_DAMAGED;
+    }
+    if (have < size) {
+        pk_br_cut(rec, err);
+        return BR_NEXT_DAMAGED;
+    }
     /* The name length is in the fixed part: the whole record is known once that is read. */
     size += br_name_length(rec->type, d);
-    if (have < size && (have = pk_in_peek(in, size, &d)) < size)
-        return pk_br_cut(rec, err);
+    if (have < size && pk_in_peek(in, size, &d) < size) {
+        pk_br_cut(rec, err);
+        return BR_NEXT_DAMAGED;
+    }
     switch (rec->type) {
     case BR_MODULE:
         rec->module = br_be16(d + 1);

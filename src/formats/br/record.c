@@ -17,15 +17,13 @@ const char *pk_br_record_name(unsigned type)
     }
 }
 
-br_next pk_br_unknown_type(const br_record *rec, pk_error *err)
+void pk_br_unknown_type(const br_record *rec, pk_error *err)
 {
     pk_damage(err, rec->offset, "unknown record type %u", rec->type);
-    return BR_NEXT_DAMAGED;
 }
 
-br_next pk_br_cut(const br_record *rec, pk_error *err)
+void pk_br_cut(const br_record *rec, pk_error *err)
 {
     pk_damage(err, rec->offset, "the %s record runs past the end of the input",
               pk_br_record_name(rec->type));
-    return BR_NEXT_DAMAGED;
 }

@@ -264,7 +264,7 @@ static pk_status br_thread_frame_for(br_writer *w, uint32_t thread, const br_out
 {
     br_out_frame *f = &w->thread_frames[thread];
     if (!f->done) {
-        uint16_t module;
+        uint16_t module = 0;
         pk_status st = br_writer_module(w, BR_KEY_THREADS, &module);
         if (st != PK_OK)
             return st;

@@ -1,6 +1,7 @@
 /* Following a .bsprof stream as it arrives (bsprof.h): the header and every entry are decoded by
  * the codec, the same checks as the reader's, once all of their bytes are there. Bytes come in
  * pieces of any size; an item cut at the end of a piece waits in `pending` for the rest. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ static void consume(bs_scan *s, size_t n)
 {
     if (n == 0)
         return;
+    assert(s->pending.data && n <= s->pending.len);
     memmove(s->pending.data, s->pending.data + n, s->pending.len - n);
     s->pending.len -= n;
     s->pending_offset += n;

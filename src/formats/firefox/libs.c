@@ -50,7 +50,8 @@ static void breakpad_id(const char *build_id, char out[34])
         if (hex_digit(build_id[i]) < 0)
             return;
     for (size_t i = 0; i < 16 && 2 * i < len; i++)
-        bytes[i] = (uint8_t)(hex_digit(build_id[2 * i]) << 4 | hex_digit(build_id[2 * i + 1]));
+        bytes[i] = (uint8_t)((unsigned)hex_digit(build_id[2 * i]) << 4 |
+                             (unsigned)hex_digit(build_id[2 * i + 1]));
     static const uint8_t order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
     static const char digits[] = "0123456789ABCDEF";
     for (size_t i = 0; i < 16; i++) {

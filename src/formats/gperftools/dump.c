@@ -3,6 +3,7 @@
  * each PC also shows its mapping and file offset, for which the records are held until the
  * maps text is read (up to GP_DUMP_HOLD_WORDS of them; beyond that they are printed as they
  * come). */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,7 @@ static void add_record(gp_dumper *d, const gp_record *rec)
         dump_record(d, NULL, rec->offset, rec->count, rec->depth, rec->pcs, rec->present);
         return;
     }
+    assert(d->held); /* still holding: room was reserved above */
     uint64_t *h = d->held + d->held_count;
     h[0] = rec->offset;
     h[1] = rec->count;
@@ -139,7 +141,8 @@ static pk_status dump_maps(gp_dumper *d, pk_input *in, uint64_t trailer_at, pk_e
             release_held(d, &maps);
             pk_out_printf(d->out, "%" PRIu64 "\ttrailer: 0, 1, 0\n", trailer_at);
         }
-        pk_out_write(d->out, text.data, text.len);
+        if (text.len > 0)
+            pk_out_write(d->out, text.data, text.len);
     }
     pk_buffer_free(&text);
     pk_procmaps_free(&maps);

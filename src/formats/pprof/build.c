@@ -1,6 +1,7 @@
 /* The pprof reader's tables made into the model, once the whole Profile message has been seen:
  * value types, resources, functions, frames (a location with several lines is a chain of
  * inlined frames), threads from sample labels, stacks and samples, metadata. */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,6 +423,7 @@ static pk_status row_stack(pprof_reader *r, const uint8_t *key, const uint8_t *e
         const location_entry *loc = &r->locations[index];
         if (!PK_ARRAY_RESERVE(*run, *run_capacity, length + loc->frame_count))
             return pprof_nomem(r);
+        assert(loc->frame_count == 0 || frames); /* a location's frames are in frames */
         for (uint32_t k = 0; k < loc->frame_count; k++)
             (*run)[length++] = frames[loc->first_frame + k];
     }

@@ -86,6 +86,9 @@ static pk_status sm_expect(sm_parser *s, pk_input *in, const char *text, const c
 static pk_status sm_text(sm_parser *s, pk_input *in, char delim, const char *what,
                          const char **text, size_t *len)
 {
+    /* An empty field on failure: callers read the outputs only on PK_OK. */
+    *text = "";
+    *len = 0;
     uint64_t offset = pk_in_offset(in);
     size_t want = 256;
     for (;;) {
