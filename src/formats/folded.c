@@ -938,9 +938,8 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
                 const char *thread = pk_thread_display_name(w.thread_names, name);
                 write_name(out, thread, strlen(thread));
             } else {
-                write_name(out, pk_str(p, name), pk_str_len(p, name));
+                write_canonical_name(&w, out, name);
             }
-            write_canonical_name(&w, out, w.names[k]);
             pk_out_putc(out, k + 1 < n ? ';' : ' ');
         }
         if (differential) {
