@@ -118,8 +118,9 @@ for name in "${harnesses[@]}"; do
     status=$?
   cpu=$(awk 'END { if (NF == 2) printf "%.0f", $1 + $2 }' "$cpu_file")
   new=$(comm -13 <(printf '%s\n' "$before") <(list_findings "$name") | sed '/^$/d')
-  # The last status line: "#EXECUTIONS ... cov: N ft: N" (plain) or "#EXECUTIONS: cov: ..." (fork).
-  last=$(grep -E '^#[0-9]+:? .*cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
+  # The last status line: "#EXECUTIONS<TAB>DONE cov: N ft: N" (plain) or "#EXECUTIONS: cov: ..."
+  # (fork).
+  last=$(grep -E '^#[0-9]+:?[[:space:]].*cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
   executions=$(printf '%s' "$last" | sed -nE 's/^#([0-9]+).*/\1/p')
   cov=$(printf '%s' "$last" | sed -nE 's/.*cov: ([0-9]+).*/\1/p')
   ft=$(printf '%s' "$last" | sed -nE 's/.* ft: ([0-9]+).*/\1/p')
