@@ -72,11 +72,13 @@ row() {
       w = $1; c = $2; m = $3; s = $4
       note = s == 124 ? "timed out" : (s != 0 ? "exit " s : "")
       ratios = "| | |"
-      if (ref != "" && split(ref, q, " ") == 4 && q[4] != 0) {
+      if (ref != "" && split(ref, q, " ") == 4 && q[4] != 0 && q[4] != 124) {
         ratios = "| - | - |"
       } else if (ref != "") {
+        # A peer that timed out ran at least that long: the ratios are lower bounds.
         split(ref, r, " ")
-        ratios = sprintf("| %.1fx / %.1fx | %.2f |", (w > 0 ? r[1] / w : 0), (c > 0 ? r[2] / c : 0), (r[3] > 0 ? m / r[3] : 0))
+        at_least = r[4] == 124 ? ">= " : ""
+        ratios = sprintf("| %s%.1fx / %.1fx | %s%.2f |", at_least, (w > 0 ? r[1] / w : 0), (c > 0 ? r[2] / c : 0), r[4] == 124 ? "<= " : "", (r[3] > 0 ? m / r[3] : 0))
       }
       printf "| %-52s | %8.2f | %8.2f | %7d %s %s\n", l, w, c, m, ratios, note
     }' "$result"
