@@ -13,6 +13,7 @@
  * becomes that label again; any other name is written as a FUNCTION NAME (cut to 255 bytes).
  * Backtraces are written nearest caller first, the reader's default order.
  */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,6 +244,7 @@ static pk_status br_prepare_frame(br_writer *w, br_out_frame *f, const pk_functi
 
 static pk_status br_frame_for(br_writer *w, uint32_t frame, const br_out_frame **result)
 {
+    assert(w->frames); /* made for every frame and the unknown one before anything is written */
     br_out_frame *f = &w->frames[frame];
     if (!f->done) {
         pk_status st;

@@ -367,7 +367,7 @@ static void write_samples(writer *w)
         uint32_t stack = pk_sample_stack(p, row);
         size_t depth;
         if (!sample_locations(w, stack, &depth))
-            return;
+            break; /* w->failed is set */
         for (size_t k = 0; k < depth; k++)
             w->ids[k] = w->location_id[w->ids[k]];
         Perftools__Profiles__Sample sample = PERFTOOLS__PROFILES__SAMPLE__INIT;
