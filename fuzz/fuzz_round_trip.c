@@ -114,6 +114,17 @@ NOT_FUZZED static uint64_t hash_text(uint64_t h, const char *s)
     return h;
 }
 
+/* A model string, all its bytes (NUL bytes included). */
+NOT_FUZZED static uint64_t hash_string(uint64_t h, const pk_profile *p, uint32_t s)
+{
+    const char *text = pk_str(p, s);
+    size_t len = pk_str_len(p, s);
+    h = mix(h, 0x7e57);
+    for (size_t i = 0; i < len; i++)
+        h = mix(h, (unsigned char)text[i]);
+    return h;
+}
+
 NOT_FUZZED static bool plain_name(const char *s)
 {
     if (!*s)
@@ -160,8 +171,10 @@ NOT_FUZZED static uint64_t stack_key_hash(const pk_profile *p, size_t row, unsig
         const pk_function *fn = pk_function_at(p, f->function);
         h = mix(h, 0xf4a3e);
         if (key & KEY_NAMES) {
-            h = hash_text(h, pk_str(p, fn->name));
-            *plain = *plain && plain_name(pk_str(p, fn->name));
+            h = hash_string(h, p, fn->name);
+            /* A NUL byte inside a name is written as another character by the text formats. */
+            *plain = *plain && plain_name(pk_str(p, fn->name)) &&
+                     strlen(pk_str(p, fn->name)) == pk_str_len(p, fn->name);
         }
         if (key & KEY_FILES)
             h = hash_text(h, pk_str(p, fn->file));

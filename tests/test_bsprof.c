@@ -1361,6 +1361,36 @@ static void scan_keeps_only_an_unfinished_entry(void **state)
     tb_free(&b);
 }
 
+/* .bsprof strings end at a NUL byte: one inside a name is written as '_', and the file reads
+ * back (the round-trip fuzzer's finding: a pprof name "mid\0nul"). */
+static void names_with_nul_bytes_are_written_readably(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    uint32_t v = pk_add_value_type(p, "cpu", "operations");
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 0, 1);
+    pk_function fn = {pk_intern(p, "mid\0nul", 7), pk_intern_cstr(p, "pkg:/a.brs"), 1, PK_NONE};
+    pk_frame fr = {pk_intern_function(p, &fn), 0, 0, PK_NONE, 0};
+    uint32_t s = pk_intern_stack(p, PK_NONE, pk_intern_frame(p, &fr));
+    assert_int_equal(pk_add_sample_value(p, t, s, v, 3), PK_OK);
+    const pk_format *bsprof = pk_format_by_name("bsprof");
+    char *data = NULL;
+    size_t size = 0;
+    pk_error err;
+    assert_int_equal(pk_write_memory(p, bsprof, NULL, &data, &size, &err), PK_OK);
+    pk_profile *back = NULL;
+    if (pk_read_memory(data, size, bsprof, NULL, &back, &err) != PK_OK)
+        fail_msg("%s", err.message);
+    bool found = false;
+    for (size_t i = 0; i < pk_function_count(back); i++)
+        found = found || strcmp(pk_str(back, pk_function_at(back, (uint32_t)i)->name), "mid_nul") == 0;
+    assert_true(found);
+    assert_int_equal(pk_value_total(back, 0), 3);
+    pk_profile_free(back);
+    free(data);
+    pk_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1390,6 +1420,7 @@ int main(void)
         cmocka_unit_test(scan_cut_anywhere_ends_where_salvage_ends),
         cmocka_unit_test(scan_tells_damage_and_foreign_streams),
         cmocka_unit_test(scan_keeps_only_an_unfinished_entry),
+        cmocka_unit_test(names_with_nul_bytes_are_written_readably),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -61,7 +61,18 @@ static uint32_t bs_write_string(bs_writer *w, uint32_t s)
         return w->string_ids[s];
     uint32_t id = w->string_ids[s] = ++w->next_string_id;
     bs_put_varint(w->out, (uint64_t)id << 3 | BS_STRING);
-    pk_out_write(w->out, pk_str(w->p, s), pk_str_len(w->p, s) + 1);
+    /* .bsprof strings end at a NUL byte, so one inside a name is written as '_', as the
+     * folded writer does. */
+    const char *text = pk_str(w->p, s);
+    size_t len = pk_str_len(w->p, s);
+    for (const char *nul; len > 0 && (nul = memchr(text, '\0', len)) != NULL;) {
+        size_t before = (size_t)(nul - text);
+        pk_out_write(w->out, text, before);
+        pk_out_putc(w->out, '_');
+        text += before + 1;
+        len -= before + 1;
+    }
+    pk_out_write(w->out, text, len + 1);
     return id;
 }
 
