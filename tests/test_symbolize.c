@@ -1,7 +1,7 @@
 /* The symbolizer (core/symbolize.h) on programs built here at test time from
  * tests/symbolize/sample.c with the test's compiler: DWARF 4 and 5, PIE and not, a symbol table
  * alone, nothing at all, debug information in a file of its own found through .gnu_debuglink or
- * by build ID, assembly with lines but no function entries, and mappings and
+ * by build ID, split DWARF (.dwo), assembly with lines but no function entries, and mappings and
  * files that do not fit. Each program is run once and prints the return addresses of its calls
  * with its /proc/self/maps, so that the addresses looked up are where the code really ran. */
 #include <setjmp.h>
@@ -54,17 +54,27 @@ static bool shell(const char *script)
     return status == 0;
 }
 
-/* Builds dir/NAME from sample.c (and sample_asm.S where it assembles) with extra flags. */
-static bool build(const char *name, const char *flags, bool with_asm)
+/* Builds dir/NAME (NAME may be SUBDIR/NAME) from sample.c (and sample_asm.S where it
+ * assembles) with compiler cc and extra flags, in the directory of NAME: files the compiler
+ * leaves beside the program (.dwo) are then that program's. */
+static bool build_with(const char *cc, const char *name, const char *flags, bool with_asm)
 {
     const char *src = getenv("PK_SOURCE_DIR");
-    char *script = tb_strfmt("'%s' -O0 %s %s -o '%s' '%s/tests/symbolize/sample.c' %s%s%s",
-                             PK_TEST_CC, flags, with_asm ? "-DSAMPLE_ASM" : "", name, src,
+    char *script = tb_strfmt("mkdir -p \"$(dirname '%s')\" && cd \"$(dirname '%s')\" && "
+                             "'%s' -O0 %s %s -o \"$(basename '%s')\" "
+                             "'%s/tests/symbolize/sample.c' %s%s%s",
+                             name, name, cc, flags, with_asm ? "-DSAMPLE_ASM" : "", name, src,
                              with_asm ? "'" : "", with_asm ? src : "",
                              with_asm ? "/tests/symbolize/sample_asm.S'" : "");
     bool ok = shell(script);
     free(script);
     return ok;
+}
+
+/* The same with the test's compiler. */
+static bool build(const char *name, const char *flags, bool with_asm)
+{
+    return build_with(PK_TEST_CC, name, flags, with_asm);
 }
 
 static void run_free(sample_run *run)
@@ -431,6 +441,83 @@ static void separate_debug_files(void **state)
     free(path);
 }
 
+/* Split DWARF: the binary holds skeleton units and the line table, the functions are in a .dwo
+ * file beside the objects (DWARF 5 and the GNU form of DWARF 4). Both used to be named from
+ * the symbol table alone, without inlined frames (the skeleton units were passed over or
+ * walked for functions they do not hold). */
+static void split_dwarf_of(const char *cc)
+{
+    const char *versions[2] = {"5", "4"};
+    for (int v = 0; v < 2; v++) {
+        char *name = tb_strfmt("split%s-%s/sample", versions[v], base_name(cc));
+        char *flags = tb_strfmt("-g -gdwarf-%s -gsplit-dwarf", versions[v]);
+        assert_true(build_with(cc, name, flags, false));
+        sample_run r;
+        assert_true(run(name, &r));
+        char *path = path_in_dir(name);
+        pk_profile *p = pk_profile_new();
+        pk_symbolizer *s = pk_symbolizer_new(p, NULL);
+        assert_non_null(s);
+        expect_debug_names(s, p, &r, path);
+        pk_symbolizer_free(s);
+        assert_int_equal(pk_warning_count(p), 0);
+        pk_profile_free(p);
+
+        /* Without the .dwo: the symbol table's name, the line table's file and line. */
+        char *script = tb_strfmt("rm split%s-%s/*.dwo", versions[v], base_name(cc));
+        assert_true(shell(script));
+        free(script);
+        p = pk_profile_new();
+        s = pk_symbolizer_new(p, NULL);
+        uint64_t a = place(&r, "inlined");
+        const expected_frame outer = {"outer", line_at("sample.c", "inlined"), "sample.c"};
+        expect_chain(s, p, resource_for(p, &r, a, path, NULL), a, &outer, 1);
+        pk_symbolizer_free(s);
+        pk_profile_free(p);
+        free(path);
+        run_free(&r);
+        free(flags);
+        free(name);
+    }
+}
+
+static void split_dwarf(void **state)
+{
+    (void)state;
+    split_dwarf_of(PK_TEST_CC);
+}
+
+/* The other compiler's DWARF (gcc and clang differ: clang numbers the primary source file 0 in
+ * DWARF 5, uses address and range indexes, and names .dwo files otherwise), when it is here. */
+static void other_compiler(void **state)
+{
+    (void)state;
+    const char *other = strstr(base_name(PK_TEST_CC), "clang") ? "gcc" : "clang";
+    if (!tb_command_exists(other))
+        skip();
+    const char *versions[2] = {"5", "4"};
+    for (int v = 0; v < 2; v++) {
+        char *name = tb_strfmt("%s-dwarf%s", other, versions[v]);
+        char *flags = tb_strfmt("-g -gdwarf-%s", versions[v]);
+        assert_true(build_with(other, name, flags, false));
+        sample_run r;
+        assert_true(run(name, &r));
+        char *path = path_in_dir(name);
+        pk_profile *p = pk_profile_new();
+        pk_symbolizer *s = pk_symbolizer_new(p, NULL);
+        assert_non_null(s);
+        expect_debug_names(s, p, &r, path);
+        pk_symbolizer_free(s);
+        assert_int_equal(pk_warning_count(p), 0);
+        pk_profile_free(p);
+        free(path);
+        run_free(&r);
+        free(flags);
+        free(name);
+    }
+    split_dwarf_of(other);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +526,8 @@ int main(void)
         cmocka_unit_test(symbol_table_alone),
         cmocka_unit_test(stripped_binary_leaves_addresses),
         cmocka_unit_test(separate_debug_files),
+        cmocka_unit_test(split_dwarf),
+        cmocka_unit_test(other_compiler),
     };
     return cmocka_run_group_tests_name("symbolizer on programs built here", tests, setup,
                                        teardown);
