@@ -97,6 +97,10 @@ for MODE in unnamed named; do
 
     # ---- written in place: devices and FIFOs --------------------------------------------------
     convert_to 0 /dev/null
+    # A write that fails names the device (it was "(null)").
+    convert_to 1 /dev/full
+    expect_contains "$ERR" "/dev/full: cannot write: No space left on device" \
+        "$MODE: a full device"
     mkfifo pipe
     cat pipe > from-pipe &
     reader=$!
