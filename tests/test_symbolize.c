@@ -179,7 +179,7 @@ static int teardown(void **state)
     return 0;
 }
 
-/* ---- looking up -------------------------------------------------------------------------------- */
+/* -- looking up -------------------------------------------------------------------------------- */
 
 /* The resource of p for the mapping of r that holds address, under path. */
 static uint32_t resource_for(pk_profile *p, const sample_run *r, uint64_t address,
@@ -273,7 +273,7 @@ static char *path_in_dir(const char *name)
     return tb_strfmt("%s/%s", dir, name);
 }
 
-/* ---- the tests --------------------------------------------------------------------------------- */
+/* -- the tests --------------------------------------------------------------------------------- */
 
 /* DWARF 5 in a position-independent executable: inline chains with the lines of each call,
  * lines of plain functions, and assembly code named from the symbol table with the file and
@@ -518,6 +518,166 @@ static void other_compiler(void **state)
     split_dwarf_of(other);
 }
 
+/* A resource like resource_for's, with its fields given. */
+static uint32_t resource_at(pk_profile *p, const char *path, const char *build_id, uint64_t start,
+                            uint64_t limit, uint64_t offset)
+{
+    pk_resource res = {pk_intern_cstr(p, base_name(path)), pk_intern_cstr(p, path),
+                       pk_intern_cstr(p, build_id), start, limit, offset};
+    uint32_t id = pk_intern_resource(p, &res);
+    assert_true(id != PK_NONE);
+    return id;
+}
+
+/* Where binaries are found: under a search directory by their whole path (a sysroot), by build
+ * ID in a cache that holds binaries (perf's ~/.debug: .build-id/xx/rest without ".debug"), and
+ * from a mapping that starts inside the code segment (a mapping split in two). */
+static void binaries_found(void **state)
+{
+    (void)state;
+    uint64_t a = place(&dwarf5_run, "inlined");
+    const pk_procmap *m = mapping_of(&dwarf5_run, a);
+    char *path = path_in_dir("dwarf5");
+    pk_profile *p = pk_profile_new();
+    pk_symbolizer *s = pk_symbolizer_new(p, NULL);
+    /* The build ID lives as long as the symbolizer. */
+    const char *id = pk_symbolizer_build_id(s, pk_resource_at(p, resource_for(p, &dwarf5_run, a,
+                                                                               path, NULL)));
+    char *id_copy = id ? strdup(id) : NULL;
+    pk_symbolizer_free(s);
+    pk_profile_free(p);
+
+    char *script = tb_strfmt("mkdir -p sysroot/opt/sample/bin"
+                             " && cp dwarf5 sysroot/opt/sample/bin/app"
+                             " && mkdir -p cache/.build-id/%.2s"
+                             " && cp dwarf5 cache/.build-id/%.2s/%s",
+                             id_copy ? id_copy : "00", id_copy ? id_copy : "00",
+                             id_copy ? id_copy + 2 : "rest");
+    assert_true(shell(script));
+    free(script);
+    char *sysroot = path_in_dir("sysroot"), *cache = path_in_dir("cache");
+    const char *search[3] = {"/nonexistent", sysroot, cache};
+    pk_symbolize_options options = {search, 3, NULL, 0};
+    p = pk_profile_new();
+    s = pk_symbolizer_new(p, &options);
+    assert_non_null(s);
+    expect_inlined(s, p, resource_at(p, "/opt/sample/bin/app", "", m->start, m->limit, m->offset),
+                   a);
+    if (id_copy)
+        expect_inlined(s, p, resource_at(p, "", id_copy, m->start, m->limit, m->offset), a);
+    /* outer lies two pages into the code: a mapping from the second page on still fits. */
+    assert_true(a >= m->start + 0x1000);
+    expect_inlined(s, p, resource_at(p, path, "", m->start + 0x1000, m->limit, m->offset + 0x1000),
+                   a);
+    pk_symbolizer_free(s);
+    assert_int_equal(pk_warning_count(p), 0);
+    pk_profile_free(p);
+    free(sysroot);
+    free(cache);
+    free(id_copy);
+    free(path);
+}
+
+/* Files that cannot name the addresses leave them as addresses, with one warning per file that
+ * says why and how many addresses it left: no file, a directory, not ELF, another build ID, no
+ * segment at the mapping's offset, a mapping longer than the whole binary. Addresses outside
+ * every mapping stay addresses without a warning. */
+static void binaries_refused(void **state)
+{
+    (void)state;
+    assert_true(shell("printf 'not a program\\n' > text-file && mkdir -p a-directory"));
+    uint64_t a = place(&dwarf5_run, "plain"), b = place(&dwarf5_run, "plain again");
+    const pk_procmap *m = mapping_of(&dwarf5_run, a);
+    char *path = path_in_dir("dwarf5"), *text = path_in_dir("text-file"),
+         *directory = path_in_dir("a-directory");
+    const struct {
+        const char *path, *build_id;
+        uint64_t start, limit, offset;
+        const char *warning;
+    } cases[] = {
+        {"/nonexistent/dwarf5", "", m->start, m->limit, m->offset,
+         "/nonexistent/dwarf5: binary not found (see --symbol-path); 2 addresses left unnamed"},
+        {directory, "", m->start, m->limit, m->offset, "binary not found"},
+        {text, "", m->start, m->limit, m->offset,
+         "text-file: not a readable ELF file; 2 addresses left unnamed"},
+        {path, "00112233445566778899aabbccddeeff00112233", m->start, m->limit, m->offset,
+         "dwarf5: the binary found has another build ID; 2 addresses left unnamed"},
+        {path, "", m->start, m->limit, m->offset + 0x100000,
+         "dwarf5: the binary found does not match the mapping (another build?)"},
+        {path, "", m->start, m->start + (1ull << 30), m->offset,
+         "dwarf5: the binary found does not match the mapping (another build?)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pk_profile *p = pk_profile_new();
+        pk_symbolizer *s = pk_symbolizer_new(p, NULL);
+        uint32_t r = resource_at(p, cases[i].path, cases[i].build_id, cases[i].start,
+                                 cases[i].limit, cases[i].offset);
+        const uint64_t addresses[3] = {a, b, a};
+        for (int k = 0; k < 3; k++) {
+            const uint32_t *frames;
+            assert_int_equal(pk_symbolizer_frames(s, r, addresses[k], &frames), 1);
+            assert_true(pk_frame_is_unresolved(p, frames[0]));
+            assert_int_equal(pk_frame_at(p, frames[0])->resource, r);
+        }
+        assert_int_equal(pk_symbolizer_lookups(s), 2);
+        assert_int_equal(pk_symbolizer_resolved(s), 0);
+        pk_symbolizer_free(s);
+        assert_int_equal(pk_warning_count(p), 1);
+        if (!strstr(pk_warning_at(p, 0), cases[i].warning))
+            fail_msg("case %zu: warning '%s', wanted '%s'", i, pk_warning_at(p, 0),
+                     cases[i].warning);
+        pk_profile_free(p);
+    }
+
+    pk_profile *p = pk_profile_new();
+    pk_symbolizer *s = pk_symbolizer_new(p, NULL);
+    const uint32_t *frames;
+    assert_int_equal(pk_symbolizer_frames(s, PK_NONE, a, &frames), 1);
+    assert_true(pk_frame_is_unresolved(p, frames[0]));
+    assert_int_equal(pk_frame_at(p, frames[0])->resource, PK_NONE);
+    pk_symbolizer_free(s);
+    assert_int_equal(pk_warning_count(p), 0);
+    pk_profile_free(p);
+    pk_symbolizer_free(NULL);
+    free(path);
+    free(text);
+    free(directory);
+}
+
+/* What counts as an unresolved frame: an address frame named by "0x" and hex digits, or not
+ * named; not a frame without an address, an inlined one, or one named otherwise. */
+static void unresolved_frames(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    const struct {
+        const char *name;
+        uint32_t flags;
+        bool unresolved;
+    } cases[] = {
+        {"0x4011d6", PK_FRAME_HAS_ADDRESS, true},
+        {"0xABCdef0", PK_FRAME_HAS_ADDRESS, true},
+        {"", PK_FRAME_HAS_ADDRESS, true},
+        {"0x", PK_FRAME_HAS_ADDRESS, false},
+        {"0x40g1", PK_FRAME_HAS_ADDRESS, false},
+        {"main", PK_FRAME_HAS_ADDRESS, false},
+        {"0x4011d6", 0, false},
+        {"0x4011d6", PK_FRAME_HAS_ADDRESS | PK_FRAME_INLINED, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pk_profile *one = pk_profile_new();
+        uint32_t fn = tb_function(one, cases[i].name, NULL, 0, PK_NONE);
+        pk_frame frame = {fn, 0, 0x4011d6, PK_NONE, cases[i].flags};
+        uint32_t f = pk_intern_frame(one, &frame);
+        if (pk_frame_is_unresolved(one, f) != cases[i].unresolved)
+            fail_msg("'%s' with flags %u", cases[i].name, (unsigned)cases[i].flags);
+        assert_int_equal(pk_profile_has_unresolved_frames(one), cases[i].unresolved);
+        pk_profile_free(one);
+    }
+    assert_false(pk_profile_has_unresolved_frames(p));
+    pk_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -528,6 +688,9 @@ int main(void)
         cmocka_unit_test(separate_debug_files),
         cmocka_unit_test(split_dwarf),
         cmocka_unit_test(other_compiler),
+        cmocka_unit_test(binaries_found),
+        cmocka_unit_test(binaries_refused),
+        cmocka_unit_test(unresolved_frames),
     };
     return cmocka_run_group_tests_name("symbolizer on programs built here", tests, setup,
                                        teardown);
