@@ -5,7 +5,13 @@ expect_status 0 "$PROFKIT" --help
 expect_contains "$OUT" "convert" "--help"
 expect_contains "$OUT" "formats" "--help"
 expect_status 0 "$PROFKIT" --version
-expect_contains "$OUT" "profkit " "--version"
+expect_eq "$(printf '%s\n' "$OUT" | head -1)" "profkit $(sed -n 's/^project(profkit VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")" "--version"
+expect_contains "$OUT" "
+libprofkit " "--version: the library's version"
+for library in zlib libdw libcurl libzip protobuf-c xxhash; do
+    expect_contains "$OUT" "
+  $library " "--version: $library"
+done
 expect_status 2 "$PROFKIT"
 expect_status 2 "$PROFKIT" frobnicate
 expect_contains "$ERR" "unknown command" "unknown command message"

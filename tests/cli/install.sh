@@ -16,7 +16,7 @@ expect_file "$libdir/profkit.pc"
 
 export PKG_CONFIG_PATH="$libdir"
 expect_status 0 pkg-config --modversion profkit
-expect_eq "$OUT" "$("$PROFKIT" --version | awk '{print $2}')" "pkg-config version"
+expect_eq "$OUT" "$("$PROFKIT" --version | awk 'NR == 1 {print $2}')" "pkg-config version"
 expect_status 0 "${PK_CC:-cc}" -std=c11 -Wall -Wextra -Werror ${PK_SANITIZE_FLAGS:-} \
     "$SRC/examples/embed.c" $(pkg-config --cflags --libs profkit) -o embed
 expect_status 0 env LD_LIBRARY_PATH="$libdir/.." ./embed "$SRC/examples/roku-channel.bsprof" out.folded
