@@ -21,6 +21,14 @@ for cmd in convert info formats dump; do
 done
 expect_status 0 "$PROFKIT" formats
 expect_contains "$OUT" "FORMAT" "formats header"
+# The listings for programs: five tab-separated fields a line.
+expect_status 0 "$PROFKIT" formats --tab
+expect_eq "$(printf '%s\n' "$OUT" | awk -F '\t' 'NF != 5' | head -1)" "" "formats --tab fields"
+expect_contains "$OUT" "$(printf 'bsprof\tread,write,dump\t.bsprof\t\t')" "formats --tab"
+expect_status 0 "$PROFKIT" formats --options
+expect_eq "$(printf '%s\n' "$OUT" | awk -F '\t' 'NF != 5' | head -1)" "" "formats --options fields"
+expect_contains "$OUT" "$(printf 'br-names\tfunction|line\tbr\tinput\t')" "formats --options"
+expect_status 2 "$PROFKIT" formats --tab --options
 expect_status 2 "$PROFKIT" convert
 expect_status 2 "$PROFKIT" convert a b
 expect_status 2 "$PROFKIT" convert --bogus x

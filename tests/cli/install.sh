@@ -17,6 +17,11 @@ expect_file "$libdir/profkit.pc"
 [ -e "$libdir/../libprofkit.a" ] || fail "no installed libprofkit.a"
 expect_file "$libdir/../cmake/profkit/profkitConfig.cmake"
 expect_file "$libdir/../cmake/profkit/profkitConfigVersion.cmake"
+# The man pages, where the build made them (scdoc).
+if [ -f "$BUILD/man/profkit.1" ]; then
+    expect_file "$PREFIX/share/man/man1/profkit.1"
+    expect_file "$PREFIX/share/man/man1/profkit-convert.1"
+fi
 
 export PKG_CONFIG_PATH="$libdir"
 expect_status 0 pkg-config --modversion profkit
