@@ -19,6 +19,7 @@ TEST_PACKAGES=(
   golang-go google-perftools libgoogle-perftools-dev binutils llvm
   chromium fonts-dejavu-core
   clang-tools cppcheck gcovr  # static analysis (scan-build, cppcheck); coverage
+  bash-completion zsh fish  # the shell completions, run or parsed by each shell
 )
 
 want=("${BUILD_PACKAGES[@]}")

@@ -17,6 +17,10 @@ expect_file "$libdir/profkit.pc"
 [ -e "$libdir/../libprofkit.a" ] || fail "no installed libprofkit.a"
 expect_file "$libdir/../cmake/profkit/profkitConfig.cmake"
 expect_file "$libdir/../cmake/profkit/profkitConfigVersion.cmake"
+# The shell completions, where each shell looks under the prefix.
+expect_file "$PREFIX/share/bash-completion/completions/profkit"
+expect_file "$PREFIX/share/zsh/site-functions/_profkit"
+expect_file "$PREFIX/share/fish/vendor_completions.d/profkit.fish"
 # The man pages, where the build made them (scdoc).
 if [ -f "$BUILD/man/profkit.1" ]; then
     expect_file "$PREFIX/share/man/man1/profkit.1"
