@@ -20,6 +20,7 @@ TEST_PACKAGES=(
   chromium fonts-dejavu-core
   clang-tools cppcheck gcovr  # static analysis (scan-build, cppcheck); coverage
   bash-completion zsh fish  # the shell completions, run or parsed by each shell
+  debhelper dpkg-dev fakeroot lintian git  # the Debian packages built from the tree (debian/)
 )
 
 want=("${BUILD_PACKAGES[@]}")
