@@ -323,6 +323,8 @@ static void test_probe(void **state)
     assert_true(keys[1].found);
     assert_false(keys[2].found);
     assert_false(keys[3].found);
+    const char *damaged = "{\"samples\": [1,}";
+    assert_int_equal(pk_json_probe((const uint8_t *)damaged, strlen(damaged), keys, 4), 1);
     const char *not_json = "{\"a\" 1}";
     assert_int_equal(pk_json_probe((const uint8_t *)not_json, strlen(not_json), keys, 4), -1);
     const char *scalar = "12345";

@@ -57,10 +57,12 @@ int pk_json_probe(const uint8_t *data, size_t size, pk_json_probe_key *keys, siz
     pk_json_parser_init(&jp, &(pk_json_handler){.scalar = on_scalar, .begin = on_begin}, &st);
     pk_json_end how = pk_json_parser_run_memory(&jp, data, size);
     pk_json_parser_release(&jp);
-    if (how != PK_JSON_COMPLETE && how != PK_JSON_CUT)
-        return -1;
     int found = 0;
     for (size_t i = 0; i < n; i++)
         found += keys[i].found;
+    /* Keys met before a syntax error count: a damaged file is still its format, and its reader
+     * says where the damage is. */
+    if (how != PK_JSON_COMPLETE && how != PK_JSON_CUT && found == 0)
+        return -1;
     return found;
 }

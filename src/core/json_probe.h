@@ -25,7 +25,8 @@ typedef struct pk_json_probe_key {
 
 /* Marks the keys found in data[0..size). Returns how many were found, or -1 when the bytes are
  * not the start of a JSON object or array (another first byte than '{' or '[' after white space
- * and a UTF-8 byte-order mark, or a syntax error before the bytes end). */
+ * and a UTF-8 byte-order mark, or a syntax error before any key was found: keys met before an
+ * error count, so that a damaged file is still recognised and its reader reports the damage). */
 int pk_json_probe(const uint8_t *data, size_t size, pk_json_probe_key *keys, size_t n);
 
 /* The first byte of the document after white space and a byte-order mark: '{', '[', another

@@ -56,6 +56,7 @@ trace_profile *trace_profiles_get(trace_profiles *t, int64_t pid, uint32_t id)
     profile->pid = pid;
     profile->id = id;
     profile->chunk_tid = -1;
+    profile->thread = PK_NONE;
     v8_builder_init(&profile->builder, t->p);
     t->items[t->count++] = profile;
     return profile;
@@ -69,23 +70,40 @@ bool trace_profiles_have_samples(const trace_profiles *t)
     return false;
 }
 
-pk_status trace_profiles_finish(trace_profiles *t, trace_threads *threads, uint32_t cpu,
-                                uint32_t count, uint64_t offset, pk_error *err)
+/* The thread a profile's samples go to: the one its Profile (or CpuProfile) event named, else
+ * the one that wrote its chunks. */
+static trace_thread *thread_of(trace_profiles *t, trace_threads *threads, trace_profile *profile)
+{
+    if (!profile->has_thread)
+        pk_warn(t->p, "the CPU profile %s of process %" PRId64 " has no Profile event naming its "
+                      "thread: its samples go to the thread that wrote its chunks",
+                pk_str(t->p, profile->id), profile->pid);
+    return trace_threads_get(threads, profile->pid,
+                             profile->has_thread ? profile->tid : profile->chunk_tid);
+}
+
+bool trace_profiles_make_threads(trace_profiles *t, trace_threads *threads)
 {
     for (size_t i = 0; i < t->count; i++) {
         trace_profile *profile = t->items[i];
         if (!v8_builder_has_samples(&profile->builder))
             continue;
-        if (!profile->has_thread)
-            pk_warn(t->p, "the CPU profile %s of process %" PRId64 " has no Profile event naming "
-                          "its thread: its samples go to the thread that wrote its chunks",
-                    pk_str(t->p, profile->id), profile->pid);
-        trace_thread *entry = trace_threads_get(
-            threads, profile->pid, profile->has_thread ? profile->tid : profile->chunk_tid);
-        uint32_t thread = entry ? trace_threads_model(threads, entry) : PK_NONE;
-        if (thread == PK_NONE)
-            return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
-        pk_status status = v8_builder_finish(&profile->builder, thread, cpu, count, offset, err);
+        trace_thread *entry = thread_of(t, threads, profile);
+        if (!entry || (profile->thread = trace_threads_model(threads, entry)) == PK_NONE)
+            return false;
+    }
+    return true;
+}
+
+pk_status trace_profiles_finish(trace_profiles *t, uint32_t cpu, uint32_t count, uint64_t offset,
+                                pk_error *err)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        trace_profile *profile = t->items[i];
+        if (profile->thread == PK_NONE)
+            continue;
+        pk_status status =
+            v8_builder_finish(&profile->builder, profile->thread, cpu, count, offset, err);
         if (status != PK_OK)
             return status;
     }

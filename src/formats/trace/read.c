@@ -354,11 +354,12 @@ static pk_status finish(trace_reader *r, uint64_t offset, pk_error *err)
             !trace_timeline_finish(t->timeline, r->p, t->thread, r->wall, &counts))
             return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     }
-    pk_status status =
-        trace_profiles_finish(&r->profiles, &r->threads, r->cpu, r->count, offset, err);
+    if (!trace_profiles_make_threads(&r->profiles, &r->threads))
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    trace_threads_apply_names(&r->threads);
+    pk_status status = trace_profiles_finish(&r->profiles, r->cpu, r->count, offset, err);
     if (status != PK_OK)
         return status;
-    trace_threads_apply_names(&r->threads);
     pk_set_default_value(r->p, trace_profiles_have_samples(&r->profiles) ? r->cpu : r->wall);
     pk_profile *p = r->p;
     if (counts.unmatched_ends)
@@ -408,6 +409,9 @@ pk_status trace_read(pk_input *in, pk_profile *p, const pk_read_options *options
         pk_warn(p, "the trace ends early (byte %" PRIu64 "): the %" PRIu64 " whole event%s before "
                    "byte %" PRIu64 " are read",
                 pk_json_parser_error_offset(&jp), r.events, plural(r.events), r.last_event_end);
+    } else if (how == PK_JSON_CUT) {
+        status = pk_error_set(err, PK_ERR_INPUT, (int64_t)pk_json_parser_error_offset(&jp),
+                              "not a trace: no events before the input ends");
     } else if (how != PK_JSON_COMPLETE) {
         status = pk_json_parser_error(&jp, how, "the trace", err);
     }

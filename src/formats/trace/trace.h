@@ -87,6 +87,7 @@ typedef struct trace_profile {
     bool has_thread;         /* a Profile or CpuProfile event said which thread */
     int64_t tid;
     int64_t chunk_tid;       /* the first chunk's thread, when no Profile event came */
+    uint32_t thread;         /* in the profile, once trace_profiles_make_threads ran */
     v8_builder builder;
 } trace_profile;
 
@@ -107,9 +108,12 @@ void trace_profiles_init(trace_profiles *t, pk_profile *p);
 void trace_profiles_free(trace_profiles *t);
 /* The profile (pid, id), created when absent; NULL when memory runs out. */
 trace_profile *trace_profiles_get(trace_profiles *t, int64_t pid, uint32_t id);
+/* Gives every profile with samples its thread in the profile (so that names can be applied
+ * before warnings name threads). False when memory runs out. */
+bool trace_profiles_make_threads(trace_profiles *t, trace_threads *threads);
 /* Turns every profile into rows of its thread. */
-pk_status trace_profiles_finish(trace_profiles *t, trace_threads *threads, uint32_t cpu,
-                                uint32_t count, uint64_t offset, pk_error *err);
+pk_status trace_profiles_finish(trace_profiles *t, uint32_t cpu, uint32_t count, uint64_t offset,
+                                pk_error *err);
 bool trace_profiles_have_samples(const trace_profiles *t);
 
 #endif
