@@ -280,6 +280,11 @@ static void test_match(void **state)
     const char *text = "{\"traceEvents\":[{\"ph\":\"B\"},{\"ph\":\"E\",\"args\":{\"ph\":1}}],"
                        "\"other\":[{\"ph\":\"X\"}],\"ph\":0}";
     matcher m = {0, 0, 0};
+    /* Empty keys, before any other key was kept. */
+    pk_json_parser empty;
+    pk_json_parser_init(&empty, &(pk_json_handler){.scalar = match_scalar}, &m);
+    assert_int_equal(pk_json_parser_run_memory(&empty, "{\"\":{\"\":1}}", 11), PK_JSON_COMPLETE);
+    pk_json_parser_release(&empty);
     pk_json_parser jp;
     pk_json_parser_init(&jp, &(pk_json_handler){.scalar = match_scalar}, &m);
     assert_int_equal(pk_json_parser_run_memory(&jp, text, strlen(text)), PK_JSON_COMPLETE);

@@ -55,6 +55,8 @@ const char *pk_json_parser_key(const pk_json_parser *jp, uint32_t level, size_t 
     if (level >= jp->depth || jp->levels[level].is_array)
         return NULL;
     *len = jp->levels[level].key_len;
+    if (!jp->keys.data)
+        return ""; /* only empty keys so far */
     return (const char *)jp->keys.data + jp->levels[level].key_start;
 }
 
@@ -82,7 +84,7 @@ bool pk_json_parser_match(const pk_json_parser *jp, uint32_t from, const char *p
             if (l->is_array)
                 return false;
             if (!(n == 1 && *p == '*') &&
-                (l->key_len != n || memcmp(jp->keys.data + l->key_start, p, n) != 0))
+                (l->key_len != n || (n && memcmp(jp->keys.data + l->key_start, p, n) != 0)))
                 return false;
         }
         level++;
