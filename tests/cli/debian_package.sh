@@ -13,6 +13,7 @@ require_tool dh "Debian package debhelper"
 require_tool fakeroot "Debian package fakeroot"
 require_tool lintian "Debian package lintian"
 require_tool git "Debian package git"
+git -C "$SRC" rev-parse --verify -q HEAD > /dev/null || skip "$SRC is not a git checkout with a commit"
 
 expect_status 0 git clone --quiet "$SRC" clone
 expect_eq "$(git -C clone rev-parse HEAD)" "$(git -C "$SRC" rev-parse HEAD)" "the clone's HEAD"
