@@ -1,5 +1,5 @@
-/* Buffered input and output: varints, lines, text lines, UTF-16 decoding, refills, temporary
- * files, JSON escaping. */
+/* Buffered input and output: varints, lines (over-long ones too), text lines, UTF-16 decoding,
+ * refills, temporary files, JSON escaping; the public error and option helpers. */
 #define _GNU_SOURCE /* O_TMPFILE, to learn whether the scratch directory takes unnamed files */
 #include <dirent.h>
 #include <fcntl.h>
@@ -21,6 +21,8 @@
 #include "core/output.h"
 #include "core/text_lines.h"
 #include "core/utf16.h"
+#include "profkit/error.h"
+#include "profkit/format.h"
 
 static char scratch[512];
 
@@ -485,6 +487,93 @@ static void json_strings_are_escaped(void **state)
     free(text);
 }
 
+/* Lines over the limit that arrive in pieces (the limit is passed before their end is seen)
+ * are consumed whole, up to their LF or the end of the bytes; the lines after them are intact. */
+static void over_long_lines_arriving_in_pieces(void **state)
+{
+    (void)state;
+    size_t size = 0;
+    char *text = malloc(20000);
+    assert_non_null(text);
+    size += (size_t)sprintf(text + size, "short\n");
+    memset(text + size, 'x', 5000);
+    size += 5000;
+    size += (size_t)sprintf(text + size, "\nnext\n");
+    memset(text + size, 'y', 7000);
+    size += 7000;
+    for (size_t step = 7; step <= 301; step += 294) {
+        trickle t = {(const uint8_t *)text, size, 0, step};
+        pk_input in;
+        assert_int_equal(
+            pk_input_init_source(&in, (pk_input_source){trickle_read, NULL, &t}, 0, NULL), PK_OK);
+        const char *line;
+        assert_int_equal(pk_in_line(&in, &line, 1000), 5);
+        assert_memory_equal(line, "short", 5);
+        assert_int_equal(pk_in_line(&in, &line, 1000), -2);
+        assert_int_equal(pk_in_offset(&in), 6 + 5000 + 1);
+        assert_int_equal(pk_in_line(&in, &line, 1000), 4);
+        assert_memory_equal(line, "next", 4);
+        /* The last line has no LF: consumed to the end. */
+        assert_int_equal(pk_in_line(&in, &line, 1000), -2);
+        assert_int_equal(pk_in_offset(&in), size);
+        assert_int_equal(pk_in_line(&in, &line, 1000), -1);
+        pk_input_release(&in);
+    }
+    free(text);
+}
+
+/* The public error helpers: names of statuses, errors set and cleared (also without a place to
+ * put them), messages cut to the buffer. */
+static void statuses_and_errors(void **state)
+{
+    (void)state;
+    const pk_status all[] = {PK_OK,        PK_ERR_INPUT, PK_ERR_IO,         PK_ERR_NOMEM,
+                             PK_ERR_USAGE, PK_ERR_LIMIT, PK_ERR_UNSUPPORTED};
+    const size_t count = sizeof all / sizeof all[0];
+    for (size_t i = 0; i < count; i++) {
+        const char *name = pk_status_name(all[i]);
+        assert_true(strlen(name) > 0);
+        assert_string_not_equal(name, "unknown error");
+        for (size_t k = 0; k < i; k++)
+            assert_string_not_equal(name, pk_status_name(all[k]));
+    }
+    assert_string_equal(pk_status_name(PK_OK), "success");
+    assert_string_equal(pk_status_name(PK_ERR_IO), "I/O error");
+    assert_string_equal(pk_status_name((pk_status)99), "unknown error");
+
+    assert_int_equal(pk_error_set(NULL, PK_ERR_LIMIT, 7, "no place for %s", "this"), PK_ERR_LIMIT);
+    pk_error_clear(NULL);
+    pk_error err;
+    char long_text[1000];
+    memset(long_text, 'm', sizeof long_text - 1);
+    long_text[sizeof long_text - 1] = '\0';
+    assert_int_equal(pk_error_set(&err, PK_ERR_INPUT, 42, "%s", long_text), PK_ERR_INPUT);
+    assert_int_equal(err.offset, 42);
+    assert_false(err.salvageable);
+    assert_int_equal(strlen(err.message), sizeof err.message - 1);
+    pk_error_clear(&err);
+    assert_int_equal(err.status, PK_OK);
+    assert_int_equal(err.offset, PK_NO_OFFSET);
+    assert_string_equal(err.message, "");
+}
+
+/* Options given on the command line: the last value of an option, each value of a repeated
+ * one in order. */
+static void option_values(void **state)
+{
+    (void)state;
+    const pk_option items[] = {{"symbol-path", "/a"}, {"salvage", ""}, {"symbol-path", "/b"}};
+    const pk_option_list list = {items, 3};
+    assert_string_equal(pk_option_get(&list, "symbol-path"), "/b");
+    assert_string_equal(pk_option_get(&list, "salvage"), "");
+    assert_null(pk_option_get(&list, "no-symbols"));
+    assert_string_equal(pk_option_get_nth(&list, "symbol-path", 0), "/a");
+    assert_string_equal(pk_option_get_nth(&list, "symbol-path", 1), "/b");
+    assert_null(pk_option_get_nth(&list, "symbol-path", 2));
+    assert_null(pk_option_get_nth(NULL, "symbol-path", 0));
+    assert_null(pk_option_get(NULL, "salvage"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +587,9 @@ int main(void)
         cmocka_unit_test(outputs_appear_only_on_commit),
         cmocka_unit_test(outputs_are_unnamed_while_written),
         cmocka_unit_test(json_strings_are_escaped),
+        cmocka_unit_test(over_long_lines_arriving_in_pieces),
+        cmocka_unit_test(statuses_and_errors),
+        cmocka_unit_test(option_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
