@@ -179,7 +179,7 @@ static int teardown(void **state)
     return 0;
 }
 
-/* -- looking up -------------------------------------------------------------------------------- */
+/* ---- looking up ---------------------------------------------------------------------------- */
 
 /* The resource of p for the mapping of r that holds address, under path. */
 static uint32_t resource_for(pk_profile *p, const sample_run *r, uint64_t address,
@@ -273,7 +273,7 @@ static char *path_in_dir(const char *name)
     return tb_strfmt("%s/%s", dir, name);
 }
 
-/* -- the tests --------------------------------------------------------------------------------- */
+/* ---- the tests ----------------------------------------------------------------------------- */
 
 /* DWARF 5 in a position-independent executable: inline chains with the lines of each call,
  * lines of plain functions, and assembly code named from the symbol table with the file and
