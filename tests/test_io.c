@@ -1,5 +1,6 @@
 /* Buffered input and output: varints, lines (over-long ones too), text lines, UTF-16 decoding,
- * refills, temporary files, JSON escaping; the public error and option helpers. */
+ * refills, temporary files, JSON escaping; the public error and option helpers and output
+ * objects. */
 #define _GNU_SOURCE /* O_TMPFILE, to learn whether the scratch directory takes unnamed files */
 #include <dirent.h>
 #include <fcntl.h>
@@ -17,12 +18,15 @@
 #include <cmocka.h>
 
 #include "bytes.h"
+#include "reading.h"
 #include "core/input.h"
 #include "core/output.h"
 #include "core/text_lines.h"
 #include "core/utf16.h"
+#include "formats/formats.h"
 #include "profkit/error.h"
 #include "profkit/format.h"
+#include "profkit/output.h"
 
 static char scratch[512];
 
@@ -574,6 +578,69 @@ static void option_values(void **state)
     assert_null(pk_option_get(NULL, "salvage"));
 }
 
+/* The output objects of the public interface: a file output gzips by its name and writes a
+ * format's bytes (pk_write_output); a missing directory is refused with no output made; a
+ * memory output can be finished without its bytes being taken; and a format without a writer
+ * is refused by every way of writing, leaving no file. */
+static void public_outputs(void **state)
+{
+    (void)state;
+    pk_status status;
+    pk_error err;
+    pk_profile *p =
+        tb_read_memory_with("main;work 3\nmain 1\n", 19, &pk_format_folded, NULL, 0, false,
+                            &status, &err);
+    assert_non_null(p);
+    const char *path = scratch_path("public.folded.gz");
+    char gz_path[512];
+    snprintf(gz_path, sizeof gz_path, "%s", path);
+    unlink(gz_path);
+    pk_output *out;
+    assert_int_equal(pk_output_create(gz_path, NULL, &out, &err), PK_OK);
+    assert_int_equal(pk_write_output(p, out, &pk_format_folded, NULL, &err), PK_OK);
+    assert_false(pk_output_failed(out));
+    assert_int_equal(pk_output_finish(out, &err), PK_OK);
+    char command[600];
+    snprintf(command, sizeof command, "gzip -dc '%s'", gz_path);
+    FILE *f = popen(command, "r");
+    assert_non_null(f);
+    char text[256];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    assert_int_equal(pclose(f), 0);
+    assert_string_equal(text, "main 1\nmain;work 3\n");
+    unlink(gz_path);
+
+    out = (pk_output *)1;
+    assert_int_equal(pk_output_create("/nonexistent/profkit/out.folded", NULL, &out, &err),
+                     PK_ERR_IO);
+    assert_null(out);
+    assert_non_null(strstr(err.message, "cannot create"));
+
+    out = pk_output_create_memory();
+    assert_non_null(out);
+    pk_output_printf(out, "%d", 42);
+    assert_int_equal(pk_output_finish(out, &err), PK_OK);
+
+    const pk_format reader_only = {.name = "reader-only"};
+    const char *never = scratch_path("never.out");
+    char never_path[512];
+    snprintf(never_path, sizeof never_path, "%s", never);
+    assert_int_equal(pk_write_file(p, never_path, &reader_only, NULL, NULL, &err), PK_ERR_USAGE);
+    assert_string_equal(err.message, "profkit cannot write reader-only files");
+    struct stat st;
+    assert_int_not_equal(stat(never_path, &st), 0);
+    out = pk_output_create_memory();
+    assert_int_equal(pk_write_output(p, out, &reader_only, NULL, &err), PK_ERR_USAGE);
+    pk_output_discard(out);
+    char *data;
+    size_t size;
+    assert_int_equal(pk_write_memory(p, NULL, NULL, &data, &size, &err), PK_ERR_USAGE);
+    assert_string_equal(err.message, "profkit cannot write such files");
+    assert_null(data);
+    pk_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -590,6 +657,7 @@ int main(void)
         cmocka_unit_test(over_long_lines_arriving_in_pieces),
         cmocka_unit_test(statuses_and_errors),
         cmocka_unit_test(option_values),
+        cmocka_unit_test(public_outputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
