@@ -10,6 +10,7 @@ BUILD_PACKAGES=(
   libprotobuf-c-dev protobuf-c-compiler
   libcurl4-openssl-dev libzip-dev  # capture from Roku devices; channel packages (--source)
   time  # /usr/bin/time -v: peak memory in the benchmarks (bench/)
+  scdoc  # the man pages (docs/man/), built when it is there
 )
 # Tests: cmocka, and the real tools profkit's output is checked against (pprof in Go and Perl,
 # gperftools, a headless browser that opens the SVG flame graphs).
@@ -18,6 +19,8 @@ TEST_PACKAGES=(
   golang-go google-perftools libgoogle-perftools-dev binutils llvm
   chromium fonts-dejavu-core
   clang-tools cppcheck gcovr  # static analysis (scan-build, cppcheck); coverage
+  bash-completion zsh fish  # the shell completions, run or parsed by each shell
+  debhelper dpkg-dev fakeroot lintian git  # the Debian packages built from the tree (debian/)
 )
 
 want=("${BUILD_PACKAGES[@]}")
