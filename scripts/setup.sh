@@ -9,6 +9,7 @@ BUILD_PACKAGES=(
   zlib1g-dev libxxhash-dev libdw-dev libelf-dev libiberty-dev
   libprotobuf-c-dev protobuf-c-compiler
   libcurl4-openssl-dev libzip-dev  # capture from Roku devices; channel packages (--source)
+  libyajl-dev  # the JSON readers' streaming parser
   time  # /usr/bin/time -v: peak memory in the benchmarks (bench/)
   scdoc  # the man pages (docs/man/), built when it is there
 )
