@@ -1,5 +1,6 @@
 /* Memory events in the model: sums per allocating site, live allocations, the spool of events
  * read back in order, and a profile that keeps only the sums. Also the spool underneath. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -248,6 +249,75 @@ static void spool_lanes_keep_their_records_apart(void **state)
     pk_spool_free(s);
 }
 
+/* A lane longer than a chunk but within what memory holds: its chunks are read back from
+ * memory, in order, as often as wanted. */
+static void spool_chunks_in_memory_read_back(void **state)
+{
+    (void)state;
+    pk_spool *s = pk_spool_new();
+    assert_non_null(s);
+    uint32_t i;
+    for (i = 0; i < 100000; i++) /* 400 kB: several chunks, no file */
+        assert_true(pk_spool_append(s, 0, &i, sizeof i));
+    for (int pass = 0; pass < 2; pass++) {
+        pk_spool_reader r;
+        pk_spool_reader_init(&r, s, 0);
+        const unsigned char *data;
+        size_t n, chunks = 0;
+        uint32_t expected = 0;
+        while (pk_spool_reader_next(&r, &data, &n)) {
+            chunks++;
+            for (size_t k = 0; k < n; k += sizeof expected, expected++) {
+                uint32_t v;
+                memcpy(&v, data + k, sizeof v);
+                assert_int_equal(v, expected);
+            }
+        }
+        assert_int_equal(r.error, 0);
+        assert_int_equal(expected, 100000);
+        assert_true(chunks > 1);
+        pk_spool_reader_free(&r);
+    }
+    pk_spool_free(s);
+}
+
+/* Where no temporary file can be made ($TMPDIR missing), a spool that outgrows memory refuses
+ * the record that needed the file and everything after, and says why; memory events then fail
+ * as I/O errors instead of being lost. */
+static void spool_without_a_temporary_file(void **state)
+{
+    (void)state;
+    char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+    assert_int_equal(setenv("TMPDIR", "/nonexistent/profkit-test", 1), 0);
+
+    pk_spool *s = pk_spool_new();
+    assert_non_null(s);
+    unsigned char record[100] = {0};
+    size_t accepted = 0;
+    while (accepted < 1000000 && pk_spool_append(s, 0, record, sizeof record))
+        accepted++;
+    assert_true(accepted > 10000 && accepted < 1000000);
+    assert_int_equal(pk_spool_error(s), ENOENT);
+    assert_false(pk_spool_append(s, 1, record, sizeof record));
+    pk_spool_free(s);
+
+    pk_profile *p = pk_profile_new();
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 0, 0);
+    uint32_t stack = stack_named(p, "f");
+    pk_status status = PK_OK;
+    uint64_t events = 0;
+    while (status == PK_OK && events < 10000000)
+        status = pk_memory_alloc(p, t, stack, 0x1000 + 16 * (events++ % 4096), 16);
+    assert_int_equal(status, PK_ERR_IO);
+    pk_profile_free(p);
+
+    if (old)
+        setenv("TMPDIR", old, 1);
+    else
+        unsetenv("TMPDIR");
+    free(old);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +327,8 @@ int main(void)
         cmocka_unit_test(sums_only_profile_has_no_events_to_read_but_copies_its_sums),
         cmocka_unit_test(many_events_spill_and_read_back),
         cmocka_unit_test(spool_lanes_keep_their_records_apart),
+        cmocka_unit_test(spool_chunks_in_memory_read_back),
+        cmocka_unit_test(spool_without_a_temporary_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
