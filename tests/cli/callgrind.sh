@@ -104,6 +104,34 @@ for cut in 1000 4999 9001 15000 20011 $((size - 12)); do
     expect_contains "$OUT" "damaged at byte" "salvage of a file cut at $cut"
 done
 
+# Writing: what profkit writes reads back with the same self cost per function and totals.
+report_self() {
+    "$PROFKIT" report "$@" --top 0 --json --quiet |
+        python3 -c 'import json, sys
+report = json.load(sys.stdin)
+rows = report.get("functions") or report.get("lines")
+for f in sorted(rows, key=lambda f: (f.get("file", ""), f.get("line", 0), f.get("function", f.get("name")))):
+    print(f.get("file", ""), f.get("line", ""), f.get("function", f.get("name")), f["self"])'
+}
+expect_status 0 "$PROFKIT" convert "$DATA/callgrind.out.prog-instr" -o written.callgrind
+expect_status 0 "$PROFKIT" info written.callgrind
+expect_contains "$OUT" "format                   callgrind"
+expect_contains "$OUT" "Ir=39965"
+expect_eq "$(report_self written.callgrind)" "$(report_self "$DATA/callgrind.out.prog-instr")" \
+    "self cost per function through profkit's callgrind"
+expect_eq "$(report_self written.callgrind --lines)" \
+    "$(report_self "$DATA/callgrind.out.prog-instr" --lines)" "self cost per line"
+# Every value is an event; times and sizes carry their unit as NAME_(UNIT).
+expect_status 0 "$PROFKIT" convert "$SRC/examples/roku-channel.bsprof" --to callgrind -o roku.out
+expect_contains "$(cat roku.out)" "events: cpu wall calls alloc_bytes_(bytes) allocs live_bytes_(bytes)"
+expect_contains "$(cat roku.out)" "calls="
+expect_status 0 "$PROFKIT" info roku.out
+expect_contains "$OUT" "alloc_bytes            bytes          total 1751624"
+expect_status 0 "$PROFKIT" convert xdebug.out --to callgrind -o xdebug-again.out
+expect_contains "$(cat xdebug-again.out)" "events: Time_(nanoseconds) Memory_(bytes)"
+expect_status 0 "$PROFKIT" info xdebug-again.out
+expect_contains "$OUT" "Time                   nanoseconds    total 1650"
+
 # A text format with a signature wins over folded's lenient reading, but folded can still be
 # asked for.
 expect_status 0 "$PROFKIT" info --from callgrind "$DATA/callgrind.out.prog"

@@ -51,10 +51,10 @@ const pk_format pk_format_callgrind = {
     .extensions = callgrind_extensions,
     .description = "valgrind's callgrind call graph (callgrind.out.PID; KCachegrind, "
                    "callgrind_annotate)",
-    .flags = PK_FORMAT_TEXT,
+    .flags = PK_FORMAT_TEXT | PK_FORMAT_POSITIVE_WEIGHTS,
     .probe = cg_probe,
     .read = cg_read,
-    .write = NULL,
+    .write = cg_write,
     .dump = NULL,
     .read_options = NULL,
     .write_options = NULL,
