@@ -34,9 +34,46 @@ void cg_graph_free(cg_graph *g)
     free(g->nodes);
     free(g->selfs);
     free(g->edges);
+    free(g->self_costs);
+    free(g->edge_costs);
     pk_index_free(&g->node_index);
     pk_index_free(&g->self_index);
     pk_u64map_free(&g->edge_index);
+}
+
+/* The costs of count items at a new stride; *cap counts int64s. */
+static bool restride(int64_t **costs, size_t *cap, size_t count, unsigned from, unsigned to)
+{
+    size_t need = count ? count * to : 1;
+    int64_t *grown = calloc(need, sizeof *grown);
+    if (!grown)
+        return false;
+    for (size_t i = 0; i < count; i++)
+        memcpy(grown + i * to, *costs + i * from, from * sizeof *grown);
+    free(*costs);
+    *costs = grown;
+    *cap = need;
+    return true;
+}
+
+bool cg_graph_set_values(cg_graph *g, unsigned values)
+{
+    if (values <= g->values)
+        return true;
+    if (!restride(&g->self_costs, &g->self_costs_cap, g->self_count, g->values, values) ||
+        !restride(&g->edge_costs, &g->edge_costs_cap, g->edge_count, g->values, values))
+        return false;
+    g->values = values;
+    return true;
+}
+
+/* Zeroed costs for item `index`, the next one. */
+static bool new_costs(int64_t **costs, size_t *cap, size_t index, unsigned values)
+{
+    if (!pk_array_reserve((void **)costs, cap, sizeof **costs, (index + 1) * values))
+        return false;
+    memset(*costs + index * values, 0, values * sizeof **costs);
+    return true;
 }
 
 static bool node_equal(const void *context, uint32_t entry, const void *key)
@@ -84,7 +121,8 @@ bool cg_graph_add_self(cg_graph *g, uint32_t node, uint32_t file, uint32_t line,
     uint32_t found = pk_index_find(&g->self_index, hash, self_equal, g, key);
     if (found == UINT32_MAX) {
         if (g->self_count >= UINT32_MAX - 1 ||
-            !PK_ARRAY_RESERVE(g->selfs, g->self_cap, g->self_count + 1))
+            !PK_ARRAY_RESERVE(g->selfs, g->self_cap, g->self_count + 1) ||
+            !new_costs(&g->self_costs, &g->self_costs_cap, g->self_count, g->values))
             return false;
         found = (uint32_t)g->self_count;
         cg_self *s = &g->selfs[found];
@@ -99,7 +137,7 @@ bool cg_graph_add_self(cg_graph *g, uint32_t node, uint32_t file, uint32_t line,
             return false;
         g->self_count++;
     }
-    add_costs(g->selfs[found].cost, cost, g->values);
+    add_costs(cg_self_cost(g, found), cost, g->values);
     return true;
 }
 
@@ -113,7 +151,8 @@ bool cg_graph_add_call(cg_graph *g, uint32_t caller, uint32_t callee, uint64_t c
         return false;
     if (inserted) {
         if (g->edge_count >= UINT32_MAX - 1 ||
-            !PK_ARRAY_RESERVE(g->edges, g->edge_cap, g->edge_count + 1)) {
+            !PK_ARRAY_RESERVE(g->edges, g->edge_cap, g->edge_count + 1) ||
+            !new_costs(&g->edge_costs, &g->edge_costs_cap, g->edge_count, g->values)) {
             pk_u64map_remove(&g->edge_index, key, NULL);
             return false;
         }
@@ -133,7 +172,7 @@ bool cg_graph_add_call(cg_graph *g, uint32_t caller, uint32_t callee, uint64_t c
     }
     cg_edge *e = &g->edges[*slot];
     e->calls = e->calls > UINT64_MAX - calls ? UINT64_MAX : e->calls + calls;
-    add_costs(e->cost, cost, g->values);
+    add_costs(cg_edge_cost(g, *slot), cost, g->values);
     return true;
 }
 
@@ -249,6 +288,7 @@ static bool expand(expander *x, uint32_t root)
             continue;
         }
         const cg_edge *e = &g->edges[open->next_edge];
+        const int64_t *edge_cost = cg_edge_cost(g, open->next_edge);
         open->next_edge = e->next;
         if (g->nodes[e->callee].on_path)
             continue; /* recursion: the cycle's cost stays with the function already open */
@@ -256,7 +296,7 @@ static bool expand(expander *x, uint32_t root)
         for (unsigned v = 0; v < x->values; v++) {
             double total = x->total[(size_t)caller * x->values + v];
             double w = x->weights[(size_t)open->visit * x->values + v];
-            weights[v] = total > 0 ? w * ((double)e->cost[v] / total) : 0;
+            weights[v] = total > 0 ? w * ((double)edge_cost[v] / total) : 0;
             any |= weights[v] > 0;
         }
         if (!any)
@@ -374,7 +414,7 @@ static bool place_all_self(expander *x)
         bool merge = positions > 1 && (size_t)node->visits * positions > MAX_LINE_ROWS;
         if (!merge) {
             for (uint32_t s = node->first_self; s != NONE32 && ok; s = g->selfs[s].next) {
-                position at = {g->selfs[s].file, g->selfs[s].line, g->selfs[s].cost};
+                position at = {g->selfs[s].file, g->selfs[s].line, cg_self_cost(g, s)};
                 ok = place_self(x, visits, node->visits, sums, &at);
             }
             continue;
@@ -396,7 +436,7 @@ static bool place_all_self(expander *x)
                 merged[f] = (position){g->selfs[s].file, 0, NULL};
                 files++;
             }
-            add_costs(merged_costs + f * PK_MAX_VALUES, g->selfs[s].cost, x->values);
+            add_costs(merged_costs + f * PK_MAX_VALUES, cg_self_cost(g, s), x->values);
         }
         for (size_t f = 0; f < files && ok; f++) {
             merged[f].cost = merged_costs + f * PK_MAX_VALUES;
@@ -429,10 +469,10 @@ bool cg_graph_to_stacks(cg_graph *g, pk_profile *p, cg_expansion *report)
         memset(x.functions, 0xff, nodes * sizeof *x.functions);
         for (size_t s = 0; s < g->self_count; s++)
             for (unsigned v = 0; v < x.values; v++)
-                x.total[(size_t)g->selfs[s].node * x.values + v] += (double)g->selfs[s].cost[v];
+                x.total[(size_t)g->selfs[s].node * x.values + v] += (double)cg_self_cost(g, s)[v];
         for (size_t e = 0; e < g->edge_count; e++)
             for (unsigned v = 0; v < x.values; v++)
-                x.total[(size_t)g->edges[e].caller * x.values + v] += (double)g->edges[e].cost[v];
+                x.total[(size_t)g->edges[e].caller * x.values + v] += (double)cg_edge_cost(g, e)[v];
         for (unsigned v = 0; v < x.values; v++) {
             double largest = 0;
             for (size_t n = 0; n < g->node_count; n++)

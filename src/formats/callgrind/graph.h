@@ -27,7 +27,6 @@ typedef struct cg_node {
 typedef struct cg_self {
     uint32_t node, file, line; /* the key */
     uint32_t next;             /* the node's next position */
-    int64_t cost[PK_MAX_VALUES];
 } cg_self;
 
 /* The calls from one function to another, summed: inclusive cost and count. */
@@ -35,7 +34,6 @@ typedef struct cg_edge {
     uint32_t caller, callee; /* the key */
     uint32_t next;           /* the caller's next edge */
     uint64_t calls;
-    int64_t cost[PK_MAX_VALUES];
 } cg_edge;
 
 typedef struct cg_graph {
@@ -48,11 +46,27 @@ typedef struct cg_graph {
     cg_edge *edges;
     size_t edge_count, edge_cap;
     pk_u64map edge_index; /* caller << 32 | callee -> edge */
-    unsigned values;      /* value types the costs hold */
+    /* Costs, `values` per position and per edge (a file of one event pays for one). */
+    int64_t *self_costs, *edge_costs;
+    size_t self_costs_cap, edge_costs_cap;
+    unsigned values;
 } cg_graph;
+
+static inline int64_t *cg_self_cost(const cg_graph *g, size_t self)
+{
+    return g->self_costs + self * g->values;
+}
+
+static inline int64_t *cg_edge_cost(const cg_graph *g, size_t edge)
+{
+    return g->edge_costs + edge * g->values;
+}
 
 void cg_graph_init(cg_graph *g);
 void cg_graph_free(cg_graph *g);
+/* Makes the costs hold `values` values (at most PK_MAX_VALUES, never fewer than before): a later
+ * part may name more events. False when memory runs out. */
+bool cg_graph_set_values(cg_graph *g, unsigned values);
 /* The node of (thread, object, file, name), added when new; UINT32_MAX when memory runs out. */
 uint32_t cg_graph_node(cg_graph *g, uint32_t thread, uint32_t object, uint32_t file,
                        uint32_t name);

@@ -168,7 +168,8 @@ static pk_status set_events(cg_reader *r, const char *value, size_t len, pk_erro
     if (columns == 0)
         return line_damage(r, err, "events: names no event");
     r->columns = columns;
-    r->graph.values = r->values;
+    if (!cg_graph_set_values(&r->graph, r->values))
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     return PK_OK;
 }
 
@@ -603,7 +604,6 @@ pk_status cg_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
             ok = pk_add_value_type(p, pk_str(p, r.value_name[v]), r.value_unit[v]) != PK_NONE;
         if (r.values == 0)
             ok = ok && pk_add_value_type(p, "Ir", "count") != PK_NONE;
-        r.graph.values = r.values;
         ok = ok && cg_graph_to_stacks(&r.graph, p, &expansion);
         if (!ok)
             status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
