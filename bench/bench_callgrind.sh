@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reading a large callgrind file: profkit against speedscope's callgrind importer (the npm
 # package, run in node by tests/tools/speedscope_import.js), side by side in one run: wall time,
-# CPU time, throughput (MB/s of the file over wall time) and peak memory.
+# CPU time, throughput (MB/s of the file over wall time and over CPU time: on a loaded machine
+# the second says more) and peak memory.
 #
 #   bench/bench_callgrind.sh [BUILD_DIR] [DATA_DIR]   (defaults: build, BUILD_DIR/bench-data)
 #
@@ -90,7 +91,7 @@ bytes=$(stat -c %s "$big")
 table_row() {
   awk -v l="$1" -v b="$bytes" '{
       note = $4 != 0 ? "exit " $4 : ""
-      printf "| %-58s | %7.2f | %7.2f | %7.1f | %6d | %s\n", l, $1, $2, ($1 > 0 ? b / 1048576 / $1 : 0), $3, note
+      printf "| %-58s | %7.2f | %7.2f | %7.1f | %7.1f | %6d | %s\n", l, $1, $2, ($1 > 0 ? b / 1048576 / $1 : 0), ($2 > 0 ? b / 1048576 / $2 : 0), $3, note
     }' "$2"
 }
 
@@ -101,8 +102,8 @@ echo
 echo
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| command | wall s | CPU s | MB/s | peak MB | |"
-echo "|---|---:|---:|---:|---:|---|"
+echo "| command | wall s | CPU s | MB/s (wall) | MB/s (CPU) | peak MB | |"
+echo "|---|---:|---:|---:|---:|---:|---|"
 measure "$tmp/info" "$profkit" info --quiet "$big"
 table_row "profkit info big.callgrind" "$tmp/info"
 measure "$tmp/folded" "$profkit" convert --quiet "$big" --to folded -o "$tmp/x.folded"
