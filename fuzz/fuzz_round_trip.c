@@ -29,9 +29,9 @@
  *   Sampler     a count value (the chosen one when it counts samples, else the first that
  *               does) as repeated rows; threads but not their names; function names (TAB and
  *               line breaks become spaces). Distinct stacks by names when no name has blanks.
- *   pprof       every value type, every total, threads as labels, frames with names, files,
- *               lines and addresses; no memory events. Distinct stacks by names, files and
- *               lines (an inlined frame takes its location's address).
+ *   pprof       every value type, every total, threads (names, ids) as labels, frames with
+ *               names, files, lines and addresses; no memory events. Distinct stacks by
+ *               names, files and lines (an inlined frame takes its location's address).
  *   folded      the chosen value (base and new of a differential profile), positive line sums
  *               only, by function names; rows without frames are not written. Totals are
  *               compared when no value is negative; distinct stacks when every name is plain

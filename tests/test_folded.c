@@ -367,14 +367,15 @@ static void test_read_skips_lines_that_are_not_stacks(void **state)
     assert_int_equal(row_count(p, "main;eval;kmalloc_[k]"), 5);
     assert_int_equal(row_count(p, "main"), 2);
     assert_int_equal(pk_value_total(p, 0), 10);
-    assert_int_equal(pk_warning_count(p), 1);
-    assert_true(has_warning(p, "9 lines that are not a stack were skipped (lines 1, 3, 4, 5, 6, "
+    assert_int_equal(pk_warning_count(p), 2);
+    assert_true(has_warning(p, "8 lines that are not a stack were skipped (lines 3, 4, 5, 6, 7, "
                                "...)"));
+    assert_true(has_warning(p, "1 comment line ('#' and a blank) was skipped"));
     pk_profile_free(p);
 
     /* Each kind alone, between two stack lines. */
     static const char *const skipped[] = {
-        "# comment", "// comment", "main;x -1", "main;x +2", "main;x 0x10", "main;x .5",
+        "#comment", "// comment", "main;x -1", "main;x +2", "main;x 0x10", "main;x .5",
         "main;x", "42", "  42", "main;x 9223372036854775808", "main;x 1.2.3", "main;x 5e3",
         "main;x x1",
     };
@@ -394,6 +395,80 @@ static void test_read_skips_lines_that_are_not_stacks(void **state)
     pk_profile_free(p);
 }
 
+/* Comment lines ('#' and a blank) are skipped, as inferno skips them, and `# key: value` ones
+ * kept as properties. austin-wall.folded is written as austin 3.3.0 writes its collapsed-stack
+ * output (`austin -o FILE python app.py`): the header lines `# austin: 3.3.0`,
+ * `# interval: 100` and `# mode: wall`, then one line per sample, `P<pid>;T<iid>:<tid>;` and
+ * `file:function:line` frames with the sample's time in microseconds (austin's src/events.h and
+ * the sample head of its text output), and `# duration: 23873`, the sum of the times, at the
+ * end. Before, `# interval:` and `# duration:` were read as stacks with those counts, more
+ * than half of the flame graph. */
+static void test_read_comment_lines(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("folded/austin-wall.folded");
+    assert_int_equal(pk_sample_count(p), 4);
+    assert_int_equal(pk_value_type_count(p), 1);
+    /* austin's counts are microseconds of the mode's time; its interval is the period */
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->name), "wall");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->unit), "microseconds");
+    assert_int_equal(pk_value_total(p, 0), 23873);
+    assert_int_equal(row_count(p, "P4317;T0:4317;/home/user/app.py:<module>:1;"
+                                  "/home/user/app.py:main:13"),
+                     215);
+    const pk_metadata *meta = pk_metadata_get(p);
+    assert_int_equal(meta->period, 100);
+    assert_string_equal(pk_str(p, meta->period_unit), "microseconds");
+    assert_string_equal(pk_str(p, meta->period_type), "wall");
+    assert_string_equal(pk_property_get(p, "austin"), "3.3.0");
+    assert_string_equal(pk_property_get(p, "interval"), "100");
+    assert_string_equal(pk_property_get(p, "mode"), "wall");
+    assert_string_equal(pk_property_get(p, "duration"), "23873");
+    assert_int_equal(pk_warning_count(p), 1);
+    assert_true(has_warning(p, "4 comment lines ('#' and a blank) were skipped, as inferno "
+                               "skips them; 4 of the form '# key: value' are kept as "
+                               "properties"));
+    pk_profile_free(p);
+
+    /* austin's CPU mode; a mode profkit does not know keeps counts of samples, and without
+     * austin's own line an interval has no known unit: a property only */
+    p = read_ok("# austin: 3.3.0\n# interval: 250\n# mode: cpu\nmain;f 7\n");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->name), "cpu");
+    assert_int_equal(pk_metadata_get(p)->period, 250);
+    assert_string_equal(pk_str(p, pk_metadata_get(p)->period_type), "cpu");
+    pk_profile_free(p);
+    p = read_ok("# austin: 3.3.0\n# mode: full\nmain;f 7\n");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->name), "samples");
+    assert_int_equal(pk_metadata_get(p)->period, 0);
+    pk_profile_free(p);
+    p = read_ok("# interval: 100\n#\tnote: tab after the hash\n# just words\nmain;f 7\n"
+                "# mode: wall\n");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->unit), "count");
+    assert_int_equal(pk_metadata_get(p)->period, 0);
+    assert_string_equal(pk_property_get(p, "interval"), "100");
+    assert_string_equal(pk_property_get(p, "note"), "tab after the hash");
+    assert_string_equal(pk_property_get(p, "mode"), "wall");
+    assert_int_equal(pk_value_total(p, 0), 7);
+    assert_true(has_warning(p, "4 comment lines ('#' and a blank) were skipped, as inferno "
+                               "skips them; 3 of the form '# key: value' are kept"));
+    pk_profile_free(p);
+
+    /* properties from comments are bounded: the first 64 are kept */
+    char *many = malloc(100 * 32 + 16);
+    assert_non_null(many);
+    size_t n = 0;
+    for (int i = 0; i < 100; i++)
+        n += (size_t)sprintf(many + n, "# key%d: %d\n", i, i);
+    strcpy(many + n, "main 1\n");
+    p = read_ok(many);
+    assert_non_null(pk_property_get(p, "key63"));
+    assert_null(pk_property_get(p, "key64"));
+    assert_true(has_warning(p, "100 comment lines ('#' and a blank) were skipped, as inferno "
+                               "skips them; 64 of the form"));
+    pk_profile_free(p);
+    free(many);
+}
+
 typedef struct bad_case {
     const char *text;
     size_t len;          /* 0: strlen(text) */
@@ -408,8 +483,10 @@ static void test_read_errors_name_the_line(void **state)
     const bad_case cases[] = {
         {"main;parse\n", 0, 0, "no line is a stack: expected 'frame;frame;... COUNT' lines; "
                                 "line 1 (\"main;parse\") has no blank before a count", false},
-        {"# austin: 3.3.0\n\nb;c x1\r\n", 0, 10, "line 1 (\"# austin: 3.3.0\") does not end in "
-                                                 "a count", false},
+        {"# austin: 3.3.0\n\nb;c x1\r\n", 0, 21, "line 3 (\"b;c x1\") does not end in a count",
+         false},
+        {"# mode: wall\n\n# duration: 5\n", 0, 28, "no stack lines, only comments and blank "
+                                                   "lines", false},
         {"\n  5\n", 0, 1, "line 2 (\"  5\") has a count but no stack", false},
         {"a 1\nb\0c 2\n", 10, 5, "line 2 holds a NUL byte: this is not text", true},
         {"", 0, 0, "the file is empty", false},
@@ -633,7 +710,7 @@ static void test_probe(void **state)
     assert_int_equal(probe_text("not folded\nmain;parse 2\n"), PK_PROBE_NO);
     assert_int_equal(probe_text("// header\nmain;parse 2\n"), PK_PROBE_WEAK);
     /* Comments and other skipped lines are tolerated up to four for each stack line. */
-    assert_int_equal(probe_text("# austin: 3.3.0\nmain;parse 2\nmain 3\n"), PK_PROBE_WEAK);
+    assert_int_equal(probe_text("# austin: 3.3.0\nmain;parse 2\nmain 3\n"), PK_PROBE_LIKELY);
     assert_int_equal(probe_text("main;parse 2\nmain 3\ncut"), PK_PROBE_WEAK);
     assert_int_equal(probe_text("main;parse 2\nbad\nbad\n"), PK_PROBE_WEAK);
     assert_int_equal(probe_text("main;parse 2\nbad\nbad\nbad\nbad\nbad\n"), PK_PROBE_NO);
@@ -1117,6 +1194,7 @@ int main(void)
         cmocka_unit_test(test_read_shared_prefixes),
         cmocka_unit_test(test_read_thread_roots),
         cmocka_unit_test(test_read_skips_lines_that_are_not_stacks),
+        cmocka_unit_test(test_read_comment_lines),
         cmocka_unit_test(test_read_errors_name_the_line),
         cmocka_unit_test(test_read_long_line_is_cut_in_message),
         cmocka_unit_test(test_read_long_lines),

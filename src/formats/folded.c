@@ -2,7 +2,9 @@
  * flamegraph.pl and inferno. Documented in docs/formats/folded.md.
  *
  * Reader: every non-blank line is a stack of frame names separated by ';' and, after the last
- * run of blanks, a count. Lines are streamed; memory grows with the distinct stacks only. A
+ * run of blanks, a count; lines that start with '#' and a blank are comments (`# key: value`
+ * ones kept as properties; austin's say what its counts are). Lines are streamed; memory
+ * grows with the distinct stacks only. A
  * file whose first line ends in two counts, `stack BASE NEW` (difffolded.pl, inferno-diff-
  * folded), is read as a differential profile (profkit/diff.h).
  * Writer: one line per distinct sequence of function names, weighted by the chosen value; a
@@ -65,6 +67,7 @@ typedef struct folded_line {
 
 typedef enum line_kind {
     LINE_BLANK,   /* only blanks: nothing */
+    LINE_COMMENT, /* '#' and a blank, as austin writes its header: skipped, as inferno skips it */
     LINE_STACK,   /* frames and one or two counts */
     LINE_SKIPPED, /* text that is not a stack line: skipped, as the peers skip it */
     LINE_BINARY   /* holds a NUL byte: not text at all */
@@ -114,6 +117,14 @@ static size_t trim_blanks(const char *line, size_t end)
     return end;
 }
 
+/* A comment: '#' then a blank. austin starts its output with `# austin: 3.3.0`,
+ * `# interval: 100`, `# mode: wall` and ends it with `# duration: 23873`; inferno skips such
+ * lines (flamegraph.pl reads `# interval: 100` as a stack). */
+static bool is_comment(const char *line, size_t len)
+{
+    return len >= 2 && line[0] == '#' && is_blank(line[1]);
+}
+
 /* Classifies one line (without its line end). For a skipped line, *why completes "line N ..."
  * and *why_at is where in the line the problem is. */
 static line_kind parse_line(const char *line, size_t len, folded_line *out, const char **why,
@@ -125,6 +136,8 @@ static line_kind parse_line(const char *line, size_t len, folded_line *out, cons
         *why_at = (size_t)(nul - line);
         return LINE_BINARY;
     }
+    if (is_comment(line, len))
+        return LINE_COMMENT;
     size_t end = trim_blanks(line, len);
     if (end == 0)
         return LINE_BLANK;
@@ -159,7 +172,8 @@ static line_kind parse_line(const char *line, size_t len, folded_line *out, cons
 
 /* Plausible folded text: no control bytes, a first line that is a stack or a comment ('#',
  * "//": the headers some profilers write), and among the complete lines shown a stack line for
- * every four other lines at least (comments and odd lines the reader skips). A first line longer than the window is judged by its start: frames
+ * every four other lines at least (odd lines the reader skips; comment lines, '#' and a blank,
+ * count as neither). A first line longer than the window is judged by its start: frames
  * separated by ';' (deep Java stacks pass 4 KB easily). */
 static int folded_probe(const uint8_t *data, size_t size)
 {
@@ -217,6 +231,21 @@ static int folded_probe(const uint8_t *data, size_t size)
 /* Skipped lines are listed by number in the warning, up to this many. */
 #define SKIPPED_LISTED 5
 
+/* Comments of the form `# key: value` kept as properties: at most this many, with keys and
+ * values up to these lengths, so that comments cannot make memory grow with the file. */
+#define COMMENT_PROPERTIES 64
+#define COMMENT_KEY_MAX 64
+#define COMMENT_VALUE_MAX 1024
+
+/* What austin's header says its counts are (`# mode: ...`): microseconds of wall-clock or CPU
+ * time, or bytes of memory allocated. */
+typedef enum austin_mode {
+    AUSTIN_MODE_UNKNOWN,
+    AUSTIN_MODE_WALL,
+    AUSTIN_MODE_CPU,
+    AUSTIN_MODE_MEMORY
+} austin_mode;
+
 /* A frame of the previous line: where its name ends in the copy of that line, and its stack. */
 typedef struct prev_frame {
     size_t end;
@@ -245,6 +274,11 @@ typedef struct folded_reader {
     /* The first skipped line, for the error when no line is a stack. */
     uint64_t first_skipped_offset;
     char first_skipped_why[160];
+    /* Comment lines, and what austin's header said before the first stack line. */
+    uint64_t comments, comment_properties;
+    bool austin;
+    austin_mode mode;
+    int64_t interval; /* austin's sampling interval in microseconds, 0 when not given */
 } folded_reader;
 
 static void reader_free(folded_reader *r)
@@ -374,6 +408,27 @@ static bool add_line(folded_reader *r, const folded_line *line)
     return pk_add_sample(r->p, thread, stack, values) == PK_OK;
 }
 
+/* The value of a plain file: a count of samples, unless austin's header said what its counts
+ * are; then austin's interval is the sampling period. */
+static bool declare_plain_value(folded_reader *r)
+{
+    static const char *const names[] = {"samples", "wall", "cpu", "memory"};
+    static const char *const units[] = {"count", "microseconds", "microseconds", "bytes"};
+    austin_mode mode = r->austin ? r->mode : AUSTIN_MODE_UNKNOWN;
+    if (pk_add_value_type(r->p, names[mode], units[mode]) == PK_NONE)
+        return false;
+    if (r->austin && r->interval > 0) {
+        pk_metadata *meta = pk_metadata_of(r->p);
+        meta->period = r->interval;
+        meta->period_unit = pk_intern_cstr(r->p, "microseconds");
+        /* what is sampled at that interval: the time of the mode, else wall-clock time */
+        meta->period_type = pk_intern_cstr(r->p, mode == AUSTIN_MODE_CPU ? "cpu" : "wall");
+        if (meta->period_unit == PK_NONE || meta->period_type == PK_NONE)
+            return false;
+    }
+    return true;
+}
+
 /* The value types, known from the first stack line: one count, or base and new of a
  * differential file (whose default is new, as for a profile made by pk_diff_profiles). */
 static bool declare_values(folded_reader *r, bool differential)
@@ -381,7 +436,7 @@ static bool declare_values(folded_reader *r, bool differential)
     r->values_declared = true;
     r->differential = differential;
     if (!differential)
-        return pk_add_value_type(r->p, "samples", "count") != PK_NONE;
+        return declare_plain_value(r);
     if (pk_add_value_type(r->p, "base", "count") != PK_DIFF_BASE ||
         pk_add_value_type(r->p, "new", "count") != PK_DIFF_NEW)
         return false;
@@ -405,8 +460,64 @@ static void note_skipped(folded_reader *r, const pk_text_lines *lines, const cha
     }
 }
 
+/* Parses the digits of [s, s + n) as a positive number; 0 when they are not one. */
+static int64_t comment_number(const char *s, size_t n)
+{
+    folded_count c;
+    return parse_count(s, n, &c) && !c.fraction ? c.whole : 0;
+}
+
+/* A comment line: counted, and `# key: value` kept as the property key (the first
+ * COMMENT_PROPERTIES of them). austin's keys also say what its counts are. Returns false when
+ * memory runs out. */
+static bool note_comment(folded_reader *r, const char *text, size_t len)
+{
+    r->comments++;
+    size_t i = 1;
+    while (i < len && is_blank(text[i]))
+        i++;
+    size_t key_start = i;
+    while (i < len && text[i] != ':' && !is_blank(text[i]))
+        i++;
+    size_t key_len = i - key_start;
+    if (key_len == 0 || key_len > COMMENT_KEY_MAX || i == len || text[i] != ':')
+        return true;
+    i++;
+    while (i < len && is_blank(text[i]))
+        i++;
+    size_t end = trim_blanks(text, len);
+    size_t value_len = end > i ? end - i : 0;
+    if (value_len > COMMENT_VALUE_MAX || r->comment_properties == COMMENT_PROPERTIES)
+        return true;
+    char key[COMMENT_KEY_MAX + 1], value[COMMENT_VALUE_MAX + 1];
+    memcpy(key, text + key_start, key_len);
+    key[key_len] = '\0';
+    memcpy(value, text + i, value_len);
+    value[value_len] = '\0';
+    r->comment_properties++;
+    if (!r->values_declared) {
+        if (strcmp(key, "austin") == 0)
+            r->austin = true;
+        else if (strcmp(key, "interval") == 0)
+            r->interval = comment_number(value, value_len);
+        else if (strcmp(key, "mode") == 0)
+            r->mode = strcmp(value, "wall") == 0     ? AUSTIN_MODE_WALL
+                      : strcmp(value, "cpu") == 0    ? AUSTIN_MODE_CPU
+                      : strcmp(value, "memory") == 0 ? AUSTIN_MODE_MEMORY
+                                                     : AUSTIN_MODE_UNKNOWN;
+    }
+    return pk_property_set(r->p, key, value) == PK_OK;
+}
+
 static void reader_warnings(folded_reader *r)
 {
+    if (r->comments)
+        pk_warn(r->p,
+                "%llu comment line%s ('#' and a blank) %s skipped, as inferno skips them; %llu "
+                "of the form '# key: value' %s kept as properties",
+                (unsigned long long)r->comments, r->comments == 1 ? "" : "s",
+                r->comments == 1 ? "was" : "were", (unsigned long long)r->comment_properties,
+                r->comment_properties == 1 ? "is" : "are");
     if (r->skipped && r->stacks) {
         char listed[128] = "";
         size_t n = 0;
@@ -489,6 +600,11 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
         line_kind kind = parse_line(text, len, &line, &why, &why_at);
         if (kind == LINE_BLANK)
             continue;
+        if (kind == LINE_COMMENT) {
+            if (!note_comment(&r, text, len))
+                goto nomem;
+            continue;
+        }
         if (kind == LINE_BINARY) {
             status = pk_damage(err, lines.offset + why_at,
                                "line %llu holds a NUL byte: this is not text",
@@ -512,8 +628,9 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
                                   r.first_skipped_why);
         else
             status = pk_error_set(err, PK_ERR_INPUT, (int64_t)pk_in_offset(in),
-                                  "no stack lines, only blank ones: expected "
-                                  "'frame;frame;... COUNT' lines");
+                                  "no stack lines, only %s: expected 'frame;frame;... COUNT' "
+                                  "lines",
+                                  r.comments ? "comments and blank lines" : "blank ones");
     }
     reader_warnings(&r);
     /* Without a stack line the kind of file is unknown: it has the plain count. */

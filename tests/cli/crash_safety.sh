@@ -170,57 +170,8 @@ for limit in 512 $((size_kib + 64)); do
 done
 
 # ---- a directory that refuses unnamed files: the hidden temporary ----
-cat > refuse_tmpfile.c <<'EOF'
-/* Makes open() of an unnamed file (O_TMPFILE) fail as on file systems without it. */
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
-#include <sys/types.h>
-
-static int forward(const char *symbol, const char *path, int flags, mode_t mode)
-{
-    int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, symbol);
-    if ((flags & O_TMPFILE) == O_TMPFILE) {
-        errno = EOPNOTSUPP;
-        return -1;
-    }
-    return real(path, flags, mode);
-}
-
-static mode_t mode_of(int flags, va_list ap)
-{
-    return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
-}
-
-int open(const char *path, int flags, ...)
-{
-    va_list ap;
-    va_start(ap, flags);
-    mode_t mode = mode_of(flags, ap);
-    va_end(ap);
-    return forward("open", path, flags, mode);
-}
-
-int open64(const char *path, int flags, ...)
-{
-    va_list ap;
-    va_start(ap, flags);
-    mode_t mode = mode_of(flags, ap);
-    va_end(ap);
-    return forward("open64", path, flags, mode);
-}
-EOF
-CC=${PK_CC:-cc}
-if ! "$CC" -shared -fPIC -o refuse_tmpfile.so refuse_tmpfile.c -ldl 2>cc.err; then
-    cat cc.err >&2
-    fail "cannot build the library that refuses O_TMPFILE"
-    finish
-fi
-# ASan checks that its runtime comes first only where it is a shared library; the preloaded
-# library calls nothing it instruments.
-PRELOAD=(LD_PRELOAD="$SCRATCH/refuse_tmpfile.so" ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0")
+# Makes a directory refuse unnamed files (cli/refuse_tmpfile.c, preloaded): sets PRELOAD.
+refuse_tmpfile || finish
 
 # The preloaded library is in effect: a complete run still writes its output, through the
 # hidden temporary, and leaves nothing else.
