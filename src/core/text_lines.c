@@ -78,6 +78,7 @@ pk_text_line_result pk_text_lines_next(pk_text_lines *t, const char **line, size
             pk_in_skip_buffered(in, 1);
     }
     t->offset = pk_in_offset(in);
+    t->unterminated = false;
     pk_buffer_clear(&t->long_line);
     bool gathering = false;
     for (;;) {
@@ -85,6 +86,7 @@ pk_text_line_result pk_text_lines_next(pk_text_lines *t, const char **line, size
         if (have == 0 && (have = pk_input_fill(in, 1)) == 0) {
             if (!gathering)
                 return PK_TEXT_END;
+            t->unterminated = true;
             break; /* the gathered bytes are the last line */
         }
         const uint8_t *end = line_end(t);
@@ -111,6 +113,7 @@ pk_text_line_result pk_text_lines_next(pk_text_lines *t, const char **line, size
             *line = (const char *)in->pos;
             *len = n;
             in->pos = in->end;
+            t->unterminated = true;
             return PK_TEXT_LINE;
         }
         /* Longer than the buffer holds at once: gathered in a buffer of its own. */

@@ -45,6 +45,8 @@ typedef struct pk_text_lines {
     bool started;        /* the byte-order mark was looked for */
     bool skipped_bom;    /* the input started with a UTF-8 byte-order mark */
     bool after_cr;       /* the last line ended in CR: an LF right after it ends nothing */
+    bool unterminated;   /* the last line returned ended with the input, not with a line end:
+                          * the last line of a file without a final newline, or one cut short */
     pk_text_byte_hint lf, cr;
 } pk_text_lines;
 

@@ -14,6 +14,7 @@ extern const pk_format pk_format_svg;
 extern const pk_format pk_format_br;
 extern const pk_format pk_format_sampler;
 extern const pk_format pk_format_gperftools;
+extern const pk_format pk_format_perf_script;
 /* formats:end */
 
 #endif
