@@ -29,36 +29,41 @@ static size_t word_end(const char *s, size_t i, size_t n)
     return i;
 }
 
+/* Digits from *i up to end or a byte that is no digit; false when there is none or too many. */
+static bool scan_decimal(const char *s, size_t *i, size_t end, uint64_t *out)
+{
+    size_t k = *i;
+    uint64_t v = 0;
+    for (; k < end && is_digit(s[k]); k++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return false;
+        v = v * 10 + (uint64_t)(s[k] - '0');
+    }
+    if (k == *i)
+        return false;
+    *i = k;
+    *out = v;
+    return true;
+}
+
 /* Digits [i, end) as a number; false when empty, not all digits or too large. */
 static bool parse_decimal(const char *s, size_t i, size_t end, uint64_t *out)
 {
-    if (i == end)
-        return false;
-    uint64_t v = 0;
-    for (; i < end; i++) {
-        if (!is_digit(s[i]) || v > (UINT64_MAX - 9) / 10)
-            return false;
-        v = v * 10 + (uint64_t)(s[i] - '0');
-    }
-    *out = v;
-    return true;
+    return scan_decimal(s, &i, end, out) && i == end;
 }
 
 /* `TID` or `PID/TID` in [i, end). */
 static bool parse_ids(const char *s, size_t i, size_t end, int64_t *pid, int64_t *tid)
 {
-    const char *slash = memchr(s + i, '/', end - i);
     uint64_t a, b;
-    if (!slash) {
-        if (!parse_decimal(s, i, end, &a) || a > INT64_MAX)
-            return false;
+    if (!scan_decimal(s, &i, end, &a) || a > INT64_MAX)
+        return false;
+    if (i == end) {
         *pid = -1;
         *tid = (int64_t)a;
         return true;
     }
-    size_t at = (size_t)(slash - s);
-    if (!parse_decimal(s, i, at, &a) || !parse_decimal(s, at + 1, end, &b) || a > INT64_MAX ||
-        b > INT64_MAX)
+    if (s[i] != '/' || (++i, !scan_decimal(s, &i, end, &b)) || i != end || b > INT64_MAX)
         return false;
     *pid = (int64_t)a;
     *tid = (int64_t)b;
@@ -68,17 +73,12 @@ static bool parse_ids(const char *s, size_t i, size_t end, int64_t *pid, int64_t
 /* `SECS.FRACTION:` in [i, end): nanoseconds, the fraction's digits past nine dropped. */
 static bool parse_time(const char *s, size_t i, size_t end, uint64_t *ns)
 {
-    if (end - i < 3 || s[end - 1] != ':')
-        return false;
-    const char *dot = memchr(s + i, '.', end - 1 - i);
-    if (!dot)
-        return false;
-    size_t at = (size_t)(dot - s);
     uint64_t secs;
-    if (!parse_decimal(s, i, at, &secs) || at + 1 == end - 1 || secs > UINT64_MAX / 1000000000u)
+    if (end - i < 3 || s[end - 1] != ':' || !scan_decimal(s, &i, end, &secs) || s[i] != '.' ||
+        i + 2 > end - 1 || secs > UINT64_MAX / 1000000000u)
         return false;
     uint64_t fraction = 0, scale = 100000000;
-    for (size_t k = at + 1; k < end - 1; k++) {
+    for (size_t k = i + 1; k < end - 1; k++) {
         if (!is_digit(s[k]))
             return false;
         fraction += (uint64_t)(s[k] - '0') * scale;
@@ -119,8 +119,17 @@ bool perf_parse_header(const char *s, size_t n, perf_header *h)
         comm_end--;
     h->comm = s + start;
     h->comm_len = comm_end - start;
+    h->ids_end = ids_end;
+    return perf_parse_header_after_ids(s, n, h);
+}
 
-    size_t i = skip_blanks(s, ids_end, n);
+bool perf_parse_header_after_ids(const char *s, size_t n, perf_header *h)
+{
+    h->has_time = h->has_period = false;
+    h->time_ns = h->period = 0;
+    h->event = NULL;
+    h->event_len = 0;
+    size_t i = skip_blanks(s, h->ids_end, n);
     size_t e = word_end(s, i, n);
     /* [CPU] */
     if (e - i >= 3 && s[i] == '[' && s[e - 1] == ']') {

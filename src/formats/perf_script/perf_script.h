@@ -34,6 +34,7 @@ typedef struct perf_header {
     const char *rest; /* what follows the event (tracepoint fields, or the sample's frame
                        * without call graphs), trimmed; may be empty */
     size_t rest_len;
+    size_t ids_end;   /* where the pid/tid word ends in the line */
 } perf_header;
 
 /* A frame line, its parts pointing into the line. */
@@ -49,6 +50,10 @@ typedef struct perf_frame {
 /* Parses a sample header; false when the line is not one (it needs a pid/tid word after the
  * command and a time or an event). */
 bool perf_parse_header(const char *line, size_t len, perf_header *h);
+/* The same from the end of the pid/tid word on, for a line whose command and ids are known
+ * (h->comm, comm_len, pid, tid and ids_end set): the fields after them are parsed and the rest
+ * of h is set. */
+bool perf_parse_header_after_ids(const char *line, size_t len, perf_header *h);
 /* Parses a frame line: blanks, a hexadecimal address, then the symbol and `(dso)`. False when
  * the line does not start that way. */
 bool perf_parse_frame(const char *line, size_t len, perf_frame *f);
