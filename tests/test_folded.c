@@ -15,6 +15,7 @@
 
 #include "fixtures.h"
 #include "core/input.h"
+#include "sorted_lines.h"
 #include "formats/formats.h"
 #include "profkit/diff.h"
 #include "profkit/format.h"
@@ -71,48 +72,6 @@ static char *write_folded(const pk_profile *p, uint32_t value, bool with_threads
     return write_with(p, &pk_format_folded, value, with_threads);
 }
 
-static int compare_strings(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The lines of text, sorted, joined by LF (each line ends in LF). Blank lines are dropped.
- * Frees text. */
-static char *sorted_lines(char *text)
-{
-    size_t count = 0, cap = 16;
-    char **lines = malloc(cap * sizeof *lines);
-    assert_non_null(lines);
-    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save)) {
-        if (count == cap) {
-            cap *= 2;
-            void *grown = realloc(lines, cap * sizeof *lines);
-            assert_non_null(grown);
-            lines = grown;
-        }
-        lines[count++] = line;
-    }
-    qsort(lines, count, sizeof *lines, compare_strings);
-    size_t total = 1;
-    for (size_t i = 0; i < count; i++)
-        total += strlen(lines[i]) + 1;
-    char *joined = malloc(total);
-    assert_non_null(joined);
-    joined[0] = '\0';
-    char *end = joined;
-    for (size_t i = 0; i < count; i++) {
-        size_t n = strlen(lines[i]);
-        memcpy(end, lines[i], n);
-        end[n] = '\n';
-        end += n + 1;
-        *end = '\0';
-    }
-    free(lines);
-    free(text);
-    return joined;
-}
-
 static char *dup_text(const char *s)
 {
     char *d = strdup(s);
@@ -123,8 +82,8 @@ static char *dup_text(const char *s)
 /* Asserts the folded output of p (value, threads) equals `want` as a set of lines. */
 static void assert_folded(const pk_profile *p, uint32_t value, bool with_threads, const char *want)
 {
-    char *got = sorted_lines(write_folded(p, value, with_threads));
-    char *expected = sorted_lines(dup_text(want));
+    char *got = tb_sorted_lines(write_folded(p, value, with_threads));
+    char *expected = tb_sorted_lines(dup_text(want));
     assert_string_equal(got, expected);
     free(got);
     free(expected);
@@ -992,7 +951,7 @@ static void test_write_sanitises_names(void **state)
     /* No name leaks a separator: every line has exactly one space before the count and the
      * right number of ';'. */
     assert_null(strchr(out, '\r'));
-    char *sorted = sorted_lines(out);
+    char *sorted = tb_sorted_lines(out);
     /* The blank before the final number of "sp ace 42" is written as '_': the line would
      * otherwise read as a differential line "STACK BASE NEW". */
     assert_string_equal(sorted, "_ 6\nns::a_b;line_break_;sp ace_42 2\nx_y 5\nx_y; 8\n");
@@ -1189,9 +1148,9 @@ static void test_round_trip_reference(void **state)
     char *once = write_folded(p, PK_NONE, false);
     pk_profile *again = read_ok(once);
     char *twice = write_folded(again, PK_NONE, false);
-    char *a = sorted_lines(dup_text(text));
-    char *b = sorted_lines(once);
-    char *c = sorted_lines(twice);
+    char *a = tb_sorted_lines(dup_text(text));
+    char *b = tb_sorted_lines(once);
+    char *c = tb_sorted_lines(twice);
     assert_string_equal(a, b);
     assert_string_equal(b, c);
     free(a);
@@ -1249,7 +1208,7 @@ static void test_round_trip_random(void **state)
                                          stack, count);
     }
     /* Merge the expected lines: sort, then sum neighbours with the same stack. */
-    char *sorted = sorted_lines(expected);
+    char *sorted = tb_sorted_lines(expected);
     char *merged = malloc(strlen(sorted) + 1);
     assert_non_null(merged);
     size_t merged_len = 0;
@@ -1270,9 +1229,9 @@ static void test_round_trip_random(void **state)
         sum += strtoull(space + 1, NULL, 10);
     }
     merged[merged_len] = '\0';
-    char *want = sorted_lines(merged);
+    char *want = tb_sorted_lines(merged);
     pk_profile *p = read_ok(text);
-    char *got = sorted_lines(write_folded(p, PK_NONE, false));
+    char *got = tb_sorted_lines(write_folded(p, PK_NONE, false));
     assert_string_equal(got, want);
     free(got);
     free(want);

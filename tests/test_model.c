@@ -205,11 +205,20 @@ static void samples_aggregate_per_thread_and_stack(void **state)
     assert_int_equal(pk_sample_values(p, 1)[1], 5);
     assert_int_equal(pk_value_total(p, 1), 1005);
     assert_true(pk_sample_order(p, 0) < pk_sample_order(p, 1));
-    /* Value types are fixed once samples exist. */
-    assert_int_equal(pk_add_value_type(p, "late", "count"), PK_NONE);
+    /* A value declared once rows exist widens them with 0, keeping what they hold. */
+    assert_int_equal(pk_add_value_type(p, "late", "count"), 2);
+    assert_int_equal(pk_sample_values(p, 0)[0], 10000);
+    assert_int_equal(pk_sample_values(p, 0)[1], 1000);
+    assert_int_equal(pk_sample_values(p, 0)[2], 0);
+    assert_int_equal(pk_sample_values(p, 1)[1], 5);
+    assert_int_equal(pk_sample_values(p, 1)[2], 0);
+    assert_int_equal(pk_add_sample_value(p, t1, s, 2, 3), PK_OK);
+    assert_int_equal(pk_value_total(p, 2), 3);
+    assert_int_equal(pk_value_total(p, 1), 1005);
+    int64_t three[3] = {10, 1, 0};
     assert_int_equal(pk_value_find(p, "calls"), 1);
     assert_int_equal(pk_value_find(p, "nope"), PK_NONE);
-    assert_int_equal(pk_add_sample(p, 7, s, v), PK_ERR_USAGE);
+    assert_int_equal(pk_add_sample(p, 7, s, three), PK_ERR_USAGE);
     /* Saturation instead of overflow. */
     size_t row = pk_sample_row(p, t0, s);
     pk_sample_row_add(p, row, 0, INT64_MAX);

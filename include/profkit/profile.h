@@ -149,7 +149,9 @@ PK_API size_t pk_string_count(const pk_profile *p);
 
 /* ---- value types --------------------------------------------------------------------------- */
 
-/* Declares a value type; must happen before the first sample. Returns its index or PK_NONE. */
+/* Declares a value type. Rows that exist already get 0 for it (a reader may meet a new kind of
+ * event mid-stream). Returns its index, or PK_NONE when PK_MAX_VALUES are declared already or
+ * memory runs out. */
 PK_API uint32_t pk_add_value_type(pk_profile *p, const char *name, const char *unit);
 PK_API size_t pk_value_type_count(const pk_profile *p);
 PK_API const pk_value_type *pk_value_type_at(const pk_profile *p, uint32_t index);

@@ -901,7 +901,117 @@ typedef struct folded_writer {
     uint32_t *names, *other; /* scratch: the canonical names of a row, and of a candidate */
     size_t names_cap, other_cap;
     pk_thread_names *thread_names; /* with threads: what they are called */
+    /* FlameGraph's tidying (see flamegraph_tidy): canonical ids are then indexes of tidied
+     * texts kept here, deduplicated by their written form; stacks whose root is a Java process
+     * have their own ids per function and frame. */
+    bool tidy;
+    pk_buffer tidy_text;
+    size_t *tidy_off;
+    size_t tidy_count, tidy_cap;
+    pk_index tidy_index;
+    char *tidy_scratch;
+    size_t tidy_scratch_cap;
+    uint32_t *function_canon_java, *frame_canon_java;
 } folded_writer;
+
+/* The canonical id of a frame that tidied names leave out. */
+#define TIDY_SKIPPED (PK_NONE - 1)
+
+/* The text of a canonical name. */
+static const char *canon_text(const folded_writer *w, uint32_t id, size_t *len)
+{
+    if (!w->tidy) {
+        *len = pk_str_len(w->p, id);
+        return pk_str(w->p, id);
+    }
+    *len = w->tidy_off[id + 1] - w->tidy_off[id];
+    return (const char *)w->tidy_text.data + w->tidy_off[id];
+}
+
+/* What FlameGraph's collapsers make of a name (stackcollapse-perf.pl's tidy_generic and
+ * tidy_java), for profiles whose reader asks for it (the property "folded names" is
+ * "flamegraph"): ';' becomes ':'; everything from the first '(' that does not open
+ * "(anonymous namespace)" is cut, unless the name looks like a Go method (".(" ... ")."); quotes
+ * are removed; in a Java process (root frame "java...") a leading 'L' goes from a name with a
+ * '/'. out has room for len bytes; returns the tidied length. */
+static size_t flamegraph_tidy(const char *s, size_t len, bool java, char *out)
+{
+    /* The annotations of stackcollapse-perf.pl's options (inlined, kernel, JIT), which a reader
+     * appended to the name, come after the tidying. */
+    size_t note = 0;
+    if (len >= 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' &&
+        strchr("ikj", s[len - 2]))
+        note = 4;
+    len -= note;
+    size_t cut = len;
+    const char *go = NULL;
+    for (size_t i = 0; i + 1 < len && !go; i++)
+        if (s[i] == '.' && s[i + 1] == '(')
+            go = s + i;
+    bool go_method = false;
+    for (size_t i = go ? (size_t)(go - s) + 2 : len; i + 1 < len; i++)
+        if (s[i] == ')' && s[i + 1] == '.')
+            go_method = true;
+    if (!go_method) {
+        static const char anon[] = "anonymous namespace)";
+        for (size_t i = 0; i < len; i++) {
+            if (s[i] != '(')
+                continue;
+            if (len - i - 1 >= sizeof anon - 1 && memcmp(s + i + 1, anon, sizeof anon - 1) == 0)
+                continue;
+            cut = i;
+            break;
+        }
+    }
+    size_t n = 0;
+    bool slash = false;
+    for (size_t i = 0; i < cut; i++) {
+        char c = s[i];
+        if (c == '"' || c == '\'')
+            continue;
+        slash |= c == '/';
+        out[n++] = c == ';' ? ':' : c;
+    }
+    if (java && slash && n > 0 && out[0] == 'L') {
+        memmove(out, out + 1, n - 1);
+        n--;
+    }
+    memcpy(out + n, s + len, note);
+    return n + note;
+}
+
+static bool tidy_equal(const void *context, uint32_t entry, const void *key)
+{
+    const folded_writer *w = context;
+    const written_name *k = key;
+    size_t len;
+    const char *text = canon_text(w, entry, &len);
+    return written_names_equal(text, len, k->s, k->len);
+}
+
+/* The canonical id of a name tidied, or PK_NONE when out of memory. */
+static uint32_t tidy_canonical_name(folded_writer *w, uint32_t name, bool java)
+{
+    size_t len = pk_str_len(w->p, name);
+    if (!PK_ARRAY_RESERVE(w->tidy_scratch, w->tidy_scratch_cap, len + 1))
+        return PK_NONE;
+    size_t n = flamegraph_tidy(pk_str(w->p, name), len, java, w->tidy_scratch);
+    written_name key = {w->tidy_scratch, n, 0, 0};
+    uint64_t h = written_name_hash(w->tidy_scratch, n);
+    uint32_t entry = pk_index_find(&w->tidy_index, h, tidy_equal, w, &key);
+    if (entry != UINT32_MAX)
+        return entry;
+    if (w->tidy_count >= UINT32_MAX - 2 ||
+        !PK_ARRAY_RESERVE(w->tidy_off, w->tidy_cap, w->tidy_count + 2))
+        return PK_NONE;
+    if (w->tidy_count == 0)
+        w->tidy_off[0] = 0;
+    pk_buffer_append(&w->tidy_text, w->tidy_scratch, n);
+    if (w->tidy_text.failed || !pk_index_insert(&w->tidy_index, h, (uint32_t)w->tidy_count))
+        return PK_NONE;
+    w->tidy_off[w->tidy_count + 1] = w->tidy_text.len;
+    return (uint32_t)w->tidy_count++;
+}
 
 static bool canon_equal(const void *context, uint32_t entry, const void *key)
 {
@@ -954,23 +1064,38 @@ static size_t row_names(folded_writer *w, size_t row, uint32_t **names, size_t *
     if (w->with_threads)
         (*names)[n++] = pk_sample_thread(p, row);
     pk_stack_frames(p, stack, *names + n, depth);
+    bool java = w->tidy && depth > 0 && strncmp(pk_frame_name(p, (*names)[n]), "java", 4) == 0;
+    uint32_t *frame_canon = java ? w->frame_canon_java : w->frame_canon;
+    uint32_t *function_canon = java ? w->function_canon_java : w->function_canon;
+    size_t kept = n;
     for (size_t i = n; i < n + depth; i++) {
         uint32_t frame = (*names)[i];
-        uint32_t canon = w->frame_canon[frame];
+        uint32_t canon = frame_canon[frame];
+        if (canon == TIDY_SKIPPED)
+            continue;
         if (canon == PK_NONE) {
             uint32_t function = pk_frame_at(p, frame)->function;
-            canon = w->function_canon[function];
+            canon = function_canon[function];
             if (canon == PK_NONE) {
-                canon = canonical_name(w, pk_function_at(p, function)->name);
+                uint32_t name = pk_function_at(p, function)->name;
+                canon = w->tidy ? tidy_canonical_name(w, name, java) : canonical_name(w, name);
                 if (canon == PK_NONE)
                     return SIZE_MAX;
-                w->function_canon[function] = canon;
+                function_canon[function] = canon;
             }
-            w->frame_canon[frame] = canon;
+            /* FlameGraph's collapsers drop code frames named "(...": perf printed process
+             * names so once. Frames without an address (a root named by the process) stay. */
+            if (w->tidy && pk_function_at(p, pk_frame_at(p, frame)->function)->name != PK_NONE &&
+                pk_frame_name(p, frame)[0] == '(' &&
+                (pk_frame_at(p, frame)->flags & PK_FRAME_HAS_ADDRESS))
+                canon = TIDY_SKIPPED;
+            frame_canon[frame] = canon;
+            if (canon == TIDY_SKIPPED)
+                continue;
         }
-        (*names)[i] = canon;
+        (*names)[kept++] = canon;
     }
-    return n + depth;
+    return kept;
 }
 
 static bool grow_line_slots(folded_writer *w)
@@ -1024,12 +1149,14 @@ enum { NAME_UNKNOWN, NAME_PLAIN, NAME_REWRITTEN };
 
 static void write_canonical_name(folded_writer *w, pk_output *out, uint32_t name)
 {
-    const char *s = pk_str(w->p, name);
-    size_t len = pk_str_len(w->p, name);
+    size_t len;
+    const char *s = canon_text(w, name, &len);
     uint8_t *form = &w->name_form[name];
     if (*form == NAME_UNKNOWN) {
         written_name wn = written_form(s, len);
-        bool plain = wn.s == s && wn.blanks_from == wn.blanks_to && strcspn(s, ";\n\r") >= len;
+        bool plain = wn.s == s && wn.blanks_from == wn.blanks_to;
+        for (size_t i = 0; i < len && plain; i++)
+            plain = !needs_underscore(s[i]);
         *form = plain ? NAME_PLAIN : NAME_REWRITTEN;
     }
     if (*form == NAME_PLAIN)
@@ -1051,6 +1178,12 @@ static void writer_free(folded_writer *w)
     free(w->name_form);
     free(w->names);
     free(w->other);
+    pk_buffer_free(&w->tidy_text);
+    free(w->tidy_off);
+    pk_index_free(&w->tidy_index);
+    free(w->tidy_scratch);
+    free(w->function_canon_java);
+    free(w->frame_canon_java);
 }
 
 typedef struct line_order {
@@ -1108,11 +1241,24 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
         goto nomem;
     memset(w.function_canon, 0xff, (functions ? functions : 1) * sizeof *w.function_canon);
     size_t frames = pk_frame_count(p), strings = pk_string_count(p);
+    const char *names = pk_property_get(p, "folded names");
+    w.tidy = names && strcmp(names, "flamegraph") == 0;
+    pk_index_init(&w.tidy_index);
+    /* A tidied name is one per function at most, twice with Java roots. */
+    size_t name_ids = w.tidy ? 2 * functions + 1 : strings;
     w.frame_canon = malloc((frames ? frames : 1) * sizeof *w.frame_canon);
-    w.name_form = calloc(strings ? strings : 1, 1);
+    w.name_form = calloc(name_ids ? name_ids : 1, 1);
     if (!w.frame_canon || !w.name_form)
         goto nomem;
     memset(w.frame_canon, 0xff, (frames ? frames : 1) * sizeof *w.frame_canon);
+    if (w.tidy) {
+        w.function_canon_java = malloc((functions ? functions : 1) * sizeof(uint32_t));
+        w.frame_canon_java = malloc((frames ? frames : 1) * sizeof(uint32_t));
+        if (!w.function_canon_java || !w.frame_canon_java)
+            goto nomem;
+        memset(w.function_canon_java, 0xff, (functions ? functions : 1) * sizeof(uint32_t));
+        memset(w.frame_canon_java, 0xff, (frames ? frames : 1) * sizeof(uint32_t));
+    }
 
     size_t rows = pk_sample_count(p);
     for (size_t row = 0; row < rows; row++) {
@@ -1153,8 +1299,14 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
         /* What profkit writes it reads: no line longer than the reader takes. The counts
          * need at most 2 x 20 digits and their blanks. */
         size_t line_len = 42;
-        for (size_t k = 0; k < n; k++)
-            line_len += pk_str_len(p, w.names[k]) + 1;
+        for (size_t k = 0; k < n; k++) {
+            size_t name_len = 0;
+            if (k == 0 && with_threads)
+                name_len = strlen(pk_thread_display_name(w.thread_names, w.names[k]));
+            else
+                canon_text(&w, w.names[k], &name_len);
+            line_len += name_len + 1;
+        }
         if (line_len > FOLDED_MAX_LINE) {
             free(order);
             writer_free(&w);
@@ -1163,7 +1315,10 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
                                 "than the " FOLDED_MAX_LINE_TEXT " profkit's folded reader takes",
                                 n, line_len - 42);
         }
-        if (n == 1 && pk_str_len(p, w.names[0]) == 0)
+        size_t first_len = 0;
+        if (n == 1 && !with_threads)
+            canon_text(&w, w.names[0], &first_len);
+        if (n == 1 && !with_threads && first_len == 0)
             pk_out_putc(out, '_'); /* " 3" would read as a count without a stack */
         for (size_t k = 0; k < n; k++) {
             uint32_t name = w.names[k];
