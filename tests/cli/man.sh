@@ -17,6 +17,9 @@ options_in() {
 
 # What the registry's format options say, which the pages take from the build: never stale.
 "$PROFKIT" formats --options | awk -F '\t' '{ print "--" $1; print $5 }' > registry.txt
+# The formats' descriptions, which the pages also take from the build, may quote a tool's
+# option (`node --cpu-prof`): not an option of profkit's, not stale either.
+"$PROFKIT" formats --tab | cut -f5 >> registry.txt
 options_in registry.txt > registry.options
 
 expect_status 0 "$PROFKIT" --help
