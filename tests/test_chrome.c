@@ -625,6 +625,12 @@ static void test_probing_by_content(void **state)
     assert_non_null(f);
     assert_string_equal(f->name, "chrome-trace");
     assert_string_equal(pk_format_by_extension("x.cpuprofile", false)->name, "cpuprofile");
+    /* A DevTools save whose metadata fills the first block. */
+    const char *devtools = "{\"metadata\":{\"source\":\"DevTools\",\"startTime\":\"2024\","
+                           "\"annotations\":[";
+    f = pk_format_probe((const uint8_t *)devtools, strlen(devtools), NULL, &score);
+    assert_non_null(f);
+    assert_string_equal(f->name, "chrome-trace");
 }
 
 int main(void)
