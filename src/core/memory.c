@@ -345,18 +345,21 @@ pk_status pk_memory_events_open(const pk_profile *p, pk_memory_cursor **out)
      * allocations tell: their orders, so that an allocation a newer one at the same address
      * displaced is found too. The cursor meets them in ascending order. */
     size_t n = m->live_orders.count + m->displaced_order_count;
-    if (n && !(c->still_live = malloc(n * sizeof *c->still_live))) {
-        free(c);
-        return PK_ERR_NOMEM;
+    if (n) {
+        c->still_live = malloc(n * sizeof *c->still_live);
+        if (!c->still_live) {
+            free(c);
+            return PK_ERR_NOMEM;
+        }
+        size_t at = 0;
+        uint64_t address, order;
+        while (c->still_live_count < n &&
+               pk_u64map64_next(&m->live_orders, &at, &address, &order))
+            c->still_live[c->still_live_count++] = order;
+        for (size_t i = 0; i < m->displaced_order_count && c->still_live_count < n; i++)
+            c->still_live[c->still_live_count++] = m->displaced_orders[i];
+        qsort(c->still_live, c->still_live_count, sizeof *c->still_live, compare_u64);
     }
-    size_t at = 0;
-    uint64_t address, order;
-    while (pk_u64map64_next(&m->live_orders, &at, &address, &order))
-        c->still_live[c->still_live_count++] = order;
-    for (size_t i = 0; i < m->displaced_order_count; i++)
-        c->still_live[c->still_live_count++] = m->displaced_orders[i];
-    if (n)
-        qsort(c->still_live, n, sizeof *c->still_live, compare_u64);
     if (m->events)
         pk_spool_reader_init(&c->reader, m->events, 0);
     *out = c;

@@ -391,8 +391,16 @@ static bool place_all_self(expander *x)
         for (size_t n = 0; n < g->node_count; n++)
             first[n + 1] = first[n] + g->nodes[n].visits;
         /* first[n] is advanced to node n's end while filling, then moved back. */
-        for (size_t v = 0; v < x->visit_count; v++)
-            by_node[first[x->visits[v].node]++] = (uint32_t)v;
+        /* Every visit is of a node whose count holds it: the positions stay below the
+         * total, which is the number of visits. */
+        ok = first[g->node_count] == x->visit_count;
+        for (size_t v = 0; ok && v < x->visit_count; v++) {
+            size_t *at = &first[x->visits[v].node];
+            if (*at >= x->visit_count)
+                ok = false;
+            else
+                by_node[(*at)++] = (uint32_t)v;
+        }
         for (size_t n = g->node_count; n > 0; n--)
             first[n] = first[n - 1];
         first[0] = 0;
@@ -403,6 +411,10 @@ static bool place_all_self(expander *x)
         const cg_node *node = &g->nodes[n];
         if (node->first_self == NONE32 || node->visits == 0)
             continue;
+        if (first[n + 1] - first[n] != node->visits || first[n + 1] > x->visit_count) {
+            ok = false; /* the counts above make this impossible; said for the analyzer */
+            break;
+        }
         const uint32_t *visits = by_node + first[n];
         double sums[PK_MAX_VALUES] = {0};
         for (uint32_t i = 0; i < node->visits; i++)
