@@ -3,7 +3,8 @@
  *
  * Reader: every non-blank line is a stack of frame names separated by ';' and, after the last
  * run of blanks, a count; lines that start with '#' and a blank are comments (`# key: value`
- * ones kept as properties; austin's say what its counts are). Lines are streamed; memory
+ * ones kept as properties; austin's say what its counts are). A file most of whose first lines
+ * are not stacks of names is refused, unless the format was given. Lines are streamed; memory
  * grows with the distinct stacks only. A
  * file whose first line ends in two counts, `stack BASE NEW` (difffolded.pl, inferno-diff-
  * folded), is read as a differential profile (profkit/diff.h).
@@ -45,6 +46,11 @@ static bool is_blank(char c)
 static bool is_digit(char c)
 {
     return c >= '0' && c <= '9';
+}
+
+static bool is_hex_digit(char c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 /* ---- one line ---------------------------------------------------------------------------------- */
@@ -168,13 +174,59 @@ static line_kind parse_line(const char *line, size_t len, folded_line *out, cons
     return LINE_STACK;
 }
 
-/* ---- probe ------------------------------------------------------------------------------------- */
+/* ---- whether a file is folded stacks --------------------------------------------------------- */
+
+/* A token of numbers: digits with an optional sign, `0x` and hex digits, or `*`. */
+static bool is_number_token(const char *s, size_t n)
+{
+    if (n == 1 && s[0] == '*')
+        return true;
+    size_t i = n > 0 && (s[0] == '+' || s[0] == '-') ? 1 : 0;
+    bool hex = n - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X');
+    if (hex)
+        i += 2;
+    if (i == n)
+        return false;
+    for (; i < n; i++)
+        if (hex ? !is_hex_digit(s[i]) : !is_digit(s[i]))
+            return false;
+    return true;
+}
+
+/* Whether a stack line is a row of numbers rather than frames with names: a stack made only of
+ * number tokens separated by blanks, as in callgrind's cost lines (`16 3`, `+1 2`,
+ * `0x4011d6 16 3`) and other tables of numbers. */
+static bool numbers_only(const folded_line *line)
+{
+    const char *s = line->stack;
+    size_t n = line->stack_len, i = 0;
+    while (i < n) {
+        while (i < n && is_blank(s[i]))
+            i++;
+        size_t start = i;
+        while (i < n && !is_blank(s[i]))
+            i++;
+        if (i > start && !is_number_token(s + start, i - start))
+            return false;
+    }
+    return true;
+}
+
+/* Whether a line, neither blank nor a comment, counts as a stack when judging whether a file is
+ * folded stacks at all: a stack line that is not a row of numbers. */
+static bool judged_a_stack(line_kind kind, const folded_line *line)
+{
+    return kind == LINE_STACK && !numbers_only(line);
+}
 
 /* Plausible folded text: no control bytes, a first line that is a stack or a comment ('#',
- * "//": the headers some profilers write), and among the complete lines shown a stack line for
- * every four other lines at least (odd lines the reader skips; comment lines, '#' and a blank,
- * count as neither). A first line longer than the window is judged by its start: frames
- * separated by ';' (deep Java stacks pass 4 KB easily). */
+ * "//": the headers some profilers write) and a stack line among the complete lines shown.
+ * Where most of those lines are not stacks (odd lines the reader skips, rows of numbers; comment
+ * lines, '#' and a blank, count as neither), the text may still be folded stacks among other
+ * lines, but is claimed no more strongly than by a file name: a format with a signature wins,
+ * and otherwise the reader judges the file (and refuses it, unless the format is given). A first
+ * line longer than the window is judged by its start: frames separated by ';' (deep Java stacks
+ * pass 4 KB easily). */
 static int folded_probe(const uint8_t *data, size_t size)
 {
     /* The window may end inside a line: only lines with their end count, unless the whole
@@ -190,7 +242,7 @@ static int folded_probe(const uint8_t *data, size_t size)
         if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
             return PK_PROBE_NO;
     }
-    size_t stacks = 0, skipped = 0, with_callers = 0, pos = 0;
+    size_t stacks = 0, others = 0, with_callers = 0, pos = 0;
     while (pos < size) {
         size_t len = 0;
         while (pos + len < size && text[pos + len] != '\n' && text[pos + len] != '\r')
@@ -204,21 +256,23 @@ static int folded_probe(const uint8_t *data, size_t size)
         const char *why;
         size_t why_at;
         line_kind kind = parse_line(text + pos, len, &line, &why, &why_at);
-        if (kind == LINE_STACK) {
+        if (judged_a_stack(kind, &line)) {
             stacks++;
             if (memchr(line.stack, ';', line.stack_len))
                 with_callers++;
-        } else if (kind == LINE_SKIPPED) {
+        } else if (kind == LINE_SKIPPED || kind == LINE_STACK) {
             bool comment = text[pos] == '#' || (len >= 2 && memcmp(text + pos, "//", 2) == 0);
-            if (stacks == 0 && skipped == 0 && !comment)
+            if (stacks == 0 && others == 0 && !comment)
                 return PK_PROBE_NO;
-            skipped++;
+            others++;
         }
         pos += len + 1;
     }
-    if (stacks == 0 || skipped > 4 * stacks)
+    if (stacks == 0)
         return PK_PROBE_NO;
-    return with_callers > 0 && skipped == 0 ? PK_PROBE_LIKELY : PK_PROBE_WEAK;
+    if (others > stacks)
+        return PK_PROBE_EXTENSION;
+    return with_callers > 0 && others == 0 ? PK_PROBE_LIKELY : PK_PROBE_WEAK;
 }
 
 /* ---- reader ------------------------------------------------------------------------------------ */
@@ -227,6 +281,12 @@ static int folded_probe(const uint8_t *data, size_t size)
  * a line is gathered in memory whole, so its length is bounded. */
 #define FOLDED_MAX_LINE ((size_t)64 << 20)
 #define FOLDED_MAX_LINE_TEXT "64 MiB"
+
+/* Whether a file is folded stacks at all is judged by its first lines that are neither blank nor
+ * comments, this many (all of them in a shorter file): when more than half of them are not
+ * stacks of names, the file is refused unless the format was given. Deciding there keeps the
+ * reader streaming, and a file that is not folded stacks is not read to its end. */
+#define FOLDED_JUDGED_LINES 1000
 
 /* Skipped lines are listed by number in the warning, up to this many. */
 #define SKIPPED_LISTED 5
@@ -274,6 +334,12 @@ typedef struct folded_reader {
     /* The first skipped line, for the error when no line is a stack. */
     uint64_t first_skipped_offset;
     char first_skipped_why[160];
+    /* Judging whether the file is folded stacks (FOLDED_JUDGED_LINES): the lines judged, those
+     * that are not stacks of names, and the first of them. */
+    bool judging;
+    uint64_t judged, not_stacks;
+    uint64_t first_not_stack_offset;
+    char first_not_stack[160];
     /* Comment lines, and what austin's header said before the first stack line. */
     uint64_t comments, comment_properties;
     bool austin;
@@ -445,6 +511,15 @@ static bool declare_values(folded_reader *r, bool differential)
     return true;
 }
 
+/* "line N ("its start") WHY", the line cut so that the message stays readable. */
+static void describe_line(char *out, size_t size, const pk_text_lines *lines, const char *text,
+                          size_t len, const char *why)
+{
+    size_t shown = len < 40 ? len : 40;
+    snprintf(out, size, "line %llu (\"%.*s%s\") %s", (unsigned long long)lines->number, (int)shown,
+             text, len > shown ? "..." : "", why);
+}
+
 static void note_skipped(folded_reader *r, const pk_text_lines *lines, const char *text,
                          size_t len, const char *why, size_t why_at)
 {
@@ -452,12 +527,40 @@ static void note_skipped(folded_reader *r, const pk_text_lines *lines, const cha
         r->skipped_lines[r->skipped] = lines->number;
     if (r->skipped++ == 0) {
         r->first_skipped_offset = lines->offset + why_at;
-        /* The start of the line, cut so that the message stays readable. */
-        size_t shown = len < 40 ? len : 40;
-        snprintf(r->first_skipped_why, sizeof r->first_skipped_why, "line %llu (\"%.*s%s\") %s",
-                 (unsigned long long)lines->number, (int)shown, text, len > shown ? "..." : "",
-                 why);
+        describe_line(r->first_skipped_why, sizeof r->first_skipped_why, lines, text, len, why);
     }
+}
+
+/* Counts a line, neither blank nor a comment, towards the judgement. */
+static void judge_line(folded_reader *r, const pk_text_lines *lines, const char *text, size_t len,
+                       line_kind kind, const folded_line *line, const char *why)
+{
+    r->judged++;
+    if (judged_a_stack(kind, line))
+        return;
+    if (r->not_stacks++ == 0) {
+        r->first_not_stack_offset = lines->offset;
+        describe_line(r->first_not_stack, sizeof r->first_not_stack, lines, text, len,
+                      kind == LINE_STACK ? "is a row of numbers, not a stack of names" : why);
+    }
+}
+
+/* Whether most of the judged lines are not stacks of names. */
+static bool refused(const folded_reader *r)
+{
+    return r->not_stacks * 2 > r->judged;
+}
+
+/* The error that refuses such a file. */
+static pk_status refusal(const folded_reader *r, pk_error *err)
+{
+    return pk_error_set(err, PK_ERR_INPUT, (int64_t)r->first_not_stack_offset,
+                        "not folded stacks: %llu of the %s%llu lines that are neither blank nor "
+                        "comments are not stacks of names ('frame;frame;... COUNT'); the first: "
+                        "%s; --from folded reads the stack lines among them",
+                        (unsigned long long)r->not_stacks,
+                        r->judged == FOLDED_JUDGED_LINES ? "first " : "",
+                        (unsigned long long)r->judged, r->first_not_stack);
 }
 
 /* Parses the digits of [s, s + n) as a positive number; 0 when they are not one. */
@@ -567,6 +670,7 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
     memset(&r, 0, sizeof r);
     r.p = p;
     r.thread_roots = options && pk_option_get(&options->extra, "folded-threads") != NULL;
+    r.judging = !(options && options->format_given);
     r.prev_thread = PK_NONE;
     r.thread = PK_NONE;
     pk_u64map_init(&r.threads);
@@ -611,6 +715,16 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
                                (unsigned long long)lines.number);
             break;
         }
+        if (r.judging) {
+            judge_line(&r, &lines, text, len, kind, &line, why);
+            if (r.judged == FOLDED_JUDGED_LINES) {
+                r.judging = false;
+                if (refused(&r)) {
+                    status = refusal(&r, err);
+                    break;
+                }
+            }
+        }
         if (kind == LINE_SKIPPED) {
             note_skipped(&r, &lines, text, len, why, why_at);
             continue;
@@ -631,6 +745,8 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
                                   "no stack lines, only %s: expected 'frame;frame;... COUNT' "
                                   "lines",
                                   r.comments ? "comments and blank lines" : "blank ones");
+    } else if (r.judging && !pk_in_error(in) && refused(&r)) {
+        status = refusal(&r, err); /* not folded stacks: that outweighs damage in what was read */
     }
     reader_warnings(&r);
     /* Without a stack line the kind of file is unknown: it has the plain count. */

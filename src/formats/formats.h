@@ -16,6 +16,7 @@ extern const pk_format pk_format_sampler;
 extern const pk_format pk_format_gperftools;
 extern const pk_format pk_format_cpuprofile;
 extern const pk_format pk_format_chrome_trace;
+extern const pk_format pk_format_callgrind;
 /* formats:end */
 
 #endif
