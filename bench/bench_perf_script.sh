@@ -11,7 +11,7 @@
 # times that go back), into a file of SIZE MB (default 200) and one of a quarter of that: the
 # same distinct stacks, four times the samples, so peak memory must not grow between them.
 # profkit converts both to folded stacks, pprof and the Firefox Profiler's JSON; speedscope
-# imports the large one (tests/tools/speedscope_import.js; scripts/setup-speedscope.sh
+# imports the large one (tests/tools/speedscope_import.js, the import alone; scripts/setup-speedscope.sh
 # installs the package; skipped without node). RUNS (default 3) repeats the profkit commands
 # and keeps the fastest; speedscope runs once. The load average is printed: on a busy machine
 # the CPU columns are the steadier ones, and MB/s is given for both.
@@ -92,7 +92,7 @@ for file in "$small" "$large"; do
 done
 package=tools/speedscope/node_modules/speedscope
 if command -v node >/dev/null && [ -d "$package" ]; then
-  bench_measure "$tmp/speedscope" 1 node tests/tools/speedscope_import.js "$package" "$large"
+  SPEEDSCOPE_IMPORT_ONLY=1 bench_measure "$tmp/speedscope" 1 node tests/tools/speedscope_import.js "$package" "$large"
   row "speedscope import $(basename "$large") (node)" "$large" "$tmp/speedscope"
 else
   echo "(speedscope: node or $package missing; scripts/setup-speedscope.sh installs it)"

@@ -891,6 +891,52 @@ static void br_written_again_is_the_same(void **state)
     tb_free(&b);
 }
 
+/* A file or resource name that starts with a NUL byte has no text to write: the frame goes to
+ * the "(unknown)" module. The round-trip fuzzer found such a name (from a gperftools file)
+ * written as a module of an empty file, which reads back as a module named "module N": written
+ * again, that name became the file, so a second pass changed the profile. */
+static void names_starting_with_nul_are_no_file(void **state)
+{
+    (void)state;
+    const char *samples[] = {"samples"};
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "samples", "count");
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), -1, -1);
+    pk_resource lib = {.name = pk_intern(p, "\0lib", 4), .path = 0};
+    uint32_t res = pk_intern_resource(p, &lib);
+    pk_function in_file = {.name = pk_intern_cstr(p, "in_file"),
+                           .file = pk_intern(p, "\0src.java", 9), .resource = PK_NONE};
+    pk_function in_lib = {.name = pk_intern_cstr(p, "in_lib"), .resource = res};
+    pk_frame fr_file = {.function = pk_intern_function(p, &in_file), .line = 7,
+                        .resource = PK_NONE};
+    pk_frame fr_lib = {.function = pk_intern_function(p, &in_lib), .line = 9, .resource = res};
+    uint32_t s_file = pk_intern_stack(p, PK_NONE, pk_intern_frame(p, &fr_file));
+    uint32_t s_lib = pk_intern_stack(p, s_file, pk_intern_frame(p, &fr_lib));
+    int64_t one = 1;
+    pk_add_sample(p, t, s_lib, &one);
+
+    size_t size, size2, size3;
+    char *once = write_br(p, NULL, &size);
+    char *twice, *thrice;
+    pk_profile *q = read_written(once, size, &twice, &size2);
+    pk_profile *r = read_written(twice, size2, &thrice, &size3);
+    char *text_q = stacks_text(q, samples, 1, true), *text_r = stacks_text(r, samples, 1, true);
+    assert_string_equal(text_q, "in_file:7;in_lib:9 1\n");
+    assert_string_equal(text_r, text_q);
+    for (uint32_t i = 0; i < pk_function_count(r); i++)
+        assert_string_equal(pk_str(r, pk_function_at(r, i)->file), "(unknown)");
+    assert_int_equal(size2, size3);
+    assert_memory_equal(twice, thrice, size2);
+    free(text_q);
+    free(text_r);
+    free(once);
+    free(twice);
+    free(thrice);
+    pk_profile_free(r);
+    pk_profile_free(q);
+    pk_profile_free(p);
+}
+
 static void writer_refuses_what_br_cannot_hold(void **state)
 {
     (void)state;
@@ -1004,6 +1050,7 @@ int main(void)
         cmocka_unit_test(round_trip_keeps_names_and_totals),
         cmocka_unit_test(any_profile_can_be_written),
         cmocka_unit_test(br_written_again_is_the_same),
+        cmocka_unit_test(names_starting_with_nul_are_no_file),
         cmocka_unit_test(writer_refuses_what_br_cannot_hold),
         cmocka_unit_test(writer_refuses_profiles_without_samples),
         cmocka_unit_test(long_names_are_cut_at_a_character),

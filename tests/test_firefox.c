@@ -30,6 +30,7 @@ static const char *const marker_columns[] = {"category", "data", "endTime", "nam
                                              "startTime", NULL};
 static const char *const allocation_columns[] = {"time", "weight", "stack", "memoryAddress",
                                                  "threadId", NULL};
+static const char *const counter_columns[] = {"time", "count", "number", NULL};
 
 static json_t *write_json(const pk_profile *p, uint32_t value)
 {
@@ -177,6 +178,60 @@ static void check_thread(json_t *thread, size_t category_count)
     }
 }
 
+/* Every counter is a memory track of one process, at most one per process (the front end
+ * labels them all "Memory"): its pid is a process's, its main thread is that process's main
+ * thread, its samples are in time order from a first one of nothing at the start, and its
+ * running sum, the process's live bytes, never falls below zero. */
+static void check_counters(json_t *root)
+{
+    json_t *threads = get(root, "threads"), *counters = get(root, "counters");
+    assert_true(json_is_array(counters));
+    for (size_t c = 0; c < json_array_size(counters); c++) {
+        json_t *counter = json_array_get(counters, c);
+        assert_string_equal(get_string(counter, "name"), "Live memory");
+        assert_string_equal(get_string(counter, "category"), "Memory");
+        assert_true(json_is_string(get(counter, "description")));
+        size_t main = (size_t)get_int(counter, "mainThreadIndex");
+        assert_true(main < json_array_size(threads));
+        json_t *main_thread = json_array_get(threads, main);
+        assert_true(json_is_true(get(main_thread, "isMainThread")));
+        assert_string_equal(get_string(counter, "pid"), get_string(main_thread, "pid"));
+        for (size_t other = 0; other < c; other++)
+            assert_string_not_equal(get_string(json_array_get(counters, other), "pid"),
+                                    get_string(counter, "pid"));
+        json_t *samples = get(counter, "samples");
+        size_t n = check_table(samples, counter_columns);
+        assert_true(n >= 2);
+        assert_true(json_number_value(column(samples, "time", 0)) == 0.0);
+        assert_int_equal(json_integer_value(column(samples, "count", 0)), 0);
+        assert_int_equal(json_integer_value(column(samples, "number", 0)), 0);
+        double last = 0;
+        json_int_t live = 0;
+        for (size_t i = 1; i < n; i++) {
+            double t = json_number_value(column(samples, "time", i));
+            assert_true(t >= last);
+            last = t;
+            live += json_integer_value(column(samples, "count", i));
+            assert_true(live >= 0);
+            assert_int_equal(json_integer_value(column(samples, "number", i)), 1);
+        }
+    }
+}
+
+/* The running sums of a counter's samples (the levels the front end draws). */
+static size_t counter_levels(json_t *counter, json_int_t *levels, size_t cap)
+{
+    json_t *counts = get(get(counter, "samples"), "count");
+    json_int_t live = 0;
+    size_t n = json_array_size(counts);
+    assert_true(n <= cap);
+    for (size_t i = 0; i < n; i++) {
+        live += json_integer_value(json_array_get(counts, i));
+        levels[i] = live;
+    }
+    return n;
+}
+
 static size_t check_profile(json_t *root)
 {
     json_t *meta = get(root, "meta");
@@ -198,6 +253,7 @@ static size_t check_profile(json_t *root)
     assert_true(json_array_size(threads) >= 1);
     for (size_t i = 0; i < json_array_size(threads); i++)
         check_thread(json_array_get(threads, i), json_array_size(categories));
+    check_counters(root);
     return json_array_size(threads);
 }
 
@@ -764,6 +820,101 @@ static void test_memory_events_become_native_allocations(void **state)
     json_t *task_allocations = get(thread_named(root, "TaskNode"), "nativeAllocations");
     assert_int_equal(get_int(task_allocations, "length"), 1);
     assert_int_equal(json_integer_value(column(task_allocations, "threadId", 0)), 2);
+
+    /* One memory track for the process (pid 1) of both threads, on its main thread: the live
+     * bytes of both, event by event in stream order, from nothing to 200 + 8 bytes. */
+    json_t *counters = get(root, "counters");
+    assert_int_equal(json_array_size(counters), 1);
+    json_t *counter = json_array_get(counters, 0);
+    assert_string_equal(get_string(counter, "description"),
+                        "bytes allocated and not freed by the threads of the process");
+    assert_string_equal(get_string(counter, "pid"), "1");
+    assert_int_equal(get_int(counter, "mainThreadIndex"), 0);
+    json_int_t levels[16];
+    static const json_int_t expected_levels[] = {0, 64, 164, 172, 108, 8, 208, 240, 208};
+    size_t n = counter_levels(counter, levels, 16);
+    assert_int_equal(n, sizeof expected_levels / sizeof expected_levels[0]);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(levels[i], expected_levels[i]);
+    /* Each event sits where it sits in its thread's table: main's first two, then the task's
+     * allocation, then the rest of main's. */
+    json_t *times = get(get(counter, "samples"), "time");
+    for (size_t i = 0; i < 7; i++)
+        assert_true(json_number_value(json_array_get(times, i < 2 ? i + 1 : i + 2)) ==
+                    json_number_value(column(allocations, "time", i)));
+    assert_true(json_number_value(json_array_get(times, 3)) ==
+                json_number_value(column(task_allocations, "time", 0)));
+    json_decref(root);
+    pk_profile_free(p);
+}
+
+/* Memory events in four processes (pids 10, 20, 30, 40) of six threads: process 10 allocates
+ * on a worker and frees on its main thread (the one named by the pid), leaving 5 bytes; the
+ * second thread of process 20, which no thread names, allocates 30 bytes; process 30 frees
+ * memory it never allocated; process 40 has no memory events. */
+static pk_profile *make_processes_profile(void)
+{
+    pk_profile *p = pk_profile_new();
+    assert_non_null(p);
+    pk_add_value_type(p, "samples", "count");
+    uint32_t s = pk_intern_stack(p, PK_NONE, script_frame(p, "work", "w.c", 1, 1));
+    const int64_t one[] = {1};
+    uint32_t a_worker = pk_add_thread(p, pk_intern_cstr(p, "a-worker"), 10, 11);
+    uint32_t a_main = pk_add_thread(p, pk_intern_cstr(p, "a-main"), 10, 10);
+    uint32_t b_first = pk_add_thread(p, pk_intern_cstr(p, "b-first"), 20, 21);
+    uint32_t b_second = pk_add_thread(p, pk_intern_cstr(p, "b-second"), 20, 22);
+    uint32_t c_only = pk_add_thread(p, pk_intern_cstr(p, "c-only"), 30, 30);
+    uint32_t d_only = pk_add_thread(p, pk_intern_cstr(p, "d-only"), 40, 40);
+    uint32_t all[] = {a_worker, a_main, b_first, b_second, c_only, d_only};
+    for (size_t i = 0; i < 6; i++)
+        pk_add_sample(p, all[i], s, one);
+    /* Allocations, and frees with the size they release (0: memory never allocated). */
+    const struct {
+        uint32_t thread;
+        bool is_free;
+        uint64_t address, size;
+    } events[] = {{a_worker, false, 0x100, 1000}, {b_second, false, 0x200, 30},
+                  {a_worker, false, 0x300, 5},    {a_main, true, 0x100, 1000},
+                  {c_only, true, 0x999, 0}};
+    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
+        uint64_t freed = 0;
+        if (events[i].is_free)
+            assert_int_equal(pk_memory_free(p, events[i].thread, s, events[i].address,
+                                            PK_MEM_FREE, &freed),
+                             PK_OK);
+        else
+            assert_int_equal(pk_memory_alloc(p, events[i].thread, s, events[i].address,
+                                             events[i].size),
+                             PK_OK);
+        assert_int_equal(events[i].is_free ? freed : events[i].size, events[i].size);
+    }
+    return p;
+}
+
+/* Each process with events of a known size gets one memory track, attached to its main
+ * thread (the thread named by the pid, else its first) whatever thread the events are on; a
+ * process whose only event is a free of unknown memory, and one without events, get none. */
+static void test_one_memory_track_per_process(void **state)
+{
+    (void)state;
+    pk_profile *p = make_processes_profile();
+    enum { A_MAIN = 1, B_FIRST = 2 };
+    json_t *root = write_json(p, PK_NONE);
+    check_profile(root);
+    json_t *counters = get(root, "counters");
+    assert_int_equal(json_array_size(counters), 2);
+    json_t *a = json_array_get(counters, 0), *b = json_array_get(counters, 1);
+    assert_string_equal(get_string(a, "pid"), "10");
+    assert_int_equal(get_int(a, "mainThreadIndex"), A_MAIN);
+    assert_string_equal(get_string(b, "pid"), "20");
+    assert_int_equal(get_int(b, "mainThreadIndex"), B_FIRST);
+    json_int_t levels[8];
+    assert_int_equal(counter_levels(a, levels, 8), 4);
+    assert_int_equal(levels[1], 1000);
+    assert_int_equal(levels[2], 1005);
+    assert_int_equal(levels[3], 5);
+    assert_int_equal(counter_levels(b, levels, 8), 2);
+    assert_int_equal(levels[1], 30);
     json_decref(root);
     pk_profile_free(p);
 }
@@ -876,6 +1027,37 @@ static void test_main_thread_per_process(void **state)
     pk_profile_free(p);
 }
 
+/* Threads without a pid are written with pid 0, so they are one process with the threads of
+ * pid 0: one main thread (the one named by the pid) and one memory track among them. */
+static void test_threads_without_pid_are_process_zero(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "samples", "count");
+    uint32_t s = pk_intern_stack(p, PK_NONE, script_frame(p, "work", "w.c", 1, 1));
+    const int64_t one[] = {1};
+    uint32_t unknown = pk_add_thread(p, pk_intern_cstr(p, "unknown"), -1, 5);
+    uint32_t zero = pk_add_thread(p, pk_intern_cstr(p, "zero"), 0, 0);
+    pk_add_sample(p, unknown, s, one);
+    pk_add_sample(p, zero, s, one);
+    assert_int_equal(pk_memory_alloc(p, unknown, s, 0x10, 7), PK_OK);
+    assert_int_equal(pk_memory_alloc(p, zero, s, 0x20, 9), PK_OK);
+    json_t *root = write_json(p, PK_NONE);
+    check_profile(root);
+    json_t *threads = get(root, "threads");
+    assert_string_equal(get_string(json_array_get(threads, 0), "pid"), "0");
+    assert_true(json_is_false(get(json_array_get(threads, 0), "isMainThread")));
+    assert_true(json_is_true(get(json_array_get(threads, 1), "isMainThread")));
+    json_t *counters = get(root, "counters");
+    assert_int_equal(json_array_size(counters), 1);
+    assert_int_equal(get_int(json_array_get(counters, 0), "mainThreadIndex"), zero);
+    json_int_t levels[4];
+    assert_int_equal(counter_levels(json_array_get(counters, 0), levels, 4), 3);
+    assert_int_equal(levels[2], 16);
+    json_decref(root);
+    pk_profile_free(p);
+}
+
 /* Stacks interned in an order where a thread reaches a deep stack before its callers' other
  * children: per-thread indexes must still put every prefix first. */
 static void test_stacks_stay_topological_per_thread(void **state)
@@ -953,6 +1135,8 @@ static void test_random_profiles_stay_valid(void **state)
         }
         uint64_t live[32] = {0};
         int64_t expected_live = 0;
+        json_int_t expected_levels[201] = {0}; /* the live bytes after each event */
+        size_t events = 0;
         for (int i = 0; i < 200; i++) {
             uint64_t r = next_random(&seed);
             uint32_t t = (uint32_t)(r % threads);
@@ -965,11 +1149,13 @@ static void test_random_profiles_stay_valid(void **state)
                                      PK_OK);
                     expected_live -= (int64_t)live[slot];
                     live[slot] = 0;
+                    expected_levels[++events] = expected_live;
                 } else {
                     live[slot] = 1 + (r >> 16) % 500;
                     assert_int_equal(pk_memory_alloc(p, t, stack, 0x100000 + slot * 64, live[slot]),
                                      PK_OK);
                     expected_live += (int64_t)live[slot];
+                    expected_levels[++events] = expected_live;
                 }
             } else {
                 int64_t v = (int64_t)(r % 100) - 10;
@@ -991,6 +1177,15 @@ static void test_random_profiles_stay_valid(void **state)
         double total = (double)pk_value_total(p, cpu) / (round % 2 ? 1e6 : 1.0);
         assert_true(samples > total - 1e-6 && samples < total + 1e-6);
         assert_true(allocations == (double)expected_live);
+        /* All threads are one process (pid 5): one memory track of the live bytes. */
+        json_t *counters = get(root, "counters");
+        assert_int_equal(json_array_size(counters), events ? 1 : 0);
+        if (events) {
+            json_int_t levels[201];
+            assert_int_equal(counter_levels(json_array_get(counters, 0), levels, 201), events + 1);
+            for (size_t i = 0; i <= events; i++)
+                assert_int_equal(levels[i], expected_levels[i]);
+        }
         json_decref(root);
         pk_profile_free(p);
     }
@@ -1018,6 +1213,7 @@ static int write_fixtures(const char *dir)
         {"empty.json", pk_profile_new(), PK_NONE},
         {"business-rules.json", make_business_rules_profile(), PK_NONE},
         {"kilobytes.json", make_unit_profile("KiB"), PK_NONE},
+        {"processes.json", make_processes_profile(), PK_NONE},
     };
     int status = 0;
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
@@ -1050,10 +1246,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_native_frames_get_libraries),
         cmocka_unit_test(test_range_is_the_samples_times_the_period),
         cmocka_unit_test(test_memory_events_become_native_allocations),
+        cmocka_unit_test(test_one_memory_track_per_process),
         cmocka_unit_test(test_empty_profile),
         cmocka_unit_test(test_unnamed_threads_and_strings_escaped),
         cmocka_unit_test(threads_of_one_name_told_apart),
         cmocka_unit_test(test_main_thread_per_process),
+        cmocka_unit_test(test_threads_without_pid_are_process_zero),
         cmocka_unit_test(test_stacks_stay_topological_per_thread),
         cmocka_unit_test(test_random_profiles_stay_valid),
     };

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
+#include "core/input.h"
 #include "sorted_lines.h"
 #include "formats/formats.h"
 #include "profkit/diff.h"
@@ -187,6 +188,17 @@ static pk_profile *read_fixture(const char *name)
     return p;
 }
 
+/* A fixture read with the format given, as the peers read every file (`--from folded`). */
+static pk_profile *read_fixture_as_folded(const char *name)
+{
+    pk_profile *p = NULL;
+    pk_error err;
+    pk_error_clear(&err);
+    if (pk_read_file(tb_data_path(name), &pk_format_folded, NULL, &p, &err) != PK_OK)
+        fail_msg("%s: %s", name, err.message);
+    return p;
+}
+
 /* Fractions are dropped per count as inferno drops them (flamegraph.pl keeps them: 334.618 for
  * fractions.folded, inferno reads 333), with one warning that sums what was dropped. */
 static void test_read_fractions_truncated(void **state)
@@ -320,20 +332,21 @@ static void test_read_thread_roots(void **state)
 static void test_read_skips_lines_that_are_not_stacks(void **state)
 {
     (void)state;
-    pk_profile *p = read_fixture("folded/odd-lines.folded");
+    pk_profile *p = read_fixture_as_folded("folded/odd-lines.folded");
     assert_int_equal(pk_sample_count(p), 3);
     assert_int_equal(row_count(p, "main;parse"), 3);
     assert_int_equal(row_count(p, "main;eval;kmalloc_[k]"), 5);
     assert_int_equal(row_count(p, "main"), 2);
     assert_int_equal(pk_value_total(p, 0), 10);
-    assert_int_equal(pk_warning_count(p), 1);
-    assert_true(has_warning(p, "9 lines that are not a stack were skipped (lines 1, 3, 4, 5, 6, "
+    assert_int_equal(pk_warning_count(p), 2);
+    assert_true(has_warning(p, "8 lines that are not a stack were skipped (lines 3, 4, 5, 6, 7, "
                                "...)"));
+    assert_true(has_warning(p, "1 comment line ('#' and a blank) was skipped"));
     pk_profile_free(p);
 
     /* Each kind alone, between two stack lines. */
     static const char *const skipped[] = {
-        "# comment", "// comment", "main;x -1", "main;x +2", "main;x 0x10", "main;x .5",
+        "#comment", "// comment", "main;x -1", "main;x +2", "main;x 0x10", "main;x .5",
         "main;x", "42", "  42", "main;x 9223372036854775808", "main;x 1.2.3", "main;x 5e3",
         "main;x x1",
     };
@@ -353,6 +366,80 @@ static void test_read_skips_lines_that_are_not_stacks(void **state)
     pk_profile_free(p);
 }
 
+/* Comment lines ('#' and a blank) are skipped, as inferno skips them, and `# key: value` ones
+ * kept as properties. austin-wall.folded is written as austin 3.3.0 writes its collapsed-stack
+ * output (`austin -o FILE python app.py`): the header lines `# austin: 3.3.0`,
+ * `# interval: 100` and `# mode: wall`, then one line per sample, `P<pid>;T<iid>:<tid>;` and
+ * `file:function:line` frames with the sample's time in microseconds (austin's src/events.h and
+ * the sample head of its text output), and `# duration: 23873`, the sum of the times, at the
+ * end. Before, `# interval:` and `# duration:` were read as stacks with those counts, more
+ * than half of the flame graph. */
+static void test_read_comment_lines(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("folded/austin-wall.folded");
+    assert_int_equal(pk_sample_count(p), 4);
+    assert_int_equal(pk_value_type_count(p), 1);
+    /* austin's counts are microseconds of the mode's time; its interval is the period */
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->name), "wall");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->unit), "microseconds");
+    assert_int_equal(pk_value_total(p, 0), 23873);
+    assert_int_equal(row_count(p, "P4317;T0:4317;/home/user/app.py:<module>:1;"
+                                  "/home/user/app.py:main:13"),
+                     215);
+    const pk_metadata *meta = pk_metadata_get(p);
+    assert_int_equal(meta->period, 100);
+    assert_string_equal(pk_str(p, meta->period_unit), "microseconds");
+    assert_string_equal(pk_str(p, meta->period_type), "wall");
+    assert_string_equal(pk_property_get(p, "austin"), "3.3.0");
+    assert_string_equal(pk_property_get(p, "interval"), "100");
+    assert_string_equal(pk_property_get(p, "mode"), "wall");
+    assert_string_equal(pk_property_get(p, "duration"), "23873");
+    assert_int_equal(pk_warning_count(p), 1);
+    assert_true(has_warning(p, "4 comment lines ('#' and a blank) were skipped, as inferno "
+                               "skips them; 4 of the form '# key: value' are kept as "
+                               "properties"));
+    pk_profile_free(p);
+
+    /* austin's CPU mode; a mode profkit does not know keeps counts of samples, and without
+     * austin's own line an interval has no known unit: a property only */
+    p = read_ok("# austin: 3.3.0\n# interval: 250\n# mode: cpu\nmain;f 7\n");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->name), "cpu");
+    assert_int_equal(pk_metadata_get(p)->period, 250);
+    assert_string_equal(pk_str(p, pk_metadata_get(p)->period_type), "cpu");
+    pk_profile_free(p);
+    p = read_ok("# austin: 3.3.0\n# mode: full\nmain;f 7\n");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->name), "samples");
+    assert_int_equal(pk_metadata_get(p)->period, 0);
+    pk_profile_free(p);
+    p = read_ok("# interval: 100\n#\tnote: tab after the hash\n# just words\nmain;f 7\n"
+                "# mode: wall\n");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->unit), "count");
+    assert_int_equal(pk_metadata_get(p)->period, 0);
+    assert_string_equal(pk_property_get(p, "interval"), "100");
+    assert_string_equal(pk_property_get(p, "note"), "tab after the hash");
+    assert_string_equal(pk_property_get(p, "mode"), "wall");
+    assert_int_equal(pk_value_total(p, 0), 7);
+    assert_true(has_warning(p, "4 comment lines ('#' and a blank) were skipped, as inferno "
+                               "skips them; 3 of the form '# key: value' are kept"));
+    pk_profile_free(p);
+
+    /* properties from comments are bounded: the first 64 are kept */
+    char *many = malloc(100 * 32 + 16);
+    assert_non_null(many);
+    size_t n = 0;
+    for (int i = 0; i < 100; i++)
+        n += (size_t)sprintf(many + n, "# key%d: %d\n", i, i);
+    strcpy(many + n, "main 1\n");
+    p = read_ok(many);
+    assert_non_null(pk_property_get(p, "key63"));
+    assert_null(pk_property_get(p, "key64"));
+    assert_true(has_warning(p, "100 comment lines ('#' and a blank) were skipped, as inferno "
+                               "skips them; 64 of the form"));
+    pk_profile_free(p);
+    free(many);
+}
+
 typedef struct bad_case {
     const char *text;
     size_t len;          /* 0: strlen(text) */
@@ -367,8 +454,10 @@ static void test_read_errors_name_the_line(void **state)
     const bad_case cases[] = {
         {"main;parse\n", 0, 0, "no line is a stack: expected 'frame;frame;... COUNT' lines; "
                                 "line 1 (\"main;parse\") has no blank before a count", false},
-        {"# austin: 3.3.0\n\nb;c x1\r\n", 0, 10, "line 1 (\"# austin: 3.3.0\") does not end in "
-                                                 "a count", false},
+        {"# austin: 3.3.0\n\nb;c x1\r\n", 0, 21, "line 3 (\"b;c x1\") does not end in a count",
+         false},
+        {"# mode: wall\n\n# duration: 5\n", 0, 28, "no stack lines, only comments and blank "
+                                                   "lines", false},
         {"\n  5\n", 0, 1, "line 2 (\"  5\") has a count but no stack", false},
         {"a 1\nb\0c 2\n", 10, 5, "line 2 holds a NUL byte: this is not text", true},
         {"", 0, 0, "the file is empty", false},
@@ -591,11 +680,15 @@ static void test_probe(void **state)
     assert_int_equal(probe_text("@supersamplerV1.0\n@symboltableV1.1\n"), PK_PROBE_NO);
     assert_int_equal(probe_text("not folded\nmain;parse 2\n"), PK_PROBE_NO);
     assert_int_equal(probe_text("// header\nmain;parse 2\n"), PK_PROBE_WEAK);
-    /* Comments and other skipped lines are tolerated up to four for each stack line. */
-    assert_int_equal(probe_text("# austin: 3.3.0\nmain;parse 2\nmain 3\n"), PK_PROBE_WEAK);
+    /* Comment lines count as nothing; other lines that are not stacks of names (rows of
+     * numbers too) as many as the stacks are plausible folded stacks, more are claimed no more
+     * than by a name: the reader judges them. */
+    assert_int_equal(probe_text("# austin: 3.3.0\nmain;parse 2\nmain 3\n"), PK_PROBE_LIKELY);
     assert_int_equal(probe_text("main;parse 2\nmain 3\ncut"), PK_PROBE_WEAK);
-    assert_int_equal(probe_text("main;parse 2\nbad\nbad\n"), PK_PROBE_WEAK);
-    assert_int_equal(probe_text("main;parse 2\nbad\nbad\nbad\nbad\nbad\n"), PK_PROBE_NO);
+    assert_int_equal(probe_text("main;parse 2\nmain 3\nbad\nbad\n"), PK_PROBE_WEAK);
+    assert_int_equal(probe_text("main;parse 2\nbad\nbad\n"), PK_PROBE_EXTENSION);
+    assert_int_equal(probe_text("main;parse 2\n16 3\n+1 2\n"), PK_PROBE_EXTENSION);
+    assert_int_equal(probe_text("16 3\nmain;parse 2\n"), PK_PROBE_NO);
     const uint8_t binary[] = {'a', ' ', '1', '\n', 0x00, 0x01, 'b', ' ', '2', '\n'};
     assert_int_equal(pk_format_folded.probe(binary, sizeof binary), PK_PROBE_NO);
     const uint8_t bsprof_like[] = {'b', 's', 'p', 'r', 'o', 'f', 0, 0, 1, 0};
@@ -617,6 +710,111 @@ static void test_probe(void **state)
                      PK_PROBE_WEAK);
     memset(big, 'x', PK_PROBE_BYTES);
     assert_int_equal(pk_format_folded.probe((const uint8_t *)big, PK_PROBE_BYTES), PK_PROBE_NO);
+}
+
+/* The folded reader on bytes it was not named for (format_given false), as after probing. */
+static pk_status read_probed_as_folded(const void *data, size_t size, pk_profile **out,
+                                       pk_error *err)
+{
+    pk_input in;
+    pk_input_init_memory(&in, data, size);
+    pk_read_options options = {0};
+    *out = pk_profile_new();
+    assert_non_null(*out);
+    pk_error_clear(err);
+    pk_status status = pk_format_folded.read(&in, *out, &options, err);
+    pk_input_release(&in);
+    if (status != PK_OK) {
+        pk_profile_free(*out);
+        *out = NULL;
+    }
+    return status;
+}
+
+/* A file most of whose lines are not stacks of names is not folded stacks: refused, naming how
+ * many and the first, unless the format is given (`--from folded`), which reads the stack lines
+ * among them as before. callgrind.out.tiny is valgrind's callgrind output (README.md there):
+ * its cost lines (`16 3`, `+1 2`) end in a count, but are rows of numbers. */
+static void test_read_refuses_what_is_not_folded(void **state)
+{
+    (void)state;
+    size_t size;
+    char *callgrind = tb_read_data_file("callgrind/callgrind.out.tiny", &size);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_probed_as_folded(callgrind, size, &p, &err), PK_ERR_INPUT);
+    assert_false(err.salvageable);
+    assert_int_equal(err.offset, 30); /* line 3 */
+    if (!strstr(err.message, "not folded stacks: 967 of the first 1000 lines that are neither "
+                             "blank nor comments are not stacks of names ('frame;frame;... "
+                             "COUNT'); the first: line 3 (\"creator: callgrind-3.19.0\") does "
+                             "not end in a count") ||
+        !strstr(err.message, "--from folded reads the stack lines among them"))
+        fail_msg("%s", err.message);
+    /* the probe leaves it to formats with a signature */
+    assert_int_equal(pk_format_folded.probe((const uint8_t *)callgrind, PK_PROBE_BYTES),
+                     PK_PROBE_EXTENSION);
+    /* the format given: the lenient reading */
+    assert_int_equal(pk_read_memory(callgrind, size, &pk_format_folded, NULL, &p, &err), PK_OK);
+    assert_true(has_warning(p, "317 lines that are not a stack were skipped"));
+    const char *summary = strstr(callgrind, "\nsummary: ");
+    assert_non_null(summary);
+    assert_int_equal(row_count(p, "summary:"), strtoll(summary + 10, NULL, 10));
+    pk_profile_free(p);
+    free(callgrind);
+
+    /* Decided at the end of a shorter file: more than half is refused, half is not. */
+    static const struct {
+        const char *text;
+        const char *message; /* NULL: read */
+    } cases[] = {
+        {"a;b 1\nx\ny\nz\n", "3 of the 4 lines that are neither blank nor comments are not "
+                              "stacks of names ('frame;frame;... COUNT'); the first: line 2 "
+                              "(\"x\") has no blank before a count"},
+        {"# mode: wall\na;b 1\n\n16 3\n+1 2\n", "2 of the 3 lines that are neither blank nor "
+                                             "comments are not stacks of names "
+                                             "('frame;frame;... COUNT'); the first: line 4 "
+                                             "(\"16 3\") is a row of numbers"},
+        {"a;b 1\n0x4011d6 16 3\n", NULL},
+        {"a;b 1\nx\n", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pk_status status = read_probed_as_folded(cases[i].text, strlen(cases[i].text), &p, &err);
+        if (cases[i].message ? status != PK_ERR_INPUT || !strstr(err.message, cases[i].message)
+                             : status != PK_OK)
+            fail_msg("case %zu: status %d: %s", i, (int)status, err.message);
+        pk_profile_free(p);
+    }
+
+    /* A longer file is judged by its first 1000 such lines: refused there, without reading on;
+     * a file that passes them reads its other lines as before. */
+    size_t cap = 6000 * 8, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)sprintf(text + len, "a;b 1\n");
+    for (int i = 0; i < 999; i++)
+        len += (size_t)sprintf(text + len, "x\n");
+    for (int i = 0; i < 5000; i++)
+        len += (size_t)sprintf(text + len, "a;b 1\n");
+    assert_int_equal(read_probed_as_folded(text, len, &p, &err), PK_ERR_INPUT);
+    assert_non_null(strstr(err.message, "999 of the first 1000 lines"));
+    len = 0;
+    for (int i = 0; i < 1000; i++)
+        len += (size_t)sprintf(text + len, "a;b 1\n");
+    for (int i = 0; i < 5000; i++)
+        len += (size_t)sprintf(text + len, "x\n");
+    assert_int_equal(read_probed_as_folded(text, len, &p, &err), PK_OK);
+    assert_int_equal(row_count(p, "a;b"), 1000);
+    assert_true(has_warning(p, "5000 lines that are not a stack were skipped"));
+    pk_profile_free(p);
+    free(text);
+
+    /* Through the registry: found by content, the format not named, then refused. */
+    const char *odd = "main;parse 3\nx\ny\n";
+    assert_int_equal(pk_read_memory(odd, strlen(odd), NULL, NULL, &p, &err), PK_ERR_INPUT);
+    assert_non_null(strstr(err.message, "not folded stacks: 2 of the 3 lines"));
+    assert_int_equal(pk_read_memory(odd, strlen(odd), &pk_format_folded, NULL, &p, &err), PK_OK);
+    pk_profile_free(p);
 }
 
 /* A 710-frame line of 45 KB is found by content, named .folded or not. */
@@ -1076,6 +1274,8 @@ int main(void)
         cmocka_unit_test(test_read_shared_prefixes),
         cmocka_unit_test(test_read_thread_roots),
         cmocka_unit_test(test_read_skips_lines_that_are_not_stacks),
+        cmocka_unit_test(test_read_comment_lines),
+        cmocka_unit_test(test_read_refuses_what_is_not_folded),
         cmocka_unit_test(test_read_errors_name_the_line),
         cmocka_unit_test(test_read_long_line_is_cut_in_message),
         cmocka_unit_test(test_read_long_lines),

@@ -334,6 +334,43 @@ static void u64map_removes_without_losing_neighbours(void **state)
     pk_u64map_free(&m);
 }
 
+/* Key 0 beside the slots, growth part by part, removal and iteration over every entry once. */
+static void u64map64_keeps_every_key_through_growth_and_removal(void **state)
+{
+    (void)state;
+    pk_u64map64 m;
+    pk_u64map64_init(&m);
+    const uint64_t n = 20000;
+    for (uint64_t k = 0; k < n; k++)
+        assert_true(pk_u64map64_put(&m, k * 0x9e3779b97f4a7c15u, ~k, NULL, NULL));
+    uint64_t *value;
+    bool inserted;
+    assert_true(pk_u64map64_put(&m, 0, 1, &value, &inserted)); /* key 0 was put as k = 0 */
+    assert_false(inserted);
+    assert_int_equal(*value, ~(uint64_t)0);
+    for (uint64_t k = 0; k < n; k += 2)
+        assert_true(pk_u64map64_remove(&m, k * 0x9e3779b97f4a7c15u, NULL));
+    assert_false(pk_u64map64_remove(&m, 0, NULL));
+    assert_int_equal(m.count, n / 2);
+    for (uint64_t k = 0; k < n; k++) {
+        value = pk_u64map64_find(&m, k * 0x9e3779b97f4a7c15u);
+        if (k % 2)
+            assert_true(value && *value == ~k);
+        else
+            assert_null(value);
+    }
+    assert_true(pk_u64map64_put(&m, 0, 42, NULL, NULL));
+    size_t at = 0, seen = 0;
+    uint64_t key, v, sum = 0;
+    while (pk_u64map64_next(&m, &at, &key, &v)) {
+        seen++;
+        sum += key == 0 ? v : ~v;
+    }
+    assert_int_equal(seen, n / 2 + 1);
+    assert_int_equal(sum, 42 + (n / 2) * (n / 2)); /* 1 + 3 + ... + (n - 1) */
+    pk_u64map64_free(&m);
+}
+
 static void calltree_merges_by_name(void **state)
 {
     (void)state;
@@ -393,6 +430,7 @@ int main(void)
         cmocka_unit_test(values_overflow_is_known),
         cmocka_unit_test(metadata_properties_and_warnings),
         cmocka_unit_test(u64map_removes_without_losing_neighbours),
+        cmocka_unit_test(u64map64_keeps_every_key_through_growth_and_removal),
         cmocka_unit_test(calltree_merges_by_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -240,6 +240,13 @@ static void test_header_block(void **state)
     assert_true(md->end_time == 1795633810LL * 1000000000LL);
     assert_true(md->end_time - md->start_time == 748710000LL);
     pk_profile_free(p);
+    /* A date past what nanoseconds since the epoch hold is no date. */
+    const char *text = "# ========\n# captured on    : Wed Nov 25 19:10:10 8210\n# ========\n"
+                       "prog 1 1.0: 1 cpu-clock:\n\t1 f (x)\n";
+    p = read_ok(text, strlen(text));
+    assert_true(pk_metadata_get(p)->start_time == PK_TIME_UNKNOWN);
+    assert_string_equal(pk_property_get(p, "captured on"), "Wed Nov 25 19:10:10 8210");
+    pk_profile_free(p);
 }
 
 static void test_inlined_and_source_lines(void **state)
@@ -343,6 +350,17 @@ static void test_root_options(void **state)
         free(got);
         pk_profile_free(p);
     }
+    /* Names that tidy to nothing (quotes alone) are written as the folded writer writes an
+     * empty name. */
+    text = "prog 11 1.0: 3 cpu-clock:\n\t1 \"\" (x)\n";
+    pk_option no_root = {"perf-no-root", ""};
+    pk_profile *q = NULL;
+    pk_error q_err;
+    assert_int_equal(read_perf(text, strlen(text), false, &no_root, 1, &q, &q_err), PK_OK);
+    char *empty = folded_of(q, PK_NONE);
+    assert_string_equal(empty, "_ 3\n");
+    free(empty);
+    pk_profile_free(q);
     /* The tid alone: the pid is '?', as the FlameGraph script writes it. */
     text = "prog 11 1.0: 3 cpu-clock:\n\t1 f (x)\n";
     pk_option tid = {"perf-tid", ""};

@@ -1083,6 +1083,85 @@ static void round_trip_keeps_the_model(void **state)
     pk_profile_free(p);
 }
 
+/* The string value of label `key` on sample s, or NULL. */
+static const char *label_text(const Perftools__Profiles__Profile *pr,
+                              const Perftools__Profiles__Sample *s, const char *key)
+{
+    for (size_t k = 0; k < s->n_label; k++)
+        if (strcmp(pstr(pr, s->label[k]->key), key) == 0 && s->label[k]->str != 0)
+            return pstr(pr, s->label[k]->str);
+    return NULL;
+}
+
+/* Threads sharing a name keep it through pprof. The shape the round-trip fuzzer found: a
+ * .bsprof whose modules 9 and 10 have one name and the same stack, which pprof's `thread`
+ * label shows as "name (module 9)" and "name (module 10)"; read back, those became the
+ * threads' own names, so the two threads no longer shared one. Threads without a name (shown
+ * as "Thread N") and threads told apart only by their order are the same case. */
+static void threads_sharing_a_name(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    assert_non_null(p);
+    pk_metadata_of(p)->source_format = pk_intern_cstr(p, "bsprof");
+    pk_add_value_type(p, "cpu", "operations");
+    uint32_t f_init = tb_function(p, "init", "pkg:/components/Item.brs", 1, PK_NONE);
+    uint32_t stack = tb_push(p, PK_NONE, f_init, 1, 0, PK_NONE, 0);
+    uint32_t item = pk_intern_cstr(p, "Item");
+    uint32_t threads[7] = {
+        pk_add_thread(p, item, 0, 9),  pk_add_thread(p, item, 0, 10),
+        pk_add_thread(p, 0, 0, 3),     pk_add_thread(p, 0, 0, 4),
+        pk_add_thread(p, pk_intern_cstr(p, "worker"), -1, -1),
+        pk_add_thread(p, pk_intern_cstr(p, "worker"), -1, -1),
+        pk_add_thread(p, pk_intern_cstr(p, "main"), 0, 1),
+    };
+    for (int i = 0; i < 7; i++) {
+        int64_t v = 100 + i;
+        assert_int_equal(pk_add_sample(p, threads[i], stack, &v), PK_OK);
+    }
+
+    /* pprof's viewers group by `thread`: the display name; `thread_name` holds the own name */
+    pk_write_options wo = {.value = PK_NONE, .compression = PK_COMPRESSION_GZIP};
+    char *data;
+    size_t size;
+    pk_error err;
+    assert_int_equal(pk_write_memory(p, &pk_format_pprof, &wo, &data, &size, &err), PK_OK);
+    Perftools__Profiles__Profile *pr = unpack_written(data, size);
+    assert_int_equal(pr->n_sample, 7);
+    static const char *const shown[7] = {"Item (module 9)", "Item (module 10)", "Thread 3",
+                                         "Thread 4", "worker #1", "worker #2", "main"};
+    static const char *const own[7] = {"Item", "Item", "", "", "worker", "worker", "main"};
+    for (size_t i = 0; i < 7; i++) {
+        const Perftools__Profiles__Sample *s = pr->sample[i];
+        int k = (int)(s->value[0] - 100);
+        assert_true(k >= 0 && k < 7);
+        assert_string_equal(label_text(pr, s, "thread"), shown[k]);
+        if (k == 6) /* a name no other thread has: `thread` alone */
+            assert_null(label_text(pr, s, "thread_name"));
+        else
+            assert_string_equal(label_text(pr, s, "thread_name"), own[k]);
+    }
+    perftools__profiles__profile__free_unpacked(pr, NULL);
+
+    /* read back: seven threads with their own names and ids, each with its row */
+    pk_profile *q;
+    assert_int_equal(read_bytes(data, size, false, &q, &err), PK_OK);
+    assert_int_equal(pk_thread_count(q), 7);
+    assert_int_equal(pk_sample_count(q), 7);
+    for (size_t row = 0; row < 7; row++) {
+        int k = (int)(pk_sample_values(q, row)[0] - 100);
+        assert_true(k >= 0 && k < 7);
+        const pk_thread *t = pk_thread_at(q, pk_sample_thread(q, row));
+        const pk_thread *was = pk_thread_at(p, threads[k]);
+        assert_string_equal(pk_str(q, t->name), own[k]);
+        assert_int_equal(t->pid, was->pid);
+        assert_int_equal(t->tid, was->tid);
+    }
+    pk_profile_free(q);
+    free(data);
+    pk_profile_free(p);
+}
+
 /* Samples in a profile that declares no sample types: rows without values. Their values once
  * reached the model as an offset into its null array of values, which the fuzz build's
  * sanitizer caught (the shape it found: an empty sample, then damage, read with salvage). */
@@ -1297,6 +1376,7 @@ int main(void)
         cmocka_unit_test(probe_scores),
         cmocka_unit_test(writes_what_pprof_expects),
         cmocka_unit_test(round_trip_keeps_the_model),
+        cmocka_unit_test(threads_sharing_a_name),
         cmocka_unit_test(samples_without_sample_types),
         cmocka_unit_test(inline_chains_sharing_an_outer_frame),
         cmocka_unit_test(writer_edge_cases),

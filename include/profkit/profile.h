@@ -279,7 +279,8 @@ PK_API pk_status pk_memory_events_open(const pk_profile *p, pk_memory_cursor **o
 PK_API bool pk_memory_events_next(pk_memory_cursor *c, pk_memory_event *e);
 PK_API pk_status pk_memory_events_close(pk_memory_cursor *c);
 /* Adds the size of every allocation still live to value `value` of its (thread, stack) row and,
- * when count_value is not PK_NONE, 1 per allocation to that value. */
+ * when count_value is not PK_NONE, 1 per allocation to that value. Rows it creates are created
+ * in the order of the sites' first allocations. */
 PK_API pk_status pk_memory_add_live_values(pk_profile *p, uint32_t value, uint32_t count_value);
 
 /* ---- metadata and warnings --------------------------------------------------------------- */

@@ -186,10 +186,15 @@ static void request_stop(int signal_number)
     stop_requested = 1;
 }
 
-/* Converts p to the viewer's JSON, plain and gzip-compressed. Returns an exit status. */
+/* The profile as the viewer's JSON, plain and gzip-compressed; owned (free both). */
+typedef struct document {
+    char *plain, *compressed;
+    size_t plain_size, compressed_size;
+} document;
+
+/* Converts p into doc. Returns an exit status. */
 static int convert(const pk_profile *p, const pk_format *viewer, uint32_t value,
-                   const cli_input_options *input, char **plain, size_t *plain_size,
-                   char **compressed, size_t *compressed_size)
+                   const cli_input_options *input, document *doc)
 {
     pk_write_options options = {
         .value = value,
@@ -198,31 +203,43 @@ static int convert(const pk_profile *p, const pk_format *viewer, uint32_t value,
     };
     pk_error err;
     pk_error_clear(&err);
-    if (pk_write_memory(p, viewer, &options, plain, plain_size, &err) != PK_OK)
+    if (pk_write_memory(p, viewer, &options, &doc->plain, &doc->plain_size, &err) != PK_OK)
         return cli_report_error(NULL, &err);
     options.compression = PK_COMPRESSION_GZIP;
     options.compression_level = 6;
-    if (pk_write_memory(p, viewer, &options, compressed, compressed_size, &err) != PK_OK)
+    if (pk_write_memory(p, viewer, &options, &doc->compressed, &doc->compressed_size, &err) !=
+        PK_OK)
         return cli_report_error(NULL, &err);
     return PK_EXIT_OK;
 }
 
+/* Serves doc until interrupted. The server and the strings it points to (its path here, the
+ * origin and the document in the caller) live until it is closed, before this returns. */
 static int serve(const char *input_path, const view_args *args, const char *app,
-                 const char *origin, profile_server *server)
+                 const char *origin, const document *doc, bool log)
 {
     char path[160], profile_url[256], encoded[768];
     document_path(input_path, path, sizeof path);
-    server->path = path;
-    server->origin = origin;
-    if (!profile_server_listen(server, (uint16_t)args->port)) {
+    profile_server server = {
+        .listen_fd = -1,
+        .path = path,
+        .origin = origin,
+        .body = doc->plain,
+        .body_size = doc->plain_size,
+        .gzip_body = doc->compressed,
+        .gzip_body_size = doc->compressed_size,
+        .content_type = "application/json",
+        .log = log,
+    };
+    if (!profile_server_listen(&server, (uint16_t)args->port)) {
         cli_error("view: cannot serve on 127.0.0.1 port %ld: %s", args->port, strerror(errno));
         return PK_EXIT_FAILURE;
     }
-    snprintf(profile_url, sizeof profile_url, "http://127.0.0.1:%u%s", (unsigned)server->port,
+    snprintf(profile_url, sizeof profile_url, "http://127.0.0.1:%u%s", (unsigned)server.port,
              path);
     percent_encode(profile_url, encoded, sizeof encoded);
     printf("Serving %s on 127.0.0.1 port %u until interrupted (Ctrl+C).\n",
-           cli_shown_name(input_path), (unsigned)server->port);
+           cli_shown_name(input_path), (unsigned)server.port);
     printf("Profile: %s\n", profile_url);
     printf("Open:    %s/from-url/%s\n", app, encoded);
     fflush(stdout);
@@ -233,14 +250,14 @@ static int serve(const char *input_path, const view_args *args, const char *app,
             fprintf(stderr, "profkit: no browser could be started (xdg-open); open the link "
                             "above in one\n");
     }
-    bool ok = profile_server_run(server, &stop_requested);
+    bool ok = profile_server_run(&server, &stop_requested);
     int e = errno;
-    profile_server_close(server);
+    profile_server_close(&server);
     if (!ok) {
         cli_error("view: serving stopped: %s", strerror(e));
         return PK_EXIT_FAILURE;
     }
-    if (server->log)
+    if (server.log)
         fprintf(stderr, "profkit: stopped serving %s\n", cli_shown_name(input_path));
     return PK_EXIT_OK;
 }
@@ -286,16 +303,11 @@ int pk_cmd_view(int argc, char **argv)
         if (value == PK_NONE && pk_value_type_count(p) > 0)
             status = PK_EXIT_USAGE;
     }
-    profile_server server = {.listen_fd = -1, .content_type = "application/json",
-                             .log = !input.quiet};
-    char *plain = NULL, *compressed = NULL;
+    document doc = {0};
     if (status == PK_EXIT_OK)
-        status = convert(p, viewer, value, &input, &plain, &server.body_size, &compressed,
-                         &server.gzip_body_size);
+        status = convert(p, viewer, value, &input, &doc);
     pk_profile_free(p);
     if (status == PK_EXIT_OK) {
-        server.body = plain;
-        server.gzip_body = compressed;
         /* Stop on SIGINT and SIGTERM by leaving the loop; a browser started here is not
          * waited for. */
         struct sigaction stop = {.sa_handler = request_stop};
@@ -303,10 +315,10 @@ int pk_cmd_view(int argc, char **argv)
         sigaction(SIGINT, &stop, NULL);
         sigaction(SIGTERM, &stop, NULL);
         signal(SIGCHLD, SIG_IGN);
-        status = serve(rest[0], &args, app, origin, &server);
+        status = serve(rest[0], &args, app, origin, &doc, !input.quiet);
     }
-    free(plain);
-    free(compressed);
+    free(doc.plain);
+    free(doc.compressed);
     cli_free_input_options(&input);
     return status;
 }

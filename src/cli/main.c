@@ -39,6 +39,28 @@ static void print_usage(FILE *f)
                "  profkit view channel.bsprof                        # in the Firefox Profiler\n");
 }
 
+/* The command's version, the library's (a newer shared library may be the one loaded) and the
+ * libraries that one was built with. */
+static void print_version(void)
+{
+    printf("profkit %s\n", PROFKIT_VERSION);
+    printf("libprofkit %s\n", pk_version_string());
+    printf("libraries:\n");
+    for (size_t i = 0; i < pk_dependency_count(); i++) {
+        const pk_dependency *d = pk_dependency_at(i);
+        if (!d->version) {
+            printf("  %s (no version known)\n", d->name);
+            continue;
+        }
+        printf("  %s %s", d->name, d->version);
+        if (!d->runtime)
+            printf(" (at build time)");
+        else if (d->built_with && strcmp(d->built_with, d->version) != 0)
+            printf(" (built with %s)", d->built_with);
+        printf("\n");
+    }
+}
+
 static int run_command(int argc, char **argv)
 {
     if (argc < 2) {
@@ -51,7 +73,7 @@ static int run_command(int argc, char **argv)
         return PK_EXIT_OK;
     }
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
-        printf("profkit %s\n", PROFKIT_VERSION);
+        print_version();
         return PK_EXIT_OK;
     }
     for (size_t i = 0; i < pk_command_count; i++) {

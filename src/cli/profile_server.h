@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The server points to its path, origin, document and content type without copying them: they
+ * belong to the caller and must stay valid until profile_server_close. */
 typedef struct profile_server {
     int listen_fd;
     uint16_t port;          /* the port bound (the one picked, when 0 was asked) */

@@ -13,4 +13,20 @@ static inline int64_t pk_add_saturating(int64_t a, int64_t b)
     return r;
 }
 
+static inline int64_t pk_sub_saturating(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+static inline int64_t pk_mul_saturating(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r))
+        return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+    return r;
+}
+
 #endif

@@ -162,10 +162,15 @@ pk_status pk_output_file_open(pk_output_file *f, const char *path, const char *p
             /* A device, FIFO or socket (/dev/stdout, a pipe) cannot be replaced by a rename:
              * write to it. */
             f->in_place = true;
+            f->path = strdup(path);
+            if (!f->path)
+                return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
             f->fd = open(path, O_WRONLY | O_CLOEXEC);
-            if (f->fd < 0)
-                return pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET, "%s: %s", path,
-                                    strerror(errno));
+            if (f->fd < 0) {
+                int e = errno;
+                release(f);
+                return pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET, "%s: %s", path, strerror(e));
+            }
             return PK_OK;
         }
         if (!(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)))

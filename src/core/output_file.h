@@ -23,7 +23,7 @@
 
 typedef struct pk_output_file {
     int fd;             /* where bytes go */
-    char *path;         /* the final path, symbolic links followed */
+    char *path;         /* the final path, symbolic links followed; as given when in place */
     char *temp_path;    /* the named temporary, NULL when unnamed or written in place */
     int cleanup_slot;   /* registration of temp_path for removal on signals, -1 for none */
     bool in_place;      /* a device, FIFO or socket: written directly */

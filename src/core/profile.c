@@ -22,7 +22,9 @@ pk_profile *pk_profile_new(void)
     pk_index_init(&p->function_index);
     pk_index_init(&p->frame_index);
     pk_u64map_init(&p->sample_index);
-    pk_u64map_init(&p->memory.live_index);
+    pk_u64map64_init(&p->memory.live);
+    pk_u64map64_init(&p->memory.live_big_sizes);
+    pk_u64map64_init(&p->memory.live_orders);
     pk_u64map_init(&p->memory.site_index);
     p->metadata.start_time = PK_TIME_UNKNOWN;
     p->metadata.end_time = PK_TIME_UNKNOWN;

@@ -5,6 +5,10 @@
  * inlined instances with their address ranges, built by one walk of its DIEs. An address is
  * then a binary search for the function plus a scan of that function's inlined instances,
  * instead of a DIE walk per address.
+ *
+ * With split DWARF (-gsplit-dwarf) the binary holds skeleton units (ranges and the line table)
+ * and each unit's functions are in a .dwo file that libdw finds and links to its skeleton: the
+ * functions are walked in the split unit, the lines read in the skeleton.
  */
 #include "core/symbolize.h"
 
@@ -31,6 +35,9 @@
 #define SYM_MAX_DIE_DEPTH 256
 /* Frame indexes per storage block of chains. */
 #define SYM_BLOCK_FRAMES 65536u
+/* Split units' DIE offsets are keyed above this bit (debug information is smaller than 2^40
+ * bytes). */
+#define SYM_SPLIT_KEY_SHIFT 40
 /* A mapping may start this far before its segment's file offset (page rounding). */
 #define SYM_MAX_PAGE 0x10000u
 
@@ -113,7 +120,11 @@ typedef struct sym_range {
 } sym_range;
 
 typedef struct sym_cu {
-    Dwarf_Die die;
+    Dwarf_Die die;  /* the unit in the binary: its ranges and lines */
+    Dwarf_Die code; /* the unit whose DIEs are its functions: die, or its split unit */
+    Dwarf *dwarf;   /* where code's DIE offsets are: the binary's, or the .dwo's */
+    uint64_t key_base; /* added to DIE offsets to key functions (by_die): a .dwo's offsets
+                        * start again at 0, so split units get one of their own */
     bool indexed;
     sym_scope *scopes;
     size_t scope_count, scope_cap;
@@ -161,7 +172,7 @@ typedef struct sym_resource {
     uint64_t bias;      /* ELF virtual address = address - bias */
     uint32_t problem;   /* PK_NONE when none */
     pk_u64map addresses; /* address -> chain */
-    pk_u64map by_die;    /* DIE offset -> function */
+    pk_u64map by_die;    /* DIE offset (+ its unit's key_base) -> function */
     pk_u64map by_symbol; /* symbol value -> function */
 } sym_resource;
 
@@ -427,7 +438,7 @@ static bool sym_cu_index(sym_cu *cu)
     if (cu->indexed)
         return true;
     cu->indexed = true;
-    if (!sym_cu_walk(cu, &cu->die, PK_NONE, 0))
+    if (!sym_cu_walk(cu, &cu->code, PK_NONE, 0))
         return false;
     if (cu->function_count > 1)
         qsort(cu->functions, cu->function_count, sizeof *cu->functions, sym_range_cmp);
@@ -495,7 +506,8 @@ static bool sym_binary_list_cus(sym_binary *b)
     Dwarf_Addr bias;
     Dwarf_Die *cu = NULL;
     while ((cu = dwfl_module_nextcu(b->module, cu, &bias)) != NULL) {
-        if (dwarf_tag(cu) != DW_TAG_compile_unit)
+        int tag = dwarf_tag(cu);
+        if (tag != DW_TAG_compile_unit && tag != DW_TAG_skeleton_unit)
             continue;
         uint32_t index = (uint32_t)b->cu_count;
         bool any = false;
@@ -513,7 +525,18 @@ static bool sym_binary_list_cus(sym_binary *b)
             continue;
         if (!PK_ARRAY_RESERVE(b->cus, b->cu_cap, b->cu_count + 1))
             return false;
-        b->cus[b->cu_count++] = (sym_cu){.die = *cu};
+        sym_cu *added = &b->cus[b->cu_count++];
+        *added = (sym_cu){.die = *cu, .code = *cu, .dwarf = b->dwarf};
+        /* A skeleton (DWARF 5, or GNU's DWARF 4 form) whose split unit libdw found; without
+         * it, only the line table and the symbols name the unit's code. */
+        uint8_t unit_type;
+        Dwarf_Die split;
+        if (dwarf_cu_info(cu->cu, NULL, &unit_type, NULL, &split, NULL, NULL, NULL) == 0 &&
+            unit_type == DW_UT_skeleton && split.cu) {
+            added->code = split;
+            added->dwarf = dwarf_cu_getdwarf(split.cu);
+            added->key_base = (uint64_t)(index + 1) << SYM_SPLIT_KEY_SHIFT;
+        }
     }
     if (b->cu_range_count > 1)
         qsort(b->cu_ranges, b->cu_range_count, sizeof *b->cu_ranges, sym_range_cmp);
@@ -745,6 +768,23 @@ static size_t sym_placeholder(pk_symbolizer *s, uint32_t resource, uint64_t addr
     return frames[0] == PK_NONE ? 0 : 1;
 }
 
+/* The file a DIE is declared in (DW_AT_decl_file, its own or its origin's), from the file
+ * table of the unit the attribute is in; NULL when unknown. This is what dwarf_decl_file
+ * does, which libdw 0.188 cannot do for split units (it asserts). */
+static const char *sym_decl_file(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word index;
+    Dwarf_Die unit;
+    Dwarf_Files *files;
+    size_t count;
+    if (!dwarf_attr_integrate(die, DW_AT_decl_file, &attr) || dwarf_formudata(&attr, &index) != 0 ||
+        !attr.cu || !dwarf_cu_die(attr.cu, &unit, NULL, NULL, NULL, NULL, NULL, NULL) ||
+        dwarf_getsrcfiles(&unit, &files, &count) != 0 || index >= count)
+        return NULL;
+    return dwarf_filesrc(files, index, NULL, NULL);
+}
+
 /* The file of a DIE declared in its CU's primary source file: DWARF 5 numbers that file 0,
  * which some libdw versions do not resolve (clang emits it). NULL otherwise; malloc'ed. The
  * file does not depend on which address of the function was looked up first. */
@@ -769,11 +809,12 @@ static char *sym_primary_file(Dwarf_Die *die)
     return sym_join(dir, name);
 }
 
+/* The function of a DIE of cu. */
 static uint32_t sym_function_from_die(pk_symbolizer *s, sym_resource *r, uint32_t resource,
-                                      Dwarf_Die *die, const char *fallback_file)
+                                      const sym_cu *cu, Dwarf_Die *die, const char *fallback_file)
 {
-    Dwarf_Off offset = dwarf_dieoffset(die);
-    uint32_t *known = pk_u64map_find(&r->by_die, offset);
+    uint64_t key = cu->key_base + dwarf_dieoffset(die);
+    uint32_t *known = pk_u64map_find(&r->by_die, key);
     if (known)
         return *known;
     /* A mangled linkage name demangles to the qualified name with parameters; a C one is
@@ -788,7 +829,7 @@ static uint32_t sym_function_from_die(pk_symbolizer *s, sym_resource *r, uint32_
     }
     pk_function fn = {0, 0, 0, resource};
     fn.name = name ? sym_intern_name(s->dst, name) : pk_intern_cstr(s->dst, "??");
-    const char *file = dwarf_decl_file(die);
+    const char *file = sym_decl_file(die);
     char *primary = file ? NULL : sym_primary_file(die);
     if (primary)
         file = primary;
@@ -805,7 +846,7 @@ static uint32_t sym_function_from_die(pk_symbolizer *s, sym_resource *r, uint32_
     uint32_t function = pk_intern_function(s->dst, &fn);
     uint32_t *slot;
     bool inserted;
-    if (function != PK_NONE && !pk_u64map_put(&r->by_die, offset, function, &slot, &inserted))
+    if (function != PK_NONE && !pk_u64map_put(&r->by_die, key, function, &slot, &inserted))
         return PK_NONE;
     return function;
 }
@@ -843,11 +884,12 @@ static size_t sym_resolve(pk_symbolizer *s, sym_resource *r, uint32_t resource, 
         if (n > 0) {
             Dwarf_Die dies[SYM_MAX_CHAIN];
             for (size_t i = 0; i < n; i++)
-                if (!dwarf_offdie(b->dwarf, cu->scopes[scopes[i]].die, &dies[i]))
+                if (!dwarf_offdie(cu->dwarf, cu->scopes[scopes[i]].die, &dies[i]))
                     return 0;
             for (size_t i = 0; i < n; i++) {
                 uint32_t function =
-                    sym_function_from_die(s, r, resource, &dies[i], i + 1 == n ? line_file : NULL);
+                    sym_function_from_die(s, r, resource, cu, &dies[i],
+                                          i + 1 == n ? line_file : NULL);
                 if (function == PK_NONE) {
                     *failed = true;
                     return 0;

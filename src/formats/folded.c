@@ -2,7 +2,10 @@
  * flamegraph.pl and inferno. Documented in docs/formats/folded.md.
  *
  * Reader: every non-blank line is a stack of frame names separated by ';' and, after the last
- * run of blanks, a count. Lines are streamed; memory grows with the distinct stacks only. A
+ * run of blanks, a count; lines that start with '#' and a blank are comments (`# key: value`
+ * ones kept as properties; austin's say what its counts are). A file most of whose first lines
+ * are not stacks of names is refused, unless the format was given. Lines are streamed; memory
+ * grows with the distinct stacks only. A
  * file whose first line ends in two counts, `stack BASE NEW` (difffolded.pl, inferno-diff-
  * folded), is read as a differential profile (profkit/diff.h).
  * Writer: one line per distinct sequence of function names, weighted by the chosen value; a
@@ -45,6 +48,11 @@ static bool is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
+static bool is_hex_digit(char c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
 /* ---- one line ---------------------------------------------------------------------------------- */
 
 /* A count as flamegraph.pl's pattern takes it, \d+(\.\d*)?: whole, or with a fraction that
@@ -65,6 +73,7 @@ typedef struct folded_line {
 
 typedef enum line_kind {
     LINE_BLANK,   /* only blanks: nothing */
+    LINE_COMMENT, /* '#' and a blank, as austin writes its header: skipped, as inferno skips it */
     LINE_STACK,   /* frames and one or two counts */
     LINE_SKIPPED, /* text that is not a stack line: skipped, as the peers skip it */
     LINE_BINARY   /* holds a NUL byte: not text at all */
@@ -114,6 +123,14 @@ static size_t trim_blanks(const char *line, size_t end)
     return end;
 }
 
+/* A comment: '#' then a blank. austin starts its output with `# austin: 3.3.0`,
+ * `# interval: 100`, `# mode: wall` and ends it with `# duration: 23873`; inferno skips such
+ * lines (flamegraph.pl reads `# interval: 100` as a stack). */
+static bool is_comment(const char *line, size_t len)
+{
+    return len >= 2 && line[0] == '#' && is_blank(line[1]);
+}
+
 /* Classifies one line (without its line end). For a skipped line, *why completes "line N ..."
  * and *why_at is where in the line the problem is. */
 static line_kind parse_line(const char *line, size_t len, folded_line *out, const char **why,
@@ -125,6 +142,8 @@ static line_kind parse_line(const char *line, size_t len, folded_line *out, cons
         *why_at = (size_t)(nul - line);
         return LINE_BINARY;
     }
+    if (is_comment(line, len))
+        return LINE_COMMENT;
     size_t end = trim_blanks(line, len);
     if (end == 0)
         return LINE_BLANK;
@@ -155,12 +174,59 @@ static line_kind parse_line(const char *line, size_t len, folded_line *out, cons
     return LINE_STACK;
 }
 
-/* ---- probe ------------------------------------------------------------------------------------- */
+/* ---- whether a file is folded stacks --------------------------------------------------------- */
+
+/* A token of numbers: digits with an optional sign, `0x` and hex digits, or `*`. */
+static bool is_number_token(const char *s, size_t n)
+{
+    if (n == 1 && s[0] == '*')
+        return true;
+    size_t i = n > 0 && (s[0] == '+' || s[0] == '-') ? 1 : 0;
+    bool hex = n - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X');
+    if (hex)
+        i += 2;
+    if (i == n)
+        return false;
+    for (; i < n; i++)
+        if (hex ? !is_hex_digit(s[i]) : !is_digit(s[i]))
+            return false;
+    return true;
+}
+
+/* Whether a stack line is a row of numbers rather than frames with names: a stack made only of
+ * number tokens separated by blanks, as in callgrind's cost lines (`16 3`, `+1 2`,
+ * `0x4011d6 16 3`) and other tables of numbers. */
+static bool numbers_only(const folded_line *line)
+{
+    const char *s = line->stack;
+    size_t n = line->stack_len, i = 0;
+    while (i < n) {
+        while (i < n && is_blank(s[i]))
+            i++;
+        size_t start = i;
+        while (i < n && !is_blank(s[i]))
+            i++;
+        if (i > start && !is_number_token(s + start, i - start))
+            return false;
+    }
+    return true;
+}
+
+/* Whether a line, neither blank nor a comment, counts as a stack when judging whether a file is
+ * folded stacks at all: a stack line that is not a row of numbers. */
+static bool judged_a_stack(line_kind kind, const folded_line *line)
+{
+    return kind == LINE_STACK && !numbers_only(line);
+}
 
 /* Plausible folded text: no control bytes, a first line that is a stack or a comment ('#',
- * "//": the headers some profilers write), and among the complete lines shown a stack line for
- * every four other lines at least (comments and odd lines the reader skips). A first line longer than the window is judged by its start: frames
- * separated by ';' (deep Java stacks pass 4 KB easily). */
+ * "//": the headers some profilers write) and a stack line among the complete lines shown.
+ * Where most of those lines are not stacks (odd lines the reader skips, rows of numbers; comment
+ * lines, '#' and a blank, count as neither), the text may still be folded stacks among other
+ * lines, but is claimed no more strongly than by a file name: a format with a signature wins,
+ * and otherwise the reader judges the file (and refuses it, unless the format is given). A first
+ * line longer than the window is judged by its start: frames separated by ';' (deep Java stacks
+ * pass 4 KB easily). */
 static int folded_probe(const uint8_t *data, size_t size)
 {
     /* The window may end inside a line: only lines with their end count, unless the whole
@@ -176,7 +242,7 @@ static int folded_probe(const uint8_t *data, size_t size)
         if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
             return PK_PROBE_NO;
     }
-    size_t stacks = 0, skipped = 0, with_callers = 0, pos = 0;
+    size_t stacks = 0, others = 0, with_callers = 0, pos = 0;
     while (pos < size) {
         size_t len = 0;
         while (pos + len < size && text[pos + len] != '\n' && text[pos + len] != '\r')
@@ -190,21 +256,23 @@ static int folded_probe(const uint8_t *data, size_t size)
         const char *why;
         size_t why_at;
         line_kind kind = parse_line(text + pos, len, &line, &why, &why_at);
-        if (kind == LINE_STACK) {
+        if (judged_a_stack(kind, &line)) {
             stacks++;
             if (memchr(line.stack, ';', line.stack_len))
                 with_callers++;
-        } else if (kind == LINE_SKIPPED) {
+        } else if (kind == LINE_SKIPPED || kind == LINE_STACK) {
             bool comment = text[pos] == '#' || (len >= 2 && memcmp(text + pos, "//", 2) == 0);
-            if (stacks == 0 && skipped == 0 && !comment)
+            if (stacks == 0 && others == 0 && !comment)
                 return PK_PROBE_NO;
-            skipped++;
+            others++;
         }
         pos += len + 1;
     }
-    if (stacks == 0 || skipped > 4 * stacks)
+    if (stacks == 0)
         return PK_PROBE_NO;
-    return with_callers > 0 && skipped == 0 ? PK_PROBE_LIKELY : PK_PROBE_WEAK;
+    if (others > stacks)
+        return PK_PROBE_EXTENSION;
+    return with_callers > 0 && others == 0 ? PK_PROBE_LIKELY : PK_PROBE_WEAK;
 }
 
 /* ---- reader ------------------------------------------------------------------------------------ */
@@ -214,8 +282,29 @@ static int folded_probe(const uint8_t *data, size_t size)
 #define FOLDED_MAX_LINE ((size_t)64 << 20)
 #define FOLDED_MAX_LINE_TEXT "64 MiB"
 
+/* Whether a file is folded stacks at all is judged by its first lines that are neither blank nor
+ * comments, this many (all of them in a shorter file): when more than half of them are not
+ * stacks of names, the file is refused unless the format was given. Deciding there keeps the
+ * reader streaming, and a file that is not folded stacks is not read to its end. */
+#define FOLDED_JUDGED_LINES 1000
+
 /* Skipped lines are listed by number in the warning, up to this many. */
 #define SKIPPED_LISTED 5
+
+/* Comments of the form `# key: value` kept as properties: at most this many, with keys and
+ * values up to these lengths, so that comments cannot make memory grow with the file. */
+#define COMMENT_PROPERTIES 64
+#define COMMENT_KEY_MAX 64
+#define COMMENT_VALUE_MAX 1024
+
+/* What austin's header says its counts are (`# mode: ...`): microseconds of wall-clock or CPU
+ * time, or bytes of memory allocated. */
+typedef enum austin_mode {
+    AUSTIN_MODE_UNKNOWN,
+    AUSTIN_MODE_WALL,
+    AUSTIN_MODE_CPU,
+    AUSTIN_MODE_MEMORY
+} austin_mode;
 
 /* A frame of the previous line: where its name ends in the copy of that line, and its stack. */
 typedef struct prev_frame {
@@ -245,6 +334,17 @@ typedef struct folded_reader {
     /* The first skipped line, for the error when no line is a stack. */
     uint64_t first_skipped_offset;
     char first_skipped_why[160];
+    /* Judging whether the file is folded stacks (FOLDED_JUDGED_LINES): the lines judged, those
+     * that are not stacks of names, and the first of them. */
+    bool judging;
+    uint64_t judged, not_stacks;
+    uint64_t first_not_stack_offset;
+    char first_not_stack[160];
+    /* Comment lines, and what austin's header said before the first stack line. */
+    uint64_t comments, comment_properties;
+    bool austin;
+    austin_mode mode;
+    int64_t interval; /* austin's sampling interval in microseconds, 0 when not given */
 } folded_reader;
 
 static void reader_free(folded_reader *r)
@@ -374,6 +474,27 @@ static bool add_line(folded_reader *r, const folded_line *line)
     return pk_add_sample(r->p, thread, stack, values) == PK_OK;
 }
 
+/* The value of a plain file: a count of samples, unless austin's header said what its counts
+ * are; then austin's interval is the sampling period. */
+static bool declare_plain_value(folded_reader *r)
+{
+    static const char *const names[] = {"samples", "wall", "cpu", "memory"};
+    static const char *const units[] = {"count", "microseconds", "microseconds", "bytes"};
+    austin_mode mode = r->austin ? r->mode : AUSTIN_MODE_UNKNOWN;
+    if (pk_add_value_type(r->p, names[mode], units[mode]) == PK_NONE)
+        return false;
+    if (r->austin && r->interval > 0) {
+        pk_metadata *meta = pk_metadata_of(r->p);
+        meta->period = r->interval;
+        meta->period_unit = pk_intern_cstr(r->p, "microseconds");
+        /* what is sampled at that interval: the time of the mode, else wall-clock time */
+        meta->period_type = pk_intern_cstr(r->p, mode == AUSTIN_MODE_CPU ? "cpu" : "wall");
+        if (meta->period_unit == PK_NONE || meta->period_type == PK_NONE)
+            return false;
+    }
+    return true;
+}
+
 /* The value types, known from the first stack line: one count, or base and new of a
  * differential file (whose default is new, as for a profile made by pk_diff_profiles). */
 static bool declare_values(folded_reader *r, bool differential)
@@ -381,13 +502,22 @@ static bool declare_values(folded_reader *r, bool differential)
     r->values_declared = true;
     r->differential = differential;
     if (!differential)
-        return pk_add_value_type(r->p, "samples", "count") != PK_NONE;
+        return declare_plain_value(r);
     if (pk_add_value_type(r->p, "base", "count") != PK_DIFF_BASE ||
         pk_add_value_type(r->p, "new", "count") != PK_DIFF_NEW)
         return false;
     pk_set_default_value(r->p, PK_DIFF_NEW);
     pk_metadata_of(r->p)->differential = true;
     return true;
+}
+
+/* "line N ("its start") WHY", the line cut so that the message stays readable. */
+static void describe_line(char *out, size_t size, const pk_text_lines *lines, const char *text,
+                          size_t len, const char *why)
+{
+    size_t shown = len < 40 ? len : 40;
+    snprintf(out, size, "line %llu (\"%.*s%s\") %s", (unsigned long long)lines->number, (int)shown,
+             text, len > shown ? "..." : "", why);
 }
 
 static void note_skipped(folded_reader *r, const pk_text_lines *lines, const char *text,
@@ -397,16 +527,100 @@ static void note_skipped(folded_reader *r, const pk_text_lines *lines, const cha
         r->skipped_lines[r->skipped] = lines->number;
     if (r->skipped++ == 0) {
         r->first_skipped_offset = lines->offset + why_at;
-        /* The start of the line, cut so that the message stays readable. */
-        size_t shown = len < 40 ? len : 40;
-        snprintf(r->first_skipped_why, sizeof r->first_skipped_why, "line %llu (\"%.*s%s\") %s",
-                 (unsigned long long)lines->number, (int)shown, text, len > shown ? "..." : "",
-                 why);
+        describe_line(r->first_skipped_why, sizeof r->first_skipped_why, lines, text, len, why);
     }
+}
+
+/* Counts a line, neither blank nor a comment, towards the judgement. */
+static void judge_line(folded_reader *r, const pk_text_lines *lines, const char *text, size_t len,
+                       line_kind kind, const folded_line *line, const char *why)
+{
+    r->judged++;
+    if (judged_a_stack(kind, line))
+        return;
+    if (r->not_stacks++ == 0) {
+        r->first_not_stack_offset = lines->offset;
+        describe_line(r->first_not_stack, sizeof r->first_not_stack, lines, text, len,
+                      kind == LINE_STACK ? "is a row of numbers, not a stack of names" : why);
+    }
+}
+
+/* Whether most of the judged lines are not stacks of names. */
+static bool refused(const folded_reader *r)
+{
+    return r->not_stacks * 2 > r->judged;
+}
+
+/* The error that refuses such a file. */
+static pk_status refusal(const folded_reader *r, pk_error *err)
+{
+    return pk_error_set(err, PK_ERR_INPUT, (int64_t)r->first_not_stack_offset,
+                        "not folded stacks: %llu of the %s%llu lines that are neither blank nor "
+                        "comments are not stacks of names ('frame;frame;... COUNT'); the first: "
+                        "%s; --from folded reads the stack lines among them",
+                        (unsigned long long)r->not_stacks,
+                        r->judged == FOLDED_JUDGED_LINES ? "first " : "",
+                        (unsigned long long)r->judged, r->first_not_stack);
+}
+
+/* Parses the digits of [s, s + n) as a positive number; 0 when they are not one. */
+static int64_t comment_number(const char *s, size_t n)
+{
+    folded_count c;
+    return parse_count(s, n, &c) && !c.fraction ? c.whole : 0;
+}
+
+/* A comment line: counted, and `# key: value` kept as the property key (the first
+ * COMMENT_PROPERTIES of them). austin's keys also say what its counts are. Returns false when
+ * memory runs out. */
+static bool note_comment(folded_reader *r, const char *text, size_t len)
+{
+    r->comments++;
+    size_t i = 1;
+    while (i < len && is_blank(text[i]))
+        i++;
+    size_t key_start = i;
+    while (i < len && text[i] != ':' && !is_blank(text[i]))
+        i++;
+    size_t key_len = i - key_start;
+    if (key_len == 0 || key_len > COMMENT_KEY_MAX || i == len || text[i] != ':')
+        return true;
+    i++;
+    while (i < len && is_blank(text[i]))
+        i++;
+    size_t end = trim_blanks(text, len);
+    size_t value_len = end > i ? end - i : 0;
+    if (value_len > COMMENT_VALUE_MAX || r->comment_properties == COMMENT_PROPERTIES)
+        return true;
+    char key[COMMENT_KEY_MAX + 1], value[COMMENT_VALUE_MAX + 1];
+    memcpy(key, text + key_start, key_len);
+    key[key_len] = '\0';
+    memcpy(value, text + i, value_len);
+    value[value_len] = '\0';
+    r->comment_properties++;
+    if (!r->values_declared) {
+        if (strcmp(key, "austin") == 0)
+            r->austin = true;
+        else if (strcmp(key, "interval") == 0)
+            r->interval = comment_number(value, value_len);
+        else if (strcmp(key, "mode") == 0)
+            r->mode = strcmp(value, "wall") == 0     ? AUSTIN_MODE_WALL
+                      : strcmp(value, "cpu") == 0    ? AUSTIN_MODE_CPU
+                      : strcmp(value, "memory") == 0 ? AUSTIN_MODE_MEMORY
+                                                     : AUSTIN_MODE_UNKNOWN;
+    }
+    return pk_property_set(r->p, key, value) == PK_OK;
 }
 
 static void reader_warnings(folded_reader *r)
 {
+    if (r->comments)
+        pk_warn(r->p,
+                "%llu comment line%s ('#' and a blank) %s skipped, as inferno skips them; %llu "
+                "of the form '# key: value' %s kept as properties",
+                (unsigned long long)r->comments, r->comments == 1 ? "" : "s",
+                r->comments == 1 ? "was" : "were", (unsigned long long)r->comment_properties,
+                r->comment_properties == 1 ? "is" : "are");
     if (r->skipped && r->stacks) {
         char listed[128] = "";
         size_t n = 0;
@@ -456,6 +670,7 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
     memset(&r, 0, sizeof r);
     r.p = p;
     r.thread_roots = options && pk_option_get(&options->extra, "folded-threads") != NULL;
+    r.judging = !(options && options->format_given);
     r.prev_thread = PK_NONE;
     r.thread = PK_NONE;
     pk_u64map_init(&r.threads);
@@ -489,11 +704,26 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
         line_kind kind = parse_line(text, len, &line, &why, &why_at);
         if (kind == LINE_BLANK)
             continue;
+        if (kind == LINE_COMMENT) {
+            if (!note_comment(&r, text, len))
+                goto nomem;
+            continue;
+        }
         if (kind == LINE_BINARY) {
             status = pk_damage(err, lines.offset + why_at,
                                "line %llu holds a NUL byte: this is not text",
                                (unsigned long long)lines.number);
             break;
+        }
+        if (r.judging) {
+            judge_line(&r, &lines, text, len, kind, &line, why);
+            if (r.judged == FOLDED_JUDGED_LINES) {
+                r.judging = false;
+                if (refused(&r)) {
+                    status = refusal(&r, err);
+                    break;
+                }
+            }
         }
         if (kind == LINE_SKIPPED) {
             note_skipped(&r, &lines, text, len, why, why_at);
@@ -512,8 +742,11 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
                                   r.first_skipped_why);
         else
             status = pk_error_set(err, PK_ERR_INPUT, (int64_t)pk_in_offset(in),
-                                  "no stack lines, only blank ones: expected "
-                                  "'frame;frame;... COUNT' lines");
+                                  "no stack lines, only %s: expected 'frame;frame;... COUNT' "
+                                  "lines",
+                                  r.comments ? "comments and blank lines" : "blank ones");
+    } else if (r.judging && !pk_in_error(in) && refused(&r)) {
+        status = refusal(&r, err); /* not folded stacks: that outweighs damage in what was read */
     }
     reader_warnings(&r);
     /* Without a stack line the kind of file is unknown: it has the plain count. */
@@ -692,7 +925,8 @@ static const char *canon_text(const folded_writer *w, uint32_t id, size_t *len)
         return pk_str(w->p, id);
     }
     *len = w->tidy_off[id + 1] - w->tidy_off[id];
-    return (const char *)w->tidy_text.data + w->tidy_off[id];
+    /* Empty names only: nothing was stored. */
+    return w->tidy_text.data ? (const char *)w->tidy_text.data + w->tidy_off[id] : "";
 }
 
 /* What FlameGraph's collapsers make of a name (stackcollapse-perf.pl's tidy_generic and
@@ -852,8 +1086,7 @@ static size_t row_names(folded_writer *w, size_t row, uint32_t **names, size_t *
             }
             /* FlameGraph's collapsers drop code frames named "(...": perf printed process
              * names so once. Frames without an address (a root named by the process) stay. */
-            if (w->tidy && pk_function_at(p, pk_frame_at(p, frame)->function)->name != PK_NONE &&
-                pk_frame_name(p, frame)[0] == '(' &&
+            if (w->tidy && pk_frame_name(p, frame)[0] == '(' &&
                 (pk_frame_at(p, frame)->flags & PK_FRAME_HAS_ADDRESS))
                 canon = TIDY_SKIPPED;
             frame_canon[frame] = canon;

@@ -14,6 +14,9 @@ extern const pk_format pk_format_svg;
 extern const pk_format pk_format_br;
 extern const pk_format pk_format_sampler;
 extern const pk_format pk_format_gperftools;
+extern const pk_format pk_format_cpuprofile;
+extern const pk_format pk_format_chrome_trace;
+extern const pk_format pk_format_callgrind;
 extern const pk_format pk_format_perf_script;
 /* formats:end */
 

@@ -54,13 +54,17 @@ assert svg_threads == set(shown), svg_threads
 # The threads report.
 assert sorted(e["name"] for e in json.load(open(report))["threads"]) == sorted(shown)
 EOF
-# pprof's thread label: what go tool pprof -tags lists. profkit reads it back as the name.
+# pprof's thread label is the display name (what go tool pprof -tags lists); threads sharing a
+# name also get a thread_name label with it, so that reading back keeps each thread's own name,
+# told apart by the tid label.
 expect_status 0 "$PROFKIT" info --json channel.pb.gz
 CHECKS=$((CHECKS + 1))
 printf '%s\n' "$OUT" | python3 -c '
 import json, sys
-names = sorted(t["name"] for t in json.load(sys.stdin)["threads"])
-assert names.count("RowListItem (module 5)") == 1 and "RowListItem" not in names, names' \
+threads = json.load(sys.stdin)["threads"]
+rows = [t for t in threads if t["name"] == "RowListItem"]
+assert sorted(t["tid"] for t in rows) == list(range(5, 11)), threads
+assert sorted(t["display_name"] for t in rows) == sorted("RowListItem (tid %d)" % i for i in range(5, 11)), rows' \
     || fail "pprof thread labels"
 
 # ---- categories -------------------------------------------------------------------------------

@@ -25,11 +25,8 @@ EOF
 CHECKS=$((CHECKS + 1))
 [ -s declared.txt ] || fail "no PK_API declarations found in $SRC/include/profkit"
 
-# Exported: defined dynamic symbols. Sanitizer and coverage builds add instrumentation symbols
-# of their own (reserved names), which are not part of the interface.
-nm -D --defined-only "$LIBRARY" | awk '{ print $NF }' |
-    grep -Ev '^(__asan_|__odr_asan|__ubsan_|__sancov_|__sanitizer_|___asan_)' |
-    LC_ALL=C sort -u > exported.txt
+# Exported: defined dynamic symbols, without a sanitizer's.
+sh "$SRC/scripts/exported-symbols.sh" "$LIBRARY" > exported.txt
 LC_ALL=C sort -u -o declared.txt declared.txt
 
 extra=$(LC_ALL=C comm -13 declared.txt exported.txt)

@@ -43,6 +43,15 @@ query thread samples --json --thread t-0 --strategy native-deallocations-sites
 expect_contains "$OUT" '"name": "run"' "free sites of main's memory"
 query thread samples --json --thread t-1 --strategy native-retained-allocations
 expect_eq "$(json_get 'd["categoryBreakdown"]["totalSamples"]')" "8" "retained bytes on the task"
+# The tracks the profiler builds from the counters: one memory track for the process of both
+# threads, on its main thread, ending at what stays live (200 + 8 bytes) after a peak of 240
+# (over the whole run the graph's levels are the live bytes).
+query counter list --json
+expect_eq "$(json_get '[(c["label"], c["name"], c["pid"], c["mainThreadName"], c["graphType"], c["unit"], c["rangeSampleCount"]) for c in d["counters"]]')" \
+    "[('Memory', 'Live memory', '1', 'main', 'line-accumulated', 'bytes', 9)]" "one memory track"
+expect_eq "$(json_get '[c["graph"][-1] for c in d["counters"]]')" "[208]" "live bytes at the end"
+expect_eq "$(json_get '[s["value"] for c in d["counters"] for s in c["stats"] if s["source"] == "count-range"]')" \
+    "[240]" "peak of the live bytes"
 
 load "$SCRATCH/script-wall.json"
 query thread samples --json --thread t-0
@@ -56,6 +65,18 @@ query thread samples --json
 expect_eq "$(json_get '[(f["nameWithLibrary"], f["totalSamples"]) for f in d["topFunctionsByTotal"]]')" \
     "[('main', 30), ('libdemo.so!read_block', 30)]" "native functions"
 expect_eq "$(json_get 'd["categoryBreakdown"]["categories"][0]["name"]')" "Native" "native category"
+
+# Four processes: one memory track for each process with memory events, under that process
+# (its pid, its main thread: named by the pid, else its first thread), whatever thread the
+# events are on; none for a process whose only event frees unknown memory, nor for one without.
+load "$SCRATCH/processes.json"
+query counter list --json
+expect_eq "$(json_get '[(c["label"], c["pid"], c["mainThreadName"], c["graph"][-1]) for c in d["counters"]]')" \
+    "[('Memory', '10', 'a-main', 5), ('Memory', '20', 'b-first', 30)]" "a memory track per process"
+query profile info --json
+expect_eq "$(json_get '[(p["pid"], [t["name"] for t in p["threads"]], [c["label"] for c in p.get("counters") or []]) for p in d["processes"]]')" \
+    "[('10', ['a-worker', 'a-main'], ['Memory']), ('20', ['b-first', 'b-second'], ['Memory']), ('30', ['c-only'], []), ('40', ['d-only'], [])]" \
+    "processes of the memory tracks"
 
 load "$SCRATCH/empty.json"
 query thread list

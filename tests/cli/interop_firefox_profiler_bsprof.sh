@@ -2,7 +2,7 @@
 # (@firefox-devtools/profiler-cli, run by Node 24 from tools/node_modules): a file made by hand
 # from the specification (threads, metadata, cpu and wall weights, the heaviest functions, the
 # native allocation views) and the bundled example channel (every thread's cpu total, the range
-# of the whole run, a memory track per thread with memory events).
+# of the whole run, the one memory track of the channel's live bytes).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/profiler_cli.sh"
 
@@ -81,6 +81,11 @@ if "$PROFKIT" formats 2>/dev/null | grep -q '^bsprof '; then
     query thread samples --json --thread t-1 --strategy native-retained-allocations
     expect_eq "$(json_get '[(f["name"], f["selfSamples"]) for f in d["topFunctionsBySelf"] if f["selfSamples"]]')" \
         "[('Helper', 128)]" "bsprof retained on the task"
+    # One memory track for the channel, on main: 64, 192, 224, 160 and 128 bytes live after
+    # the five events (the last two free main's memory, one on the Task).
+    query counter list --json
+    expect_eq "$(json_get '[(c["label"], c["mainThreadName"], c["rangeSampleCount"], c["stats"][0]["value"], c["graph"][-1]) for c in d["counters"]]')" \
+        "[('Memory', 'main', 6, 224, 128)]" "bsprof memory track"
 
     expect_status 0 "$PROFKIT" convert "$SCRATCH/hand.bsprof" -o "$SCRATCH/hand-wall.json" \
         --value wall --quiet
@@ -106,23 +111,37 @@ info = json.load(sys.stdin); i = int(sys.argv[1][2:])
 print(info["threads"][i]["totals"]["cpu"])' "$handle" 2>&1)
             expect_eq "$got" "$want" "example cpu of $handle"
         done
-        # The timeline spans the whole run, and every thread with memory events has its memory
-        # track: the loader keeps each counter with all its samples.
+        # The timeline spans the whole run.
         query profile info --json
         expect_eq "$(json_get 'float(d["context"]["rootRange"]["end"] - d["context"]["rootRange"]["start"])')" \
             "$(printf '%s' "$INFO" | python3 -c '
 import json, sys
 print(round(json.load(sys.stdin)["metadata"]["duration_seconds"] * 1000, 6))')" "example range is the run"
+        # The channel is one process, with one memory track: the live bytes of all its
+        # threads, on its main thread; the loader keeps all its samples; it ends at what the
+        # reader counts as live, and the graph's range is the peak of the running sum.
+        expect_eq "$(json_get '[(p["name"], [c["label"] for c in p.get("counters") or []]) for p in d["processes"]]')" \
+            "[('Streamline TV', ['Memory'])]" "example's process and its memory track"
         query counter list --json
         want=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-print([(c["name"], c["mainThreadIndex"], c["samples"]["length"]) for c in d["counters"]])' \
+want = []
+for c in d["counters"]:
+    live = peak = 0
+    for x in c["samples"]["count"]:
+        live += x
+        peak = max(peak, live)
+    want.append(("Memory", "Live memory", "main", "line-accumulated", "bytes", c["samples"]["length"], peak))
+print(want)' \
             "$SCRATCH/channel.json")
-        expect_eq "$(json_get '[(c["name"], c["mainThreadIndex"], c["rangeSampleCount"]) for c in d["counters"]]')" \
-            "$want" "example memory tracks"
-        expect_eq "$(json_get 'len(d["counters"]) > 0 and all(c["graphType"] == "line-accumulated" and c["unit"] == "bytes" for c in d["counters"])')" \
-            "True" "memory tracks in bytes"
+        expect_eq "$(json_get '[(c["label"], c["name"], c["mainThreadName"], c["graphType"], c["unit"], c["rangeSampleCount"], c["stats"][0]["value"]) for c in d["counters"]]')" \
+            "$want" "example memory track"
+        expect_eq "$(json_get '[c["graph"][-1] for c in d["counters"]]')" \
+            "[$(printf '%s' "$INFO" | python3 -c '
+import json, sys
+print([v["total"] for v in json.load(sys.stdin)["values"] if v["name"] == "live-bytes"][0])')]" \
+            "example live bytes at the end"
     fi
 else
     echo "note: no .bsprof reader in this build; its checks were not run"

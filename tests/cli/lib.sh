@@ -80,6 +80,23 @@ require_file() {
     [ -e "$1" ] || skip "$1 is missing ($2)"
 }
 
+# refuse_tmpfile: builds cli/refuse_tmpfile.c (with the compiler of the build, plainly) and sets
+# PRELOAD to the environment assignments, for env, under which profkit finds unnamed files
+# (O_TMPFILE) refused and writes its outputs through hidden temporaries. Fails, said, when the
+# library cannot be built.
+refuse_tmpfile() {
+    if ! "${PK_CC:-cc}" -shared -fPIC -o "$SCRATCH/refuse_tmpfile.so" \
+            "$SRC/tests/cli/refuse_tmpfile.c" -ldl 2>"$SCRATCH/refuse_tmpfile.err"; then
+        cat "$SCRATCH/refuse_tmpfile.err" >&2
+        fail "cannot build the library that refuses O_TMPFILE"
+        return 1
+    fi
+    # ASan checks that its runtime comes first only where it is a shared library; the preloaded
+    # library calls nothing it instruments.
+    PRELOAD=(LD_PRELOAD="$SCRATCH/refuse_tmpfile.so"
+             ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0")
+}
+
 finish() {
     if [ "$FAILURES" -ne 0 ]; then
         echo "$FAILURES of $CHECKS checks failed" >&2

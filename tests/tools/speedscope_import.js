@@ -5,6 +5,8 @@
 // "folded" lists every root-to-node path of speedscope's merged call tree with its self weight,
 // so it compares line for line with folded stacks.
 // Usage: node speedscope_import.js SPEEDSCOPE_PACKAGE_DIR FILE [NAME_SEEN_BY_SPEEDSCOPE]
+// With SPEEDSCOPE_IMPORT_ONLY=1 in the environment, "folded" is left out: only the import is
+// done (what the benchmarks time).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -90,7 +92,7 @@ function foldedLines(profile) {
       name: p.getName(),
       unit: p.getWeightUnit(),
       total: p.getTotalWeight(),
-      folded: foldedLines(p),
+      folded: process.env.SPEEDSCOPE_IMPORT_ONLY === '1' ? undefined : foldedLines(p),
     })),
   };
   process.stdout.write(JSON.stringify(result, null, 1) + '\n');

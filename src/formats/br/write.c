@@ -119,19 +119,26 @@ static pk_status br_writer_module(br_writer *w, uint64_t key, uint16_t *number)
     return PK_OK;
 }
 
+/* Whether string s has text before its first NUL byte: what a module's file is written as
+ * (a mapping of an empty file would read back as a module named "module N"). */
+static bool br_has_text(const pk_profile *p, uint32_t s)
+{
+    return s != 0 && s != PK_NONE && pk_str(p, s)[0] != '\0';
+}
+
 /* The file a function's frames are put in: its source file, else its resource. */
 static uint64_t br_module_key(const pk_profile *p, const pk_function *fn, const pk_frame *fr)
 {
-    if (fn && fn->file && pk_str_len(p, fn->file))
+    if (fn && br_has_text(p, fn->file))
         return fn->file;
     uint32_t resources[2] = {fr ? fr->resource : PK_NONE, fn ? fn->resource : PK_NONE};
     for (int i = 0; i < 2; i++) {
         if (resources[i] == PK_NONE || resources[i] >= pk_resource_count(p))
             continue;
         const pk_resource *res = pk_resource_at(p, resources[i]);
-        if (res->path && pk_str_len(p, res->path))
+        if (br_has_text(p, res->path))
             return res->path;
-        if (res->name && pk_str_len(p, res->name))
+        if (br_has_text(p, res->name))
             return res->name;
     }
     return BR_KEY_UNKNOWN;

@@ -1,6 +1,8 @@
 /* The memory events each thread's native allocations table lists, read once from the profile
- * and spooled by the thread whose table holds them, so that each of the table's columns is a
- * pass over that thread's events alone and memory does not grow with the events. */
+ * and spooled by the thread whose table holds them and by its process (one spool, whose memory
+ * budget they share), so that each column of a table or of a process's memory counter is a
+ * pass over that thread's or process's events alone and memory does not grow with the
+ * events. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,13 +24,25 @@ static bool spool_allocation(pk_spool *spool, uint32_t lane, const pk_memory_eve
     return pk_spool_append(spool, lane, record, n);
 }
 
+/* What the process's lane keeps of an event: its order, size and kind (the counter's time and
+ * change of bytes); the other fields are written as zeros, which take a byte each. */
+static bool spool_process_event(pk_spool *spool, uint32_t lane, const pk_memory_event *e)
+{
+    pk_memory_event kept = {0};
+    kept.order = e->order;
+    kept.size = e->size;
+    kept.kind = e->kind;
+    kept.stack = PK_NONE;
+    return spool_allocation(spool, lane, &kept);
+}
+
 pk_status fx_allocations_collect(fx_writer *w, pk_error *err)
 {
     const pk_profile *p = w->p;
     size_t threads = pk_thread_count(p);
     w->thread_has_events = calloc(threads ? threads : 1, sizeof *w->thread_has_events);
-    w->thread_allocations = calloc(threads ? threads : 1, sizeof *w->thread_allocations);
-    if (!w->thread_has_events || !w->thread_allocations)
+    w->process_allocations = calloc(threads ? threads : 1, sizeof *w->process_allocations);
+    if (!w->thread_has_events || !w->process_allocations)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     if (pk_memory_event_count(p) == 0)
         return PK_OK;
@@ -43,7 +57,7 @@ pk_status fx_allocations_collect(fx_writer *w, pk_error *err)
     }
     /* A free sits in the table of the thread whose allocation it releases: the front end pairs
      * frees with allocations by address within one table (threadId still names the thread
-     * that freed). */
+     * that freed). It counts against that thread's process too, which the allocation grew. */
     pk_memory_event e;
     bool ok = true;
     while (ok && pk_memory_events_next(events, &e)) {
@@ -51,8 +65,10 @@ pk_status fx_allocations_collect(fx_writer *w, pk_error *err)
             continue;
         w->thread_has_events[e.owner] = true;
         if (e.size != 0) { /* an unmatched free: its size is unknown */
-            ok = spool_allocation(w->allocations, e.owner, &e);
-            w->thread_allocations[e.owner]++;
+            uint32_t process = w->thread_process[e.owner];
+            ok = spool_allocation(w->allocations, e.owner, &e) &&
+                 spool_process_event(w->allocations, (uint32_t)threads + process, &e);
+            w->process_allocations[process]++;
         }
     }
     if (pk_memory_events_close(events) != PK_OK)
@@ -64,13 +80,13 @@ pk_status fx_allocations_collect(fx_writer *w, pk_error *err)
     return PK_OK;
 }
 
-void fx_allocations_begin(const fx_writer *w, uint32_t thread, fx_allocations *it)
+void fx_allocations_begin(const pk_spool *spool, uint32_t lane, fx_allocations *it)
 {
     it->at = it->end = NULL;
     it->failed = false;
-    it->active = w->allocations != NULL;
+    it->active = spool != NULL;
     if (it->active)
-        pk_spool_reader_init(&it->reader, w->allocations, thread);
+        pk_spool_reader_init(&it->reader, spool, lane);
 }
 
 bool fx_allocations_next(fx_allocations *it, fx_allocation *a)
@@ -107,14 +123,15 @@ bool fx_allocations_end(fx_allocations *it)
     return ok;
 }
 
-void fx_write_event_column(fx_writer *w, uint32_t thread, const char *key,
-                           fx_event_column column)
+/* The entries of a column over one lane's events, into the array the caller opened; a spool
+ * that cannot be read back fails the output (the column would be short). */
+static void write_event_entries(fx_writer *w, const pk_spool *spool, uint32_t lane,
+                                fx_event_column column)
 {
     pk_json *j = &w->json;
     fx_allocations it;
     fx_allocation e;
-    fx_column_begin(j, key);
-    fx_allocations_begin(w, thread, &it);
+    fx_allocations_begin(spool, lane, &it);
     while (fx_allocations_next(&it, &e)) {
         switch (column) {
         case FX_EVENT_TIME:
@@ -143,14 +160,37 @@ void fx_write_event_column(fx_writer *w, uint32_t thread, const char *key,
             break;
         }
     }
-    pk_json_array_end(j);
-    /* A spool that cannot be read back leaves the column short: fail the output. */
     if (!fx_allocations_end(&it))
         pk_out_fail(pk_json_value(j), EIO);
 }
 
-/* One memory counter per thread whose table lists memory events: the front end draws it as the
- * thread's memory track (allocated minus freed bytes over time). */
+void fx_write_event_column(fx_writer *w, uint32_t thread, const char *key,
+                           fx_event_column column)
+{
+    fx_column_begin(&w->json, key);
+    write_event_entries(w, w->allocations, thread, column);
+    pk_json_array_end(&w->json);
+}
+
+/* A column of a process's counter: a first sample of nothing live at the start of the run, so
+ * that the track covers the whole run and not only from the first event on, then one per event
+ * of the process. */
+static void write_counter_column(fx_writer *w, uint32_t process, const char *key,
+                                 fx_event_column column)
+{
+    pk_json *j = &w->json;
+    fx_column_begin(j, key);
+    if (column == FX_EVENT_TIME)
+        fx_out_ms(pk_json_value(j), 0);
+    else
+        pk_json_i64(j, 0);
+    write_event_entries(w, w->allocations, (uint32_t)pk_thread_count(w->p) + process, column);
+    pk_json_array_end(j);
+}
+
+/* One memory counter per process, the live bytes of all its threads over time: the front end
+ * draws every memory counter as a track of the counter's process labelled just "Memory"
+ * (docs/formats/firefox.md), so counters of one process's threads could not be told apart. */
 void fx_write_counters(fx_writer *w)
 {
     const pk_profile *p = w->p;
@@ -158,24 +198,24 @@ void fx_write_counters(fx_writer *w)
     pk_json_key(j, "counters");
     pk_json_array_begin(j);
     for (uint32_t t = 0; t < pk_thread_count(p); t++) {
-        if (!w->thread_allocations || w->thread_allocations[t] == 0)
-            continue;
-        const pk_thread *thread = pk_thread_at(p, t);
+        if (!w->process_allocations || w->process_allocations[t] == 0)
+            continue; /* not a main thread, or a process without events of known size */
         char pid[24];
-        snprintf(pid, sizeof pid, "%lld", (long long)(thread->pid >= 0 ? thread->pid : 0));
+        snprintf(pid, sizeof pid, "%lld", (long long)fx_thread_pid(pk_thread_at(p, t)));
         pk_json_line_break(j);
         pk_json_object_begin(j);
-        pk_json_member_string(j, "name", "Memory");
+        pk_json_member_string(j, "name", "Live memory");
         pk_json_member_string(j, "category", "Memory");
-        pk_json_member_string(j, "description", "allocated minus freed bytes");
+        pk_json_member_string(j, "description",
+                              "bytes allocated and not freed by the threads of the process");
         pk_json_member_string(j, "pid", pid);
         pk_json_member_u64(j, "mainThreadIndex", t);
         pk_json_key(j, "samples");
         pk_json_object_begin(j);
-        pk_json_member_u64(j, "length", w->thread_allocations[t]);
-        fx_write_event_column(w, t, "time", FX_EVENT_TIME);
-        fx_write_event_column(w, t, "count", FX_EVENT_BYTES); /* the change of allocated bytes */
-        fx_write_event_column(w, t, "number", FX_EVENT_ONE);
+        pk_json_member_u64(j, "length", w->process_allocations[t] + 1);
+        write_counter_column(w, t, "time", FX_EVENT_TIME);
+        write_counter_column(w, t, "count", FX_EVENT_BYTES); /* the change of live bytes */
+        write_counter_column(w, t, "number", FX_EVENT_ONE);  /* operations since the last */
         pk_json_object_end(j);
         pk_json_object_end(j);
     }

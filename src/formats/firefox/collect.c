@@ -65,7 +65,7 @@ static bool collect_allocations(fx_writer *w, uint32_t thread)
     w->allocation_count = 0;
     fx_allocations it;
     fx_allocation a;
-    fx_allocations_begin(w, thread, &it);
+    fx_allocations_begin(w->allocations, thread, &it);
     while (fx_allocations_next(&it, &a)) {
         mark_stack(w, a.stack);
         w->allocation_count++;

@@ -13,8 +13,10 @@
  *     sizes "bytes" in bytes, anything else counts as "samples".
  *   - memory events become nativeAllocations (+size for an allocation, -size for a free of a
  *     known allocation), with the addresses that the retained-memory view needs. A free goes
- *     to the table of the thread that made the allocation, so that view pairs them. Each such
- *     thread also gets a memory counter (allocated minus freed bytes), its memory track.
+ *     to the table of the thread that made the allocation, so that view pairs them. Each process
+ *     with such events gets one memory counter, its live bytes over time: the front end labels
+ *     every memory track "Memory" and places it by process, so one per thread of a process
+ *     could not be told apart.
  *   - the model has no per-sample times: meta.extra says the times are placed.
  *   - categories name the kind of code (analysis/categories.h). Frames with an address inside
  *     a resource that has a path are attributed to that library (libs, resourceTable,

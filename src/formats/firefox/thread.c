@@ -112,8 +112,9 @@ void fx_write_thread(fx_writer *w, uint32_t thread)
     const pk_profile *p = w->p;
     const pk_thread *t = pk_thread_at(p, thread);
     int64_t tid = t->tid >= 0 ? t->tid : (int64_t)thread;
-    write_identity(w, pk_thread_display_name(w->thread_names, thread), w->thread_is_main[thread],
-                   t->pid >= 0 ? t->pid : 0, tid);
+    bool is_main = w->thread_process[thread] == thread;
+    write_identity(w, pk_thread_display_name(w->thread_names, thread), is_main,
+                   fx_thread_pid(t), tid);
     write_contents(w, thread);
 }
 

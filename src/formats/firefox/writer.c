@@ -116,14 +116,16 @@ static bool group_rows(fx_writer *w, size_t threads)
                            &w->thread_rows_start);
 }
 
-/* The main thread of a process is the one whose tid is the pid; when the process has no such
- * thread, its first thread in model order. One pass with a map from pid to the thread chosen so
- * far: a first thread is replaced only by the first one named by the pid. */
-static bool find_main_threads(fx_writer *w, size_t threads)
+/* A process is the threads of one pid as written (threads without a pid are in process 0).
+ * Its main thread is the one whose tid is the pid; when the process has no such thread, its
+ * first thread in model order. One pass with a map from pid to the thread chosen so far (a
+ * first thread is replaced only by the first one named by the pid), and one more to give every
+ * thread its process's main thread. */
+static bool find_processes(fx_writer *w, size_t threads)
 {
     const pk_profile *p = w->p;
-    w->thread_is_main = calloc(threads ? threads : 1, sizeof *w->thread_is_main);
-    if (!w->thread_is_main)
+    w->thread_process = malloc((threads ? threads : 1) * sizeof *w->thread_process);
+    if (!w->thread_process)
         return false;
     pk_u64map chosen;
     pk_u64map_init(&chosen);
@@ -133,16 +135,17 @@ static bool find_main_threads(fx_writer *w, size_t threads)
         bool named_by_pid = t->pid >= 0 && t->tid == t->pid;
         uint32_t *slot;
         bool inserted;
-        ok = pk_u64map_put(&chosen, (uint64_t)t->pid, i, &slot, &inserted);
+        ok = pk_u64map_put(&chosen, (uint64_t)fx_thread_pid(t), i, &slot, &inserted);
         if (ok && !inserted) {
             const pk_thread *current = pk_thread_at(p, *slot);
             if (named_by_pid && !(current->pid >= 0 && current->tid == current->pid))
                 *slot = i;
         }
     }
-    for (size_t i = 0; ok && chosen.slots && i <= chosen.mask; i++)
-        if (chosen.slots[i].used)
-            w->thread_is_main[chosen.slots[i].value] = true;
+    for (uint32_t i = 0; ok && i < threads; i++) {
+        uint64_t pid = (uint64_t)fx_thread_pid(pk_thread_at(p, i));
+        w->thread_process[i] = *pk_u64map_find(&chosen, pid);
+    }
     pk_u64map_free(&chosen);
     return ok;
 }
@@ -160,7 +163,7 @@ pk_status fx_writer_init(fx_writer *w, const pk_profile *p, pk_output *out,
     size_t frames = pk_frame_count(p), functions = pk_function_count(p);
     w->thread_names = pk_thread_names_new(p);
     bool ok = w->thread_names && fx_timeline_place(w) && classify(w) &&
-              find_main_threads(w, threads) && group_rows(w, threads) &&
+              find_processes(w, threads) && group_rows(w, threads) &&
               fx_remap_init(&w->stacks, pk_stack_count(p)) && fx_remap_init(&w->frames, frames) &&
               fx_remap_init(&w->funcs, functions) &&
               fx_remap_init(&w->resources, pk_resource_count(p)) &&
@@ -185,11 +188,11 @@ void fx_writer_free(fx_writer *w)
     free(w->thread_rows);
     free(w->thread_rows_start);
     free(w->thread_has_events);
-    free(w->thread_allocations);
+    free(w->process_allocations);
     free(w->ordered_rows);
     free(w->row_start_ns);
     pk_spool_free(w->allocations);
-    free(w->thread_is_main);
+    free(w->thread_process);
     fx_remap_free(&w->stacks);
     fx_remap_free(&w->frames);
     fx_remap_free(&w->funcs);

@@ -6,7 +6,8 @@
  *   meta.c       the meta object (categories, profile information)
  *   libs.c       native frames and the libraries they are in
  *   timeline.c   where samples and memory events sit in time
- *   allocations.c memory events spooled by the thread whose table lists them
+ *   allocations.c memory events spooled by the thread whose table lists them and by process;
+ *                the processes' memory counters
  *   collect.c    what one thread reaches, numbered for its own tables
  *   thread.c     one thread object: its samples, native allocations and markers
  *   tables.c     one thread's stack, frame, function, resource and native-symbol tables and
@@ -64,10 +65,13 @@ typedef struct fx_writer {
     uint32_t *thread_rows;    /* sample rows grouped by thread */
     size_t *thread_rows_start; /* thread -> first entry in thread_rows; thread_count + 1 */
     bool *thread_has_events;  /* thread -> whether its table holds memory events */
-    uint64_t *thread_allocations; /* thread -> events of known size its table holds */
-    struct pk_spool *allocations; /* the events with a known size, one lane per thread whose
-                                   * table holds them (allocations.c); NULL without events */
-    bool *thread_is_main;     /* thread -> whether it is its process's main thread */
+    struct pk_spool *allocations; /* the events with a known size (allocations.c), NULL
+                                   * without events: lane t holds thread t's table, lane
+                                   * thread_count + m the events of the process whose main
+                                   * thread is m, with only order, size and kind */
+    uint64_t *process_allocations; /* main thread -> events of known size of its process */
+    uint32_t *thread_process; /* thread -> the main thread of its process, which stands for
+                               * the process (the thread itself when it is the main one) */
 
     /* current thread */
     uint32_t gen;             /* generation of the remaps: thread index + 1 */
@@ -111,11 +115,11 @@ typedef struct fx_allocations {
 } fx_allocations;
 
 /* One pass over the profile's memory events, spooling those with a known size by the thread
- * whose table holds them and noting which threads have events. */
+ * whose table holds them and by its process, and noting which threads have events. */
 pk_status fx_allocations_collect(fx_writer *w, pk_error *err);
-/* A pass over one thread's spooled events, in stream order. end says whether the pass read
- * everything (false on a read error). */
-void fx_allocations_begin(const fx_writer *w, uint32_t thread, fx_allocations *it);
+/* A pass over one lane of spooled events (spool may be NULL: no events), in stream order. end
+ * says whether the pass read everything (false on a read error). */
+void fx_allocations_begin(const struct pk_spool *spool, uint32_t lane, fx_allocations *it);
 bool fx_allocations_next(fx_allocations *it, fx_allocation *a);
 bool fx_allocations_end(fx_allocations *it);
 /* The columns an event can give: its time, +size for an allocation and -size for a free, its
@@ -132,7 +136,8 @@ typedef enum fx_event_column {
  * back fails the output. */
 void fx_write_event_column(fx_writer *w, uint32_t thread, const char *key,
                            fx_event_column column);
-/* The counters array: a memory counter per thread whose table lists events of known size. */
+/* The counters array: a memory counter per process whose threads' tables list events of known
+ * size, the process's live bytes over time. */
 void fx_write_counters(fx_writer *w);
 
 /* Rows in stream order (timeline.c and collect.c sort by it). */
@@ -155,7 +160,11 @@ void fx_writer_free(fx_writer *w);
 /* The product named in meta and as every process name. */
 const char *fx_product(const pk_profile *p);
 
-/* Time of a stream position, in nanoseconds after the start. */
+/* The pid written for thread t: its process's, 0 when unknown. */
+static inline int64_t fx_thread_pid(const pk_thread *t)
+{
+    return t->pid >= 0 ? t->pid : 0;
+}
 
 /* The chosen value of sample row `row` (0 when the profile has no values). */
 static inline int64_t fx_row_weight(const fx_writer *w, size_t row)

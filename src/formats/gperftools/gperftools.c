@@ -4,7 +4,7 @@
 #include "formats/gperftools/codec.h"
 #include "formats/gperftools/gperftools.h"
 
-static const char *const gp_extensions[] = {".prof", ".cpuprofile", NULL};
+static const char *const gp_extensions[] = {".prof", NULL};
 static const char *const gp_aliases[] = {"gperf", NULL};
 
 static const pk_option_spec gp_write_options[] = {

@@ -182,22 +182,35 @@ static pk_status build_frames(pprof_reader *r, uint32_t **frames_out)
     return PK_OK;
 }
 
-static uint32_t find_thread(pk_profile *p, pk_u64map *threads, uint32_t name, int64_t pid,
-                            int64_t tid)
+/* What a sample's labels say of its thread: the name it is shown by (`thread`), its own name
+ * (`thread_name` when present, else the shown one) and its ids. Labels that agree in all four
+ * are one thread; threads sharing a name and ids are still told apart by the name shown. */
+typedef struct thread_key {
+    uint32_t shown, name;
+    int64_t pid, tid;
+} thread_key;
+
+typedef struct thread_table {
+    pk_u64map by_hash;
+    thread_key *keys; /* by thread index */
+    size_t capacity;
+} thread_table;
+
+static uint32_t find_thread(pk_profile *p, thread_table *table, const thread_key *key)
 {
-    int64_t key[3] = {name, pid, tid};
-    uint64_t hash = pk_hash_bytes(key, sizeof key);
-    uint32_t *found = pk_u64map_find(threads, hash);
-    if (found) {
-        const pk_thread *t = pk_thread_at(p, *found);
-        if (t && t->name == name && t->pid == pid && t->tid == tid)
-            return *found;
-    }
-    uint32_t index = pk_add_thread(p, name, pid, tid);
-    if (index != PK_NONE && !found) {
+    int64_t packed[4] = {key->shown, key->name, key->pid, key->tid};
+    uint64_t hash = pk_hash_bytes(packed, sizeof packed);
+    uint32_t *found = pk_u64map_find(&table->by_hash, hash);
+    if (found && memcmp(&table->keys[*found], key, sizeof *key) == 0)
+        return *found;
+    uint32_t index = pk_add_thread(p, key->name, key->pid, key->tid);
+    if (index == PK_NONE || !PK_ARRAY_RESERVE(table->keys, table->capacity, (size_t)index + 1))
+        return PK_NONE;
+    table->keys[index] = *key;
+    if (!found) {
         uint32_t *slot;
         bool inserted;
-        if (!pk_u64map_put(threads, hash, index, &slot, &inserted))
+        if (!pk_u64map_put(&table->by_hash, hash, index, &slot, &inserted))
             return PK_NONE;
     }
     return index;
@@ -209,20 +222,21 @@ static pk_status build_threads(pprof_reader *r)
         return PK_OK;
     if (!pprof_label_sets_start(r))
         return pprof_nomem(r);
-    pk_u64map threads;
-    pk_u64map_init(&threads);
+    thread_table threads = {0};
+    pk_u64map_init(&threads.by_hash);
     size_t dropped_labels = 0; /* in distinct label sets */
     uint32_t dropped_key = 0;
     pk_status st = PK_OK;
     for (size_t i = 0; i < r->label_set_count && st == PK_OK; i++) {
         label_set *set = &r->label_sets[i];
-        uint32_t name = 0;
-        bool named_by_thread = false;
-        int64_t pid = -1, tid = -1;
+        thread_key key;
+        memset(&key, 0, sizeof key); /* compared bytewise */
+        key.pid = key.tid = -1;
+        bool has_own_name = false;
         for (uint32_t k = 0; k < set->count && st == PK_OK; k++) {
             const int64_t *v = r->label_values + ((size_t)set->first + k) * 4;
-            uint32_t key, value, unit;
-            st = resolve_string(r, v[0], set->at, "label key", &key);
+            uint32_t label_key, value, unit;
+            st = resolve_string(r, v[0], set->at, "label key", &label_key);
             if (st == PK_OK)
                 st = resolve_string(r, v[1], set->at, "label value", &value);
             if (st == PK_OK)
@@ -231,32 +245,36 @@ static pk_status build_threads(pprof_reader *r)
             if (st != PK_OK)
                 break;
             /* by content: a table may hold the same string at several indexes */
-            const char *k_text = pk_str(r->p, key);
+            const char *k_text = pk_str(r->p, label_key);
             if (value && strcmp(k_text, LABEL_THREAD) == 0) {
-                name = value;
-                named_by_thread = true;
-            } else if (value && !named_by_thread && strcmp(k_text, LABEL_THREAD_NAME) == 0) {
-                name = value;
+                key.shown = value;
+            } else if (v[1] != 0 && strcmp(k_text, LABEL_THREAD_NAME) == 0) {
+                /* a string label, even an empty one (a "" entry other than string 0) */
+                key.name = value;
+                has_own_name = true;
             } else if (!value && strcmp(k_text, LABEL_PID) == 0) {
-                pid = v[2];
+                key.pid = v[2];
             } else if (!value && strcmp(k_text, LABEL_TID) == 0) {
-                tid = v[2];
+                key.tid = v[2];
             } else {
                 if (dropped_labels++ == 0)
-                    dropped_key = key;
+                    dropped_key = label_key;
             }
         }
         if (st != PK_OK)
             break;
+        if (!has_own_name)
+            key.name = key.shown;
         /* sets without thread labels get the default thread when a row uses them */
         set->thread = PK_NONE;
-        if (name != 0 || pid >= 0 || tid >= 0) {
-            set->thread = find_thread(r->p, &threads, name, pid, tid);
+        if (key.shown != 0 || has_own_name || key.pid >= 0 || key.tid >= 0) {
+            set->thread = find_thread(r->p, &threads, &key);
             if (set->thread == PK_NONE)
                 st = pprof_nomem(r);
         }
     }
-    pk_u64map_free(&threads);
+    free(threads.keys);
+    pk_u64map_free(&threads.by_hash);
     if (st == PK_OK && dropped_labels)
         pk_warn(r->p, "sample labels other than thread names are not kept (%zu, e.g. \"%s\")",
                 dropped_labels, pk_str(r->p, dropped_key));

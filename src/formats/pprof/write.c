@@ -328,41 +328,53 @@ static void add_label(writer *w, Perftools__Profiles__Label *labels,
     (*count)++;
 }
 
-/* The string of each thread's label: its display name, which is the model's string when the
- * thread's own name is unique. NULL when memory runs out. */
-static int64_t *thread_label_strings(writer *w)
+/* What a sample's labels say of its thread, as string indexes in the written table: `thread`,
+ * its display name (what pprof's viewers show and group by, distinct for every thread); and
+ * `thread_name`, its own name, only where the display name differs from it (threads sharing a
+ * name, a thread without one), so that reading back gives each thread the name it had. */
+typedef struct thread_label {
+    int64_t shown;
+    int64_t own; /* 0: the same as shown */
+} thread_label;
+
+/* Every thread's labels; NULL when memory runs out. */
+static thread_label *thread_labels_of(writer *w)
 {
     const pk_profile *p = w->p;
     size_t threads = pk_thread_count(p);
-    int64_t *strings = malloc((threads ? threads : 1) * sizeof *strings);
+    thread_label *labels = calloc(threads ? threads : 1, sizeof *labels);
     pk_thread_names *names = pk_thread_names_new(p);
-    if (!strings || !names) {
-        free(strings);
+    if (!labels || !names) {
+        free(labels);
         pk_thread_names_free(names);
         return NULL;
     }
     for (uint32_t t = 0; t < threads; t++) {
         const pk_thread *th = pk_thread_at(p, t);
         const char *shown = pk_thread_display_name(names, t);
-        strings[t] = strcmp(shown, pk_str(p, th->name)) == 0 ? th->name
-                                                               : extra_cstring(w, shown);
+        labels[t] = (thread_label){th->name, 0};
+        if (strcmp(shown, pk_str(p, th->name)) != 0) {
+            labels[t].shown = extra_cstring(w, shown);
+            /* string 0 would make a numeric label: an empty name is another "" entry */
+            labels[t].own = th->name ? th->name : extra_cstring(w, "");
+        }
     }
     pk_thread_names_free(names);
-    return strings;
+    return labels;
 }
 
 static void write_samples(writer *w)
 {
     const pk_profile *p = w->p;
     size_t nv = pk_value_type_count(p);
-    int64_t *thread_labels = thread_label_strings(w);
+    thread_label *thread_labels = thread_labels_of(w);
     if (!thread_labels) {
         w->failed = true;
         return;
     }
-    int64_t thread_key = 0, pid_key = 0, tid_key = 0;
-    Perftools__Profiles__Label labels[3];
-    Perftools__Profiles__Label *label_pointers[3];
+    int64_t thread_key = 0, name_key = 0, pid_key = 0, tid_key = 0;
+    Perftools__Profiles__Label labels[4];
+    Perftools__Profiles__Label *label_pointers[4];
     for (size_t row = 0; row < pk_sample_count(p) && !w->failed; row++) {
         uint32_t stack = pk_sample_stack(p, row);
         size_t depth;
@@ -378,9 +390,12 @@ static void write_samples(writer *w)
         uint32_t thread = pk_sample_thread(p, row);
         const pk_thread *t = pk_thread_at(p, thread);
         size_t nl = 0;
-        if (t && thread_labels[thread])
+        if (t && thread_labels[thread].shown)
             add_label(w, labels, label_pointers, &nl, &thread_key, LABEL_THREAD,
-                      thread_labels[thread], 0);
+                      thread_labels[thread].shown, 0);
+        if (t && thread_labels[thread].own)
+            add_label(w, labels, label_pointers, &nl, &name_key, LABEL_THREAD_NAME,
+                      thread_labels[thread].own, 0);
         if (t && t->pid >= 0)
             add_label(w, labels, label_pointers, &nl, &pid_key, LABEL_PID, 0, t->pid);
         if (t && t->tid >= 0)

@@ -1,0 +1,477 @@
+/* Streaming JSON input over yajl (see json_input.h). yajl does the lexing and the grammar;
+ * this file keeps the path, turns numbers into exact int64 or double values, and maps yajl's
+ * ends onto the ones readers act on (complete, cut, invalid). */
+#define _GNU_SOURCE /* strtod_l: numbers parse the same whatever the program's locale */
+#include "core/json_input.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_parse.h>
+
+#include "core/damage.h"
+#include "core/input.h"
+
+static uint64_t current_offset(const pk_json_parser *jp)
+{
+    return jp->chunk_base + yajl_get_bytes_consumed((yajl_handle)jp->yajl);
+}
+
+uint64_t pk_json_parser_offset(const pk_json_parser *jp)
+{
+    return current_offset(jp);
+}
+
+bool pk_json_parser_fail(pk_json_parser *jp, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(jp->message, sizeof jp->message, fmt, ap);
+    va_end(ap);
+    jp->stop = PK_JSON_FAILED;
+    jp->error_offset = current_offset(jp);
+    return false;
+}
+
+bool pk_json_parser_stop(pk_json_parser *jp)
+{
+    jp->stop = PK_JSON_STOPPED;
+    jp->error_offset = current_offset(jp);
+    return false;
+}
+
+void pk_json_parser_skip(pk_json_parser *jp)
+{
+    if (jp->skip_depth == 0)
+        jp->skip_depth = jp->depth + 1;
+}
+
+const char *pk_json_parser_key(const pk_json_parser *jp, uint32_t level, size_t *len)
+{
+    if (level >= jp->depth || jp->levels[level].is_array)
+        return NULL;
+    *len = jp->levels[level].key_len;
+    if (!jp->keys.data)
+        return ""; /* only empty keys so far */
+    return (const char *)jp->keys.data + jp->levels[level].key_start;
+}
+
+bool pk_json_parser_key_is(const pk_json_parser *jp, uint32_t level, const char *name)
+{
+    size_t len;
+    const char *key = pk_json_parser_key(jp, level, &len);
+    return key && strlen(name) == len && memcmp(key, name, len) == 0;
+}
+
+bool pk_json_parser_match(const pk_json_parser *jp, uint32_t from, const char *pattern)
+{
+    uint32_t level = from;
+    const char *p = pattern;
+    for (;;) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (level >= jp->depth)
+            return false;
+        const pk_json_level *l = &jp->levels[level];
+        if (n == 1 && *p == '#') {
+            if (!l->is_array)
+                return false;
+        } else {
+            if (l->is_array)
+                return false;
+            if (!(n == 1 && *p == '*') &&
+                (l->key_len != n || (n && memcmp(jp->keys.data + l->key_start, p, n) != 0)))
+                return false;
+        }
+        level++;
+        if (!slash)
+            return level == jp->depth;
+        p = slash + 1;
+    }
+}
+
+bool pk_json_scalar_is(const pk_json_scalar *v, const char *string)
+{
+    return v->kind == PK_JSON_STRING && strlen(string) == v->len &&
+           memcmp(v->s, string, v->len) == 0;
+}
+
+bool pk_json_scalar_i64(const pk_json_scalar *v, int64_t *out)
+{
+    if (v->kind == PK_JSON_INT) {
+        *out = v->i;
+        return true;
+    }
+    /* 2^63 is exact in a double; anything in [-2^63, 2^63) without a fraction converts. */
+    if (v->kind == PK_JSON_DOUBLE && v->d >= -9223372036854775808.0 &&
+        v->d < 9223372036854775808.0 && (double)(int64_t)v->d == v->d) {
+        *out = (int64_t)v->d;
+        return true;
+    }
+    return false;
+}
+
+bool pk_json_scalar_double(const pk_json_scalar *v, double *out)
+{
+    if (v->kind != PK_JSON_INT && v->kind != PK_JSON_DOUBLE)
+        return false;
+    *out = v->d;
+    return true;
+}
+
+/* ---- yajl's callbacks -------------------------------------------------------------------------- */
+
+static bool suppressed(const pk_json_parser *jp)
+{
+    return jp->skip_depth != 0 && jp->depth >= jp->skip_depth;
+}
+
+/* A value starts at the current level: an array counts it. */
+static void value_starts(pk_json_parser *jp)
+{
+    if (jp->depth && jp->levels[jp->depth - 1].is_array)
+        jp->levels[jp->depth - 1].index++;
+}
+
+static int deliver(pk_json_parser *jp, const pk_json_scalar *v)
+{
+    value_starts(jp);
+    /* At the end of a cut input yajl still ends the number it was reading ("ts": 12 of
+     * "ts": 1234...): not a value that was there. */
+    if (jp->finishing && jp->depth > 0)
+        return 1;
+    if (!jp->handler.scalar || suppressed(jp))
+        return 1;
+    return jp->handler.scalar(jp->ctx, jp, v);
+}
+
+static int on_null(void *ctx)
+{
+    pk_json_scalar v = {.kind = PK_JSON_NULL};
+    return deliver(ctx, &v);
+}
+
+static int on_boolean(void *ctx, int b)
+{
+    pk_json_scalar v = {.kind = PK_JSON_BOOL, .boolean = b != 0};
+    return deliver(ctx, &v);
+}
+
+/* Integers without fraction or exponent that fit int64 exactly; false otherwise. */
+static bool parse_integer(const char *s, size_t len, int64_t *out)
+{
+    size_t i = 0;
+    bool negative = len && s[0] == '-';
+    if (negative)
+        i++;
+    if (i == len)
+        return false;
+    uint64_t magnitude = 0;
+    const uint64_t limit = negative ? (uint64_t)1 << 63 : ((uint64_t)1 << 63) - 1;
+    for (; i < len; i++) {
+        unsigned digit = (unsigned)(s[i] - '0');
+        if (digit > 9)
+            return false;
+        if (magnitude > (limit - digit) / 10)
+            return false;
+        magnitude = magnitude * 10 + digit;
+    }
+    *out = negative ? (int64_t)(0 - magnitude) : (int64_t)magnitude;
+    return true;
+}
+
+static int on_number(void *ctx, const char *s, size_t len)
+{
+    pk_json_parser *jp = ctx;
+    pk_json_scalar v = {.kind = PK_JSON_INT};
+    if (parse_integer(s, len, &v.i)) {
+        v.d = (double)v.i;
+        return deliver(jp, &v);
+    }
+    /* yajl checked the grammar; strtod wants a terminated string. */
+    char small[64];
+    const char *text = small;
+    if (len < sizeof small) {
+        memcpy(small, s, len);
+        small[len] = '\0';
+    } else {
+        pk_buffer_clear(&jp->number);
+        pk_buffer_append(&jp->number, s, len);
+        if (!pk_buffer_terminate(&jp->number)) {
+            jp->nomem = true;
+            return 0;
+        }
+        text = (const char *)jp->number.data;
+    }
+    if (!jp->c_locale) {
+        jp->c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+        if (!jp->c_locale) {
+            jp->nomem = true;
+            return 0;
+        }
+    }
+    v.kind = PK_JSON_DOUBLE;
+    v.d = strtod_l(text, NULL, (locale_t)jp->c_locale); /* overflow gives ±HUGE_VAL */
+    return deliver(jp, &v);
+}
+
+static int on_string(void *ctx, const unsigned char *s, size_t len)
+{
+    pk_json_scalar v = {.kind = PK_JSON_STRING, .s = (const char *)s, .len = len};
+    return deliver(ctx, &v);
+}
+
+static int push(pk_json_parser *jp, bool is_array)
+{
+    value_starts(jp);
+    if (jp->depth >= PK_JSON_MAX_DEPTH) {
+        snprintf(jp->message, sizeof jp->message, "nested deeper than %u levels",
+                 PK_JSON_MAX_DEPTH);
+        jp->stop = PK_JSON_INVALID;
+        jp->error_offset = current_offset(jp);
+        return 0;
+    }
+    if (jp->depth == jp->levels_capacity) {
+        uint32_t capacity = jp->levels_capacity ? jp->levels_capacity * 2 : 32;
+        pk_json_level *grown = realloc(jp->levels, capacity * sizeof *grown);
+        if (!grown) {
+            jp->nomem = true;
+            return 0;
+        }
+        jp->levels = grown;
+        jp->levels_capacity = capacity;
+    }
+    /* Begin sees the container's own position: call it before the level is pushed. */
+    if (jp->handler.begin && !suppressed(jp) && !jp->handler.begin(jp->ctx, jp, is_array))
+        return 0;
+    jp->levels[jp->depth] = (pk_json_level){
+        .is_array = is_array, .key_start = (uint32_t)jp->keys.len, .index = UINT64_MAX};
+    jp->depth++;
+    return 1;
+}
+
+static int pop(pk_json_parser *jp, bool is_array)
+{
+    jp->depth--;
+    jp->keys.len = jp->levels[jp->depth].key_start;
+    if (jp->skip_depth && jp->depth + 1 == jp->skip_depth) {
+        jp->skip_depth = 0; /* the skipped container ends: no callback for its end either */
+        return 1;
+    }
+    if (!jp->handler.end || suppressed(jp))
+        return 1;
+    return jp->handler.end(jp->ctx, jp, is_array);
+}
+
+static int on_start_map(void *ctx)
+{
+    return push(ctx, false);
+}
+
+static int on_end_map(void *ctx)
+{
+    return pop(ctx, false);
+}
+
+static int on_start_array(void *ctx)
+{
+    return push(ctx, true);
+}
+
+static int on_end_array(void *ctx)
+{
+    return pop(ctx, true);
+}
+
+static int on_map_key(void *ctx, const unsigned char *key, size_t len)
+{
+    pk_json_parser *jp = ctx;
+    pk_json_level *l = &jp->levels[jp->depth - 1];
+    if (len > UINT32_MAX - l->key_start) {
+        jp->nomem = true;
+        return 0;
+    }
+    jp->keys.len = l->key_start;
+    pk_buffer_append(&jp->keys, key, len);
+    if (jp->keys.failed) {
+        jp->nomem = true;
+        return 0;
+    }
+    l->key_len = (uint32_t)len;
+    return 1;
+}
+
+static const yajl_callbacks callbacks = {
+    .yajl_null = on_null,
+    .yajl_boolean = on_boolean,
+    .yajl_number = on_number, /* the text: integers stay exact beyond a double's 53 bits */
+    .yajl_string = on_string,
+    .yajl_start_map = on_start_map,
+    .yajl_map_key = on_map_key,
+    .yajl_end_map = on_end_map,
+    .yajl_start_array = on_start_array,
+    .yajl_end_array = on_end_array,
+};
+
+/* ---- runs -------------------------------------------------------------------------------------- */
+
+void pk_json_parser_init(pk_json_parser *jp, const pk_json_handler *handler, void *ctx)
+{
+    memset(jp, 0, sizeof *jp);
+    if (handler)
+        jp->handler = *handler;
+    jp->ctx = ctx;
+}
+
+void pk_json_parser_release(pk_json_parser *jp)
+{
+    if (jp->yajl)
+        yajl_free((yajl_handle)jp->yajl);
+    jp->yajl = NULL;
+    free(jp->levels);
+    jp->levels = NULL;
+    pk_buffer_free(&jp->keys);
+    pk_buffer_free(&jp->number);
+    if (jp->c_locale)
+        freelocale((locale_t)jp->c_locale);
+    jp->c_locale = NULL;
+}
+
+static bool start(pk_json_parser *jp)
+{
+    if (jp->yajl)
+        yajl_free((yajl_handle)jp->yajl);
+    jp->yajl = yajl_alloc(&callbacks, NULL, jp);
+    jp->depth = 0;
+    jp->skip_depth = 0;
+    jp->keys.len = 0;
+    jp->chunk_base = 0;
+    jp->stop = PK_JSON_COMPLETE;
+    jp->nomem = false;
+    jp->finishing = false;
+    jp->message[0] = '\0';
+    return jp->yajl != NULL;
+}
+
+/* What a yajl_parse that did not return yajl_status_ok means; records the offset. */
+static pk_json_end parse_failed(pk_json_parser *jp, yajl_status status, const uint8_t *data,
+                                size_t n)
+{
+    if (jp->nomem)
+        return PK_JSON_NOMEM;
+    if (status == yajl_status_client_canceled) {
+        if (jp->stop != PK_JSON_COMPLETE)
+            return jp->stop;
+        /* A handler returned false without saying why. */
+        jp->error_offset = current_offset(jp);
+        snprintf(jp->message, sizeof jp->message, "the reader stopped here");
+        return PK_JSON_FAILED;
+    }
+    jp->error_offset = current_offset(jp);
+    unsigned char *text = yajl_get_error((yajl_handle)jp->yajl, 0, data, n);
+    if (text) {
+        /* yajl's message ends with a newline; the offset is ours. */
+        size_t len = strcspn((const char *)text, "\n");
+        snprintf(jp->message, sizeof jp->message, "%.*s", (int)len, (const char *)text);
+        yajl_free_error((yajl_handle)jp->yajl, text);
+    } else {
+        snprintf(jp->message, sizeof jp->message, "not JSON");
+    }
+    return PK_JSON_INVALID;
+}
+
+static pk_json_end finish(pk_json_parser *jp, uint64_t end_offset)
+{
+    jp->chunk_base = end_offset;
+    jp->finishing = true;
+    yajl_status status = yajl_complete_parse((yajl_handle)jp->yajl);
+    if (status == yajl_status_ok)
+        return PK_JSON_COMPLETE;
+    if (status == yajl_status_client_canceled)
+        return parse_failed(jp, status, NULL, 0);
+    /* At the end of the input the only complaint left is that the document is not over. */
+    jp->error_offset = end_offset;
+    snprintf(jp->message, sizeof jp->message, "the input ends inside the document");
+    return PK_JSON_CUT;
+}
+
+static void skip_bom(const uint8_t **data, size_t *n)
+{
+    if (*n >= 3 && (*data)[0] == 0xEF && (*data)[1] == 0xBB && (*data)[2] == 0xBF) {
+        *data += 3;
+        *n -= 3;
+    }
+}
+
+pk_json_end pk_json_parser_run(pk_json_parser *jp, pk_input *in)
+{
+    if (!start(jp))
+        return PK_JSON_NOMEM;
+    const uint8_t *bom;
+    if (pk_in_peek(in, 3, &bom) == 3 && bom[0] == 0xEF && bom[1] == 0xBB && bom[2] == 0xBF)
+        pk_in_skip_buffered(in, 3);
+    for (;;) {
+        size_t n = pk_in_available(in);
+        if (n == 0 && (n = pk_input_fill(in, 1)) == 0)
+            break;
+        const uint8_t *data = in->pos;
+        jp->chunk_base = pk_in_offset(in);
+        yajl_status status = yajl_parse((yajl_handle)jp->yajl, data, n);
+        if (status != yajl_status_ok)
+            return parse_failed(jp, status, data, n);
+        pk_in_skip_buffered(in, n);
+    }
+    return finish(jp, pk_in_offset(in));
+}
+
+pk_json_end pk_json_parser_run_memory(pk_json_parser *jp, const void *bytes, size_t size)
+{
+    if (!start(jp))
+        return PK_JSON_NOMEM;
+    const uint8_t *data = bytes;
+    size_t n = size;
+    skip_bom(&data, &n);
+    jp->chunk_base = (uint64_t)(size - n);
+    if (n) {
+        yajl_status status = yajl_parse((yajl_handle)jp->yajl, data, n);
+        if (status != yajl_status_ok)
+            return parse_failed(jp, status, data, n);
+    }
+    return finish(jp, size);
+}
+
+uint64_t pk_json_parser_error_offset(const pk_json_parser *jp)
+{
+    return jp->error_offset;
+}
+
+const char *pk_json_parser_message(const pk_json_parser *jp)
+{
+    return jp->message;
+}
+
+pk_status pk_json_parser_error(const pk_json_parser *jp, pk_json_end how, const char *what,
+                               pk_error *err)
+{
+    if (!what)
+        what = "the document";
+    switch (how) {
+    case PK_JSON_COMPLETE:
+    case PK_JSON_STOPPED:
+        return PK_OK;
+    case PK_JSON_NOMEM:
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory reading JSON");
+    case PK_JSON_CUT:
+        return pk_damage(err, jp->error_offset, "%s ends early (the JSON is cut short)", what);
+    case PK_JSON_INVALID:
+        return pk_damage(err, jp->error_offset, "%s is not valid JSON here: %s", what,
+                         jp->message);
+    case PK_JSON_FAILED:
+        return pk_damage(err, jp->error_offset, "%s", jp->message);
+    }
+    return pk_damage(err, jp->error_offset, "%s", jp->message);
+}

@@ -1,0 +1,119 @@
+/* Chrome's JSON traces: the Trace Event Format (chrome://tracing, Perfetto's JSON export, Node's
+ * trace events) and the Chrome DevTools performance traces built on it, one format reading
+ * both: duration events (B/E, X) become a timed call tree per thread, V8 CPU profiles carried by
+ * Profile / ProfileChunk / CpuProfile events become sampled stacks on the thread they profiled,
+ * M events name processes and threads. Documented in docs/formats/chrome-trace.md.
+ *
+ *   read.c       the container (a bare array of events, or {"traceEvents": [...], ...}, cut or
+ *                not) and the fields of each event, dispatched at the event's end
+ *   threads.c    (pid, tid) -> the profile's thread, created when it gets rows; names from M
+ *   timeline.c   one thread's duration events, reordered in a bounded window, as a call tree
+ *                whose time slices become rows
+ *   profiles.c   the V8 CPU profiles by (pid, id), fed chunk by chunk
+ *   format.c     probe and registration
+ */
+#ifndef PK_FORMATS_TRACE_TRACE_H
+#define PK_FORMATS_TRACE_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/hashmap.h"
+#include "formats/v8/v8.h"
+#include "profkit/error.h"
+#include "profkit/format.h"
+#include "profkit/profile.h"
+
+/* Duration events a thread's timeline holds back to put them in time order: X events are
+ * written when they end (children before their parents), so a window lets a parent come
+ * first. Events later than the window are warned about and placed where they fall. */
+#define TRACE_REORDER_WINDOW 16384
+
+/* The reader (read.c). */
+pk_status trace_read(pk_input *in, pk_profile *p, const pk_read_options *options, pk_error *err);
+
+/* ---- threads ---------------------------------------------------------------------------------- */
+
+typedef struct trace_timeline trace_timeline;
+
+typedef struct trace_thread {
+    int64_t pid, tid;
+    uint32_t thread;         /* in the profile, PK_NONE until it has rows */
+    uint32_t name;           /* from thread_name, 0 when none */
+    trace_timeline *timeline; /* NULL until a duration event */
+} trace_thread;
+
+typedef struct trace_threads {
+    pk_profile *p;
+    trace_thread *items;
+    size_t count, cap;
+    pk_index index;
+} trace_threads;
+
+void trace_threads_init(trace_threads *t, pk_profile *p);
+void trace_threads_free(trace_threads *t);
+/* The entry of (pid, tid), created when absent; NULL when memory runs out. The pointer is valid
+ * until the next call. */
+trace_thread *trace_threads_get(trace_threads *t, int64_t pid, int64_t tid);
+/* The profile's thread of an entry, created when absent; PK_NONE when memory runs out. */
+uint32_t trace_threads_model(trace_threads *t, trace_thread *entry);
+bool trace_threads_name_process(trace_threads *t, int64_t pid, uint32_t name);
+/* Names the profile's threads: the thread's name, else its process's, else "thread". */
+void trace_threads_apply_names(trace_threads *t);
+
+/* ---- a thread's duration events --------------------------------------------------------------- */
+
+enum trace_phase { TRACE_END = 0, TRACE_BEGIN = 1, TRACE_COMPLETE = 2 };
+
+typedef struct trace_timeline_counts {
+    uint64_t unmatched_ends, overlapping, late, unclosed;
+} trace_timeline_counts;
+
+trace_timeline *trace_timeline_new(void);
+void trace_timeline_free(trace_timeline *t);
+/* An event: phase, time and duration in ns, its frame (the event's name). False when memory
+ * runs out; rows go to (thread, stack) of p, value `value`. */
+bool trace_timeline_add(trace_timeline *t, pk_profile *p, uint32_t thread, uint32_t value,
+                        int phase, int64_t ts, int64_t dur, uint32_t frame);
+/* Places every event held back, closes what is open; adds the counts of oddities to *counts. */
+bool trace_timeline_finish(trace_timeline *t, pk_profile *p, uint32_t thread, uint32_t value,
+                           trace_timeline_counts *counts);
+
+/* ---- V8 CPU profiles ------------------------------------------------------------------------ */
+
+typedef struct trace_profile {
+    int64_t pid;
+    uint32_t id;             /* string: the events' id */
+    bool has_thread;         /* a Profile or CpuProfile event said which thread */
+    int64_t tid;
+    int64_t chunk_tid;       /* the first chunk's thread, when no Profile event came */
+    uint32_t thread;         /* in the profile, once trace_profiles_make_threads ran */
+    v8_builder builder;
+} trace_profile;
+
+typedef struct trace_profiles {
+    pk_profile *p;
+    trace_profile **items;
+    size_t count, cap;
+    pk_index index; /* (pid, id) -> items */
+} trace_profiles;
+
+/* The hash of a pair of keys, for the tables of threads and profiles. */
+static inline uint64_t trace_pair_hash(int64_t a, int64_t b)
+{
+    return pk_hash_u64((uint64_t)a ^ pk_hash_u64((uint64_t)b));
+}
+
+void trace_profiles_init(trace_profiles *t, pk_profile *p);
+void trace_profiles_free(trace_profiles *t);
+/* The profile (pid, id), created when absent; NULL when memory runs out. */
+trace_profile *trace_profiles_get(trace_profiles *t, int64_t pid, uint32_t id);
+/* Gives every profile with samples its thread in the profile (so that names can be applied
+ * before warnings name threads). False when memory runs out. */
+bool trace_profiles_make_threads(trace_profiles *t, trace_threads *threads);
+/* Turns every profile into rows of its thread. */
+pk_status trace_profiles_finish(trace_profiles *t, uint32_t cpu, uint32_t count, uint64_t offset,
+                                pk_error *err);
+bool trace_profiles_have_samples(const trace_profiles *t);
+
+#endif

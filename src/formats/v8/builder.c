@@ -1,0 +1,400 @@
+/* The V8 CPU profile builder (v8.h): nodes and weighted samples in, rows out. */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/arith.h"
+#include "core/array.h"
+#include "core/damage.h"
+#include "formats/v8/v8.h"
+
+#define NO_TICK UINT32_MAX
+
+void v8_builder_init(v8_builder *b, pk_profile *p)
+{
+    memset(b, 0, sizeof *b);
+    b->p = p;
+    pk_u64map_init(&b->node_index);
+    pk_u64map_init(&b->sum_index);
+    v8_pairs_init(&b->pairs);
+}
+
+void v8_builder_free(v8_builder *b)
+{
+    free(b->nodes);
+    free(b->links);
+    free(b->ticks);
+    free(b->sums);
+    free(b->path);
+    pk_u64map_free(&b->node_index);
+    pk_u64map_free(&b->sum_index);
+    v8_pairs_free(&b->pairs);
+    memset(b, 0, sizeof *b);
+}
+
+static bool builder_node(void *sink, const v8_node *node)
+{
+    v8_builder *b = sink;
+    uint32_t *slot;
+    bool inserted;
+    if (b->node_count >= UINT32_MAX - 1 ||
+        !pk_u64map_put(&b->node_index, (uint64_t)node->id, (uint32_t)b->node_count, &slot,
+                       &inserted))
+        return false;
+    if (!inserted)
+        return true; /* a node id given twice: the first stands */
+    if (!PK_ARRAY_RESERVE(b->nodes, b->node_cap, b->node_count + 1))
+        return false;
+    b->nodes[b->node_count++] = (v8_node_entry){*node, NO_TICK, PK_NONE, PK_NONE, 0};
+    return true;
+}
+
+static bool builder_link(void *sink, int64_t child, int64_t parent)
+{
+    v8_builder *b = sink;
+    if (!PK_ARRAY_RESERVE(b->links, b->link_cap, b->link_count + 1))
+        return false;
+    b->links[b->link_count++] = (v8_link){child, parent};
+    return true;
+}
+
+static bool builder_tick(void *sink, int64_t node, int64_t line, int64_t ticks)
+{
+    v8_builder *b = sink;
+    if (ticks <= 0)
+        return true;
+    if (!PK_ARRAY_RESERVE(b->ticks, b->tick_cap, b->tick_count + 1))
+        return false;
+    b->ticks[b->tick_count++] = (v8_tick){node, line, ticks, NO_TICK};
+    return true;
+}
+
+static v8_sum *sum_of(v8_builder *b, int64_t node)
+{
+    uint32_t *slot;
+    bool inserted;
+    if (b->sum_count >= UINT32_MAX ||
+        !pk_u64map_put(&b->sum_index, (uint64_t)node, (uint32_t)b->sum_count, &slot, &inserted))
+        return NULL;
+    if (inserted) {
+        if (!PK_ARRAY_RESERVE(b->sums, b->sum_cap, b->sum_count + 1)) {
+            pk_u64map_remove(&b->sum_index, (uint64_t)node, NULL);
+            return NULL;
+        }
+        b->sums[b->sum_count++] = (v8_sum){node, 0, 0};
+    }
+    return &b->sums[*slot];
+}
+
+static int64_t ns_of_us(int64_t us)
+{
+    return pk_mul_saturating(us, 1000);
+}
+
+/* A sample of node lasting us. */
+static bool weigh(v8_builder *b, int64_t node, int64_t us, int64_t count)
+{
+    v8_sum *s = sum_of(b, node);
+    if (!s)
+        return false;
+    s->time_ns = pk_add_saturating(s->time_ns, ns_of_us(us));
+    s->count = pk_add_saturating(s->count, count);
+    return true;
+}
+
+/* Sample `node` at `delta` µs after the previous one: the previous sample's weight is known. */
+static bool place(v8_builder *b, int64_t node, int64_t delta)
+{
+    int64_t t = b->have_previous ? pk_add_saturating(b->now, delta) : delta;
+    if (b->have_previous && t < b->now) {
+        b->backwards++;
+        t = b->now;
+    }
+    if (b->have_previous && !weigh(b, b->previous_node, t - b->now, 1))
+        return false;
+    if (!b->have_previous)
+        b->first_time = t;
+    b->have_previous = true;
+    b->previous_node = node;
+    b->now = t;
+    b->samples++;
+    return true;
+}
+
+bool v8_builder_pair(v8_builder *b, int64_t node, int64_t delta)
+{
+    return place(b, node, delta);
+}
+
+static bool builder_sample(void *sink, int64_t node)
+{
+    v8_builder *b = sink;
+    bool paired;
+    int64_t delta;
+    if (!v8_pairs_offer(&b->pairs, V8_SAMPLES, node, &paired, &delta))
+        return false;
+    return !paired || place(b, node, delta);
+}
+
+static bool builder_delta(void *sink, int64_t microseconds)
+{
+    v8_builder *b = sink;
+    bool paired;
+    int64_t node;
+    if (!v8_pairs_offer(&b->pairs, V8_DELTAS, microseconds, &paired, &node))
+        return false;
+    return !paired || place(b, node, microseconds);
+}
+
+/* Legacy absolute timestamps become deltas: only differences weigh samples. */
+static bool builder_timestamp(void *sink, int64_t microseconds)
+{
+    v8_builder *b = sink;
+    b->legacy = true;
+    int64_t delta = b->have_last_timestamp ? pk_sub_saturating(microseconds, b->last_timestamp) : 0;
+    b->have_last_timestamp = true;
+    b->last_timestamp = microseconds;
+    return builder_delta(b, delta);
+}
+
+static void builder_start_time(void *sink, double value)
+{
+    v8_builder *b = sink;
+    b->have_start = true;
+    b->start = value;
+}
+
+static void builder_end_time(void *sink, double value)
+{
+    v8_builder *b = sink;
+    b->have_end = true;
+    b->end = value;
+}
+
+const v8_sink_ops v8_builder_sink = {
+    builder_node,   builder_link,      builder_tick,       builder_sample,
+    builder_delta,  builder_timestamp, builder_start_time, builder_end_time,
+};
+
+bool v8_builder_end_arrays(v8_builder *b)
+{
+    int kind;
+    int64_t value;
+    while (v8_pairs_take_unpaired(&b->pairs, &kind, &value)) {
+        b->unpaired[kind]++;
+        if (kind == V8_SAMPLES && !weigh(b, value, 0, 1))
+            return false;
+    }
+    return !b->pairs.reader.error;
+}
+
+bool v8_builder_has_samples(const v8_builder *b)
+{
+    if (b->sum_count)
+        return true;
+    for (size_t i = 0; i < b->node_count; i++)
+        if (b->nodes[i].node.hit_count > 0)
+            return true;
+    return false;
+}
+
+/* ---- the end: stacks and rows ------------------------------------------------------------------ */
+
+static pk_status nomem(pk_error *err)
+{
+    return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory reading the CPU profile");
+}
+
+static v8_node_entry *entry_of(v8_builder *b, int64_t id)
+{
+    uint32_t *i = pk_u64map_find(&b->node_index, (uint64_t)id);
+    return i ? &b->nodes[*i] : NULL;
+}
+
+/* The microseconds the profile's times count in one of its start and end units. */
+static double time_scale(const v8_builder *b)
+{
+    return b->legacy ? 1e6 : 1.0;
+}
+
+/* The last sample lasts the mean interval between samples, as DevTools has it; a lone sample
+ * lasts until the profile's end. */
+static bool weigh_last(v8_builder *b)
+{
+    if (!b->have_previous)
+        return true;
+    int64_t us = 0;
+    if (b->samples >= 2) {
+        us = (b->now - b->first_time) / (int64_t)(b->samples - 1);
+    } else if (b->have_start && b->have_end) {
+        double end = (b->end - b->start) * time_scale(b);
+        if (end > (double)b->now && end < 9e18)
+            us = (int64_t)end - b->now;
+    }
+    b->have_previous = false;
+    return weigh(b, b->previous_node, us, 1);
+}
+
+/* A profile with hit counts and no samples (DevTools' tree view): the run's length shared out
+ * by hits. */
+static bool weigh_hits(v8_builder *b)
+{
+    int64_t total = 0;
+    for (size_t i = 0; i < b->node_count; i++)
+        if (b->nodes[i].node.hit_count > 0)
+            total = pk_add_saturating(total, b->nodes[i].node.hit_count);
+    double run = b->have_start && b->have_end ? (b->end - b->start) * time_scale(b) : 0;
+    double per_hit = total > 0 && run > 0 ? run / (double)total : 0;
+    for (size_t i = 0; i < b->node_count; i++) {
+        const v8_node *n = &b->nodes[i].node;
+        if (n->hit_count <= 0)
+            continue;
+        double us = per_hit * (double)n->hit_count;
+        if (!weigh(b, n->id, us < 9e15 ? (int64_t)llround(us) : INT64_MAX / 1000, n->hit_count))
+            return false;
+    }
+    return true;
+}
+
+/* The stacks of e and of every ancestor not computed yet: up the parent links to a node whose
+ * stack is known (or a root), then down again interning. */
+static pk_status compute_stack(v8_builder *b, v8_node_entry *e, uint64_t offset, pk_error *err)
+{
+    b->path_count = 0;
+    v8_node_entry *x = e;
+    while (x && x->state != 2) {
+        if (x->state == 1)
+            return pk_damage(err, offset, "the profile's nodes form a cycle (node %" PRId64 ")",
+                             x->node.id);
+        x->state = 1;
+        if (!PK_ARRAY_RESERVE(b->path, b->path_cap, b->path_count + 1))
+            return nomem(err);
+        b->path[b->path_count++] = (uint32_t)(x - b->nodes);
+        v8_node_entry *parent = x->node.has_parent ? entry_of(b, x->node.parent) : NULL;
+        if (x->node.has_parent && !parent)
+            b->unknown_parents++;
+        x = parent;
+    }
+    uint32_t prefix = x ? x->stack : PK_NONE;
+    for (size_t i = b->path_count; i-- > 0;) {
+        v8_node_entry *y = &b->nodes[b->path[i]];
+        y->prefix = prefix;
+        if (y->node.is_root && prefix == PK_NONE) {
+            y->stack = PK_NONE;
+        } else {
+            pk_frame f = {y->node.function, 0, 0, PK_NONE, 0};
+            uint32_t frame = pk_intern_frame(b->p, &f);
+            y->stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(b->p, prefix, frame);
+            if (y->stack == PK_NONE)
+                return nomem(err);
+        }
+        y->state = 2;
+        prefix = y->stack;
+    }
+    return PK_OK;
+}
+
+static void apply_links(v8_builder *b)
+{
+    for (size_t i = 0; i < b->link_count; i++) {
+        v8_node_entry *child = entry_of(b, b->links[i].child);
+        if (child && !child->node.has_parent) {
+            child->node.has_parent = true;
+            child->node.parent = b->links[i].parent;
+        }
+    }
+    for (size_t i = 0; i < b->tick_count; i++) {
+        v8_node_entry *e = entry_of(b, b->ticks[i].node);
+        if (e) {
+            b->ticks[i].next = e->ticks_first;
+            e->ticks_first = (uint32_t)i;
+        }
+    }
+}
+
+static uint32_t line_of(int64_t line)
+{
+    return line > 0 && line <= UINT32_MAX ? (uint32_t)line : 0;
+}
+
+/* A node's sums as rows: split by its positionTicks over line-level leaf frames, in proportion
+ * to the ticks (cumulative rounding keeps the sums exact). */
+static pk_status add_rows(v8_builder *b, const v8_sum *s, const v8_node_entry *e, uint32_t thread,
+                          uint32_t cpu, uint32_t count, pk_error *err)
+{
+    int64_t values[PK_MAX_VALUES] = {0};
+    int64_t total_ticks = 0;
+    for (uint32_t t = e->ticks_first; t != NO_TICK; t = b->ticks[t].next)
+        total_ticks = pk_add_saturating(total_ticks, b->ticks[t].ticks);
+    if (total_ticks <= 0 || e->node.is_root) {
+        values[cpu] = s->time_ns;
+        values[count] = s->count;
+        return pk_add_sample(b->p, thread, e->stack, values) == PK_OK ? PK_OK : nomem(err);
+    }
+    /* Ticks are chained last first: the cumulative split goes in that order, which only
+     * decides where rounding lands. */
+    int64_t cumulative = 0, time_done = 0, count_done = 0;
+    for (uint32_t t = e->ticks_first; t != NO_TICK; t = b->ticks[t].next) {
+        cumulative += b->ticks[t].ticks;
+        double share = (double)cumulative / (double)total_ticks;
+        int64_t time_to = (int64_t)((double)s->time_ns * share);
+        int64_t count_to = (int64_t)((double)s->count * share);
+        if (b->ticks[t].next == NO_TICK) {
+            time_to = s->time_ns;
+            count_to = s->count;
+        }
+        pk_frame f = {e->node.function, line_of(b->ticks[t].line), 0, PK_NONE, 0};
+        uint32_t frame = pk_intern_frame(b->p, &f);
+        uint32_t stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(b->p, e->prefix, frame);
+        if (stack == PK_NONE)
+            return nomem(err);
+        values[cpu] = time_to - time_done;
+        values[count] = count_to - count_done;
+        time_done = time_to;
+        count_done = count_to;
+        if (pk_add_sample(b->p, thread, stack, values) != PK_OK)
+            return nomem(err);
+    }
+    return PK_OK;
+}
+
+pk_status v8_builder_finish(v8_builder *b, uint32_t thread, uint32_t cpu, uint32_t count,
+                            uint64_t offset, pk_error *err)
+{
+    if (!v8_builder_end_arrays(b) || !weigh_last(b))
+        return nomem(err);
+    if (b->samples == 0 && b->sum_count == 0 && !weigh_hits(b))
+        return nomem(err);
+    apply_links(b);
+    uint64_t unknown_samples = 0;
+    for (size_t i = 0; i < b->sum_count; i++) {
+        const v8_sum *s = &b->sums[i];
+        v8_node_entry *e = entry_of(b, s->node);
+        if (!e) {
+            unknown_samples += (uint64_t)s->count;
+            continue;
+        }
+        pk_status status = e->state == 2 ? PK_OK : compute_stack(b, e, offset, err);
+        if (status == PK_OK)
+            status = add_rows(b, s, e, thread, cpu, count, err);
+        if (status != PK_OK)
+            return status;
+    }
+    const char *thread_name = pk_str(b->p, pk_thread_at(b->p, thread)->name);
+    if (unknown_samples)
+        pk_warn(b->p, "%s: %" PRIu64 " sample%s of nodes the profile does not list left out",
+                thread_name, unknown_samples, unknown_samples == 1 ? "" : "s");
+    if (b->unknown_parents)
+        pk_warn(b->p, "%s: %" PRIu64 " node%s with a parent the profile does not list taken as "
+                      "roots", thread_name, b->unknown_parents, b->unknown_parents == 1 ? "" : "s");
+    if (b->backwards)
+        pk_warn(b->p, "%s: %" PRIu64 " sample%s earlier than the one before placed at its time",
+                thread_name, b->backwards, b->backwards == 1 ? "" : "s");
+    if (b->unpaired[V8_SAMPLES])
+        pk_warn(b->p, "%s: %" PRIu64 " sample%s without a time delta counted with no time",
+                thread_name, b->unpaired[V8_SAMPLES], b->unpaired[V8_SAMPLES] == 1 ? "" : "s");
+    if (b->unpaired[V8_DELTAS])
+        pk_warn(b->p, "%s: %" PRIu64 " time delta%s without a sample ignored", thread_name,
+                b->unpaired[V8_DELTAS], b->unpaired[V8_DELTAS] == 1 ? "" : "s");
+    return PK_OK;
+}

@@ -1,0 +1,61 @@
+# Chrome's and Node's JSON profiles through the command: found by content whatever their names,
+# converted to folded stacks, pprof and the Firefox Profiler's format; cut and damaged files.
+. "$(dirname "$0")/lib.sh"
+
+DATA=$SRC/tests/data/chrome
+
+# Sum of the weights of folded lines on standard input.
+folded_total() {
+    awk '{ total += $NF } END { print total + 0 }'
+}
+
+# ---- probing by content --------------------------------------------------------------------
+cp "$DATA/node-cpu-prof.cpuprofile" profile.bin
+expect_status 0 "$PROFKIT" info profile.bin
+expect_contains "$OUT" "format                   cpuprofile" "a .cpuprofile by its keys"
+cp "$DATA/node-inspector-trace.json" trace.bin
+expect_status 0 "$PROFKIT" info trace.bin
+expect_contains "$OUT" "format                   chrome-trace" "a trace by its keys"
+expect_contains "$OUT" "JavaScriptMainThread" "thread named by its M event"
+expect_status 0 "$PROFKIT" info "$DATA/chromium-startup.trace.json.gz"
+expect_contains "$OUT" "format                   chrome-trace" "a gzipped Chromium trace"
+expect_status 0 "$PROFKIT" formats
+expect_contains "$OUT" "cpuprofile" "listed"
+expect_contains "$OUT" "chrome-trace" "listed"
+
+# ---- conversions ----------------------------------------------------------------------------
+expect_status 0 "$PROFKIT" convert "$DATA/node-cpu-prof.cpuprofile" --to folded
+samples=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).samples.length)' \
+    "$DATA/node-cpu-prof.cpuprofile" 2>/dev/null || true)
+expect_status 0 "$PROFKIT" convert "$DATA/node-cpu-prof.cpuprofile" --to folded --value samples
+if [ -n "$samples" ]; then
+    expect_eq "$(printf '%s\n' "$OUT" | folded_total)" "$samples" "one count per sample"
+fi
+expect_contains "$OUT" "(program) " "the (program) frame kept"
+expect_status 0 "$PROFKIT" convert "$DATA/node-cpu-prof.cpuprofile" -o cpu.pb.gz
+expect_file cpu.pb.gz
+expect_status 0 "$PROFKIT" info cpu.pb.gz
+expect_contains "$OUT" "samples" "pprof keeps both values"
+expect_status 0 "$PROFKIT" convert "$DATA/chromium-startup.trace.json.gz" -o trace.json --to firefox
+expect_file trace.json
+expect_status 0 "$PROFKIT" convert "$DATA/node-trace-events.json" --to folded
+expect_contains "$OUT" "MinorGC;V8.GCScavenger " "duration events as stacks"
+expect_status 0 "$PROFKIT" report "$DATA/node-trace-events.json" --tree
+expect_contains "$OUT" "wall" "duration events weigh wall time"
+
+# ---- cut and damaged files --------------------------------------------------------------------
+size=$(stat -c %s "$DATA/node-inspector-trace.json")
+head -c $((size * 2 / 3)) "$DATA/node-inspector-trace.json" > cut.json
+expect_status 0 "$PROFKIT" convert cut.json --to folded
+expect_contains "$ERR" "the trace ends early" "a cut trace is read with a warning"
+head -c $((size * 2 / 3)) "$DATA/node-cpu-prof.cpuprofile" > cut.cpuprofile
+expect_status 1 "$PROFKIT" convert cut.cpuprofile --to folded
+expect_contains "$ERR" "cut.cpuprofile: byte" "the error names the byte"
+expect_contains "$ERR" "--salvage" "salvage suggested"
+expect_status 0 "$PROFKIT" convert cut.cpuprofile --to folded --salvage
+printf '{"nodes": [{"id": 1, "callFrame": {"functionName": "a"}}], "samples": [1,}' > bad.cpuprofile
+expect_status 1 "$PROFKIT" info bad.cpuprofile
+expect_contains "$ERR" "byte 74: the CPU profile is not valid JSON" "the offset of the syntax error"
+expect_not_contains "$OUT" "gperftools" "not taken for gperftools"
+
+finish

@@ -1,0 +1,53 @@
+# Chrome's and Node's JSON profiles read by profkit and by speedscope's own importers (the
+# speedscope npm package): the self time of every function agrees where the two agree by design.
+# They differ by design on: the last sample (speedscope gives it no time, profkit the mean
+# interval, as DevTools does), (idle) (a frame in profkit, no frame in speedscope), anonymous
+# functions' names (speedscope adds the file and line), and Trace Event frames (speedscope keys
+# them by name and args).
+. "$(dirname "$0")/lib.sh"
+
+SPEEDSCOPE=$SRC/tools/speedscope/node_modules/speedscope
+IMPORT="node $SRC/tests/tools/speedscope_import.js $SPEEDSCOPE"
+COMPARE="node $SRC/tests/tools/folded_self_compare.js"
+DATA=$SRC/tests/data/chrome
+
+require_tool node "Debian package nodejs; scripts/setup.sh installs it"
+require_file "$SPEEDSCOPE/package.json" "scripts/setup-speedscope.sh installs speedscope"
+
+# The name of the function of a V8 profile's last sample (its weight differs by design).
+last_sample_function() {
+    node -e '
+        const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+        let nodes = d.nodes, samples = d.samples;
+        if (d.traceEvents) {
+            nodes = []; samples = [];
+            for (const e of d.traceEvents) {
+                const p = e.name === "ProfileChunk" && e.args.data.cpuProfile;
+                if (!p) continue;
+                nodes.push(...(p.nodes || []));
+                samples.push(...(p.samples || []));
+            }
+        }
+        const last = nodes.find(n => n.id === samples[samples.length - 1]);
+        console.log(last.callFrame.functionName || "(anonymous");' "$1"
+}
+
+for fixture in node-cpu-prof.cpuprofile node-inspector-trace.json; do
+    expect_status 0 $IMPORT "$DATA/$fixture"
+    printf '%s\n' "$OUT" > "$fixture.speedscope"
+    expect_status 0 "$PROFKIT" convert "$DATA/$fixture" --to folded --value cpu -o "$fixture.folded"
+    last=$(last_sample_function "$DATA/$fixture")
+    expect_status 0 $COMPARE "$fixture.speedscope" "$fixture.folded" 1000 "(idle)" "(root)" "$last"
+    expect_contains "$OUT" "compared" "$fixture: per-function self time as speedscope"
+    count=$(printf '%s\n' "$OUT" | sed -n 's/compared \([0-9]*\) functions/\1/p')
+    [ "${count:-0}" -ge 5 ] || fail "$fixture: only ${count:-0} functions compared"
+done
+
+# Duration events: speedscope's Trace Event importer on the same nested events.
+expect_status 0 $IMPORT "$DATA/node-trace-events.json"
+printf '%s\n' "$OUT" > events.speedscope
+expect_status 0 "$PROFKIT" convert "$DATA/node-trace-events.json" --to folded -o events.folded
+expect_status 0 $COMPARE events.speedscope events.folded 1000
+expect_contains "$OUT" "compared" "duration events: per-function self time as speedscope"
+
+finish

@@ -1,0 +1,624 @@
+/* Chrome's and Node's JSON profiles: the .cpuprofile reader and the Chrome trace reader, on
+ * fixtures made by node and chromium (tests/data/chrome/README.md) and on constructed inputs.
+ * What a fixture should give is computed here from the file itself with jansson, the way
+ * DevTools weighs samples: sample i lasts until sample i + 1, the last one the mean interval. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "fixtures.h"
+#include "fn_totals.h"
+#include "profkit/format.h"
+#include "profkit/profile.h"
+#include "reading.h"
+
+static const pk_format *cpuprofile(void)
+{
+    return pk_format_by_name("cpuprofile");
+}
+
+static const pk_format *trace(void)
+{
+    return pk_format_by_name("chrome-trace");
+}
+
+static pk_profile *read_text(const pk_format *format, const char *text, bool salvage,
+                             pk_status *status, pk_error *err)
+{
+    return tb_read_memory_with(text, strlen(text), format, NULL, 0, salvage, status, err);
+}
+
+static pk_profile *read_ok(const pk_format *format, const char *text)
+{
+    pk_status status;
+    pk_error err;
+    pk_profile *p = read_text(format, text, false, &status, &err);
+    if (!p)
+        fail_msg("%s", err.message);
+    return p;
+}
+
+/* ---- what a V8 profile should give ------------------------------------------------------------- */
+
+/* A V8 profile as the tests see it: node id -> function name, and the samples in order. */
+typedef struct v8_expect {
+    json_t *names;      /* object: id (text) -> name */
+    int64_t *samples, *deltas;
+    size_t count, delta_count, cap;
+} v8_expect;
+
+static void expect_nodes(v8_expect *x, json_t *nodes)
+{
+    if (!x->names)
+        x->names = json_object();
+    size_t i;
+    json_t *node;
+    json_array_foreach(nodes, i, node) {
+        json_t *frame = json_object_get(node, "callFrame");
+        const char *name = json_string_value(json_object_get(frame, "functionName"));
+        char id[32];
+        snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(node, "id")));
+        json_object_set_new(x->names, id, json_string(name && *name ? name : "(anonymous)"));
+    }
+}
+
+static void grow(v8_expect *x, size_t need)
+{
+    if (need <= x->cap)
+        return;
+    x->cap = need * 2;
+    x->samples = realloc(x->samples, x->cap * sizeof *x->samples);
+    x->deltas = realloc(x->deltas, x->cap * sizeof *x->deltas);
+    assert_non_null(x->samples);
+    assert_non_null(x->deltas);
+}
+
+static void expect_arrays(v8_expect *x, json_t *samples, json_t *deltas)
+{
+    assert_int_equal(json_array_size(samples), json_array_size(deltas));
+    size_t n = json_array_size(samples);
+    grow(x, x->count + n);
+    for (size_t i = 0; i < n; i++) {
+        x->samples[x->count + i] = json_integer_value(json_array_get(samples, i));
+        x->deltas[x->count + i] = json_integer_value(json_array_get(deltas, i));
+    }
+    x->count += n;
+}
+
+/* Self time (ns) and sample count per function name. */
+static void expect_totals(const v8_expect *x, tb_fn_totals *cpu, tb_fn_totals *count)
+{
+    int64_t now = 0, first = 0;
+    for (size_t i = 0; i < x->count; i++) {
+        int64_t t = i ? now + x->deltas[i] : x->deltas[i];
+        if (i && t < now)
+            t = now; /* a time that goes back is taken as the previous one */
+        if (i == 0)
+            first = t;
+        int64_t weight;
+        size_t leaf;
+        if (i + 1 < x->count) {
+            int64_t next = t + x->deltas[i + 1];
+            weight = next > t ? next - t : 0;
+        } else {
+            weight = x->count > 1 ? (t - first) / (int64_t)(x->count - 1) : 0;
+        }
+        leaf = i;
+        char id[32];
+        snprintf(id, sizeof id, "%lld", (long long)x->samples[leaf]);
+        const char *name = json_string_value(json_object_get(x->names, id));
+        assert_non_null(name);
+        tb_fn_totals_get(cpu, name)->self += weight * 1000;
+        tb_fn_totals_get(count, name)->self += 1;
+        now = t;
+    }
+}
+
+static void expect_free(v8_expect *x)
+{
+    json_decref(x->names);
+    free(x->samples);
+    free(x->deltas);
+}
+
+/* The self values of p's value `value` equal the expected ones, function by function. */
+static void assert_self_totals(const pk_profile *p, uint32_t value, const tb_fn_totals *expected)
+{
+    tb_fn_totals got = {0};
+    tb_fn_totals_add_profile(&got, p, value);
+    for (size_t i = 0; i < expected->count; i++) {
+        const tb_fn_total *e = &expected->items[i];
+        const tb_fn_total *g = tb_fn_totals_find(&got, e->name);
+        if (e->self == 0 && !g)
+            continue;
+        if (!g)
+            fail_msg("function %s missing", e->name);
+        if (g->self != e->self)
+            fail_msg("function %s: self %lld, expected %lld", e->name, (long long)g->self,
+                     (long long)e->self);
+    }
+    for (size_t i = 0; i < got.count; i++)
+        if (got.items[i].self && !tb_fn_totals_find(expected, got.items[i].name))
+            fail_msg("function %s not expected", got.items[i].name);
+    tb_fn_totals_free(&got);
+}
+
+static json_t *load_fixture(const char *relative)
+{
+    json_error_t error;
+    json_t *doc = json_load_file(tb_data_path(relative), 0, &error);
+    if (!doc)
+        fail_msg("%s: %s", relative, error.text);
+    return doc;
+}
+
+/* ---- .cpuprofile ------------------------------------------------------------------------------ */
+
+static void test_node_cpu_prof_weights(void **state)
+{
+    (void)state;
+    json_t *doc = load_fixture("chrome/node-cpu-prof.cpuprofile");
+    v8_expect x = {0};
+    expect_nodes(&x, json_object_get(doc, "nodes"));
+    expect_arrays(&x, json_object_get(doc, "samples"), json_object_get(doc, "timeDeltas"));
+    tb_fn_totals cpu = {0}, count = {0};
+    expect_totals(&x, &cpu, &count);
+
+    pk_status status;
+    pk_error err;
+    pk_profile *p = tb_read_file_with(tb_data_path("chrome/node-cpu-prof.cpuprofile"), NULL, NULL,
+                                      0, &status, &err);
+    assert_non_null(p);
+    assert_string_equal(pk_str(p, pk_metadata_get(p)->source_format), "cpuprofile");
+    assert_int_equal(pk_value_type_count(p), 2);
+    uint32_t cpu_value = pk_value_find(p, "cpu"), samples_value = pk_value_find(p, "samples");
+    assert_int_equal(pk_default_value(p), cpu_value);
+    assert_int_equal(pk_value_total(p, samples_value), (int64_t)x.count);
+    assert_self_totals(p, cpu_value, &cpu);
+    assert_self_totals(p, samples_value, &count);
+    assert_int_equal(pk_thread_count(p), 1);
+    assert_int_equal(pk_warning_count(p), 0);
+
+    /* The meta nodes are frames of their own right under the root (no "(root)" frame). */
+    bool program = false;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        uint32_t stack = pk_sample_stack(p, row);
+        uint32_t frames[512];
+        size_t depth = pk_stack_frames(p, stack, frames, 512);
+        assert_true(depth >= 1 && depth <= 512);
+        assert_string_not_equal(pk_frame_name(p, frames[0]), "(root)");
+        if (strcmp(pk_frame_name(p, frames[0]), "(program)") == 0) {
+            assert_int_equal(depth, 1);
+            program = true;
+        }
+    }
+    assert_true(program);
+
+    /* Files and lines: a callFrame's 0-based line is the function's 1-based start line. */
+    json_t *node;
+    size_t i;
+    json_array_foreach(json_object_get(doc, "nodes"), i, node) {
+        json_t *frame = json_object_get(node, "callFrame");
+        if (strcmp(json_string_value(json_object_get(frame, "functionName")), "fib") != 0)
+            continue;
+        bool found = false;
+        for (size_t f = 0; f < pk_function_count(p); f++) {
+            const pk_function *fn = pk_function_at(p, (uint32_t)f);
+            if (strcmp(pk_str(p, fn->name), "fib") == 0) {
+                assert_string_equal(pk_str(p, fn->file),
+                                    json_string_value(json_object_get(frame, "url")));
+                assert_int_equal(fn->start_line,
+                                 json_integer_value(json_object_get(frame, "lineNumber")) + 1);
+                found = true;
+            }
+        }
+        assert_true(found);
+    }
+    pk_profile_free(p);
+    tb_fn_totals_free(&cpu);
+    tb_fn_totals_free(&count);
+    expect_free(&x);
+    json_decref(doc);
+}
+
+/* positionTicks: a node's self time split over frames of its lines, in proportion. */
+static void test_position_ticks(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\","
+        "\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2]},"
+        "{\"id\":2,\"callFrame\":{\"functionName\":\"hot\",\"url\":\"file:///a.js\","
+        "\"lineNumber\":4,\"columnNumber\":2},\"hitCount\":4,"
+        "\"positionTicks\":[{\"line\":6,\"ticks\":3},{\"line\":9,\"ticks\":1}]}],"
+        "\"startTime\":0,\"endTime\":400,\"samples\":[2,2,2,2],\"timeDeltas\":[0,100,100,100]}";
+    pk_profile *p = read_ok(cpuprofile(), text);
+    uint32_t cpu = pk_value_find(p, "cpu"), samples = pk_value_find(p, "samples");
+    int64_t line6 = -1, line9 = -1, count6 = -1;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        const pk_frame *f = pk_frame_at(p, pk_stack_leaf(p, pk_sample_stack(p, row)));
+        assert_string_equal(pk_str(p, pk_function_at(p, f->function)->name), "hot");
+        assert_int_equal(pk_function_at(p, f->function)->start_line, 5);
+        if (f->line == 6) {
+            line6 = pk_sample_values(p, row)[cpu];
+            count6 = pk_sample_values(p, row)[samples];
+        } else if (f->line == 9) {
+            line9 = pk_sample_values(p, row)[cpu];
+        }
+    }
+    /* Four samples of 100 µs: 3/4 to line 6, 1/4 to line 9. */
+    assert_int_equal(line6, 300000);
+    assert_int_equal(count6, 3);
+    assert_int_equal(line9, 100000);
+    pk_profile_free(p);
+}
+
+/* The members in any order: samples and deltas before the nodes, deltas before samples. */
+static void test_any_key_order(void **state)
+{
+    (void)state;
+    json_t *doc = load_fixture("chrome/node-cpu-prof.cpuprofile");
+    static const char *const orders[][5] = {
+        {"samples", "timeDeltas", "startTime", "endTime", "nodes"},
+        {"timeDeltas", "endTime", "nodes", "samples", "startTime"},
+    };
+    pk_profile *base = tb_read_file_with(tb_data_path("chrome/node-cpu-prof.cpuprofile"),
+                                         cpuprofile(), NULL, 0, &(pk_status){0}, &(pk_error){0});
+    assert_non_null(base);
+    tb_fn_totals expected = {0};
+    tb_fn_totals_add_profile(&expected, base, pk_value_find(base, "cpu"));
+    for (size_t o = 0; o < 2; o++) {
+        json_t *reordered = json_object();
+        for (size_t k = 0; k < 5; k++)
+            json_object_set(reordered, orders[o][k], json_object_get(doc, orders[o][k]));
+        char *text = json_dumps(reordered, JSON_PRESERVE_ORDER | JSON_COMPACT);
+        assert_true(strncmp(text + 2, orders[o][0], strlen(orders[o][0])) == 0);
+        pk_profile *p = read_ok(cpuprofile(), text);
+        assert_self_totals(p, pk_value_find(p, "cpu"), &expected);
+        assert_int_equal(pk_sample_count(p), pk_sample_count(base));
+        pk_profile_free(p);
+        free(text);
+        json_decref(reordered);
+    }
+    tb_fn_totals_free(&expected);
+    pk_profile_free(base);
+    json_decref(doc);
+}
+
+static void test_legacy_form(void **state)
+{
+    (void)state;
+    pk_status status;
+    pk_error err;
+    pk_profile *p =
+        tb_read_file_with(tb_data_path("chrome/legacy.cpuprofile"), NULL, NULL, 0, &status, &err);
+    assert_non_null(p);
+    assert_string_equal(pk_str(p, pk_metadata_get(p)->source_format), "cpuprofile");
+    uint32_t cpu = pk_value_find(p, "cpu");
+    tb_fn_totals got = {0};
+    tb_fn_totals_add_profile(&got, p, cpu);
+    /* 1000 µs of (program), 1500 + 500 of work under main, the mean 1000 of (idle). */
+    assert_int_equal(tb_fn_totals_find(&got, "(program)")->self, 1000000);
+    assert_int_equal(tb_fn_totals_find(&got, "work")->self, 2000000);
+    assert_int_equal(tb_fn_totals_find(&got, "main")->total, 2000000);
+    assert_int_equal(tb_fn_totals_find(&got, "(idle)")->self, 1000000);
+    /* Legacy lines are 1-based already. */
+    for (size_t f = 0; f < pk_function_count(p); f++) {
+        const pk_function *fn = pk_function_at(p, (uint32_t)f);
+        if (strcmp(pk_str(p, fn->name), "work") == 0)
+            assert_int_equal(fn->start_line, 10);
+    }
+    tb_fn_totals_free(&got);
+    pk_profile_free(p);
+}
+
+/* A cut .cpuprofile is damage at the cut; salvage keeps what came before. */
+static void test_cpuprofile_cut(void **state)
+{
+    (void)state;
+    size_t size;
+    char *data = tb_read_data_file("chrome/node-cpu-prof.cpuprofile", &size);
+    size_t cut = size - size / 8; /* inside timeDeltas */
+    pk_status status;
+    pk_error err;
+    pk_profile *p = tb_read_memory_with(data, cut, cpuprofile(), NULL, 0, false, &status, &err);
+    assert_null(p);
+    assert_int_equal(status, PK_ERR_INPUT);
+    assert_true(err.salvageable);
+    assert_int_equal(err.offset, (int64_t)cut);
+    p = tb_read_memory_with(data, cut, cpuprofile(), NULL, 0, true, &status, &err);
+    assert_non_null(p);
+    assert_true(pk_value_total(p, pk_value_find(p, "samples")) > 0);
+    assert_true(tb_has_warning(p, "ends early"));
+    pk_profile_free(p);
+    /* Not JSON: the byte offset of the error. */
+    p = read_text(cpuprofile(), "{\"nodes\": [}", false, &status, &err);
+    assert_null(p);
+    assert_int_equal(err.offset, 12);
+    free(data);
+}
+
+/* ---- traces ----------------------------------------------------------------------------------- */
+
+/* Every V8 profile of a trace document, by (pid, id), in chunk order. */
+static void expect_trace_profiles(json_t *events, json_int_t pid, v8_expect *x)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(events, i, e) {
+        const char *name = json_string_value(json_object_get(e, "name"));
+        if (!name || strcmp(name, "ProfileChunk") != 0 ||
+            json_integer_value(json_object_get(e, "pid")) != pid)
+            continue;
+        json_t *data = json_object_get(json_object_get(e, "args"), "data");
+        json_t *profile = json_object_get(data, "cpuProfile");
+        expect_nodes(x, json_object_get(profile, "nodes"));
+        json_t *samples = json_object_get(profile, "samples");
+        if (samples)
+            expect_arrays(x, samples, json_object_get(data, "timeDeltas"));
+    }
+}
+
+static void test_node_inspector_trace(void **state)
+{
+    (void)state;
+    json_t *doc = load_fixture("chrome/node-inspector-trace.json");
+    json_t *events = json_object_get(doc, "traceEvents");
+    json_int_t pid = json_integer_value(json_object_get(json_array_get(events, 0), "pid"));
+    v8_expect x = {0};
+    expect_trace_profiles(events, pid, &x);
+    tb_fn_totals cpu = {0}, count = {0};
+    expect_totals(&x, &cpu, &count);
+
+    pk_status status;
+    pk_error err;
+    pk_profile *p = tb_read_file_with(tb_data_path("chrome/node-inspector-trace.json"), NULL,
+                                      NULL, 0, &status, &err);
+    assert_non_null(p);
+    assert_string_equal(pk_str(p, pk_metadata_get(p)->source_format), "chrome-trace");
+    assert_self_totals(p, pk_value_find(p, "cpu"), &cpu);
+    assert_int_equal(pk_value_total(p, pk_value_find(p, "samples")), (int64_t)x.count);
+    assert_int_equal(pk_default_value(p), pk_value_find(p, "cpu"));
+    /* The samples are on the profiled thread (the Profile event's), named by its M event. */
+    assert_int_equal(pk_thread_count(p), 1);
+    assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "JavaScriptMainThread");
+    assert_int_equal(pk_thread_at(p, 0)->pid, pid);
+    assert_true(pk_value_total(p, pk_value_find(p, "wall")) > 0);
+    pk_profile_free(p);
+    tb_fn_totals_free(&cpu);
+    tb_fn_totals_free(&count);
+    expect_free(&x);
+    json_decref(doc);
+}
+
+static void test_chromium_trace(void **state)
+{
+    (void)state;
+    pk_status status;
+    pk_error err;
+    pk_profile *p = tb_read_file_with(tb_data_path("chrome/chromium-startup.trace.json.gz"), NULL,
+                                      NULL, 0, &status, &err);
+    if (!p)
+        fail_msg("%s", err.message);
+    assert_string_equal(pk_str(p, pk_metadata_get(p)->source_format), "chrome-trace");
+    uint32_t samples = pk_value_find(p, "samples");
+    /* Two renderers ran the page: each has its main thread's samples. */
+    size_t sampled = 0;
+    for (uint32_t t = 0; t < pk_thread_count(p); t++) {
+        int64_t n = 0;
+        for (size_t row = 0; row < pk_sample_count(p); row++)
+            if (pk_sample_thread(p, row) == t)
+                n += pk_sample_values(p, row)[samples];
+        if (n) {
+            sampled++;
+            assert_string_equal(pk_str(p, pk_thread_at(p, t)->name), "CrRendererMain");
+        }
+    }
+    assert_int_equal(sampled, 2);
+    tb_fn_totals got = {0};
+    tb_fn_totals_add_profile(&got, p, pk_value_find(p, "cpu"));
+    assert_non_null(tb_fn_totals_find(&got, "work"));
+    assert_non_null(tb_fn_totals_find(&got, "fib"));
+    tb_fn_totals_free(&got);
+    pk_profile_free(p);
+}
+
+/* The folded line of stack "a;b" on thread 0 with value `value`, 0 when absent. */
+static int64_t stack_value(const pk_profile *p, const char *path, uint32_t value)
+{
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        uint32_t frames[64];
+        size_t depth = pk_stack_frames(p, pk_sample_stack(p, row), frames, 64);
+        char text[512] = "";
+        for (size_t i = 0; i < depth && i < 64; i++) {
+            if (i)
+                strcat(text, ";");
+            strncat(text, pk_frame_name(p, frames[i]), 100);
+        }
+        if (strcmp(text, path) == 0)
+            return pk_sample_values(p, row)[value];
+    }
+    return 0;
+}
+
+static void test_begin_end_and_names(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        trace(), "[{\"name\":\"outer\",\"ph\":\"B\",\"pid\":1,\"tid\":2,\"ts\":0},"
+                 "{\"name\":\"inner\",\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":10,\"dur\":20},"
+                 "{\"name\":\"outer\",\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":100},"
+                 "{\"name\":\"other\",\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":5,\"dur\":1.5},"
+                 "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":2,"
+                 "\"args\":{\"name\":\"worker\"}},"
+                 "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"app\"}},"
+                 "{\"name\":\"mark\",\"ph\":\"i\",\"pid\":1,\"tid\":2,\"ts\":50}]");
+    uint32_t wall = pk_value_find(p, "wall");
+    assert_int_equal(pk_default_value(p), wall);
+    assert_int_equal(stack_value(p, "outer", wall), 80000);
+    assert_int_equal(stack_value(p, "outer;inner", wall), 20000);
+    assert_int_equal(stack_value(p, "other", wall), 1500); /* fractional µs */
+    assert_int_equal(pk_thread_count(p), 2);
+    assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "worker");
+    assert_string_equal(pk_str(p, pk_thread_at(p, 1)->name), "app"); /* the process's name */
+    assert_true(tb_has_warning(p, "1 event of other phases"));
+    pk_profile_free(p);
+}
+
+/* X events as Chrome writes them, when they end: children before their parents. */
+static void test_complete_events_out_of_order(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(trace(), "{\"traceEvents\":["
+                                     "{\"name\":\"c\",\"ph\":\"X\",\"ts\":5,\"dur\":5},"
+                                     "{\"name\":\"b\",\"ph\":\"X\",\"ts\":2,\"dur\":10},"
+                                     "{\"name\":\"a\",\"ph\":\"X\",\"ts\":0,\"dur\":20},"
+                                     "{\"name\":\"d\",\"ph\":\"X\",\"ts\":20,\"dur\":4}],"
+                                     "\"displayTimeUnit\":\"ns\"}");
+    uint32_t wall = pk_value_find(p, "wall");
+    assert_int_equal(stack_value(p, "a", wall), 10000);
+    assert_int_equal(stack_value(p, "a;b", wall), 5000);
+    assert_int_equal(stack_value(p, "a;b;c", wall), 5000);
+    assert_int_equal(stack_value(p, "d", wall), 4000);
+    assert_int_equal(pk_warning_count(p), 0);
+    assert_string_equal(pk_property_get(p, "trace.display_time_unit"), "ns");
+    /* The stack chart's order: a's row comes first. */
+    assert_string_equal(pk_frame_name(p, pk_stack_leaf(p, pk_sample_stack(p, 0))), "a");
+    pk_profile_free(p);
+}
+
+static void test_unmatched_and_overlapping(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(trace(), "[{\"name\":\"stray\",\"ph\":\"E\",\"ts\":1},"
+                                     "{\"name\":\"a\",\"ph\":\"X\",\"ts\":0,\"dur\":10},"
+                                     "{\"name\":\"b\",\"ph\":\"X\",\"ts\":5,\"dur\":10},"
+                                     "{\"name\":\"open\",\"ph\":\"B\",\"ts\":20},"
+                                     "{\"name\":\"z\",\"ph\":\"B\",\"ts\":30},"
+                                     "{\"name\":\"z\",\"ph\":\"E\",\"ts\":30},"
+                                     "{\"name\":\"y\",\"ph\":\"X\",\"ts\":40,\"dur\":2}]");
+    uint32_t wall = pk_value_find(p, "wall");
+    assert_true(tb_has_warning(p, "1 E event matching no open B"));
+    assert_true(tb_has_warning(p, "overlapping"));
+    assert_true(tb_has_warning(p, "1 B event never ended"));
+    /* b is cut at a's end; the open B lasts to the thread's last time, around y. */
+    assert_int_equal(stack_value(p, "a", wall), 5000);
+    assert_int_equal(stack_value(p, "a;b", wall), 5000);
+    assert_int_equal(stack_value(p, "open", wall), 20000);
+    assert_int_equal(stack_value(p, "open;y", wall), 2000);
+    assert_int_equal(stack_value(p, "open;z", wall), 0);
+    pk_profile_free(p);
+}
+
+/* A trace whose writer stopped: what is whole is read, with a warning. */
+static void test_cut_trace(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(trace(), "[{\"name\":\"a\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,"
+                                     "\"dur\":5},\n{\"name\":\"b\",\"ph\":\"X\",\"pid\":1,"
+                                     "\"tid\":1,\"ts\":10,\"dur");
+    uint32_t wall = pk_value_find(p, "wall");
+    assert_int_equal(stack_value(p, "a", wall), 5000);
+    assert_int_equal(stack_value(p, "b", wall), 0);
+    assert_true(tb_has_warning(p, "the trace ends early"));
+    pk_profile_free(p);
+    /* Every cut of a real trace reads, or is refused for holding no event. */
+    size_t size;
+    char *data = tb_read_data_file("chrome/node-inspector-trace.json", &size);
+    for (size_t cut = 1; cut < size; cut += size / 97 + 1) {
+        pk_status status;
+        pk_error err;
+        p = tb_read_memory_with(data, cut, trace(), NULL, 0, false, &status, &err);
+        if (p)
+            assert_true(tb_has_warning(p, "ends early"));
+        else
+            assert_non_null(strstr(err.message, "no events"));
+        pk_profile_free(p);
+    }
+    free(data);
+}
+
+/* Chrome's key order (args first) and a profile whose chunks come from another thread. */
+static void test_profile_chunks(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        trace(),
+        "[{\"args\":{\"data\":{\"startTime\":1000}},\"id\":\"0x1\",\"name\":\"Profile\","
+        "\"ph\":\"P\",\"pid\":\"7\",\"tid\":1,\"ts\":1000},"
+        "{\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[{\"callFrame\":{\"functionName\":"
+        "\"(root)\"},\"id\":1},{\"callFrame\":{\"functionName\":\"f\",\"url\":\"u.js\","
+        "\"lineNumber\":0},\"id\":2,\"parent\":1}],\"samples\":[2,2]},\"timeDeltas\":[5,10]}},"
+        "\"id\":\"0x1\",\"name\":\"ProfileChunk\",\"ph\":\"P\",\"pid\":\"7\",\"tid\":9,\"ts\":1100},"
+        "{\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[{\"callFrame\":{\"functionName\":\"g\"},"
+        "\"id\":3,\"parent\":2}],\"samples\":[3]},\"timeDeltas\":[20]}},"
+        "\"id\":\"0x1\",\"name\":\"ProfileChunk\",\"ph\":\"P\",\"pid\":\"7\",\"tid\":9,\"ts\":1200},"
+        "{\"args\":{\"name\":\"main\"},\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":7,\"tid\":1}]");
+    uint32_t cpu = pk_value_find(p, "cpu");
+    assert_int_equal(pk_default_value(p), cpu);
+    /* f: 10 µs then 20 µs (the chunk boundary in between); g: the mean interval, 15 µs. */
+    assert_int_equal(stack_value(p, "f", cpu), 30000);
+    assert_int_equal(stack_value(p, "f;g", cpu), 15000);
+    assert_int_equal(pk_thread_count(p), 1);
+    assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "main");
+    assert_int_equal(pk_thread_at(p, 0)->pid, 7);
+    assert_int_equal(pk_thread_at(p, 0)->tid, 1);
+    pk_profile_free(p);
+}
+
+static void test_probing_by_content(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *format;
+    } cases[] = {
+        {"chrome/node-cpu-prof.cpuprofile", "cpuprofile"},
+        {"chrome/legacy.cpuprofile", "cpuprofile"},
+        {"chrome/node-inspector-trace.json", "chrome-trace"},
+        {"chrome/node-trace-events.json", "chrome-trace"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t size;
+        char *data = tb_read_data_file(cases[i].file, &size);
+        int score;
+        const pk_format *f = pk_format_probe((const uint8_t *)data,
+                                             size < PK_PROBE_BYTES ? size : PK_PROBE_BYTES,
+                                             "renamed.dat", &score);
+        assert_non_null(f);
+        assert_string_equal(f->name, cases[i].format);
+        free(data);
+    }
+    const char *bare = "[{\"args\":{},\"cat\":\"x\",\"name\":\"a\",\"ph\":\"X\",\"pid\":1}]";
+    int score;
+    const pk_format *f = pk_format_probe((const uint8_t *)bare, strlen(bare), NULL, &score);
+    assert_non_null(f);
+    assert_string_equal(f->name, "chrome-trace");
+    assert_string_equal(pk_format_by_extension("x.cpuprofile", false)->name, "cpuprofile");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_node_cpu_prof_weights),
+        cmocka_unit_test(test_position_ticks),
+        cmocka_unit_test(test_any_key_order),
+        cmocka_unit_test(test_legacy_form),
+        cmocka_unit_test(test_cpuprofile_cut),
+        cmocka_unit_test(test_node_inspector_trace),
+        cmocka_unit_test(test_chromium_trace),
+        cmocka_unit_test(test_begin_end_and_names),
+        cmocka_unit_test(test_complete_events_out_of_order),
+        cmocka_unit_test(test_unmatched_and_overlapping),
+        cmocka_unit_test(test_cut_trace),
+        cmocka_unit_test(test_profile_chunks),
+        cmocka_unit_test(test_probing_by_content),
+    };
+    return cmocka_run_group_tests_name("chrome", tests, NULL, NULL);
+}

@@ -1,0 +1,355 @@
+/* The streaming JSON input (core/json_input.h, core/json_probe.h): the path at every callback,
+ * exact numbers, strings with their length, the same callbacks whatever the chunking, cut and
+ * invalid documents with their offsets, handler failures, skipped containers, and probing the
+ * keys of a document's first bytes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/buffer.h"
+#include "core/input.h"
+#include "core/json_input.h"
+#include "core/json_probe.h"
+
+/* Each callback as one line: "path kind value", the path as keys and indexes joined by '/'. */
+typedef struct recorder {
+    pk_buffer text;
+    const char *fail_at_key;  /* a scalar under this key fails */
+    const char *skip_key;     /* containers under this key are skipped */
+} recorder;
+
+static void append_path(recorder *r, const pk_json_parser *jp)
+{
+    for (uint32_t level = 0; level < pk_json_parser_depth(jp); level++) {
+        char part[64];
+        size_t len;
+        const char *key = pk_json_parser_key(jp, level, &len);
+        if (key)
+            snprintf(part, sizeof part, "%.*s", (int)len, key);
+        else
+            snprintf(part, sizeof part, "%llu",
+                     (unsigned long long)pk_json_parser_index(jp, level));
+        if (level)
+            pk_buffer_byte(&r->text, '/');
+        pk_buffer_append(&r->text, part, strlen(part));
+    }
+}
+
+static void add(recorder *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(recorder *r, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    pk_buffer_append(&r->text, line, strlen(line));
+}
+
+static bool last_key_is(const pk_json_parser *jp, const char *key)
+{
+    uint32_t depth = pk_json_parser_depth(jp);
+    return depth && pk_json_parser_key_is(jp, depth - 1, key);
+}
+
+static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
+{
+    recorder *r = ctx;
+    if (r->fail_at_key && last_key_is(jp, r->fail_at_key))
+        return pk_json_parser_fail(jp, "refused %s", r->fail_at_key);
+    append_path(r, jp);
+    switch (v->kind) {
+    case PK_JSON_NULL: add(r, " null\n"); break;
+    case PK_JSON_BOOL: add(r, " bool %d\n", v->boolean); break;
+    case PK_JSON_INT: add(r, " int %lld\n", (long long)v->i); break;
+    case PK_JSON_DOUBLE: add(r, " double %.17g\n", v->d); break;
+    case PK_JSON_STRING: add(r, " string %zu %.*s\n", v->len, (int)v->len, v->s); break;
+    }
+    return true;
+}
+
+static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
+{
+    recorder *r = ctx;
+    if (r->skip_key && last_key_is(jp, r->skip_key))
+        pk_json_parser_skip(jp);
+    append_path(r, jp);
+    add(r, " %s\n", is_array ? "[" : "{");
+    return true;
+}
+
+static bool on_end(void *ctx, pk_json_parser *jp, bool is_array)
+{
+    recorder *r = ctx;
+    append_path(r, jp);
+    add(r, " %s\n", is_array ? "]" : "}");
+    return true;
+}
+
+static const pk_json_handler handler = {on_scalar, on_begin, on_end};
+
+/* Runs text in memory with a parser made for r (parsers are reused from run to run); *trace
+ * receives the recording (the caller frees it). */
+static pk_json_end run_text(const char *text, recorder *r, pk_json_parser *jp, char **trace)
+{
+    pk_json_end how = pk_json_parser_run_memory(jp, text, strlen(text));
+    pk_buffer_byte(&r->text, 0);
+    *trace = (char *)r->text.data;
+    r->text = (pk_buffer)PK_BUFFER_INIT;
+    return how;
+}
+
+static const char document[] =
+    "\xEF\xBB\xBF {\"a\": [1, -2, {\"b\": \"x\\u00e9\\n\"}], \"n\": null, \"t\": true,"
+    " \"big\": 9223372036854775807, \"neg\": -9223372036854775808,"
+    " \"over\": 9223372036854775808, \"f\": 1.5e3, \"g\": 0.1, \"e\": [], \"o\": {}} \n";
+
+static const char document_trace[] =
+    " {\n"
+    "a [\n"
+    "a/0 int 1\n"
+    "a/1 int -2\n"
+    "a/2 {\n"
+    "a/2/b string 4 x\xC3\xA9\n\n"
+    "a/2 }\n"
+    "a ]\n"
+    "n null\n"
+    "t bool 1\n"
+    "big int 9223372036854775807\n"
+    "neg int -9223372036854775808\n"
+    "over double 9.2233720368547758e+18\n"
+    "f double 1500\n"
+    "g double 0.10000000000000001\n"
+    "e [\n"
+    "e ]\n"
+    "o {\n"
+    "o }\n"
+    " }\n";
+
+static void test_values_and_paths(void **state)
+{
+    (void)state;
+    recorder r = {PK_BUFFER_INIT, NULL, NULL};
+    pk_json_parser jp;
+    pk_json_parser_init(&jp, &handler, &r);
+    char *trace;
+    assert_int_equal(run_text(document, &r, &jp, &trace), PK_JSON_COMPLETE);
+    assert_string_equal(trace, document_trace); /* the top level has no path */
+    free(trace);
+    pk_json_parser_release(&jp);
+}
+
+/* A source that hands out one byte per read, so that every token straddles chunks. */
+typedef struct trickle {
+    const char *data;
+    size_t size, pos;
+} trickle;
+
+static size_t trickle_read(void *context, uint8_t *buf, size_t n, pk_error *failure)
+{
+    (void)failure;
+    trickle *t = context;
+    if (t->pos == t->size || n == 0)
+        return 0;
+    buf[0] = (uint8_t)t->data[t->pos++];
+    return 1;
+}
+
+static void test_same_callbacks_whatever_the_chunks(void **state)
+{
+    (void)state;
+    trickle t = {document, strlen(document), 0};
+    pk_input in;
+    assert_int_equal(pk_input_init_source(&in, (pk_input_source){trickle_read, NULL, &t}, 0, NULL),
+                     PK_OK);
+    recorder r = {PK_BUFFER_INIT, NULL, NULL};
+    pk_json_parser jp;
+    pk_json_parser_init(&jp, &handler, &r);
+    assert_int_equal(pk_json_parser_run(&jp, &in), PK_JSON_COMPLETE);
+    pk_buffer_byte(&r.text, 0);
+    assert_string_equal((char *)r.text.data, document_trace);
+    pk_buffer_free(&r.text);
+    pk_json_parser_release(&jp);
+    pk_input_release(&in);
+}
+
+static void test_cut_keeps_what_came(void **state)
+{
+    (void)state;
+    const char *text = "[{\"a\":1},{\"b\":2},{\"c\":";
+    recorder r = {PK_BUFFER_INIT, NULL, NULL};
+    pk_json_parser jp;
+    pk_json_parser_init(&jp, &handler, &r);
+    char *trace;
+    assert_int_equal(run_text(text, &r, &jp, &trace), PK_JSON_CUT);
+    assert_string_equal(trace, " [\n0 {\n0/a int 1\n0 }\n1 {\n1/b int 2\n1 }\n2 {\n");
+    assert_int_equal(pk_json_parser_error_offset(&jp), strlen(text));
+    pk_error err;
+    assert_int_equal(pk_json_parser_error(&jp, PK_JSON_CUT, "the trace", &err), PK_ERR_INPUT);
+    assert_true(err.salvageable);
+    assert_int_equal(err.offset, (int64_t)strlen(text));
+    assert_non_null(strstr(err.message, "the trace ends early"));
+    free(trace);
+    /* A cut inside a number does not deliver the digits that came, and nothing at all. */
+    assert_int_equal(run_text("{\"a\":12", &r, &jp, &trace), PK_JSON_CUT);
+    assert_string_equal(trace, " {\n");
+    free(trace);
+    assert_int_equal(run_text("  ", &r, &jp, &trace), PK_JSON_CUT);
+    free(trace);
+    pk_json_parser_release(&jp);
+}
+
+static void test_invalid_with_offset(void **state)
+{
+    (void)state;
+    recorder r = {PK_BUFFER_INIT, NULL, NULL};
+    pk_json_parser jp;
+    pk_json_parser_init(&jp, &handler, &r);
+    char *trace;
+    /* The error is the ']' at byte 6, where a value was due: the offset is just past it. */
+    assert_int_equal(run_text("{\"a\": ]}", &r, &jp, &trace), PK_JSON_INVALID);
+    assert_int_equal(pk_json_parser_error_offset(&jp), 7);
+    pk_error err;
+    assert_int_equal(pk_json_parser_error(&jp, PK_JSON_INVALID, NULL, &err), PK_ERR_INPUT);
+    assert_int_equal(err.offset, 7);
+    assert_non_null(strstr(err.message, "not valid JSON"));
+    free(trace);
+    /* Trailing garbage after a whole document, and invalid UTF-8 in a string. */
+    assert_int_equal(run_text("{} x", &r, &jp, &trace), PK_JSON_INVALID);
+    free(trace);
+    assert_int_equal(run_text("[\"\xC3\x28\"]", &r, &jp, &trace), PK_JSON_INVALID);
+    free(trace);
+    pk_json_parser_release(&jp);
+}
+
+static void test_handler_failure(void **state)
+{
+    (void)state;
+    recorder r = {PK_BUFFER_INIT, "bad", NULL};
+    pk_json_parser jp;
+    pk_json_parser_init(&jp, &handler, &r);
+    char *trace;
+    const char *text = "{\"ok\":1,\"bad\":2345,\"later\":3}";
+    assert_int_equal(run_text(text, &r, &jp, &trace), PK_JSON_FAILED);
+    assert_string_equal(trace, " {\nok int 1\n");
+    /* The offset is just past the refused token. */
+    assert_int_equal(pk_json_parser_error_offset(&jp), strstr(text, ",\"later") - text);
+    assert_string_equal(pk_json_parser_message(&jp), "refused bad");
+    free(trace);
+    pk_json_parser_release(&jp);
+}
+
+static void test_skip(void **state)
+{
+    (void)state;
+    recorder r = {PK_BUFFER_INIT, NULL, "args"};
+    pk_json_parser jp;
+    pk_json_parser_init(&jp, &handler, &r);
+    char *trace;
+    const char *text = "[{\"args\":{\"x\":[1,{\"y\":2}]},\"ph\":\"X\"},{\"args\":[],\"ph\":\"B\"}]";
+    assert_int_equal(run_text(text, &r, &jp, &trace), PK_JSON_COMPLETE);
+    assert_string_equal(trace, " [\n0 {\n0/args {\n0/ph string 1 X\n0 }\n1 {\n1/args [\n"
+                               "1/ph string 1 B\n1 }\n ]\n");
+    free(trace);
+    pk_json_parser_release(&jp);
+}
+
+typedef struct matcher {
+    int hits_events, hits_any_key, hits_from_one;
+} matcher;
+
+static bool match_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
+{
+    matcher *m = ctx;
+    (void)v;
+    m->hits_events += pk_json_parser_match(jp, 0, "traceEvents/#/ph");
+    m->hits_any_key += pk_json_parser_match(jp, 0, "*/#/ph");
+    m->hits_from_one += pk_json_parser_match(jp, 1, "#/ph");
+    return true;
+}
+
+static void test_match(void **state)
+{
+    (void)state;
+    const char *text = "{\"traceEvents\":[{\"ph\":\"B\"},{\"ph\":\"E\",\"args\":{\"ph\":1}}],"
+                       "\"other\":[{\"ph\":\"X\"}],\"ph\":0}";
+    matcher m = {0, 0, 0};
+    /* Empty keys, before any other key was kept. */
+    pk_json_parser empty;
+    pk_json_parser_init(&empty, &(pk_json_handler){.scalar = match_scalar}, &m);
+    assert_int_equal(pk_json_parser_run_memory(&empty, "{\"\":{\"\":1}}", 11), PK_JSON_COMPLETE);
+    pk_json_parser_release(&empty);
+    pk_json_parser jp;
+    pk_json_parser_init(&jp, &(pk_json_handler){.scalar = match_scalar}, &m);
+    assert_int_equal(pk_json_parser_run_memory(&jp, text, strlen(text)), PK_JSON_COMPLETE);
+    assert_int_equal(m.hits_events, 2);
+    assert_int_equal(m.hits_any_key, 3);
+    assert_int_equal(m.hits_from_one, 3);
+    pk_json_parser_release(&jp);
+}
+
+static void test_numbers(void **state)
+{
+    (void)state;
+    pk_json_scalar v = {.kind = PK_JSON_DOUBLE, .d = 1500.0};
+    int64_t i;
+    double d;
+    assert_true(pk_json_scalar_i64(&v, &i));
+    assert_int_equal(i, 1500);
+    v.d = 1.5;
+    assert_false(pk_json_scalar_i64(&v, &i));
+    v.d = 9223372036854775808.0;
+    assert_false(pk_json_scalar_i64(&v, &i));
+    v = (pk_json_scalar){.kind = PK_JSON_STRING, .s = "1", .len = 1};
+    assert_false(pk_json_scalar_i64(&v, &i));
+    assert_false(pk_json_scalar_double(&v, &d));
+    assert_true(pk_json_scalar_is(&v, "1"));
+    assert_false(pk_json_scalar_is(&v, "12"));
+}
+
+static void test_probe(void **state)
+{
+    (void)state;
+    const char *cut = "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scr";
+    pk_json_probe_key keys[] = {
+        {"nodes/#/callFrame", NULL, false},
+        {"nodes/#/callFrame/functionName", "(root)", false},
+        {"nodes/#/id", "1", false}, /* a number is not the string "1" */
+        {"samples", NULL, false},
+    };
+    assert_int_equal(pk_json_probe((const uint8_t *)cut, strlen(cut), keys, 4), 2);
+    assert_true(keys[0].found);
+    assert_true(keys[1].found);
+    assert_false(keys[2].found);
+    assert_false(keys[3].found);
+    const char *damaged = "{\"samples\": [1,}";
+    assert_int_equal(pk_json_probe((const uint8_t *)damaged, strlen(damaged), keys, 4), 1);
+    const char *not_json = "{\"a\" 1}";
+    assert_int_equal(pk_json_probe((const uint8_t *)not_json, strlen(not_json), keys, 4), -1);
+    const char *scalar = "12345";
+    assert_int_equal(pk_json_probe((const uint8_t *)scalar, strlen(scalar), keys, 4), -1);
+    assert_int_equal(pk_json_first_byte((const uint8_t *)"\xEF\xBB\xBF \n[", 6), '[');
+    assert_int_equal(pk_json_first_byte((const uint8_t *)" ", 1), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_values_and_paths),
+        cmocka_unit_test(test_same_callbacks_whatever_the_chunks),
+        cmocka_unit_test(test_cut_keeps_what_came),
+        cmocka_unit_test(test_invalid_with_offset),
+        cmocka_unit_test(test_handler_failure),
+        cmocka_unit_test(test_skip),
+        cmocka_unit_test(test_match),
+        cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_probe),
+    };
+    return cmocka_run_group_tests_name("json_input", tests, NULL, NULL);
+}
