@@ -19,22 +19,13 @@ void v8_pairs_free(v8_pairs *q)
     v8_pairs_init(q);
 }
 
-static uint64_t zigzag(int64_t v)
-{
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-static int64_t unzigzag(uint64_t u)
-{
-    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
-}
 
 static bool append(v8_pairs *q, int kind, int64_t value)
 {
     if (!q->spool && !(q->spool = pk_spool_new()))
         return false;
     uint8_t record[PK_VARINT_MAX_BYTES];
-    size_t n = pk_varint_encode(record, zigzag(value));
+    size_t n = pk_varint_encode(record, pk_zigzag_encode(value));
     if (!pk_spool_append(q->spool, 0, record, n))
         return false;
     q->queued_kind = kind;
@@ -61,7 +52,7 @@ static bool take(v8_pairs *q, int64_t *value)
     uint64_t u = 0;
     /* The records were written whole by append: they decode. */
     pk_varint_decode(&q->chunk, q->chunk_end, &u);
-    *value = unzigzag(u);
+    *value = pk_zigzag_decode(u);
     q->taken++;
     return true;
 }
