@@ -53,7 +53,6 @@ typedef struct cg_reader {
     bool summary_first; /* summary: came before the cost lines, as callgrind writes it: then
                          * totals: ends the part, and a part without it is cut */
     uint64_t part;
-    uint64_t mismatched_parts;
     /* Threads: `thread: N` -> model thread. */
     pk_u64map threads;
     uint64_t thread_key;
@@ -212,7 +211,6 @@ static void end_part(cg_reader *r)
         for (unsigned c = 0; c < r->columns; c++) {
             if (said[c] == r->sums[c])
                 continue;
-            r->mismatched_parts++;
             const char *event = "?";
             if (r->column_value[c] != PK_NONE)
                 event = pk_str(r->p, r->value_name[r->column_value[c]]);
