@@ -14,9 +14,10 @@ require_tool callgrind_annotate "Debian package valgrind"
 # counted 0 (`calls=0`: a call still running when callgrind dumped a part) for self cost,
 # where KCachegrind and profkit take it for the call's inclusive cost: it is shown such calls
 # counted 1, which changes nothing else it lists.
+# ANNOTATE (default callgrind_annotate --threshold=100) may name cachegrind's cg_annotate.
 annotate_functions() {
     sed 's/^calls=0 /calls=1 /' "$1" >annotate.input
-    callgrind_annotate --threshold=100 --auto=no --show="$2" --sort="$2" annotate.input 2>/dev/null |
+    ${ANNOTATE:-callgrind_annotate --threshold=100} --auto=no --show="$2" --sort="$2" annotate.input 2>/dev/null |
         python3 -c 'import re, sys
 sums = {}
 started = False
@@ -73,6 +74,8 @@ done
 for event in Ir Dr D1mr DLmr; do
     compare callgrind.out.prog-cache "$event"
 done
+# cachegrind's files are read too (a function in each file it has code in, no calls).
+ANNOTATE="cg_annotate --threshold=0" compare cachegrind.out.prog Ir
 
 # What profkit writes: callgrind_annotate's self cost per function of the written file equals
 # profkit's report of the input, and its program totals equal profkit's totals.

@@ -404,8 +404,6 @@ static pk_status spec_line(cg_reader *r, cg_spec spec, const char *value, size_t
         break;
     case CG_NAME_UNDEFINED:
         return line_damage(r, err, "a compressed name (N) is used before it is defined");
-    case CG_NAME_MALFORMED:
-        return line_damage(r, err, "a compressed name is not '(N)' or '(N) name'");
     case CG_NAME_NOMEM:
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     }
