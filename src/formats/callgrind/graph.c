@@ -185,7 +185,9 @@ typedef struct visit {
     uint32_t callers; /* stack of the callers' frames, PK_NONE at a root */
 } visit;
 
-/* A function being expanded: its visit, the stack ending in its own frame, the next call. */
+/* A function being expanded: its visit, the stack ending in its own frame (made when a call is
+ * first followed: most placements are leaves, whose rows end in frames with lines), the next
+ * call. */
 typedef struct open_call {
     uint32_t visit, stack, next_edge;
 } open_call;
@@ -250,16 +252,12 @@ static bool enter(expander *x, uint32_t node, uint32_t callers, const double *we
         !PK_ARRAY_RESERVE(x->weights, x->weight_cap, (x->visit_count + 1) * x->values) ||
         !PK_ARRAY_RESERVE(x->path, x->path_cap, x->depth + 1))
         return false;
-    uint32_t frame = frame_of(x, node, x->g->nodes[node].file, 0);
-    uint32_t stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(x->p, callers, frame);
-    if (stack == PK_NONE)
-        return false;
     size_t v = x->visit_count++;
     x->visits[v] = (visit){node, callers};
     memcpy(x->weights + v * x->values, weights, x->values * sizeof *weights);
     x->g->nodes[node].visits++;
     x->g->nodes[node].on_path = true;
-    x->path[x->depth++] = (open_call){(uint32_t)v, stack, x->g->nodes[node].first_edge};
+    x->path[x->depth++] = (open_call){(uint32_t)v, PK_NONE, x->g->nodes[node].first_edge};
     return true;
 }
 
@@ -304,6 +302,13 @@ static bool expand(expander *x, uint32_t root)
         if (x->visit_count >= MAX_VISITS) {
             x->report->cut_by_limit++;
             continue;
+        }
+        if (open->stack == PK_NONE) {
+            const visit *v = &x->visits[open->visit];
+            uint32_t frame = frame_of(x, caller, g->nodes[caller].file, 0);
+            open->stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(x->p, v->callers, frame);
+            if (open->stack == PK_NONE)
+                return false;
         }
         if (!enter(x, e->callee, open->stack, weights))
             return false;

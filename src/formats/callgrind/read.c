@@ -530,9 +530,10 @@ static void final_warnings(cg_reader *r, const cg_expansion *x)
     if (x->cut_by_limit)
         pk_warn(r->p,
                 "the call graph was expanded into stacks up to its size limit: %llu call%s "
-                "below it %s placed as roots of their own",
+                "%s not followed, and functions reached only through them are roots of their "
+                "own",
                 (unsigned long long)x->cut_by_limit, x->cut_by_limit == 1 ? "" : "s",
-                x->cut_by_limit == 1 ? "is" : "are");
+                x->cut_by_limit == 1 ? "was" : "were");
     if (x->lines_merged)
         pk_warn(r->p,
                 "%llu function%s called from very many places %s their self cost per file, not "
