@@ -383,8 +383,9 @@ static pk_status spec_line(cg_reader *r, cg_spec spec, const char *value, size_t
         size_t pos = 0;
         uint64_t count;
         if (!cg_parse_number(value, len, &pos, &count))
-            return line_damage(r, err, spec == CG_SPEC_CALLS ? "calls= does not start with a count"
-                                                             : "a jump line does not start with a count");
+            return line_damage(r, err,
+                               spec == CG_SPEC_CALLS ? "calls= does not start with a count"
+                                                     : "a jump line does not start with a count");
         if (spec == CG_SPEC_CALLS) {
             if (r->node == PK_NONE)
                 return line_damage(r, err, "calls= before any fn=");
@@ -536,8 +537,8 @@ static void final_warnings(cg_reader *r, const cg_expansion *x)
                 x->cut_by_limit == 1 ? "was" : "were");
     if (x->lines_merged)
         pk_warn(r->p,
-                "%llu function%s called from very many places %s their self cost per file, not "
-                "per line, to keep the stacks few",
+                "%llu function%s placed under very many stacks %s their self cost per file (or "
+                "per function), not per line, to keep the rows few",
                 (unsigned long long)x->lines_merged, x->lines_merged == 1 ? "" : "s",
                 x->lines_merged == 1 ? "keeps" : "keep");
 }
