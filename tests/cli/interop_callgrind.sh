@@ -68,7 +68,8 @@ compare() {
 }
 
 for file in callgrind.out.prog callgrind.out.prog-instr callgrind.out.prog-jumps \
-            callgrind.out.parts-combined callgrind.out.threads-02 callgrind.out.threads-03; do
+            callgrind.out.parts-combined callgrind.out.threads-02 callgrind.out.threads-03 \
+            callgrind.out.tiny; do
     compare "$file" Ir
 done
 for event in Ir Dr D1mr DLmr; do

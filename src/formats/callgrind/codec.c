@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "core/hex.h"
+
 typedef struct spec_name {
     const char *key; /* with its '=' */
     size_t len;
@@ -52,17 +54,6 @@ void cg_skip_blanks(const char *s, size_t len, size_t *pos)
         (*pos)++;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 bool cg_parse_number(const char *s, size_t len, size_t *pos, uint64_t *value)
 {
     size_t i = *pos;
@@ -70,7 +61,7 @@ bool cg_parse_number(const char *s, size_t len, size_t *pos, uint64_t *value)
     if (i + 1 < len && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
         size_t start = i += 2;
         int d;
-        while (i < len && (d = hex_digit(s[i])) >= 0) {
+        while (i < len && (d = pk_hex_digit(s[i])) >= 0) {
             if (v >> 60)
                 return false;
             v = v << 4 | (uint64_t)d;
