@@ -1,7 +1,7 @@
 # callgrind in and out, checked with valgrind's callgrind_annotate: for every fixture made by
 # valgrind --tool=callgrind, profkit's self cost per function equals callgrind_annotate's, for
 # each event compared; and callgrind_annotate reads what profkit writes (from callgrind, pprof,
-# gperftools and .bsprof profiles) with profkit's own self cost per function and totals.
+# gperftools, .bsprof and perf script profiles) with profkit's own self cost per function and totals.
 # callgrind.sh holds the checks that need profkit only.
 . "$(dirname "$0")/lib.sh"
 DATA=$SRC/tests/data/callgrind
@@ -29,7 +29,7 @@ for line in sys.stdin:
     m = re.match(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$", line) if started else None
     if not m:
         continue
-    entry = re.sub(r" \[[^\]]*\]$", "", m.group(2))
+    entry = re.sub(r" \[(\[[^\]]*\]|[^\]]*)\]$", "", m.group(2))  # the object, [[kernel.kallsyms]] too
     # file:function, where files may hold a ':' (pkg:/...) and C++ names "::": the separator is
     # the last single ':'.
     singles = [i for i, c in enumerate(entry) if c == ":" and entry[i - 1:i] != ":" and entry[i + 1:i + 2] != ":"]
@@ -89,10 +89,12 @@ compare_written() {
         fail "profkit could not write $input as callgrind"
         return
     fi
-    # A time or size value is written NAME_(UNIT), as Xdebug names its events.
+    # Event names keep letters, digits and '_'; a time or size value is written NAME_(UNIT), as
+    # Xdebug names its events.
     local written
     written=$(sed -n 's/^events: //p' "$name.callgrind" | tr ' ' '\n' |
-              grep -E "^$event(_\(.*\))?\$" | head -1)
+              grep -E "^$(printf '%s' "$event" | tr -c 'A-Za-z0-9_' '_')(_\(.*\))?\$" | head -1)
+    [ -n "$written" ] || fail "no event for $event in $name.callgrind"
     annotate_functions "$name.callgrind" "$written" >"annotate.$name"
     profkit_functions "$input" "$event" "$@" >"profkit.$name"
     [ -s "profkit.$name" ] || fail "profkit reported nothing for $input ($event)"
@@ -116,5 +118,7 @@ compare_written "$SRC/tests/data/pprof/cppbench.cpu" samples
 compare_written "$SRC/tests/data/pprof/gobench.cpu" samples
 compare_written "$SRC/tests/data/gperftools/real.prof" samples --no-symbols
 compare_written "$SRC/examples/roku-channel.bsprof" cpu
+compare_written "$SRC/tests/data/perf/prog.perf" cpu-clock
+compare_written "$SRC/tests/data/perf/prog-srcline.perf" cpu-clock-samples
 
 finish
