@@ -1,9 +1,11 @@
 /* Buffered input and output: varints, lines (over-long ones too), text lines, UTF-16 decoding,
  * refills, temporary files, JSON escaping; the public error and option helpers and output
  * objects. */
-#define _GNU_SOURCE /* O_TMPFILE, to learn whether the scratch directory takes unnamed files */
+#define _GNU_SOURCE /* O_TMPFILE, to learn whether the scratch directory takes unnamed files;
+                     * sched_setaffinity */
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -19,6 +21,7 @@
 
 #include "bytes.h"
 #include "reading.h"
+#include "core/gzip.h"
 #include "core/input.h"
 #include "core/output.h"
 #include "core/text_lines.h"
@@ -578,6 +581,67 @@ static void option_values(void **state)
     assert_null(pk_option_get(NULL, "salvage"));
 }
 
+/* Compresses text (pieces of every size, some larger than the output's buffer) into memory. */
+static char *gzip_in_memory(const char *text, size_t size, size_t *compressed_size)
+{
+    pk_output out;
+    pk_error err;
+    pk_output_init_memory(&out);
+    assert_int_equal(pk_output_compress(&out, 1, &err), PK_OK);
+    for (size_t at = 0, piece = 1; at < size; piece = piece * 7 % 1000003) {
+        size_t n = piece < size - at ? piece : size - at;
+        pk_out_write(&out, text + at, n);
+        at += n;
+    }
+    assert_int_equal(pk_output_commit(&out, &err), PK_OK);
+    return pk_output_take_memory(&out, compressed_size);
+}
+
+/* gzip output compressed beside the writer (a worker thread, when the process may use more
+ * than one processor) is the same byte for byte as compressed in the writer's flushes (one
+ * processor), and decompresses to what was written. */
+static void gzip_output_worker(void **state)
+{
+    (void)state;
+    size_t size = 5u << 20;
+    char *text = malloc(size);
+    assert_non_null(text);
+    uint32_t x = 1;
+    for (size_t i = 0; i < size; i++) {
+        x = x * 1103515245u + 12345u;
+        text[i] = (char)('a' + (x >> 16) % 16); /* compressible, but not trivially */
+    }
+    size_t beside_size, inline_size;
+    char *beside = gzip_in_memory(text, size, &beside_size);
+    cpu_set_t all, one;
+    assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
+    CPU_ZERO(&one);
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &all)) {
+            CPU_SET(cpu, &one);
+            break;
+        }
+    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+    char *in_flushes = gzip_in_memory(text, size, &inline_size);
+    assert_int_equal(sched_setaffinity(0, sizeof all, &all), 0);
+    assert_int_equal(beside_size, inline_size);
+    assert_memory_equal(beside, in_flushes, beside_size);
+
+    pk_input compressed, in;
+    pk_error err;
+    pk_input_init_memory(&compressed, beside, beside_size);
+    assert_int_equal(pk_input_init_gzip(&in, &compressed, &err), PK_OK);
+    char *back = malloc(size + 1);
+    assert_non_null(back);
+    assert_int_equal(pk_in_read(&in, back, size + 1), size);
+    assert_memory_equal(back, text, size);
+    pk_input_release(&in);
+    free(back);
+    free(in_flushes);
+    free(beside);
+    free(text);
+}
+
 /* The output objects of the public interface: a file output gzips by its name and writes a
  * format's bytes (pk_write_output); a missing directory is refused with no output made; a
  * memory output can be finished without its bytes being taken; and a format without a writer
@@ -658,6 +722,7 @@ int main(void)
         cmocka_unit_test(statuses_and_errors),
         cmocka_unit_test(option_values),
         cmocka_unit_test(public_outputs),
+        cmocka_unit_test(gzip_output_worker),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

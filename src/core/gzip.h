@@ -32,6 +32,20 @@ pk_deflate *pk_deflate_new(int level);
  * member. False when memory runs out. */
 bool pk_deflate_run(pk_deflate *d, const void *data, size_t size, bool finish,
                     pk_deflate_emit_fn emit, void *context);
+/* Ends the worker, if any (after its last job). */
 void pk_deflate_free(pk_deflate *d);
+
+/* Compressing beside the caller. pk_deflate_start_worker starts a thread that runs the jobs of
+ * pk_deflate_post; it declines (false) when the process may use only one processor, where the
+ * thread would gain nothing. Jobs run one at a time, in order, and make the same bytes as
+ * pk_deflate_run; their emit is called on the worker. */
+bool pk_deflate_start_worker(pk_deflate *d);
+/* Waits for the previous job and queues this one (without a worker: runs it now). data must
+ * stay as it is until pk_deflate_wait returns or the next post. False when an earlier job ran
+ * out of memory. */
+bool pk_deflate_post(pk_deflate *d, const void *data, size_t size, bool finish,
+                     pk_deflate_emit_fn emit, void *context);
+/* Waits until every posted job is done. False when one ran out of memory. */
+bool pk_deflate_wait(pk_deflate *d);
 
 #endif

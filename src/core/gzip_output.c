@@ -1,4 +1,8 @@
-/* The compressing output filter: a gzip member written in pieces as the output flushes. */
+/* The compressing output filter: a gzip member written in pieces as the output flushes, on a
+ * second thread when the process may run on more than one processor (see gzip.h). */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <zlib.h>
 
@@ -6,9 +10,27 @@
 
 #define DEFLATE_CHUNK (256u << 10)
 
+/* One piece handed to the worker. */
+typedef struct deflate_job {
+    const void *data;
+    size_t size;
+    bool finish;
+    pk_deflate_emit_fn emit;
+    void *context;
+} deflate_job;
+
 struct pk_deflate {
     z_stream z;
     uint8_t out[DEFLATE_CHUNK];
+    /* The worker: the z_stream belongs to it from pk_deflate_post until it is idle again. */
+    bool worker;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    bool busy;    /* a job is queued or running */
+    bool quit;
+    bool failed;  /* a posted job ran out of memory */
+    deflate_job job;
 };
 
 pk_deflate *pk_deflate_new(int level)
@@ -53,10 +75,103 @@ bool pk_deflate_run(pk_deflate *d, const void *data, size_t size, bool finish,
     return true;
 }
 
+static void *deflate_worker(void *arg)
+{
+    pk_deflate *d = arg;
+    pthread_mutex_lock(&d->lock);
+    for (;;) {
+        while (!d->busy && !d->quit)
+            pthread_cond_wait(&d->changed, &d->lock);
+        if (!d->busy)
+            break; /* quit, and nothing left to compress */
+        deflate_job job = d->job;
+        pthread_mutex_unlock(&d->lock);
+        bool ok = pk_deflate_run(d, job.data, job.size, job.finish, job.emit, job.context);
+        pthread_mutex_lock(&d->lock);
+        d->failed |= !ok;
+        d->busy = false;
+        pthread_cond_broadcast(&d->changed);
+    }
+    pthread_mutex_unlock(&d->lock);
+    return NULL;
+}
+
+/* With a single processor a worker would only add switches between the two threads. */
+static bool several_processors(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return false;
+    return CPU_COUNT(&set) > 1;
+}
+
+bool pk_deflate_start_worker(pk_deflate *d)
+{
+    if (d->worker)
+        return true;
+    if (!several_processors())
+        return false;
+    if (pthread_mutex_init(&d->lock, NULL) != 0)
+        return false;
+    if (pthread_cond_init(&d->changed, NULL) != 0) {
+        pthread_mutex_destroy(&d->lock);
+        return false;
+    }
+    if (pthread_create(&d->thread, NULL, deflate_worker, d) != 0) {
+        pthread_cond_destroy(&d->changed);
+        pthread_mutex_destroy(&d->lock);
+        return false;
+    }
+    d->worker = true;
+    return true;
+}
+
+/* Waits until the worker has nothing to do; the caller holds the lock. */
+static void wait_idle_locked(pk_deflate *d)
+{
+    while (d->busy)
+        pthread_cond_wait(&d->changed, &d->lock);
+}
+
+bool pk_deflate_wait(pk_deflate *d)
+{
+    if (!d->worker)
+        return true;
+    pthread_mutex_lock(&d->lock);
+    wait_idle_locked(d);
+    bool ok = !d->failed;
+    pthread_mutex_unlock(&d->lock);
+    return ok;
+}
+
+bool pk_deflate_post(pk_deflate *d, const void *data, size_t size, bool finish,
+                     pk_deflate_emit_fn emit, void *context)
+{
+    if (!d->worker)
+        return pk_deflate_run(d, data, size, finish, emit, context);
+    pthread_mutex_lock(&d->lock);
+    wait_idle_locked(d);
+    bool ok = !d->failed;
+    d->job = (deflate_job){data, size, finish, emit, context};
+    d->busy = true;
+    pthread_cond_broadcast(&d->changed);
+    pthread_mutex_unlock(&d->lock);
+    return ok;
+}
+
 void pk_deflate_free(pk_deflate *d)
 {
     if (!d)
         return;
+    if (d->worker) {
+        pthread_mutex_lock(&d->lock);
+        d->quit = true;
+        pthread_cond_broadcast(&d->changed);
+        pthread_mutex_unlock(&d->lock);
+        pthread_join(d->thread, NULL);
+        pthread_cond_destroy(&d->changed);
+        pthread_mutex_destroy(&d->lock);
+    }
     deflateEnd(&d->z);
     free(d);
 }

@@ -67,30 +67,64 @@ pk_status pk_output_compress(pk_output *out, int level, pk_error *err)
         out->buf = grown;
         out->cap = PK_OUTPUT_BUFFER;
     }
+    /* A second buffer lets the worker compress one while the writer fills the other; without
+     * it (one processor, or no memory for it) compression runs in the writer's flushes. */
+    out->spare = malloc(out->cap);
+    if (out->spare && !pk_deflate_start_worker(out->gzip)) {
+        free(out->spare);
+        out->spare = NULL;
+    }
     return PK_OK;
 }
 
-/* Where finished (and compressed) bytes go: the file descriptor, or memory. */
-static void sink(void *context, const void *data, size_t n)
+/* Where finished (and compressed) bytes go: the file descriptor, or memory. Failures are
+ * recorded in *write_errno and *out_of_memory. */
+static void sink_into(pk_output *out, const void *data, size_t n, int *write_errno,
+                      bool *out_of_memory)
 {
-    pk_output *out = context;
     if (out->memory) {
         pk_buffer_append(&out->compressed, data, n);
-        out->out_of_memory |= out->compressed.failed;
+        *out_of_memory |= out->compressed.failed;
         return;
     }
     const char *bytes = data;
-    while (n > 0 && out->write_errno == 0) {
+    while (n > 0 && *write_errno == 0) {
         ssize_t w = write(out->fd, bytes, n);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            out->write_errno = errno;
+            *write_errno = errno;
             return;
         }
         bytes += w;
         n -= (size_t)w;
     }
+}
+
+static void sink(void *context, const void *data, size_t n)
+{
+    pk_output *out = context;
+    sink_into(out, data, n, &out->write_errno, &out->out_of_memory);
+}
+
+/* The sink of the compressing worker, which keeps its failures apart from the writer's. */
+static void worker_sink(void *context, const void *data, size_t n)
+{
+    pk_output *out = context;
+    sink_into(out, data, n, &out->worker_errno, &out->worker_out_of_memory);
+}
+
+/* Waits until the compressing worker, if any, is idle, and takes over its failures: the
+ * compressor and the sink are the writer's again. */
+static void wait_for_worker(pk_output *out)
+{
+    if (!out->spare)
+        return;
+    if (!pk_deflate_wait(out->gzip))
+        out->out_of_memory = true;
+    if (out->write_errno == 0)
+        out->write_errno = out->worker_errno;
+    out->out_of_memory |= out->worker_out_of_memory;
 }
 
 /* True when writes stage in buf and flush to the sink (everything but plain memory). */
@@ -105,6 +139,7 @@ static void drain(pk_output *out, const void *data, size_t n, bool finish)
         sink(out, data, n);
         return;
     }
+    wait_for_worker(out);
     if (!pk_deflate_run(out->gzip, data, n, finish, sink, out))
         out->out_of_memory = true;
 }
@@ -113,7 +148,18 @@ void pk_out_flush_buffer(pk_output *out)
 {
     if (!flushes(out) || out->len == 0)
         return;
-    drain(out, out->buf, out->len, false);
+    if (!out->spare) {
+        drain(out, out->buf, out->len, false);
+        out->len = 0;
+        return;
+    }
+    /* The worker compresses this buffer while the writer fills the other. */
+    wait_for_worker(out);
+    if (!pk_out_failed(out))
+        pk_deflate_post(out->gzip, out->buf, out->len, false, worker_sink, out);
+    char *filled = out->buf;
+    out->buf = out->spare;
+    out->spare = filled;
     out->len = 0;
 }
 
@@ -171,11 +217,14 @@ static void finish_compression(pk_output *out)
 {
     if (!out->gzip)
         return;
+    wait_for_worker(out);
     if (!pk_out_failed(out))
         drain(out, out->buf, out->len, true);
     out->len = 0;
     pk_deflate_free(out->gzip);
     out->gzip = NULL;
+    free(out->spare);
+    out->spare = NULL;
     if (out->memory) {
         /* The compressed bytes become the memory buffer. */
         free(out->buf);
@@ -188,7 +237,8 @@ static void finish_compression(pk_output *out)
 
 static void output_free(pk_output *out)
 {
-    pk_deflate_free(out->gzip);
+    pk_deflate_free(out->gzip); /* first: its worker may still use the buffers */
+    free(out->spare);
     pk_buffer_free(&out->compressed);
     free(out->buf);
     output_reset(out);

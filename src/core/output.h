@@ -33,6 +33,9 @@ struct pk_output {
     bool memory;         /* plain memory mode grows buf instead of flushing */
     pk_buffer compressed; /* memory mode through gzip: the compressed bytes */
     struct pk_deflate *gzip; /* compressing filter, NULL when none */
+    char *spare;         /* with a compressing worker: the buffer it compresses, of size cap */
+    int worker_errno;    /* the worker's failures, taken over when the writer waits for it */
+    bool worker_out_of_memory;
     int write_errno;     /* first failure, 0 when none */
     bool out_of_memory;
     bool to_file;        /* a named output (not standard output, not memory) */
