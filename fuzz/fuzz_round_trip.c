@@ -36,6 +36,12 @@
  *               only, by function names; rows without frames are not written. Totals are
  *               compared when no value is negative; distinct stacks when every name is plain
  *               (non-empty, without blanks or ';'), as other names are rewritten and may merge.
+ *   speedscope  the chosen value of rows with a positive one: a time in nanoseconds, a size in
+ *               bytes, anything else as a count; every thread, one profile each (named as
+ *               shown, so only their number is compared); frames as functions (name, file and
+ *               start line: lines within a function and addresses are not carried). Distinct
+ *               stacks by names and files when every name is plain (an empty name is written
+ *               "(unnamed)").
  *
  * Writers that expand counts into records (BR groups, Sampler rows, .bsprof 32-bit entries)
  * are only tried when that expansion stays small, so each run stays fast; their own limits are
@@ -531,6 +537,34 @@ static void folded_carried(const pk_profile *p, const pk_profile *q)
         expect_equal("distinct stacks by names", (int64_t)dp.stacks, (int64_t)dq.stacks);
 }
 
+/* speedscope: the chosen value, positive rows, in nanoseconds, bytes or counts. */
+static void speedscope_carried(const pk_profile *p, const pk_profile *q)
+{
+    uint32_t chosen = pk_default_value(p);
+    pk_unit_info unit = pk_unit_lookup(pk_str(p, pk_value_type_at(p, chosen)->unit));
+    int64_t scale = unit.kind == PK_UNIT_OTHER ? 1 : unit.scale;
+    const char *name = unit.kind == PK_UNIT_TIME ? "time" : unit.kind == PK_UNIT_BYTES ? "bytes"
+                                                                                      : "samples";
+    uint32_t read = value_named(q, name);
+    if (read == PK_NONE)
+        finding("the value %s is missing", name);
+    int64_t total = 0;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        int64_t v = pk_sample_values(p, row)[chosen];
+        if (v > 0)
+            total = pk_add_saturating(total, pk_mul_saturating(v, scale));
+    }
+    if (total < INT64_MAX)
+        expect_equal(name, total, pk_value_total(q, read));
+    view vp = view_of(KEY_NAMES | KEY_FILES, 1, &chosen), vq = view_of(KEY_NAMES | KEY_FILES, 1, &read);
+    vp.positive_only = true;
+    digest dp = digest_of(p, &vp), dq = digest_of(q, &vq);
+    if (dp.plain_names)
+        expect_equal("distinct stacks by names and files", (int64_t)dp.stacks, (int64_t)dq.stacks);
+    expect_equal("threads", (int64_t)(pk_thread_count(p) ? pk_thread_count(p) : 1),
+                 (int64_t)pk_thread_count(q));
+}
+
 typedef struct format_check {
     const pk_format *format;
     worth_trying_fn worth_trying;
@@ -544,6 +578,7 @@ static const format_check checks[] = {
     {&pk_format_sampler, sampler_worth_trying, sampler_carried},
     {&pk_format_pprof, always, pprof_carried},
     {&pk_format_folded, always, folded_carried},
+    {&pk_format_speedscope, always, speedscope_carried},
 };
 
 /* ---- the round trip ------------------------------------------------------------------------ */
