@@ -42,6 +42,13 @@
  *               start line: lines within a function and addresses are not carried). Distinct
  *               stacks by names and files when every name is plain (an empty name is written
  *               "(unnamed)").
+ *   firefox     the chosen value of rows where it is not 0: a time in nanoseconds, a size in
+ *               bytes, anything else as a count (compared when every row's value in that unit
+ *               stays within 2^50, beyond which milliseconds with six decimals lose digits in
+ *               a double); every thread (named as shown, so only their number is compared);
+ *               stacks by names, files and lines (addresses only within libraries, relative
+ *               to them). Memory events are written
+ *               as native allocations, which the reader leaves aside, so none come back.
  *
  * Writers that expand counts into records (BR groups, Sampler rows, .bsprof 32-bit entries)
  * are only tried when that expansion stays small, so each run stays fast; their own limits are
@@ -537,14 +544,21 @@ static void folded_carried(const pk_profile *p, const pk_profile *q)
         expect_equal("distinct stacks by names", (int64_t)dp.stacks, (int64_t)dq.stacks);
 }
 
+/* How speedscope and Firefox files read a value back: a time in nanoseconds ("time"), a size in
+ * bytes ("bytes"), anything else as a count ("samples"); *scale is the factor from p's unit. */
+static const char *read_back_as(const pk_profile *p, uint32_t value, int64_t *scale)
+{
+    pk_unit_info unit = pk_unit_lookup(pk_str(p, pk_value_type_at(p, value)->unit));
+    *scale = unit.kind == PK_UNIT_OTHER ? 1 : unit.scale;
+    return unit.kind == PK_UNIT_TIME ? "time" : unit.kind == PK_UNIT_BYTES ? "bytes" : "samples";
+}
+
 /* speedscope: the chosen value, positive rows, in nanoseconds, bytes or counts. */
 static void speedscope_carried(const pk_profile *p, const pk_profile *q)
 {
     uint32_t chosen = pk_default_value(p);
-    pk_unit_info unit = pk_unit_lookup(pk_str(p, pk_value_type_at(p, chosen)->unit));
-    int64_t scale = unit.kind == PK_UNIT_OTHER ? 1 : unit.scale;
-    const char *name = unit.kind == PK_UNIT_TIME ? "time" : unit.kind == PK_UNIT_BYTES ? "bytes"
-                                                                                      : "samples";
+    int64_t scale;
+    const char *name = read_back_as(p, chosen, &scale);
     uint32_t read = value_named(q, name);
     if (read == PK_NONE)
         finding("the value %s is missing", name);
@@ -565,6 +579,39 @@ static void speedscope_carried(const pk_profile *p, const pk_profile *q)
                  (int64_t)pk_thread_count(q));
 }
 
+/* Firefox: the chosen value, rows that are not 0, in nanoseconds, bytes or counts. */
+static void firefox_carried(const pk_profile *p, const pk_profile *q)
+{
+    uint32_t chosen = pk_default_value(p);
+    int64_t scale;
+    const char *name = read_back_as(p, chosen, &scale);
+    expect_equal("threads", (int64_t)(pk_thread_count(p) ? pk_thread_count(p) : 1),
+                 (int64_t)pk_thread_count(q));
+    size_t weighed = 0;
+    for (size_t row = 0; row < pk_sample_count(p); row++)
+        weighed += pk_sample_values(p, row)[chosen] != 0;
+    if (weighed == 0)
+        return; /* no samples: no weight type says what the value was */
+    uint32_t read = value_named(q, name);
+    if (read == PK_NONE)
+        finding("the value %s is missing", name);
+    int64_t total = 0;
+    bool exact = true;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        int64_t v = pk_sample_values(p, row)[chosen], scaled = pk_mul_saturating(v, scale);
+        exact = exact && scaled > -(INT64_C(1) << 50) && scaled < (INT64_C(1) << 50);
+        total = pk_add_saturating(total, scaled);
+    }
+    if (!exact)
+        return;
+    expect_equal(name, total, pk_value_total(q, read));
+    view vp = view_of(KEY_NAMES | KEY_FILES | KEY_LINES, 1, &chosen);
+    view vq = view_of(KEY_NAMES | KEY_FILES | KEY_LINES, 1, &read);
+    digest dp = digest_of(p, &vp), dq = digest_of(q, &vq);
+    expect_equal("distinct stacks by names, files and lines", (int64_t)dp.stacks,
+                 (int64_t)dq.stacks);
+}
+
 typedef struct format_check {
     const pk_format *format;
     worth_trying_fn worth_trying;
@@ -579,6 +626,7 @@ static const format_check checks[] = {
     {&pk_format_pprof, always, pprof_carried},
     {&pk_format_folded, always, folded_carried},
     {&pk_format_speedscope, always, speedscope_carried},
+    {&pk_format_firefox, always, firefox_carried},
 };
 
 /* ---- the round trip ------------------------------------------------------------------------ */

@@ -20,6 +20,7 @@
 
 #include "fixtures.h"
 #include "fn_totals.h"
+#include "folded_rows.h"
 #include "formats/formats.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
@@ -248,27 +249,14 @@ static pk_profile *read_speedscope(const void *data, size_t size, bool salvage, 
 
 static pk_profile *read_ok(const char *text)
 {
-    pk_status status;
-    pk_error err;
-    pk_profile *p = read_speedscope(text, strlen(text), false, &status, &err);
-    if (!p)
-        fail_msg("%s", err.message);
-    return p;
+    return tb_read_text_ok(&pk_format_speedscope, text);
 }
 
 static pk_profile *read_fixture(const char *name)
 {
     char path[256];
     snprintf(path, sizeof path, "speedscope/%s", name);
-    size_t size;
-    char *data = tb_read_data_file(path, &size);
-    pk_status status;
-    pk_error err;
-    pk_profile *p = read_speedscope(data, size, false, &status, &err);
-    if (!p)
-        fail_msg("%s: %s", name, err.message);
-    free(data);
-    return p;
+    return tb_read_data_ok(&pk_format_speedscope, path);
 }
 
 static int64_t self_of(const pk_profile *p, uint32_t value, const char *name)
@@ -284,46 +272,6 @@ static int64_t self_of(const pk_profile *p, uint32_t value, const char *name)
 static const char *value_name(const pk_profile *p, uint32_t v)
 {
     return pk_str(p, pk_value_type_at(p, v)->name);
-}
-
-/* The folded stacks of p's rows (frames by function name, the thread's name first), sorted, one
- * line each: "thread;a;b value". */
-static int compare_lines(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char *folded_of(const pk_profile *p, uint32_t value)
-{
-    size_t rows = pk_sample_count(p);
-    char **lines = calloc(rows + 1, sizeof *lines);
-    size_t n = 0, total = 1;
-    uint32_t frames[256];
-    for (size_t row = 0; row < rows; row++) {
-        int64_t v = pk_sample_values(p, row)[value];
-        if (v == 0)
-            continue;
-        char line[4096];
-        size_t used = (size_t)snprintf(line, sizeof line, "%s",
-                                       pk_str(p, pk_thread_at(p, pk_sample_thread(p, row))->name));
-        size_t depth = pk_stack_frames(p, pk_sample_stack(p, row), frames, 256);
-        assert_true(depth <= 256);
-        for (size_t d = 0; d < depth; d++)
-            used += (size_t)snprintf(line + used, sizeof line - used, ";%s",
-                                     pk_frame_name(p, frames[d]));
-        snprintf(line + used, sizeof line - used, " %lld", (long long)v);
-        lines[n++] = strdup(line);
-        total += strlen(line) + 1;
-    }
-    qsort(lines, n, sizeof *lines, compare_lines);
-    char *out = calloc(total, 1);
-    for (size_t i = 0; i < n; i++) {
-        strcat(out, lines[i]);
-        strcat(out, "\n");
-        free(lines[i]);
-    }
-    free(lines);
-    return out;
 }
 
 static void test_read_synthetic(void **state)
@@ -359,7 +307,7 @@ static void test_read_synthetic(void **state)
     assert_string_equal(value_name(p, 0), "samples");
     assert_string_equal(pk_str(p, pk_metadata_get(p)->product), "synthetic");
     assert_string_equal(pk_property_get(p, "exporter"), "handwritten@0");
-    char *folded = folded_of(p, 0);
+    char *folded = tb_folded_rows(p, 0);
     assert_string_equal(folded, "thread 1;main 1\nthread 1;main;eval 1\nthread 1;main;parse 2\n");
     free(folded);
     pk_profile_free(p);
@@ -378,13 +326,13 @@ static void test_read_keys_in_any_order(void **state)
     assert_int_equal(time, 1);
     assert_int_equal(bytes, 2);
     assert_int_equal(pk_default_value(p), time); /* activeProfileIndex: the evented profile */
-    char *folded = folded_of(p, samples);
+    char *folded = tb_folded_rows(p, samples);
     assert_string_equal(folded, "thread 1;main 1\nthread 1;main;eval 1\nthread 1;main;parse 2\n");
     free(folded);
-    folded = folded_of(p, time);
+    folded = tb_folded_rows(p, time);
     assert_string_equal(folded, "io;eval 50\n");
     free(folded);
-    folded = folded_of(p, bytes);
+    folded = tb_folded_rows(p, bytes);
     assert_string_equal(folded, "heap;main;eval 4096\n");
     free(folded);
     pk_profile_free(p);
@@ -613,7 +561,7 @@ static void test_write_read(void **state)
         assert_string_equal(pk_str(q, pk_thread_at(q, 0)->name), "main");
         assert_string_equal(pk_str(q, pk_thread_at(q, 1)->name), "pool (tid 2)");
         assert_string_equal(pk_str(q, pk_thread_at(q, 2)->name), "pool (tid 3)");
-        char *folded = folded_of(q, 0);
+        char *folded = tb_folded_rows(q, 0);
         char want[256];
         snprintf(want, sizeof want,
                  "main;main %lld\nmain;main;work %lld\npool (tid 2);main;work %lld\n"
