@@ -7,14 +7,18 @@
 #    `convert --to folded` and, when this build has it, `convert --to firefox`.
 # 2. Files of 128, 256 and 512 MiB with the same 1,000,000 memory operations: only CPU and
 #    call-count entries grow, so the peak memory should stay flat.
-# 3. The reader against a plain decode loop (bench/naive_bsprof_decode: every varint byte by
+# 3. Live allocations: files with about 2.9 million memory operations of which about a million
+#    stay live to the end (gen_bsprof --alloc-percent 64), and a realloc-heavy one (30% allocs,
+#    50% reallocs): `info`, `report --memory` and `convert --to folded --value live-bytes`,
+#    whose peak memory should follow the live allocations, not the events.
+# 4. The reader against a plain decode loop (bench/naive_bsprof_decode: every varint byte by
 #    byte, nothing built) on a 330 MiB file of CPU and call-count entries only: CPU time of the
 #    loop, `profkit info` and `convert --to folded` (taking turns, RUNS rounds, the least time
 #    of each kept), and the loop's time over profkit's.
 # MB/s is the file size (MiB) over the wall-clock time; "cpu MB/s" over user + system time,
 # which is steadier on a busy machine. Peak memory is the maximum resident set size. Each
 # command runs RUNS times (default 3); the fastest run is reported. SECTIONS (default
-# "channel growth naive") picks the parts to run.
+# "channel growth live naive") picks the parts to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -74,7 +78,7 @@ header() {
   echo "|------------------------------------|------:|--------:|--------:|--------:|---------:|---------:|"
 }
 
-sections=" ${SECTIONS:-channel growth naive} "
+sections=" ${SECTIONS:-channel growth live naive} "
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
@@ -107,6 +111,25 @@ rm -f "$data/out.folded"
 echo
 fi
 
+if [[ $sections == *" live "* ]]; then
+echo "## Peak memory with many live allocations"
+echo
+header
+for shape in "live-2.9m 170M --max-memory-ops 2900000 --alloc-percent 64" \
+             "realloc-2.9m 150M --max-memory-ops 2900000 --alloc-percent 30 --realloc-percent 50 --seed 7"; do
+  read -r name size args <<<"$shape"
+  # shellcheck disable=SC2086
+  file=$(generate "$name" "$size" $args)
+  live=$("$profkit" report "$file" --memory | sed -n 's/^memory: .* in \([0-9]*\) blocks/\1/p')
+  measure "info ($name, $live live)" "$file" "$profkit" info "$file"
+  measure "report --memory ($name)" "$file" "$profkit" report "$file" --memory
+  measure "convert live-bytes ($name)" "$file" "$profkit" convert "$file" --to folded \
+    --value live-bytes -o "$data/out.folded"
+done
+rm -f "$data/out.folded"
+echo
+fi
+
 # cpu_of COMMAND...: user + system seconds of one run.
 cpu_of() {
   local log
@@ -124,16 +147,23 @@ counts=$("$build/bench/naive_bsprof_decode" "$cpu")
 echo "## $cpu: $(stat -c %s "$cpu") bytes, $(echo "$counts" | awk '{print $10 " cpu and " $12 " call-count entries"}')"
 echo
 # The three commands take turns, so that each meets the same load; the least CPU time of each.
+# Each round's ratios are printed too: on a loaded machine their spread says how far to trust them.
 naive="" info="" folded=""
-for _ in $(seq "$RUNS"); do
-  naive=$(min_of "$(cpu_of "$build/bench/naive_bsprof_decode" "$cpu")" "$naive")
-  info=$(min_of "$(cpu_of "$profkit" info "$cpu")" "$info")
-  folded=$(min_of "$(cpu_of "$profkit" convert "$cpu" --to folded -o "$data/out.folded")" "$folded")
+ratio() { awk -v n="$1" -v t="$2" 'BEGIN {printf "%.2f", n / t}'; }
+for round in $(seq "$RUNS"); do
+  n=$(cpu_of "$build/bench/naive_bsprof_decode" "$cpu")
+  i=$(cpu_of "$profkit" info "$cpu")
+  f=$(cpu_of "$profkit" convert "$cpu" --to folded -o "$data/out.folded")
+  echo "round $round: naive loop $n s, info $i s ($(ratio "$n" "$i")x), convert --to folded $f s ($(ratio "$n" "$f")x)"
+  naive=$(min_of "$n" "$naive")
+  info=$(min_of "$i" "$info")
+  folded=$(min_of "$f" "$folded")
 done
 rm -f "$data/out.folded"
+echo
 echo "| command | cpu s | naive loop cpu / this cpu |"
 echo "|---|---:|---:|"
 echo "| naive_bsprof_decode (byte-wise varint loop) | $naive | 1.00 |"
-echo "| profkit info | $info | $(awk -v n="$naive" -v t="$info" 'BEGIN {printf "%.2f", n / t}') |"
-echo "| profkit convert --to folded | $folded | $(awk -v n="$naive" -v t="$folded" 'BEGIN {printf "%.2f", n / t}') |"
+echo "| profkit info | $info | $(ratio "$naive" "$info") |"
+echo "| profkit convert --to folded | $folded | $(ratio "$naive" "$folded") |"
 fi

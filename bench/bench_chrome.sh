@@ -1,28 +1,34 @@
 #!/usr/bin/env bash
 # profkit's Chrome readers against speedscope's importers (the speedscope npm package, run in
 # node by tests/tools/speedscope_import.js with SPEEDSCOPE_IMPORT_ONLY=1), side by side in one
-# run: wall time, throughput and peak memory on the same files.
+# run: wall and CPU time, throughput (MB per CPU second, steadier than wall time on a loaded
+# machine) and peak memory on the same files.
 #
 #   bench/bench_chrome.sh [BUILD_DIR] [DATA_DIR]    (defaults: build, BUILD_DIR/bench-data)
 #
 # Inputs, made by bench/gen_chrome.py from the real fixtures of tests/data/chrome/:
 #   cpuprofile-700k   node's .cpuprofile with 700,000 samples (about 5 MB)
+#   cpuprofile-6M     the same with 6,000,000 samples (about 45 MB)
 #   trace-20MB        the Chromium startup trace repeated to 20 MB (CPU profile chunks and
 #                     duration events)
+#   events-20MB, events-100MB: the same without the CPU profile events, a plain Trace Event
+#                     file of duration events (speedscope's Trace Event importer)
 #   trace-100MB, trace-1GB (BIG_MB, default 1000): the same at 100 MB and 1 GB, where memory
 #                     must stay flat
 # profkit converts each to folded stacks (`convert --to folded -o /dev/null`, the whole read plus
-# a writer); speedscope imports each (the peer is skipped above PEER_MAX_MB, default 100: it
-# cannot hold them) under PEER_TIMEOUT seconds (default 300). Peak memory is /usr/bin/time's
+# a writer); bench/yajl_parse (yajl alone, no callbacks: the floor under the readers) parses it; speedscope imports each (the peer is skipped above PEER_MAX_MB, default 150: it
+# cannot hold them) under PEER_TIMEOUT seconds (default 300); a failure is shown with its exit
+# status. Peak memory is /usr/bin/time's
 # maximum resident set size.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 data=${2:-$build/bench-data}
 big_mb=${BIG_MB:-1000}
-peer_max_mb=${PEER_MAX_MB:-100}
+peer_max_mb=${PEER_MAX_MB:-150}
 peer_timeout=${PEER_TIMEOUT:-300}
 profkit=$build/profkit
+yajl_parse=$build/bench/yajl_parse
 speedscope=tools/speedscope/node_modules/speedscope
 [ -x "$profkit" ] || { echo "bench_chrome: build profkit in $build first" >&2; exit 2; }
 mkdir -p "$data"
@@ -34,37 +40,45 @@ make_input() {
   echo "$file"
 }
 
-# measure COMMAND...: "wall_s peak_mb status"
+# measure COMMAND...: "wall_s cpu_s peak_mb status" (cpu: user + system)
 measure() {
   local log
   log=$(mktemp)
-  /usr/bin/time -f '%e %M' -o "$log" timeout "$peer_timeout" "$@" >/dev/null 2>&1
+  /usr/bin/time -f '%e %U %S %M' -o "$log" timeout "$peer_timeout" "$@" >/dev/null 2>&1
   local status=$?
-  read -r wall kb < <(tail -n 1 "$log")
+  read -r wall user sys kb < <(tail -n 1 "$log")
   rm -f "$log"
-  echo "$wall $((kb / 1024)) $status"
+  echo "$wall $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $((kb / 1024)) $status"
 }
 
-row() { # name size_mb tool wall peak status
-  local mbs=-
-  [ "$6" = 0 ] && mbs=$(awk -v s="$2" -v w="$4" 'BEGIN { printf "%.0f", w > 0 ? s / w : 0 }')
-  local note=""
-  [ "$6" = 0 ] || note="failed (status $6$([ "$6" = 124 ] && echo ": time limit"))"
-  printf '| %-16s | %8s | %-10s | %8s | %7s | %8s | %s\n' "$1" "$2" "$3" "$4" "$mbs" "$5" "$note"
+# row NAME SIZE_MB TOOL WALL CPU PEAK STATUS
+row() {
+  local rate=- note=""
+  [ "$7" = 0 ] && rate=$(awk -v s="$2" -v c="$5" 'BEGIN { printf "%.1f", (c > 0 ? s / c : 0) }')
+  [ "$7" = 0 ] || note="failed (status $7$([ "$7" = 124 ] && echo ": time limit"))"
+  printf '| %-16s | %8s | %-10s | %8s | %7s | %9s | %8s | %s\n' "$1" "$2" "$3" "$4" "$5" "$rate" \
+    "$6" "$note"
 }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '| %-16s | %8s | %-10s | %8s | %7s | %8s | %s\n' input MB tool "wall s" "MB/s" "peak MB" ""
-for spec in "cpuprofile-700k.cpuprofile cpuprofile 700000" "trace-20MB.json trace 20" \
+printf '| %-16s | %8s | %-10s | %8s | %7s | %9s | %8s | %s\n' input MB tool "wall s" "cpu s" \
+  "cpu MB/s" "peak MB" ""
+for spec in "cpuprofile-700k.cpuprofile cpuprofile 700000" \
+            "cpuprofile-6M.cpuprofile cpuprofile 6000000" "trace-20MB.json trace 20" \
+            "events-20MB.json events 20" "events-100MB.json events 100" \
             "trace-100MB.json trace 100" "trace-${big_mb}MB.json trace $big_mb"; do
   set -- $spec
   file=$(make_input "$1" "$2" "$3")
   size=$(awk -v b="$(stat -c %s "$file")" 'BEGIN { printf "%.1f", b / 1e6 }')
-  read -r wall peak status < <(measure "$profkit" convert "$file" --to folded -o /dev/null)
-  row "${1%.*}" "$size" profkit "$wall" "$peak" "$status"
+  read -r wall cpu peak status < <(measure "$profkit" convert "$file" --to folded -o /dev/null)
+  row "${1%.*}" "$size" profkit "$wall" "$cpu" "$peak" "$status"
+  if [ -x "$yajl_parse" ]; then
+    read -r wall cpu peak status < <(measure "$yajl_parse" "$file")
+    row "${1%.*}" "$size" "yajl alone" "$wall" "$cpu" "$peak" "$status"
+  fi
   if [ -d "$speedscope" ] && awk -v s="$size" -v m="$peer_max_mb" 'BEGIN { exit !(s <= m) }'; then
-    read -r wall peak status < <(SPEEDSCOPE_IMPORT_ONLY=1 measure node \
+    read -r wall cpu peak status < <(SPEEDSCOPE_IMPORT_ONLY=1 measure node \
       tests/tools/speedscope_import.js "$speedscope" "$file")
-    row "${1%.*}" "$size" speedscope "$wall" "$peak" "$status"
+    row "${1%.*}" "$size" speedscope "$wall" "$cpu" "$peak" "$status"
   fi
 done

@@ -6,10 +6,14 @@
  * before its first use.
  *
  * usage: gen_bsprof [--size SIZE] [--seed N] [--no-lines] [--no-memory] [--max-memory-ops N]
- *                   OUTPUT
+ *                   [--alloc-percent N] [--realloc-percent N] OUTPUT
  * SIZE is a byte count with an optional K, M or G suffix (default 1M); the file ends with the
  * first complete entry past it. --max-memory-ops caps the memory operations, so that larger
- * files only add CPU and call-count entries.
+ * files only add CPU and call-count entries. --alloc-percent is the share of memory activities
+ * that are plain allocations (default 45), --realloc-percent the share of reallocs (default
+ * 10), frees take the rest: with more allocations than frees the live allocations pile up, as
+ * in a process that caches or leaks (62 and 10 leave about half of all allocations live at the
+ * end).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -320,6 +324,7 @@ static size_t free_count, free_cap;
 static uint32_t next_address = 0x10000000u;
 static bool memory_ops = true;
 static uint64_t memory_ops_left = UINT64_MAX;
+static uint32_t alloc_percent = 45, realloc_percent = 10;
 
 static void push_block(block b)
 {
@@ -374,14 +379,14 @@ static void memory_activity(uint32_t path, uint32_t length)
 {
     uint32_t offset = 1 + rng_below(length);
     uint32_t roll = rng_below(100);
-    if (roll < 45 || live_count < 16) {
+    if (roll < alloc_percent || live_count < 16) {
         uint32_t size = rng_skewed(16384);
         uint32_t address = take_address(size);
         memory_entry(path, 0, offset, address, size);
         /* A few allocations are never freed: the leaks the memory views should find. */
         if (!rng_chance(0.02))
             push_block((block){address, size});
-    } else if (roll < 90) {
+    } else if (roll < 100 - realloc_percent) {
         uint32_t i = rng_below((uint32_t)live_count);
         block b = live[i];
         live[i] = live[--live_count];
@@ -502,14 +507,25 @@ int main(int argc, char **argv)
             memory_ops = false;
         else if (strcmp(argv[i], "--max-memory-ops") == 0 && i + 1 < argc)
             memory_ops_left = parse_size(argv[++i]);
+        else if (strcmp(argv[i], "--alloc-percent") == 0 && i + 1 < argc &&
+                 (alloc_percent = (uint32_t)strtoul(argv[++i], NULL, 10)) <= 100)
+            ;
+        else if (strcmp(argv[i], "--realloc-percent") == 0 && i + 1 < argc &&
+                 (realloc_percent = (uint32_t)strtoul(argv[++i], NULL, 10)) <= 100)
+            ;
         else if (argv[i][0] != '-' && !path)
             path = argv[i];
         else {
             fprintf(stderr,
                     "usage: gen_bsprof [--size SIZE] [--seed N] [--no-lines] [--no-memory]\n"
-                    "                  [--max-memory-ops N] OUTPUT\n");
+                    "                  [--max-memory-ops N] [--alloc-percent N]\n"
+                    "                  [--realloc-percent N] OUTPUT\n");
             return 2;
         }
+    }
+    if (alloc_percent + realloc_percent > 100) {
+        fprintf(stderr, "gen_bsprof: allocations and reallocs above 100%%\n");
+        return 2;
     }
     if (!path) {
         fprintf(stderr, "gen_bsprof: no output file\n");

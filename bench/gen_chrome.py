@@ -6,6 +6,8 @@ real fixtures of tests/data/chrome/ (README.md there):
                                        shifted in time past the previous one (so B/E/X events
                                        stay nested and in order and the CPU profiles' chunks
                                        continue), as {"traceEvents": [...]}, until SIZE_MB
+  gen_chrome.py events SIZE_MB OUT     the same without the CPU profile events: duration events
+                                       only, a plain Trace Event file
   gen_chrome.py cpuprofile SAMPLES OUT node's .cpuprofile with SAMPLES samples drawn from its
                                        own samples (deterministic), deltas as recorded
 
@@ -21,10 +23,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, '..', 'tests', 'data', 'chrome')
 
 
-def trace(size_mb, out):
+def trace(size_mb, out, profiles=True):
     with gzip.open(os.path.join(DATA, 'chromium-startup.trace.json.gz'), 'rt') as f:
         doc = json.load(f)
     events = doc['traceEvents']
+    if not profiles:
+        events = [e for e in events if e.get('name') not in ('Profile', 'ProfileChunk')]
     times = [e['ts'] for e in events if isinstance(e.get('ts'), (int, float)) and e['ts'] > 0]
     span = int(max(times) - min(times)) + 1000
     # Each event once as text, split around its time so that a round only rewrites numbers.
@@ -74,6 +78,9 @@ def cpuprofile(samples, out):
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 4 or sys.argv[1] not in ('trace', 'cpuprofile'):
+    if len(sys.argv) != 4 or sys.argv[1] not in ('trace', 'events', 'cpuprofile'):
         sys.exit(__doc__)
-    (trace if sys.argv[1] == 'trace' else cpuprofile)(int(sys.argv[2]), sys.argv[3])
+    if sys.argv[1] == 'events':
+        trace(int(sys.argv[2]), sys.argv[3], profiles=False)
+    else:
+        (trace if sys.argv[1] == 'trace' else cpuprofile)(int(sys.argv[2]), sys.argv[3])

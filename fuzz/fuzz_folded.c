@@ -1,10 +1,12 @@
 /* libFuzzer harness for the folded stacks reader: any bytes, with and without salvage and the
  * thread-roots option; what is read is written back as folded stacks, speedscope JSON and a
- * flame graph (a differential one for lines with two counts). */
+ * flame graph (a differential one for lines with two counts). The bytes are also read as after
+ * probing, the format not given, where the reader judges whether they are folded stacks. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "core/input.h"
 #include "formats/formats.h"
 #include "profkit/format.h"
 
@@ -42,5 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         pk_profile_free(p);
     }
+    pk_input in;
+    pk_input_init_memory(&in, data, size);
+    pk_read_options judged = {0};
+    pk_error err;
+    pk_profile *p = pk_profile_new();
+    if (p)
+        pk_format_folded.read(&in, p, &judged, &err);
+    pk_input_release(&in);
+    pk_profile_free(p);
     return 0;
 }

@@ -47,8 +47,14 @@
  *               stays within 2^50, beyond which milliseconds with six decimals lose digits in
  *               a double); every thread (named as shown, so only their number is compared);
  *               stacks by names, files and lines (addresses only within libraries, relative
- *               to them). Memory events are written
- *               as native allocations, which the reader leaves aside, so none come back.
+ *               to them). Memory events are written as native allocations, which the reader
+ *               leaves aside, so none come back.
+ *   callgrind   a call graph, not stacks: self cost per function name (line ends and NUL bytes
+ *               in names become '_', blanks around them go, an empty one is "???") and the
+ *               total of every value without negative rows (callgrind costs are unsigned), as
+ *               many value types. Reading expands the graph into stacks again, whose shares
+ *               of inclusive cost are rounded and cut at recursion: so Q -> R is checked on
+ *               the same, self cost per function name and totals, not on the rows.
  *
  * Writers that expand counts into records (BR groups, Sampler rows, .bsprof 32-bit entries)
  * are only tried when that expansion stays small, so each run stays fast; their own limits are
@@ -240,6 +246,76 @@ NOT_FUZZED static digest digest_of(const pk_profile *p, const view *v)
     free(keys);
     free(buf);
     return d;
+}
+
+/* Self cost per function name, as callgrind carries it: one entry per name (hashed as the
+ * callgrind writer spells it), with the sums of the values of the rows whose leaf it is;
+ * entries that sum to zero are left out. Sorted by name hash. */
+typedef struct name_sums {
+    uint64_t name;
+    int64_t sums[PK_MAX_VALUES];
+} name_sums;
+
+NOT_FUZZED static int compare_name_sums(const void *a, const void *b)
+{
+    const name_sums *x = a, *y = b;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+NOT_FUZZED static uint64_t callgrind_name_hash(const pk_profile *p, uint32_t s)
+{
+    const char *text = pk_str(p, s);
+    size_t start = 0, len = pk_str_len(p, s);
+    while (start < len && (text[start] == ' ' || text[start] == '\t'))
+        start++;
+    while (len > start && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+        len--;
+    uint64_t h = mix(0x5eed, 0x7e57);
+    if (len == start)
+        return hash_text(0x5eed, "???");
+    for (size_t i = start; i < len; i++) {
+        char c = text[i];
+        h = mix(h, (unsigned char)(c == '\n' || c == '\r' || c == '\0' ? '_' : c));
+    }
+    return h;
+}
+
+NOT_FUZZED static size_t self_by_name(const pk_profile *p, const uint32_t *values, size_t count,
+                                      name_sums **out)
+{
+    size_t rows = pk_sample_count(p), n = 0;
+    name_sums *all = calloc(rows ? rows : 1, sizeof *all);
+    if (!all)
+        abort();
+    for (size_t row = 0; row < rows; row++) {
+        uint32_t leaf = pk_stack_leaf(p, pk_sample_stack(p, row));
+        if (leaf == PK_NONE)
+            continue;
+        all[n].name = callgrind_name_hash(p, pk_function_at(p, pk_frame_at(p, leaf)->function)->name);
+        for (size_t i = 0; i < count; i++)
+            all[n].sums[i] = pk_sample_values(p, row)[values[i]];
+        n++;
+    }
+    qsort(all, n, sizeof *all, compare_name_sums);
+    size_t merged = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (merged > 0 && all[merged - 1].name == all[i].name) {
+            for (size_t v = 0; v < count; v++)
+                all[merged - 1].sums[v] = pk_add_saturating(all[merged - 1].sums[v], all[i].sums[v]);
+        } else {
+            all[merged++] = all[i];
+        }
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < merged; i++) {
+        bool any = false;
+        for (size_t v = 0; v < count; v++)
+            any = any || all[i].sums[v] != 0;
+        if (any)
+            all[kept++] = all[i];
+    }
+    *out = all;
+    return kept;
 }
 
 /* ---- findings ------------------------------------------------------------------------------ */
@@ -612,21 +688,53 @@ static void firefox_carried(const pk_profile *p, const pk_profile *q)
                  (int64_t)dq.stacks);
 }
 
+/* callgrind: self cost per function name, and so the totals, of the values without negative
+ * rows (the same check serves P -> Q and Q -> R). */
+static void callgrind_carried(const pk_profile *p, const pk_profile *q)
+{
+    size_t n = pk_value_type_count(p);
+    expect_equal("value types", (int64_t)n, (int64_t)pk_value_type_count(q));
+    uint32_t from[PK_MAX_VALUES], to[PK_MAX_VALUES];
+    size_t count = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        if (any_negative(p, &v, 1))
+            continue;
+        from[count] = v;
+        to[count++] = v;
+    }
+    /* Rows without frames are not written: the totals are those of the names' sums. */
+    name_sums *a, *b;
+    size_t na = self_by_name(p, from, count, &a), nb = self_by_name(q, to, count, &b);
+    expect_equal("functions with self cost", (int64_t)na, (int64_t)nb);
+    for (size_t i = 0; i < na; i++) {
+        if (a[i].name != b[i].name)
+            finding("function %zu of those with self cost has another name", i);
+        for (size_t v = 0; v < count; v++)
+            expect_equal("self cost of a function", a[i].sums[v], b[i].sums[v]);
+    }
+    free(a);
+    free(b);
+}
+
+static void fixed_point(const pk_profile *q, const pk_profile *r);
+
 typedef struct format_check {
     const pk_format *format;
     worth_trying_fn worth_trying;
     carried_fn carried;
+    carried_fn again; /* Q -> R: fixed_point, or what the format keeps of a second pass */
 } format_check;
 
 static const format_check checks[] = {
-    {&pk_format_bsprof, bsprof_worth_trying, bsprof_carried},
-    {&pk_format_br, br_worth_trying, br_carried},
-    {&pk_format_gperftools, always, gperftools_carried},
-    {&pk_format_sampler, sampler_worth_trying, sampler_carried},
-    {&pk_format_pprof, always, pprof_carried},
-    {&pk_format_folded, always, folded_carried},
-    {&pk_format_speedscope, always, speedscope_carried},
-    {&pk_format_firefox, always, firefox_carried},
+    {&pk_format_bsprof, bsprof_worth_trying, bsprof_carried, fixed_point},
+    {&pk_format_br, br_worth_trying, br_carried, fixed_point},
+    {&pk_format_gperftools, always, gperftools_carried, fixed_point},
+    {&pk_format_sampler, sampler_worth_trying, sampler_carried, fixed_point},
+    {&pk_format_pprof, always, pprof_carried, fixed_point},
+    {&pk_format_folded, always, folded_carried, fixed_point},
+    {&pk_format_speedscope, always, speedscope_carried, fixed_point},
+    {&pk_format_firefox, always, firefox_carried, fixed_point},
+    {&pk_format_callgrind, always, callgrind_carried, callgrind_carried},
 };
 
 /* ---- the round trip ------------------------------------------------------------------------ */
@@ -709,7 +817,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!r)
             finding("the writer refused what it wrote before");
         current_step = "Q -> R";
-        fixed_point(q, r);
+        c->again(q, r);
         pk_profile_free(r);
         pk_profile_free(q);
     }

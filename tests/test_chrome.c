@@ -573,6 +573,30 @@ static void test_profile_chunks(void **state)
     pk_profile_free(p);
 }
 
+/* Older Chrome: one CpuProfile event with the whole profile (children lists, as a .cpuprofile),
+ * on the thread it profiled. */
+static void test_cpu_profile_event(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        trace(),
+        "{\"traceEvents\":[{\"pid\":3,\"tid\":4,\"ts\":0,\"ph\":\"I\",\"name\":\"CpuProfile\","
+        "\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":"
+        "\"(root)\"},\"children\":[2,3]},{\"id\":2,\"callFrame\":{\"functionName\":\"h\"}},"
+        "{\"id\":3,\"callFrame\":{\"functionName\":\"(garbage collector)\"}}],"
+        "\"startTime\":0,\"endTime\":100,\"samples\":[2,3,2],\"timeDeltas\":[0,40,20]}}}},"
+        "{\"pid\":3,\"tid\":4,\"ph\":\"M\",\"name\":\"thread_name\","
+        "\"args\":{\"name\":\"CrRendererMain\"}}]}");
+    uint32_t cpu = pk_value_find(p, "cpu");
+    /* h: 40 µs, then the mean interval (30 µs) as the last sample; GC 20 µs, a frame of its own. */
+    assert_int_equal(stack_value(p, "h", cpu), 70000);
+    assert_int_equal(stack_value(p, "(garbage collector)", cpu), 20000);
+    assert_int_equal(pk_thread_count(p), 1);
+    assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "CrRendererMain");
+    assert_int_equal(pk_thread_at(p, 0)->tid, 4);
+    pk_profile_free(p);
+}
+
 static void test_probing_by_content(void **state)
 {
     (void)state;
@@ -601,6 +625,12 @@ static void test_probing_by_content(void **state)
     assert_non_null(f);
     assert_string_equal(f->name, "chrome-trace");
     assert_string_equal(pk_format_by_extension("x.cpuprofile", false)->name, "cpuprofile");
+    /* A DevTools save whose metadata fills the first block. */
+    const char *devtools = "{\"metadata\":{\"source\":\"DevTools\",\"startTime\":\"2024\","
+                           "\"annotations\":[";
+    f = pk_format_probe((const uint8_t *)devtools, strlen(devtools), NULL, &score);
+    assert_non_null(f);
+    assert_string_equal(f->name, "chrome-trace");
 }
 
 int main(void)
@@ -618,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_unmatched_and_overlapping),
         cmocka_unit_test(test_cut_trace),
         cmocka_unit_test(test_profile_chunks),
+        cmocka_unit_test(test_cpu_profile_event),
         cmocka_unit_test(test_probing_by_content),
     };
     return cmocka_run_group_tests_name("chrome", tests, NULL, NULL);

@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
+#include "core/input.h"
+#include "sorted_lines.h"
 #include "formats/formats.h"
 #include "profkit/diff.h"
 #include "profkit/format.h"
@@ -70,48 +72,6 @@ static char *write_folded(const pk_profile *p, uint32_t value, bool with_threads
     return write_with(p, &pk_format_folded, value, with_threads);
 }
 
-static int compare_strings(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The lines of text, sorted, joined by LF (each line ends in LF). Blank lines are dropped.
- * Frees text. */
-static char *sorted_lines(char *text)
-{
-    size_t count = 0, cap = 16;
-    char **lines = malloc(cap * sizeof *lines);
-    assert_non_null(lines);
-    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save)) {
-        if (count == cap) {
-            cap *= 2;
-            void *grown = realloc(lines, cap * sizeof *lines);
-            assert_non_null(grown);
-            lines = grown;
-        }
-        lines[count++] = line;
-    }
-    qsort(lines, count, sizeof *lines, compare_strings);
-    size_t total = 1;
-    for (size_t i = 0; i < count; i++)
-        total += strlen(lines[i]) + 1;
-    char *joined = malloc(total);
-    assert_non_null(joined);
-    joined[0] = '\0';
-    char *end = joined;
-    for (size_t i = 0; i < count; i++) {
-        size_t n = strlen(lines[i]);
-        memcpy(end, lines[i], n);
-        end[n] = '\n';
-        end += n + 1;
-        *end = '\0';
-    }
-    free(lines);
-    free(text);
-    return joined;
-}
-
 static char *dup_text(const char *s)
 {
     char *d = strdup(s);
@@ -122,8 +82,8 @@ static char *dup_text(const char *s)
 /* Asserts the folded output of p (value, threads) equals `want` as a set of lines. */
 static void assert_folded(const pk_profile *p, uint32_t value, bool with_threads, const char *want)
 {
-    char *got = sorted_lines(write_folded(p, value, with_threads));
-    char *expected = sorted_lines(dup_text(want));
+    char *got = tb_sorted_lines(write_folded(p, value, with_threads));
+    char *expected = tb_sorted_lines(dup_text(want));
     assert_string_equal(got, expected);
     free(got);
     free(expected);
@@ -224,6 +184,17 @@ static pk_profile *read_fixture(const char *name)
     pk_error err;
     pk_error_clear(&err);
     if (pk_read_file(tb_data_path(name), NULL, NULL, &p, &err) != PK_OK)
+        fail_msg("%s: %s", name, err.message);
+    return p;
+}
+
+/* A fixture read with the format given, as the peers read every file (`--from folded`). */
+static pk_profile *read_fixture_as_folded(const char *name)
+{
+    pk_profile *p = NULL;
+    pk_error err;
+    pk_error_clear(&err);
+    if (pk_read_file(tb_data_path(name), &pk_format_folded, NULL, &p, &err) != PK_OK)
         fail_msg("%s: %s", name, err.message);
     return p;
 }
@@ -361,7 +332,7 @@ static void test_read_thread_roots(void **state)
 static void test_read_skips_lines_that_are_not_stacks(void **state)
 {
     (void)state;
-    pk_profile *p = read_fixture("folded/odd-lines.folded");
+    pk_profile *p = read_fixture_as_folded("folded/odd-lines.folded");
     assert_int_equal(pk_sample_count(p), 3);
     assert_int_equal(row_count(p, "main;parse"), 3);
     assert_int_equal(row_count(p, "main;eval;kmalloc_[k]"), 5);
@@ -709,11 +680,15 @@ static void test_probe(void **state)
     assert_int_equal(probe_text("@supersamplerV1.0\n@symboltableV1.1\n"), PK_PROBE_NO);
     assert_int_equal(probe_text("not folded\nmain;parse 2\n"), PK_PROBE_NO);
     assert_int_equal(probe_text("// header\nmain;parse 2\n"), PK_PROBE_WEAK);
-    /* Comments and other skipped lines are tolerated up to four for each stack line. */
+    /* Comment lines count as nothing; other lines that are not stacks of names (rows of
+     * numbers too) as many as the stacks are plausible folded stacks, more are claimed no more
+     * than by a name: the reader judges them. */
     assert_int_equal(probe_text("# austin: 3.3.0\nmain;parse 2\nmain 3\n"), PK_PROBE_LIKELY);
     assert_int_equal(probe_text("main;parse 2\nmain 3\ncut"), PK_PROBE_WEAK);
-    assert_int_equal(probe_text("main;parse 2\nbad\nbad\n"), PK_PROBE_WEAK);
-    assert_int_equal(probe_text("main;parse 2\nbad\nbad\nbad\nbad\nbad\n"), PK_PROBE_NO);
+    assert_int_equal(probe_text("main;parse 2\nmain 3\nbad\nbad\n"), PK_PROBE_WEAK);
+    assert_int_equal(probe_text("main;parse 2\nbad\nbad\n"), PK_PROBE_EXTENSION);
+    assert_int_equal(probe_text("main;parse 2\n16 3\n+1 2\n"), PK_PROBE_EXTENSION);
+    assert_int_equal(probe_text("16 3\nmain;parse 2\n"), PK_PROBE_NO);
     const uint8_t binary[] = {'a', ' ', '1', '\n', 0x00, 0x01, 'b', ' ', '2', '\n'};
     assert_int_equal(pk_format_folded.probe(binary, sizeof binary), PK_PROBE_NO);
     const uint8_t bsprof_like[] = {'b', 's', 'p', 'r', 'o', 'f', 0, 0, 1, 0};
@@ -735,6 +710,111 @@ static void test_probe(void **state)
                      PK_PROBE_WEAK);
     memset(big, 'x', PK_PROBE_BYTES);
     assert_int_equal(pk_format_folded.probe((const uint8_t *)big, PK_PROBE_BYTES), PK_PROBE_NO);
+}
+
+/* The folded reader on bytes it was not named for (format_given false), as after probing. */
+static pk_status read_probed_as_folded(const void *data, size_t size, pk_profile **out,
+                                       pk_error *err)
+{
+    pk_input in;
+    pk_input_init_memory(&in, data, size);
+    pk_read_options options = {0};
+    *out = pk_profile_new();
+    assert_non_null(*out);
+    pk_error_clear(err);
+    pk_status status = pk_format_folded.read(&in, *out, &options, err);
+    pk_input_release(&in);
+    if (status != PK_OK) {
+        pk_profile_free(*out);
+        *out = NULL;
+    }
+    return status;
+}
+
+/* A file most of whose lines are not stacks of names is not folded stacks: refused, naming how
+ * many and the first, unless the format is given (`--from folded`), which reads the stack lines
+ * among them as before. callgrind.out.tiny is valgrind's callgrind output (README.md there):
+ * its cost lines (`16 3`, `+1 2`) end in a count, but are rows of numbers. */
+static void test_read_refuses_what_is_not_folded(void **state)
+{
+    (void)state;
+    size_t size;
+    char *callgrind = tb_read_data_file("callgrind/callgrind.out.tiny", &size);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_probed_as_folded(callgrind, size, &p, &err), PK_ERR_INPUT);
+    assert_false(err.salvageable);
+    assert_int_equal(err.offset, 30); /* line 3 */
+    if (!strstr(err.message, "not folded stacks: 967 of the first 1000 lines that are neither "
+                             "blank nor comments are not stacks of names ('frame;frame;... "
+                             "COUNT'); the first: line 3 (\"creator: callgrind-3.19.0\") does "
+                             "not end in a count") ||
+        !strstr(err.message, "--from folded reads the stack lines among them"))
+        fail_msg("%s", err.message);
+    /* the probe leaves it to formats with a signature */
+    assert_int_equal(pk_format_folded.probe((const uint8_t *)callgrind, PK_PROBE_BYTES),
+                     PK_PROBE_EXTENSION);
+    /* the format given: the lenient reading */
+    assert_int_equal(pk_read_memory(callgrind, size, &pk_format_folded, NULL, &p, &err), PK_OK);
+    assert_true(has_warning(p, "317 lines that are not a stack were skipped"));
+    const char *summary = strstr(callgrind, "\nsummary: ");
+    assert_non_null(summary);
+    assert_int_equal(row_count(p, "summary:"), strtoll(summary + 10, NULL, 10));
+    pk_profile_free(p);
+    free(callgrind);
+
+    /* Decided at the end of a shorter file: more than half is refused, half is not. */
+    static const struct {
+        const char *text;
+        const char *message; /* NULL: read */
+    } cases[] = {
+        {"a;b 1\nx\ny\nz\n", "3 of the 4 lines that are neither blank nor comments are not "
+                              "stacks of names ('frame;frame;... COUNT'); the first: line 2 "
+                              "(\"x\") has no blank before a count"},
+        {"# mode: wall\na;b 1\n\n16 3\n+1 2\n", "2 of the 3 lines that are neither blank nor "
+                                             "comments are not stacks of names "
+                                             "('frame;frame;... COUNT'); the first: line 4 "
+                                             "(\"16 3\") is a row of numbers"},
+        {"a;b 1\n0x4011d6 16 3\n", NULL},
+        {"a;b 1\nx\n", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pk_status status = read_probed_as_folded(cases[i].text, strlen(cases[i].text), &p, &err);
+        if (cases[i].message ? status != PK_ERR_INPUT || !strstr(err.message, cases[i].message)
+                             : status != PK_OK)
+            fail_msg("case %zu: status %d: %s", i, (int)status, err.message);
+        pk_profile_free(p);
+    }
+
+    /* A longer file is judged by its first 1000 such lines: refused there, without reading on;
+     * a file that passes them reads its other lines as before. */
+    size_t cap = 6000 * 8, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)sprintf(text + len, "a;b 1\n");
+    for (int i = 0; i < 999; i++)
+        len += (size_t)sprintf(text + len, "x\n");
+    for (int i = 0; i < 5000; i++)
+        len += (size_t)sprintf(text + len, "a;b 1\n");
+    assert_int_equal(read_probed_as_folded(text, len, &p, &err), PK_ERR_INPUT);
+    assert_non_null(strstr(err.message, "999 of the first 1000 lines"));
+    len = 0;
+    for (int i = 0; i < 1000; i++)
+        len += (size_t)sprintf(text + len, "a;b 1\n");
+    for (int i = 0; i < 5000; i++)
+        len += (size_t)sprintf(text + len, "x\n");
+    assert_int_equal(read_probed_as_folded(text, len, &p, &err), PK_OK);
+    assert_int_equal(row_count(p, "a;b"), 1000);
+    assert_true(has_warning(p, "5000 lines that are not a stack were skipped"));
+    pk_profile_free(p);
+    free(text);
+
+    /* Through the registry: found by content, the format not named, then refused. */
+    const char *odd = "main;parse 3\nx\ny\n";
+    assert_int_equal(pk_read_memory(odd, strlen(odd), NULL, NULL, &p, &err), PK_ERR_INPUT);
+    assert_non_null(strstr(err.message, "not folded stacks: 2 of the 3 lines"));
+    assert_int_equal(pk_read_memory(odd, strlen(odd), &pk_format_folded, NULL, &p, &err), PK_OK);
+    pk_profile_free(p);
 }
 
 /* A 710-frame line of 45 KB is found by content, named .folded or not. */
@@ -871,7 +951,7 @@ static void test_write_sanitises_names(void **state)
     /* No name leaks a separator: every line has exactly one space before the count and the
      * right number of ';'. */
     assert_null(strchr(out, '\r'));
-    char *sorted = sorted_lines(out);
+    char *sorted = tb_sorted_lines(out);
     /* The blank before the final number of "sp ace 42" is written as '_': the line would
      * otherwise read as a differential line "STACK BASE NEW". */
     assert_string_equal(sorted, "_ 6\nns::a_b;line_break_;sp ace_42 2\nx_y 5\nx_y; 8\n");
@@ -1068,9 +1148,9 @@ static void test_round_trip_reference(void **state)
     char *once = write_folded(p, PK_NONE, false);
     pk_profile *again = read_ok(once);
     char *twice = write_folded(again, PK_NONE, false);
-    char *a = sorted_lines(dup_text(text));
-    char *b = sorted_lines(once);
-    char *c = sorted_lines(twice);
+    char *a = tb_sorted_lines(dup_text(text));
+    char *b = tb_sorted_lines(once);
+    char *c = tb_sorted_lines(twice);
     assert_string_equal(a, b);
     assert_string_equal(b, c);
     free(a);
@@ -1128,7 +1208,7 @@ static void test_round_trip_random(void **state)
                                          stack, count);
     }
     /* Merge the expected lines: sort, then sum neighbours with the same stack. */
-    char *sorted = sorted_lines(expected);
+    char *sorted = tb_sorted_lines(expected);
     char *merged = malloc(strlen(sorted) + 1);
     assert_non_null(merged);
     size_t merged_len = 0;
@@ -1149,9 +1229,9 @@ static void test_round_trip_random(void **state)
         sum += strtoull(space + 1, NULL, 10);
     }
     merged[merged_len] = '\0';
-    char *want = sorted_lines(merged);
+    char *want = tb_sorted_lines(merged);
     pk_profile *p = read_ok(text);
-    char *got = sorted_lines(write_folded(p, PK_NONE, false));
+    char *got = tb_sorted_lines(write_folded(p, PK_NONE, false));
     assert_string_equal(got, want);
     free(got);
     free(want);
@@ -1195,6 +1275,7 @@ int main(void)
         cmocka_unit_test(test_read_thread_roots),
         cmocka_unit_test(test_read_skips_lines_that_are_not_stacks),
         cmocka_unit_test(test_read_comment_lines),
+        cmocka_unit_test(test_read_refuses_what_is_not_folded),
         cmocka_unit_test(test_read_errors_name_the_line),
         cmocka_unit_test(test_read_long_line_is_cut_in_message),
         cmocka_unit_test(test_read_long_lines),

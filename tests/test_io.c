@@ -1,5 +1,6 @@
-/* Buffered input and output: varints, lines, text lines, UTF-16 decoding, refills, temporary
- * files, JSON escaping. */
+/* Buffered input and output: varints, lines (over-long ones too), text lines, UTF-16 decoding,
+ * refills, temporary files, JSON escaping; the public error and option helpers and output
+ * objects. */
 #define _GNU_SOURCE /* O_TMPFILE, to learn whether the scratch directory takes unnamed files */
 #include <dirent.h>
 #include <fcntl.h>
@@ -17,10 +18,15 @@
 #include <cmocka.h>
 
 #include "bytes.h"
+#include "reading.h"
 #include "core/input.h"
 #include "core/output.h"
 #include "core/text_lines.h"
 #include "core/utf16.h"
+#include "formats/formats.h"
+#include "profkit/error.h"
+#include "profkit/format.h"
+#include "profkit/output.h"
 
 static char scratch[512];
 
@@ -485,6 +491,156 @@ static void json_strings_are_escaped(void **state)
     free(text);
 }
 
+/* Lines over the limit that arrive in pieces (the limit is passed before their end is seen)
+ * are consumed whole, up to their LF or the end of the bytes; the lines after them are intact. */
+static void over_long_lines_arriving_in_pieces(void **state)
+{
+    (void)state;
+    size_t size = 0;
+    char *text = malloc(20000);
+    assert_non_null(text);
+    size += (size_t)sprintf(text + size, "short\n");
+    memset(text + size, 'x', 5000);
+    size += 5000;
+    size += (size_t)sprintf(text + size, "\nnext\n");
+    memset(text + size, 'y', 7000);
+    size += 7000;
+    for (size_t step = 7; step <= 301; step += 294) {
+        trickle t = {(const uint8_t *)text, size, 0, step};
+        pk_input in;
+        assert_int_equal(
+            pk_input_init_source(&in, (pk_input_source){trickle_read, NULL, &t}, 0, NULL), PK_OK);
+        const char *line;
+        assert_int_equal(pk_in_line(&in, &line, 1000), 5);
+        assert_memory_equal(line, "short", 5);
+        assert_int_equal(pk_in_line(&in, &line, 1000), -2);
+        assert_int_equal(pk_in_offset(&in), 6 + 5000 + 1);
+        assert_int_equal(pk_in_line(&in, &line, 1000), 4);
+        assert_memory_equal(line, "next", 4);
+        /* The last line has no LF: consumed to the end. */
+        assert_int_equal(pk_in_line(&in, &line, 1000), -2);
+        assert_int_equal(pk_in_offset(&in), size);
+        assert_int_equal(pk_in_line(&in, &line, 1000), -1);
+        pk_input_release(&in);
+    }
+    free(text);
+}
+
+/* The public error helpers: names of statuses, errors set and cleared (also without a place to
+ * put them), messages cut to the buffer. */
+static void statuses_and_errors(void **state)
+{
+    (void)state;
+    const pk_status all[] = {PK_OK,        PK_ERR_INPUT, PK_ERR_IO,         PK_ERR_NOMEM,
+                             PK_ERR_USAGE, PK_ERR_LIMIT, PK_ERR_UNSUPPORTED};
+    const size_t count = sizeof all / sizeof all[0];
+    for (size_t i = 0; i < count; i++) {
+        const char *name = pk_status_name(all[i]);
+        assert_true(strlen(name) > 0);
+        assert_string_not_equal(name, "unknown error");
+        for (size_t k = 0; k < i; k++)
+            assert_string_not_equal(name, pk_status_name(all[k]));
+    }
+    assert_string_equal(pk_status_name(PK_OK), "success");
+    assert_string_equal(pk_status_name(PK_ERR_IO), "I/O error");
+    assert_string_equal(pk_status_name((pk_status)99), "unknown error");
+
+    assert_int_equal(pk_error_set(NULL, PK_ERR_LIMIT, 7, "no place for %s", "this"), PK_ERR_LIMIT);
+    pk_error_clear(NULL);
+    pk_error err;
+    char long_text[1000];
+    memset(long_text, 'm', sizeof long_text - 1);
+    long_text[sizeof long_text - 1] = '\0';
+    assert_int_equal(pk_error_set(&err, PK_ERR_INPUT, 42, "%s", long_text), PK_ERR_INPUT);
+    assert_int_equal(err.offset, 42);
+    assert_false(err.salvageable);
+    assert_int_equal(strlen(err.message), sizeof err.message - 1);
+    pk_error_clear(&err);
+    assert_int_equal(err.status, PK_OK);
+    assert_int_equal(err.offset, PK_NO_OFFSET);
+    assert_string_equal(err.message, "");
+}
+
+/* Options given on the command line: the last value of an option, each value of a repeated
+ * one in order. */
+static void option_values(void **state)
+{
+    (void)state;
+    const pk_option items[] = {{"symbol-path", "/a"}, {"salvage", ""}, {"symbol-path", "/b"}};
+    const pk_option_list list = {items, 3};
+    assert_string_equal(pk_option_get(&list, "symbol-path"), "/b");
+    assert_string_equal(pk_option_get(&list, "salvage"), "");
+    assert_null(pk_option_get(&list, "no-symbols"));
+    assert_string_equal(pk_option_get_nth(&list, "symbol-path", 0), "/a");
+    assert_string_equal(pk_option_get_nth(&list, "symbol-path", 1), "/b");
+    assert_null(pk_option_get_nth(&list, "symbol-path", 2));
+    assert_null(pk_option_get_nth(NULL, "symbol-path", 0));
+    assert_null(pk_option_get(NULL, "salvage"));
+}
+
+/* The output objects of the public interface: a file output gzips by its name and writes a
+ * format's bytes (pk_write_output); a missing directory is refused with no output made; a
+ * memory output can be finished without its bytes being taken; and a format without a writer
+ * is refused by every way of writing, leaving no file. */
+static void public_outputs(void **state)
+{
+    (void)state;
+    pk_status status;
+    pk_error err;
+    pk_profile *p =
+        tb_read_memory_with("main;work 3\nmain 1\n", 19, &pk_format_folded, NULL, 0, false,
+                            &status, &err);
+    assert_non_null(p);
+    const char *path = scratch_path("public.folded.gz");
+    char gz_path[512];
+    snprintf(gz_path, sizeof gz_path, "%s", path);
+    unlink(gz_path);
+    pk_output *out;
+    assert_int_equal(pk_output_create(gz_path, NULL, &out, &err), PK_OK);
+    assert_int_equal(pk_write_output(p, out, &pk_format_folded, NULL, &err), PK_OK);
+    assert_false(pk_output_failed(out));
+    assert_int_equal(pk_output_finish(out, &err), PK_OK);
+    char command[600];
+    snprintf(command, sizeof command, "gzip -dc '%s'", gz_path);
+    FILE *f = popen(command, "r");
+    assert_non_null(f);
+    char text[256];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    assert_int_equal(pclose(f), 0);
+    assert_string_equal(text, "main 1\nmain;work 3\n");
+    unlink(gz_path);
+
+    out = (pk_output *)1;
+    assert_int_equal(pk_output_create("/nonexistent/profkit/out.folded", NULL, &out, &err),
+                     PK_ERR_IO);
+    assert_null(out);
+    assert_non_null(strstr(err.message, "cannot create"));
+
+    out = pk_output_create_memory();
+    assert_non_null(out);
+    pk_output_printf(out, "%d", 42);
+    assert_int_equal(pk_output_finish(out, &err), PK_OK);
+
+    const pk_format reader_only = {.name = "reader-only"};
+    const char *never = scratch_path("never.out");
+    char never_path[512];
+    snprintf(never_path, sizeof never_path, "%s", never);
+    assert_int_equal(pk_write_file(p, never_path, &reader_only, NULL, NULL, &err), PK_ERR_USAGE);
+    assert_string_equal(err.message, "profkit cannot write reader-only files");
+    struct stat st;
+    assert_int_not_equal(stat(never_path, &st), 0);
+    out = pk_output_create_memory();
+    assert_int_equal(pk_write_output(p, out, &reader_only, NULL, &err), PK_ERR_USAGE);
+    pk_output_discard(out);
+    char *data;
+    size_t size;
+    assert_int_equal(pk_write_memory(p, NULL, NULL, &data, &size, &err), PK_ERR_USAGE);
+    assert_string_equal(err.message, "profkit cannot write such files");
+    assert_null(data);
+    pk_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +654,10 @@ int main(void)
         cmocka_unit_test(outputs_appear_only_on_commit),
         cmocka_unit_test(outputs_are_unnamed_while_written),
         cmocka_unit_test(json_strings_are_escaped),
+        cmocka_unit_test(over_long_lines_arriving_in_pieces),
+        cmocka_unit_test(statuses_and_errors),
+        cmocka_unit_test(option_values),
+        cmocka_unit_test(public_outputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* Memory events in the model: sums per allocating site, live allocations, the spool of events
  * read back in order, and a profile that keeps only the sums. Also the spool underneath. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,7 +125,7 @@ static void live_values_add_what_was_not_freed(void **state)
     assert_int_equal(pk_memory_add_live_values(p, bytes, count), PK_OK);
     assert_int_equal(pk_value_total(p, bytes), 107);
     assert_int_equal(pk_value_total(p, count), 2);
-    /* Rows in the order of the allocations. */
+    /* Rows in the order of the sites' first allocations. */
     assert_int_equal(pk_sample_thread(p, 0), main_thread);
     assert_int_equal(pk_sample_thread(p, 1), worker);
     pk_profile_free(p);
@@ -155,6 +156,70 @@ static void sums_only_profile_has_no_events_to_read_but_copies_its_sums(void **s
     assert_int_equal(pk_memory_free(copy, 1, PK_NONE, 0x1000, PK_MEM_FREE, &freed), PK_OK);
     assert_int_equal(freed, 7);
     pk_profile_free(copy);
+    pk_profile_free(p);
+}
+
+/* Sizes that do not fit in 32 bits, address 0, and a displaced block of such a size: frees
+ * give the whole size back, live values and the cursor count the displaced block. */
+static void big_sizes_and_displaced_blocks_keep_their_sizes(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 0, 0);
+    uint32_t s = stack_named(p, "f"), s2 = stack_named(p, "g");
+    const uint64_t five_gib = 5ull << 30;
+    assert_int_equal(pk_memory_alloc(p, t, s, 0, five_gib), PK_OK);
+    assert_int_equal(pk_memory_alloc(p, t, s, 0x10, UINT32_MAX), PK_OK);
+    assert_int_equal(pk_memory_alloc(p, t, s2, 0, 3), PK_OK); /* displaces the 5 GiB block */
+    assert_int_equal(pk_memory_alloc(p, t, s2, 0x20, UINT32_MAX - 1), PK_OK);
+    uint64_t freed = 0;
+    assert_int_equal(pk_memory_free(p, t, s, 0, PK_MEM_FREE, &freed), PK_OK);
+    assert_int_equal(freed, 3);
+    assert_int_equal(pk_memory_free(p, t, s, 0x10, PK_MEM_FREE, &freed), PK_OK);
+    assert_int_equal(freed, UINT32_MAX);
+    assert_int_equal(pk_memory_free(p, t, s, 0, PK_MEM_FREE, &freed), PK_OK);
+    assert_int_equal(freed, 0);
+    pk_memory_counts counts;
+    pk_memory_counts_get(p, &counts);
+    assert_int_equal(counts.live, 2);
+    assert_int_equal(counts.unmatched_frees, 1);
+    pk_memory_cursor *c;
+    assert_int_equal(pk_memory_events_open(p, &c), PK_OK);
+    pk_memory_event e;
+    bool matched[7];
+    size_t n = 0;
+    while (n < 7 && pk_memory_events_next(c, &e))
+        matched[n++] = e.matched;
+    assert_int_equal(pk_memory_events_close(c), PK_OK);
+    assert_int_equal(n, 7);
+    assert_false(matched[0]);
+    assert_true(matched[1]);
+    assert_true(matched[2]);
+    assert_false(matched[3]);
+    uint32_t bytes = pk_add_value_type(p, "live-bytes", "bytes");
+    uint32_t count = pk_add_value_type(p, "live-allocs", "count");
+    assert_int_equal(pk_memory_add_live_values(p, bytes, count), PK_OK);
+    assert_int_equal(pk_value_total(p, bytes), five_gib + UINT32_MAX - 1);
+    assert_int_equal(pk_value_total(p, count), 2);
+    pk_profile_free(p);
+}
+
+/* Live sizes past INT64_MAX saturate the row as additions one block at a time would. */
+static void live_values_saturate_as_block_by_block(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_memory_keep_events(p, false);
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 0, 0);
+    uint32_t s = stack_named(p, "f");
+    assert_int_equal(pk_memory_alloc(p, t, s, 0x10, UINT64_MAX), PK_OK);
+    assert_int_equal(pk_memory_alloc(p, t, s, 0x20, 1), PK_OK);
+    uint32_t bytes = pk_add_value_type(p, "live-bytes", "bytes");
+    assert_int_equal(pk_memory_add_live_values(p, bytes, PK_NONE), PK_OK);
+    assert_int_equal(pk_sample_values(p, 0)[bytes], INT64_MAX);
+    uint32_t which = PK_NONE;
+    assert_true(pk_values_overflow(p, &which));
+    assert_int_equal(which, bytes);
     pk_profile_free(p);
 }
 
@@ -248,6 +313,75 @@ static void spool_lanes_keep_their_records_apart(void **state)
     pk_spool_free(s);
 }
 
+/* A lane longer than a chunk but within what memory holds: its chunks are read back from
+ * memory, in order, as often as wanted. */
+static void spool_chunks_in_memory_read_back(void **state)
+{
+    (void)state;
+    pk_spool *s = pk_spool_new();
+    assert_non_null(s);
+    uint32_t i;
+    for (i = 0; i < 100000; i++) /* 400 kB: several chunks, no file */
+        assert_true(pk_spool_append(s, 0, &i, sizeof i));
+    for (int pass = 0; pass < 2; pass++) {
+        pk_spool_reader r;
+        pk_spool_reader_init(&r, s, 0);
+        const unsigned char *data;
+        size_t n, chunks = 0;
+        uint32_t expected = 0;
+        while (pk_spool_reader_next(&r, &data, &n)) {
+            chunks++;
+            for (size_t k = 0; k < n; k += sizeof expected, expected++) {
+                uint32_t v;
+                memcpy(&v, data + k, sizeof v);
+                assert_int_equal(v, expected);
+            }
+        }
+        assert_int_equal(r.error, 0);
+        assert_int_equal(expected, 100000);
+        assert_true(chunks > 1);
+        pk_spool_reader_free(&r);
+    }
+    pk_spool_free(s);
+}
+
+/* Where no temporary file can be made ($TMPDIR missing), a spool that outgrows memory refuses
+ * the record that needed the file and everything after, and says why; memory events then fail
+ * as I/O errors instead of being lost. */
+static void spool_without_a_temporary_file(void **state)
+{
+    (void)state;
+    char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+    assert_int_equal(setenv("TMPDIR", "/nonexistent/profkit-test", 1), 0);
+
+    pk_spool *s = pk_spool_new();
+    assert_non_null(s);
+    unsigned char record[100] = {0};
+    size_t accepted = 0;
+    while (accepted < 1000000 && pk_spool_append(s, 0, record, sizeof record))
+        accepted++;
+    assert_true(accepted > 10000 && accepted < 1000000);
+    assert_int_equal(pk_spool_error(s), ENOENT);
+    assert_false(pk_spool_append(s, 1, record, sizeof record));
+    pk_spool_free(s);
+
+    pk_profile *p = pk_profile_new();
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 0, 0);
+    uint32_t stack = stack_named(p, "f");
+    pk_status status = PK_OK;
+    uint64_t events = 0;
+    while (status == PK_OK && events < 10000000)
+        status = pk_memory_alloc(p, t, stack, 0x1000 + 16 * (events++ % 4096), 16);
+    assert_int_equal(status, PK_ERR_IO);
+    pk_profile_free(p);
+
+    if (old)
+        setenv("TMPDIR", old, 1);
+    else
+        unsetenv("TMPDIR");
+    free(old);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,8 +389,12 @@ int main(void)
         cmocka_unit_test(events_read_back_in_order),
         cmocka_unit_test(live_values_add_what_was_not_freed),
         cmocka_unit_test(sums_only_profile_has_no_events_to_read_but_copies_its_sums),
+        cmocka_unit_test(big_sizes_and_displaced_blocks_keep_their_sizes),
+        cmocka_unit_test(live_values_saturate_as_block_by_block),
         cmocka_unit_test(many_events_spill_and_read_back),
         cmocka_unit_test(spool_lanes_keep_their_records_apart),
+        cmocka_unit_test(spool_chunks_in_memory_read_back),
+        cmocka_unit_test(spool_without_a_temporary_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

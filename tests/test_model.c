@@ -205,11 +205,20 @@ static void samples_aggregate_per_thread_and_stack(void **state)
     assert_int_equal(pk_sample_values(p, 1)[1], 5);
     assert_int_equal(pk_value_total(p, 1), 1005);
     assert_true(pk_sample_order(p, 0) < pk_sample_order(p, 1));
-    /* Value types are fixed once samples exist. */
-    assert_int_equal(pk_add_value_type(p, "late", "count"), PK_NONE);
+    /* A value declared once rows exist widens them with 0, keeping what they hold. */
+    assert_int_equal(pk_add_value_type(p, "late", "count"), 2);
+    assert_int_equal(pk_sample_values(p, 0)[0], 10000);
+    assert_int_equal(pk_sample_values(p, 0)[1], 1000);
+    assert_int_equal(pk_sample_values(p, 0)[2], 0);
+    assert_int_equal(pk_sample_values(p, 1)[1], 5);
+    assert_int_equal(pk_sample_values(p, 1)[2], 0);
+    assert_int_equal(pk_add_sample_value(p, t1, s, 2, 3), PK_OK);
+    assert_int_equal(pk_value_total(p, 2), 3);
+    assert_int_equal(pk_value_total(p, 1), 1005);
+    int64_t three[3] = {10, 1, 0};
     assert_int_equal(pk_value_find(p, "calls"), 1);
     assert_int_equal(pk_value_find(p, "nope"), PK_NONE);
-    assert_int_equal(pk_add_sample(p, 7, s, v), PK_ERR_USAGE);
+    assert_int_equal(pk_add_sample(p, 7, s, three), PK_ERR_USAGE);
     /* Saturation instead of overflow. */
     size_t row = pk_sample_row(p, t0, s);
     pk_sample_row_add(p, row, 0, INT64_MAX);
@@ -325,6 +334,43 @@ static void u64map_removes_without_losing_neighbours(void **state)
     pk_u64map_free(&m);
 }
 
+/* Key 0 beside the slots, growth part by part, removal and iteration over every entry once. */
+static void u64map64_keeps_every_key_through_growth_and_removal(void **state)
+{
+    (void)state;
+    pk_u64map64 m;
+    pk_u64map64_init(&m);
+    const uint64_t n = 20000;
+    for (uint64_t k = 0; k < n; k++)
+        assert_true(pk_u64map64_put(&m, k * 0x9e3779b97f4a7c15u, ~k, NULL, NULL));
+    uint64_t *value;
+    bool inserted;
+    assert_true(pk_u64map64_put(&m, 0, 1, &value, &inserted)); /* key 0 was put as k = 0 */
+    assert_false(inserted);
+    assert_int_equal(*value, ~(uint64_t)0);
+    for (uint64_t k = 0; k < n; k += 2)
+        assert_true(pk_u64map64_remove(&m, k * 0x9e3779b97f4a7c15u, NULL));
+    assert_false(pk_u64map64_remove(&m, 0, NULL));
+    assert_int_equal(m.count, n / 2);
+    for (uint64_t k = 0; k < n; k++) {
+        value = pk_u64map64_find(&m, k * 0x9e3779b97f4a7c15u);
+        if (k % 2)
+            assert_true(value && *value == ~k);
+        else
+            assert_null(value);
+    }
+    assert_true(pk_u64map64_put(&m, 0, 42, NULL, NULL));
+    size_t at = 0, seen = 0;
+    uint64_t key, v, sum = 0;
+    while (pk_u64map64_next(&m, &at, &key, &v)) {
+        seen++;
+        sum += key == 0 ? v : ~v;
+    }
+    assert_int_equal(seen, n / 2 + 1);
+    assert_int_equal(sum, 42 + (n / 2) * (n / 2)); /* 1 + 3 + ... + (n - 1) */
+    pk_u64map64_free(&m);
+}
+
 static void calltree_merges_by_name(void **state)
 {
     (void)state;
@@ -384,6 +430,7 @@ int main(void)
         cmocka_unit_test(values_overflow_is_known),
         cmocka_unit_test(metadata_properties_and_warnings),
         cmocka_unit_test(u64map_removes_without_losing_neighbours),
+        cmocka_unit_test(u64map64_keeps_every_key_through_growth_and_removal),
         cmocka_unit_test(calltree_merges_by_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

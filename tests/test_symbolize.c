@@ -179,7 +179,7 @@ static int teardown(void **state)
     return 0;
 }
 
-/* -- looking up -------------------------------------------------------------------------------- */
+/* ---- looking up ---------------------------------------------------------------------------- */
 
 /* The resource of p for the mapping of r that holds address, under path. */
 static uint32_t resource_for(pk_profile *p, const sample_run *r, uint64_t address,
@@ -273,7 +273,7 @@ static char *path_in_dir(const char *name)
     return tb_strfmt("%s/%s", dir, name);
 }
 
-/* -- the tests --------------------------------------------------------------------------------- */
+/* ---- the tests ----------------------------------------------------------------------------- */
 
 /* DWARF 5 in a position-independent executable: inline chains with the lines of each call,
  * lines of plain functions, and assembly code named from the symbol table with the file and
@@ -563,8 +563,12 @@ static void binaries_found(void **state)
     assert_non_null(s);
     expect_inlined(s, p, resource_at(p, "/opt/sample/bin/app", "", m->start, m->limit, m->offset),
                    a);
-    if (id_copy)
+    if (id_copy) {
         expect_inlined(s, p, resource_at(p, "", id_copy, m->start, m->limit, m->offset), a);
+        /* A pseudo-file named in brackets ("[vdso]") is found by its build ID alone. */
+        expect_inlined(s, p, resource_at(p, "[vdso]", id_copy, m->start, m->limit, m->offset),
+                       a);
+    }
     /* outer lies two pages into the code: a mapping from the second page on still fits. */
     assert_true(a >= m->start + 0x1000);
     expect_inlined(s, p, resource_at(p, path, "", m->start + 0x1000, m->limit, m->offset + 0x1000),

@@ -11,9 +11,10 @@ source=$2
 output=$3
 dir=$(dirname "$source")
 
-# scdoc markup in text taken from the registry is escaped.
+# scdoc markup in text taken from the registry is escaped (a '-' that starts a field would
+# start a list entry).
 escape() {
-    sed -e 's/\\/\\\\/g' -e 's/\*/\\*/g' -e 's/_/\\_/g'
+    sed -e 's/\\/\\\\/g' -e 's/\*/\\*/g' -e 's/_/\\_/g' -e 's/\t-/\t\\-/g' -e 's/^-/\\-/'
 }
 
 formats() {

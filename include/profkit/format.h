@@ -75,6 +75,10 @@ typedef struct pk_read_options {
     bool memory_sums_only;    /* keep only the sums of memory events, not the events (what
                                * reports and outputs that do not list events need; see
                                * pk_memory_keep_events) */
+    bool format_given;        /* the format was named (`--from`), not found by probing: a reader
+                               * then reads leniently what it would otherwise refuse as not its
+                               * format (folded stacks among other lines). pk_reader_read sets it
+                               * when the reader was opened with a format. */
 } pk_read_options;
 
 typedef struct pk_write_options {

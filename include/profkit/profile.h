@@ -149,7 +149,9 @@ PK_API size_t pk_string_count(const pk_profile *p);
 
 /* ---- value types --------------------------------------------------------------------------- */
 
-/* Declares a value type; must happen before the first sample. Returns its index or PK_NONE. */
+/* Declares a value type. Rows that exist already get 0 for it (a reader may meet a new kind of
+ * event mid-stream). Returns its index, or PK_NONE when PK_MAX_VALUES are declared already or
+ * memory runs out. */
 PK_API uint32_t pk_add_value_type(pk_profile *p, const char *name, const char *unit);
 PK_API size_t pk_value_type_count(const pk_profile *p);
 PK_API const pk_value_type *pk_value_type_at(const pk_profile *p, uint32_t index);
@@ -277,7 +279,8 @@ PK_API pk_status pk_memory_events_open(const pk_profile *p, pk_memory_cursor **o
 PK_API bool pk_memory_events_next(pk_memory_cursor *c, pk_memory_event *e);
 PK_API pk_status pk_memory_events_close(pk_memory_cursor *c);
 /* Adds the size of every allocation still live to value `value` of its (thread, stack) row and,
- * when count_value is not PK_NONE, 1 per allocation to that value. */
+ * when count_value is not PK_NONE, 1 per allocation to that value. Rows it creates are created
+ * in the order of the sites' first allocations. */
 PK_API pk_status pk_memory_add_live_values(pk_profile *p, uint32_t value, uint32_t count_value);
 
 /* ---- metadata and warnings --------------------------------------------------------------- */

@@ -348,7 +348,9 @@ int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *i
         r = inputs->stdin_reader;
         inputs->stdin_reader = NULL;
     } else {
-        status = pk_reader_open_file(path, inputs->formats[index], &r, &err);
+        /* Probed again rather than opened as the format found, so that the reader knows the
+         * format was not given (pk_read_options.format_given): the same bytes, the same format. */
+        status = pk_reader_open_file(path, input->from ? inputs->formats[index] : NULL, &r, &err);
     }
     if (status == PK_OK) {
         pk_read_options options = {

@@ -129,6 +129,167 @@ bool pk_u64map_remove(pk_u64map *m, uint64_t key, uint32_t *value)
     return true;
 }
 
+void pk_u64map64_init(pk_u64map64 *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+void pk_u64map64_free(pk_u64map64 *m)
+{
+    for (size_t i = 0; i < PK_U64MAP64_PARTS; i++)
+        free(m->parts[i].slots);
+    memset(m, 0, sizeof *m);
+}
+
+/* The part of a key takes the hash's top bits, the slot in it the low ones. */
+static pk_u64map64_part *u64map64_part(const pk_u64map64 *m, uint64_t hash)
+{
+    return (pk_u64map64_part *)&m->parts[hash >> 60];
+}
+
+/* The slot of a key other than 0, or SIZE_MAX. */
+static size_t u64map64_slot_of(const pk_u64map64_part *part, uint64_t hash, uint64_t key)
+{
+    if (!part->slots)
+        return SIZE_MAX;
+    for (size_t i = (size_t)hash & part->mask;; i = (i + 1) & part->mask) {
+        if (part->slots[i].key == key)
+            return i;
+        if (!part->slots[i].key)
+            return SIZE_MAX;
+    }
+}
+
+uint64_t *pk_u64map64_find(const pk_u64map64 *m, uint64_t key)
+{
+    if (key == 0)
+        return m->has_zero ? (uint64_t *)&m->zero_value : NULL;
+    uint64_t hash = pk_hash_u64(key);
+    pk_u64map64_part *part = u64map64_part(m, hash);
+    size_t i = u64map64_slot_of(part, hash, key);
+    return i == SIZE_MAX ? NULL : &part->slots[i].value;
+}
+
+static bool u64map64_grow(pk_u64map64_part *part)
+{
+    size_t capacity = part->slots ? (part->mask + 1) * 2 : PK_MAP_MIN_CAPACITY;
+    if (capacity > SIZE_MAX / sizeof(pk_u64map64_slot))
+        return false;
+    pk_u64map64_slot *slots = calloc(capacity, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; part->slots && i <= part->mask; i++) {
+        if (!part->slots[i].key)
+            continue;
+        size_t j = (size_t)pk_hash_u64(part->slots[i].key) & (capacity - 1);
+        while (slots[j].key)
+            j = (j + 1) & (capacity - 1);
+        slots[j] = part->slots[i];
+    }
+    free(part->slots);
+    part->slots = slots;
+    part->mask = capacity - 1;
+    return true;
+}
+
+bool pk_u64map64_put(pk_u64map64 *m, uint64_t key, uint64_t value, uint64_t **slot,
+                     bool *inserted)
+{
+    bool found;
+    uint64_t *at;
+    if (key == 0) {
+        found = m->has_zero;
+        if (!found)
+            m->zero_value = value;
+        m->has_zero = true;
+        at = &m->zero_value;
+    } else {
+        uint64_t hash = pk_hash_u64(key);
+        pk_u64map64_part *part = u64map64_part(m, hash);
+        if (!part->slots || (part->count + 1) * 4 > (part->mask + 1) * 3) {
+            if (!u64map64_grow(part))
+                return false;
+        }
+        size_t i = (size_t)hash & part->mask;
+        while (part->slots[i].key && part->slots[i].key != key)
+            i = (i + 1) & part->mask;
+        found = part->slots[i].key == key;
+        if (!found) {
+            part->slots[i] = (pk_u64map64_slot){key, value};
+            part->count++;
+        }
+        at = &part->slots[i].value;
+    }
+    m->count += !found;
+    if (slot)
+        *slot = at;
+    if (inserted)
+        *inserted = !found;
+    return true;
+}
+
+bool pk_u64map64_remove(pk_u64map64 *m, uint64_t key, uint64_t *value)
+{
+    if (key == 0) {
+        if (!m->has_zero)
+            return false;
+        if (value)
+            *value = m->zero_value;
+        m->has_zero = false;
+        m->count--;
+        return true;
+    }
+    uint64_t hash = pk_hash_u64(key);
+    pk_u64map64_part *part = u64map64_part(m, hash);
+    size_t hole = u64map64_slot_of(part, hash, key);
+    if (hole == SIZE_MAX)
+        return false;
+    if (value)
+        *value = part->slots[hole].value;
+    /* Backward-shift deletion, as in pk_u64map_remove. */
+    pk_u64map64_slot *slots = part->slots;
+    for (size_t j = (hole + 1) & part->mask; slots[j].key; j = (j + 1) & part->mask) {
+        size_t home = (size_t)pk_hash_u64(slots[j].key) & part->mask;
+        bool home_between = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+        if (!home_between) {
+            slots[hole] = slots[j];
+            hole = j;
+        }
+    }
+    slots[hole].key = 0;
+    part->count--;
+    m->count--;
+    return true;
+}
+
+bool pk_u64map64_next(const pk_u64map64 *m, size_t *at, uint64_t *key, uint64_t *value)
+{
+    /* Position 0 is key 0; then the slots of each part in turn, part p's slot i at
+     * 1 + p * 2^58 + i (a part holds fewer slots than that). */
+    const size_t part_span = (size_t)1 << (sizeof(size_t) >= 8 ? 58 : 26);
+    if (*at == 0) {
+        *at = 1;
+        if (m->has_zero) {
+            *key = 0;
+            *value = m->zero_value;
+            return true;
+        }
+    }
+    for (size_t p = (*at - 1) / part_span; p < PK_U64MAP64_PARTS; p++) {
+        const pk_u64map64_part *part = &m->parts[p];
+        for (size_t i = (*at - 1) % part_span; part->slots && i <= part->mask; i++) {
+            if (part->slots[i].key) {
+                *at = 1 + p * part_span + i + 1;
+                *key = part->slots[i].key;
+                *value = part->slots[i].value;
+                return true;
+            }
+        }
+        *at = 1 + (p + 1) * part_span;
+    }
+    return false;
+}
+
 void pk_index_init(pk_index *ix)
 {
     memset(ix, 0, sizeof *ix);

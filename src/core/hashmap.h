@@ -1,10 +1,11 @@
 /* Open-addressing hash tables used by the model and the readers.
  *
  * pk_u64map maps 64-bit keys to 32-bit values (IDs from a file to model indexes, (thread,
- * stack) pairs to sample rows). pk_index maps content to the index of an entry stored elsewhere:
+ * stack) pairs to sample rows), pk_u64map64 64-bit keys to 64-bit values (the live allocations
+ * by address). pk_index maps content to the index of an entry stored elsewhere:
  * the caller hashes the content (pk_hash_bytes) and compares candidates itself.
- * Both grow by doubling at 50% load, so lookups stay short; neither removes entries except
- * pk_u64map_remove (backward-shift deletion, no tombstones).
+ * pk_u64map and pk_index grow by doubling at 50% load, so lookups stay short, pk_u64map64 at
+ * 75%; removal is backward-shift deletion (no tombstones), in pk_u64map and pk_u64map64 only.
  */
 #ifndef PK_CORE_HASHMAP_H
 #define PK_CORE_HASHMAP_H
@@ -57,6 +58,40 @@ bool pk_u64map_remove(pk_u64map *m, uint64_t key, uint32_t *value);
  * table again (one rehash instead of one per doubling). False when memory runs out. */
 bool pk_u64map_reserve(pk_u64map *m, size_t count);
 /* Iteration: for (size_t i = 0; m->slots && i <= m->mask; i++) if (m->slots[i].used) ... */
+
+/* pk_u64map64 maps 64-bit keys to 64-bit values in 16-byte slots, filled up to 3/4 (for the
+ * tables that hold one entry per live allocation, where bytes per entry count): a slot is
+ * empty when its key is 0, and key 0 itself is kept beside the slots. The slots are split by
+ * hash into parts that grow one at a time, so that growing copies a part, not the whole table,
+ * and the old and new slots held together at that moment are a small share of the whole. */
+typedef struct pk_u64map64_slot {
+    uint64_t key;
+    uint64_t value;
+} pk_u64map64_slot;
+
+#define PK_U64MAP64_PARTS 16
+
+typedef struct pk_u64map64_part {
+    pk_u64map64_slot *slots;
+    size_t mask;  /* capacity - 1; capacity is a power of two */
+    size_t count;
+} pk_u64map64_part;
+
+typedef struct pk_u64map64 {
+    pk_u64map64_part parts[PK_U64MAP64_PARTS];
+    size_t count; /* key 0 included */
+    bool has_zero;
+    uint64_t zero_value;
+} pk_u64map64;
+
+void pk_u64map64_init(pk_u64map64 *m);
+void pk_u64map64_free(pk_u64map64 *m);
+uint64_t *pk_u64map64_find(const pk_u64map64 *m, uint64_t key); /* as pk_u64map_find */
+bool pk_u64map64_put(pk_u64map64 *m, uint64_t key, uint64_t value, uint64_t **slot,
+                     bool *inserted); /* as pk_u64map_put */
+bool pk_u64map64_remove(pk_u64map64 *m, uint64_t key, uint64_t *value);
+/* Iteration: size_t at = 0; while (pk_u64map64_next(m, &at, &key, &value)) ... */
+bool pk_u64map64_next(const pk_u64map64 *m, size_t *at, uint64_t *key, uint64_t *value);
 
 typedef struct pk_index {
     uint32_t *slots; /* entry index + 1, 0 = empty */

@@ -23,8 +23,11 @@ enum {
 void pk_memory_table_free(pk_memory_table *m)
 {
     pk_spool_free(m->events);
-    free(m->live);
-    pk_u64map_free(&m->live_index);
+    pk_u64map64_free(&m->live);
+    pk_u64map64_free(&m->live_big_sizes);
+    pk_u64map64_free(&m->live_orders);
+    free(m->displaced);
+    free(m->displaced_orders);
     free(m->sites);
     pk_u64map_free(&m->site_index);
     free(m->thread_unmatched_frees);
@@ -79,23 +82,23 @@ static bool memory_event_valid(const pk_profile *p, uint32_t thread, uint32_t st
     return thread < p->thread_count && (stack == PK_NONE || stack < p->stacks.count);
 }
 
-/* The site of (thread, stack), created when new; NULL when memory runs out. */
-static pk_alloc_site *site_of(pk_memory_table *m, uint32_t thread, uint32_t stack)
+/* The index of the site of (thread, stack), created when new; PK_NONE when memory runs out. */
+static uint32_t site_of(pk_memory_table *m, uint32_t thread, uint32_t stack)
 {
     uint32_t *slot;
     bool inserted;
     if (!pk_u64map_put(&m->site_index, (uint64_t)thread << 32 | stack, (uint32_t)m->site_count,
                        &slot, &inserted))
-        return NULL;
+        return PK_NONE;
     if (inserted) {
         if (m->site_count >= PK_NONE - 1 ||
             !PK_ARRAY_RESERVE(m->sites, m->site_capacity, m->site_count + 1)) {
             pk_u64map_remove(&m->site_index, (uint64_t)thread << 32 | stack, NULL);
-            return NULL;
+            return PK_NONE;
         }
         m->sites[m->site_count++] = (pk_alloc_site){.thread = thread, .stack = stack};
     }
-    return &m->sites[*slot];
+    return *slot;
 }
 
 static uint64_t add_u64_saturating(uint64_t a, uint64_t b)
@@ -110,44 +113,130 @@ static void count_event(pk_memory_table *m, uint64_t address)
         m->max_address = address;
 }
 
+/* ---- the live allocations ---------------------------------------------------------------- */
+
+#define SIZE_ELSEWHERE UINT32_MAX /* the size is in live_big_sizes */
+
+static uint64_t live_entry(uint32_t site, uint64_t size)
+{
+    return (uint64_t)(size < SIZE_ELSEWHERE ? size : SIZE_ELSEWHERE) << 32 | site;
+}
+
+static uint32_t live_site(uint64_t entry)
+{
+    return (uint32_t)entry;
+}
+
+static uint64_t live_size(const pk_memory_table *m, uint64_t address, uint64_t entry)
+{
+    uint64_t size = entry >> 32;
+    if (size == SIZE_ELSEWHERE) {
+        const uint64_t *big = pk_u64map64_find(&m->live_big_sizes, address);
+        if (big)
+            size = *big;
+    }
+    return size;
+}
+
+static uint64_t clamp_to_int64(uint64_t v)
+{
+    return v > INT64_MAX ? INT64_MAX : v;
+}
+
+/* The allocation indexed at address gives way to a newer one there: it stays live, counted
+ * with its site (and its order kept for the cursor), and frees now match the newer one. */
+static pk_displaced_sums *displaced_of(pk_memory_table *m, uint32_t site)
+{
+    if (site >= m->displaced_capacity) {
+        size_t old = m->displaced_capacity;
+        if (!PK_ARRAY_RESERVE(m->displaced, m->displaced_capacity, m->site_count))
+            return NULL;
+        memset(m->displaced + old, 0, (m->displaced_capacity - old) * sizeof *m->displaced);
+    }
+    return &m->displaced[site];
+}
+
+static bool displace(pk_memory_table *m, uint64_t address, uint64_t entry)
+{
+    pk_displaced_sums *d = displaced_of(m, live_site(entry));
+    if (!d)
+        return false;
+    d->bytes = add_u64_saturating(d->bytes, clamp_to_int64(live_size(m, address, entry)));
+    d->count++;
+    const uint64_t *order = pk_u64map64_find(&m->live_orders, address);
+    if (order) {
+        if (!PK_ARRAY_RESERVE(m->displaced_orders, m->displaced_order_capacity,
+                              m->displaced_order_count + 1))
+            return false;
+        m->displaced_orders[m->displaced_order_count++] = *order;
+    }
+    return true;
+}
+
+/* Records an allocation by a site as live; with events kept, its order too. */
+static bool add_live(pk_memory_table *m, uint64_t address, uint32_t site, uint64_t size,
+                     uint64_t order)
+{
+    if (m->live_count >= SIZE_MAX - 1)
+        return false;
+    uint64_t *slot, entry = live_entry(site, size);
+    bool inserted;
+    if (!pk_u64map64_put(&m->live, address, entry, &slot, &inserted))
+        return false;
+    if (!inserted) {
+        if (!displace(m, address, *slot))
+            return false;
+        if ((*slot >> 32) == SIZE_ELSEWHERE && size < SIZE_ELSEWHERE)
+            pk_u64map64_remove(&m->live_big_sizes, address, NULL);
+        *slot = entry;
+    }
+    uint64_t *value;
+    if (size >= SIZE_ELSEWHERE) {
+        if (!pk_u64map64_put(&m->live_big_sizes, address, size, &value, &inserted))
+            return false;
+        *value = size;
+    }
+    if (!m->discard_events) {
+        if (!pk_u64map64_put(&m->live_orders, address, order, &value, &inserted))
+            return false;
+        *value = order;
+    }
+    m->live_count++;
+    return true;
+}
+
+/* Takes the allocation indexed at address out; false when there is none. */
+static bool take_live(pk_memory_table *m, uint64_t address, uint32_t *site, uint64_t *size)
+{
+    uint64_t entry;
+    if (!pk_u64map64_remove(&m->live, address, &entry))
+        return false;
+    *site = live_site(entry);
+    *size = entry >> 32;
+    if (*size == SIZE_ELSEWHERE)
+        pk_u64map64_remove(&m->live_big_sizes, address, size);
+    pk_u64map64_remove(&m->live_orders, address, NULL);
+    m->live_count--;
+    return true;
+}
+
 pk_status pk_memory_alloc(pk_profile *p, uint32_t thread, uint32_t stack, uint64_t address,
                           uint64_t size)
 {
     if (!memory_event_valid(p, thread, stack))
         return PK_ERR_USAGE;
     pk_memory_table *m = &p->memory;
-    pk_alloc_site *site = site_of(m, thread, stack);
-    if (!site || m->live_count >= PK_NONE - 1 ||
-        !PK_ARRAY_RESERVE(m->live, m->live_capacity, m->live_count + 1))
-        return PK_ERR_NOMEM;
-    /* An address allocated again without a free in between: the older block stays live
-     * (it leaked as far as the profile can tell); frees now match the newer one. */
-    uint32_t *slot;
-    bool inserted;
-    if (!pk_u64map_put(&m->live_index, address, (uint32_t)m->live_count, &slot, &inserted))
-        return PK_ERR_NOMEM;
-    *slot = (uint32_t)m->live_count;
-    pk_memory_event e = {address, size, p->next_order++, thread, stack, thread, PK_MEM_ALLOC,
+    uint32_t site = site_of(m, thread, stack);
+    pk_memory_event e = {address, size, p->next_order, thread, stack, thread, PK_MEM_ALLOC,
                          false};
-    m->live[m->live_count++] = (pk_live_allocation){address, size, e.order, thread, stack};
-    site->allocations++;
-    site->allocated_bytes = add_u64_saturating(site->allocated_bytes, size);
+    if (site == PK_NONE || !add_live(m, address, site, size, e.order))
+        return PK_ERR_NOMEM;
+    p->next_order++;
+    m->sites[site].allocations++;
+    m->sites[site].allocated_bytes = add_u64_saturating(m->sites[site].allocated_bytes, size);
     m->allocations++;
     count_event(m, address);
     return spool_event(m, &e);
-}
-
-/* Takes live allocation i out; the last one takes its place. */
-static void remove_live(pk_memory_table *m, size_t i)
-{
-    size_t last = --m->live_count;
-    if (i == last)
-        return;
-    m->live[i] = m->live[last];
-    uint32_t *slot = pk_u64map_find(&m->live_index, m->live[i].address);
-    /* An allocation that a newer one at its address displaced is no longer indexed. */
-    if (slot && *slot == last)
-        *slot = (uint32_t)i;
 }
 
 static bool count_unmatched_frees(pk_memory_table *m, uint32_t thread, uint64_t count)
@@ -174,18 +263,15 @@ pk_status pk_memory_free(pk_profile *p, uint32_t thread, uint32_t stack, uint64_
         return PK_ERR_USAGE;
     pk_memory_table *m = &p->memory;
     pk_memory_event e = {address, 0, 0, thread, stack, thread, (uint8_t)kind, false};
-    uint32_t index;
-    if (pk_u64map_remove(&m->live_index, address, &index)) {
-        const pk_live_allocation *a = &m->live[index];
-        pk_alloc_site *site = site_of(m, a->thread, a->stack);
-        if (!site)
-            return PK_ERR_NOMEM;
-        site->frees++;
-        site->freed_bytes = add_u64_saturating(site->freed_bytes, a->size);
-        e.size = a->size;
-        e.owner = a->thread;
+    uint32_t site;
+    uint64_t size;
+    if (take_live(m, address, &site, &size)) {
+        pk_alloc_site *s = &m->sites[site];
+        s->frees++;
+        s->freed_bytes = add_u64_saturating(s->freed_bytes, size);
+        e.size = size;
+        e.owner = s->thread;
         e.matched = true;
-        remove_live(m, index);
     } else if (!count_unmatched_frees(m, thread, 1)) {
         return PK_ERR_NOMEM;
     }
@@ -234,9 +320,16 @@ struct pk_memory_cursor {
     pk_spool_reader reader;
     const uint8_t *at, *end; /* what is left of the current chunk */
     uint64_t order, address; /* of the previous event */
-    pk_u64map still_live;    /* orders of the allocations never freed */
+    uint64_t *still_live;    /* the orders of the allocations never freed, ascending */
+    size_t still_live_count, still_live_next;
     bool damaged;            /* a record that does not decode: the spool is not what was written */
 };
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
 
 pk_status pk_memory_events_open(const pk_profile *p, pk_memory_cursor **out)
 {
@@ -248,19 +341,22 @@ pk_status pk_memory_events_open(const pk_profile *p, pk_memory_cursor **out)
     if (!c)
         return PK_ERR_NOMEM;
     c->p = p;
-    pk_u64map_init(&c->still_live);
     /* An allocation is matched unless it is still live at the end, which only the live
      * allocations tell: their orders, so that an allocation a newer one at the same address
-     * displaced is found too. */
-    if (!pk_u64map_reserve(&c->still_live, m->live_count)) {
+     * displaced is found too. The cursor meets them in ascending order. */
+    size_t n = m->live_orders.count + m->displaced_order_count;
+    if (n && !(c->still_live = malloc(n * sizeof *c->still_live))) {
         free(c);
         return PK_ERR_NOMEM;
     }
-    for (size_t i = 0; i < m->live_count; i++) {
-        uint32_t *slot;
-        bool inserted;
-        pk_u64map_put(&c->still_live, m->live[i].order, 1, &slot, &inserted);
-    }
+    size_t at = 0;
+    uint64_t address, order;
+    while (pk_u64map64_next(&m->live_orders, &at, &address, &order))
+        c->still_live[c->still_live_count++] = order;
+    for (size_t i = 0; i < m->displaced_order_count; i++)
+        c->still_live[c->still_live_count++] = m->displaced_orders[i];
+    if (n)
+        qsort(c->still_live, n, sizeof *c->still_live, compare_u64);
     if (m->events)
         pk_spool_reader_init(&c->reader, m->events, 0);
     *out = c;
@@ -284,8 +380,14 @@ static bool decode_event(pk_memory_cursor *c, pk_memory_event *e)
     c->order += order;
     c->address += (uint64_t)unzigzag(address);
     uint8_t kind = flags & EVENT_KIND_MASK;
-    bool matched = kind == PK_MEM_ALLOC ? pk_u64map_find(&c->still_live, c->order) == NULL
-                                        : (flags & EVENT_MATCHED) != 0;
+    bool matched = (flags & EVENT_MATCHED) != 0;
+    if (kind == PK_MEM_ALLOC) {
+        while (c->still_live_next < c->still_live_count &&
+               c->still_live[c->still_live_next] < c->order)
+            c->still_live_next++;
+        matched = c->still_live_next == c->still_live_count ||
+                  c->still_live[c->still_live_next] != c->order;
+    }
     *e = (pk_memory_event){c->address,          size, c->order, (uint32_t)thread,
                            (uint32_t)(stack - 1), (uint32_t)owner, kind, matched};
     c->at = at;
@@ -315,15 +417,20 @@ pk_status pk_memory_events_close(pk_memory_cursor *c)
         return PK_OK;
     pk_status st = c->damaged || c->reader.error ? PK_ERR_IO : PK_OK;
     pk_spool_reader_free(&c->reader);
-    pk_u64map_free(&c->still_live);
+    free(c->still_live);
     free(c);
     return st;
 }
 
-static int compare_live_order(const void *a, const void *b)
+/* Adds v, which may be above INT64_MAX, to a row's value as additions of at most INT64_MAX each
+ * would: the cell and the overflow bookkeeping come out the same. */
+static void row_add_u64(pk_profile *p, size_t row, uint32_t value, uint64_t v)
 {
-    const pk_live_allocation *x = a, *y = b;
-    return (x->order > y->order) - (x->order < y->order);
+    do {
+        uint64_t part = clamp_to_int64(v);
+        pk_sample_row_add(p, row, value, (int64_t)part);
+        v -= part;
+    } while (v);
 }
 
 pk_status pk_memory_add_live_values(pk_profile *p, uint32_t value, uint32_t count_value)
@@ -333,25 +440,40 @@ pk_status pk_memory_add_live_values(pk_profile *p, uint32_t value, uint32_t coun
         return PK_ERR_USAGE;
     if (m->live_count == 0)
         return PK_OK;
-    /* In event order, so rows created here are created deterministically. */
-    pk_live_allocation *live = malloc(m->live_count * sizeof *live);
-    if (!live)
+    /* Summed per site first; a sum of non-negative additions that saturate is the same in any
+     * order. Rows are created in the order of the sites' first allocations. */
+    pk_displaced_sums *sums = calloc(m->site_count, sizeof *sums);
+    if (!sums)
         return PK_ERR_NOMEM;
-    memcpy(live, m->live, m->live_count * sizeof *live);
-    qsort(live, m->live_count, sizeof *live, compare_live_order);
+    size_t at = 0;
+    uint64_t address, entry;
+    while (pk_u64map64_next(&m->live, &at, &address, &entry)) {
+        pk_displaced_sums *sum = &sums[live_site(entry)];
+        sum->bytes = add_u64_saturating(sum->bytes, clamp_to_int64(live_size(m, address, entry)));
+        sum->count++;
+    }
+    for (size_t i = 0; i < m->site_count && i < m->displaced_capacity; i++) {
+        sums[i].bytes = add_u64_saturating(sums[i].bytes, m->displaced[i].bytes);
+        sums[i].count += m->displaced[i].count;
+    }
+    /* Every allocation takes its positions in the stream, as when they were added one by one. */
+    uint64_t next_order = p->next_order + m->live_count * (count_value != PK_NONE ? 2u : 1u);
     pk_status st = PK_OK;
-    for (size_t i = 0; i < m->live_count; i++) {
-        size_t row = pk_sample_row(p, live[i].thread, live[i].stack);
+    for (size_t i = 0; i < m->site_count && st == PK_OK; i++) {
+        if (!sums[i].count)
+            continue;
+        size_t row = pk_sample_row(p, m->sites[i].thread, m->sites[i].stack);
         if (row == SIZE_MAX) {
             st = PK_ERR_NOMEM;
             break;
         }
-        int64_t size = live[i].size > INT64_MAX ? INT64_MAX : (int64_t)live[i].size;
-        pk_sample_row_add(p, row, value, size);
+        row_add_u64(p, row, value, sums[i].bytes);
         if (count_value != PK_NONE)
-            pk_sample_row_add(p, row, count_value, 1);
+            row_add_u64(p, row, count_value, sums[i].count);
     }
-    free(live);
+    free(sums);
+    if (st == PK_OK)
+        p->next_order = next_order;
     return st;
 }
 
@@ -360,49 +482,67 @@ pk_status pk_memory_copy_sums(pk_profile *dst, const pk_profile *src, const uint
 {
     const pk_memory_table *from = &src->memory;
     pk_memory_table *to = &dst->memory;
+    to->discard_events = true;
     size_t thread_count = src->thread_count, stack_count = src->stacks.count;
+    /* src's site index -> dst's (PK_NONE for a thread left out) */
+    uint32_t *site_map = malloc((from->site_count ? from->site_count : 1) * sizeof *site_map);
+    if (!site_map)
+        return PK_ERR_NOMEM;
+    pk_status st = PK_ERR_NOMEM;
 #define MAP(map, count, i) ((i) < (count) ? (map)[i] : PK_NONE)
     for (size_t i = 0; i < from->site_count; i++) {
         const pk_alloc_site *s = &from->sites[i];
         uint32_t thread = MAP(threads, thread_count, s->thread);
+        site_map[i] = PK_NONE;
         if (thread == PK_NONE)
             continue;
-        pk_alloc_site *site = site_of(to, thread, MAP(stacks, stack_count, s->stack));
-        if (!site)
-            return PK_ERR_NOMEM;
+        uint32_t index = site_of(to, thread, MAP(stacks, stack_count, s->stack));
+        if (index == PK_NONE)
+            goto done;
+        site_map[i] = index;
+        pk_alloc_site *site = &to->sites[index];
         site->allocations = add_u64_saturating(site->allocations, s->allocations);
         site->allocated_bytes = add_u64_saturating(site->allocated_bytes, s->allocated_bytes);
         site->frees = add_u64_saturating(site->frees, s->frees);
         site->freed_bytes = add_u64_saturating(site->freed_bytes, s->freed_bytes);
     }
+#undef MAP
     for (size_t t = 0; t < from->thread_unmatched_capacity; t++) {
-        uint32_t thread = MAP(threads, thread_count, t);
+        uint32_t thread = t < thread_count ? threads[t] : PK_NONE;
         if (thread != PK_NONE && from->thread_unmatched_frees[t] &&
             !count_unmatched_frees(to, thread, from->thread_unmatched_frees[t]))
-            return PK_ERR_NOMEM;
+            goto done;
     }
-    for (size_t i = 0; i < from->live_count; i++) {
-        const pk_live_allocation *a = &from->live[i];
-        uint32_t thread = MAP(threads, thread_count, a->thread);
-        if (thread == PK_NONE)
+    /* Each live allocation copied takes a position in dst's stream, as an event would. */
+    size_t at = 0;
+    uint64_t address, entry;
+    while (pk_u64map64_next(&from->live, &at, &address, &entry)) {
+        uint32_t site = site_map[live_site(entry)];
+        if (site == PK_NONE)
             continue;
-        if (!PK_ARRAY_RESERVE(to->live, to->live_capacity, to->live_count + 1))
-            return PK_ERR_NOMEM;
-        uint64_t address = a->address ^ address_tag;
-        uint32_t *slot;
-        bool inserted;
-        if (!pk_u64map_put(&to->live_index, address, (uint32_t)to->live_count, &slot, &inserted))
-            return PK_ERR_NOMEM;
-        *slot = (uint32_t)to->live_count;
-        to->live[to->live_count++] = (pk_live_allocation){
-            address, a->size, dst->next_order++, thread, MAP(stacks, stack_count, a->stack)};
+        if (!add_live(to, address ^ address_tag, site, live_size(from, address, entry), 0))
+            goto done;
+        dst->next_order++;
     }
-#undef MAP
-    to->discard_events = true;
+    for (size_t i = 0; i < from->site_count && i < from->displaced_capacity; i++) {
+        const pk_displaced_sums *d = &from->displaced[i];
+        if (site_map[i] == PK_NONE || !d->count)
+            continue;
+        pk_displaced_sums *into = displaced_of(to, site_map[i]);
+        if (!into)
+            goto done;
+        into->bytes = add_u64_saturating(into->bytes, d->bytes);
+        into->count += d->count;
+        to->live_count += d->count;
+        dst->next_order += d->count;
+    }
     to->event_count = add_u64_saturating(to->event_count, from->event_count);
     to->allocations = add_u64_saturating(to->allocations, from->allocations);
     to->frees = add_u64_saturating(to->frees, from->frees);
     if (from->max_address > to->max_address)
         to->max_address = from->max_address;
-    return PK_OK;
+    st = PK_OK;
+done:
+    free(site_map);
+    return st;
 }

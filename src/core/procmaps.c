@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/array.h"
+#include "core/hex.h"
 #include "core/path.h"
 
 /* ---- characters and tokens ------------------------------------------------------------------- */
@@ -18,20 +19,9 @@ static bool is_space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static bool is_hex_char(char c)
 {
-    return hex_digit(c) >= 0;
+    return pk_hex_digit(c) >= 0;
 }
 
 static bool is_decimal_char(char c)
@@ -48,7 +38,7 @@ static bool parse_hex(const char **s, const char *end, uint64_t *value)
     for (; p < end && is_hex_char(*p); p++, digits++) {
         if (digits == 16)
             return false;
-        v = v << 4 | (uint64_t)hex_digit(*p);
+        v = v << 4 | (uint64_t)pk_hex_digit(*p);
     }
     if (digits == 0)
         return false;

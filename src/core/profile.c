@@ -22,7 +22,9 @@ pk_profile *pk_profile_new(void)
     pk_index_init(&p->function_index);
     pk_index_init(&p->frame_index);
     pk_u64map_init(&p->sample_index);
-    pk_u64map_init(&p->memory.live_index);
+    pk_u64map64_init(&p->memory.live);
+    pk_u64map64_init(&p->memory.live_big_sizes);
+    pk_u64map64_init(&p->memory.live_orders);
     pk_u64map_init(&p->memory.site_index);
     p->metadata.start_time = PK_TIME_UNKNOWN;
     p->metadata.end_time = PK_TIME_UNKNOWN;
@@ -109,11 +111,25 @@ size_t pk_string_count(const pk_profile *p)
 
 uint32_t pk_add_value_type(pk_profile *p, const char *name, const char *unit)
 {
-    if (p->value_count == PK_MAX_VALUES || p->sample_count > 0)
+    if (p->value_count == PK_MAX_VALUES)
         return PK_NONE;
     uint32_t n = pk_intern_cstr(p, name), u = pk_intern_cstr(p, unit);
     if (n == PK_NONE || u == PK_NONE)
         return PK_NONE;
+    /* A value declared after rows exist (a reader that meets a new event type mid-stream)
+     * widens every row by a cell of 0, from the last row back so that no row overwrites one
+     * not yet moved. */
+    if (p->sample_count > 0) {
+        size_t old = p->value_count, wide = old + 1;
+        if (!PK_ARRAY_RESERVE(p->sample_values, p->sample_values_capacity,
+                              p->sample_count * wide))
+            return PK_NONE;
+        for (size_t row = p->sample_count; row-- > 0;) {
+            memmove(&p->sample_values[row * wide], &p->sample_values[row * old],
+                    old * sizeof *p->sample_values);
+            p->sample_values[row * wide + old] = 0;
+        }
+    }
     p->value_types[p->value_count] = (pk_value_type){n, u};
     return p->value_count++;
 }

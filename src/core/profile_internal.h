@@ -9,14 +9,12 @@
 
 #define PK_MAX_WARNINGS 100
 
-/* An allocation not freed (yet). */
-typedef struct pk_live_allocation {
-    uint64_t address;
-    uint64_t size;
-    uint64_t order;
-    uint32_t thread;
-    uint32_t stack;
-} pk_live_allocation;
+/* The sums of the allocations of one site that a newer allocation at the same address displaced:
+ * they stay live (leaked, as far as the profile can tell) but are no longer indexed. */
+typedef struct pk_displaced_sums {
+    uint64_t bytes; /* saturating sum of the sizes, each at most INT64_MAX */
+    uint64_t count;
+} pk_displaced_sums;
 
 /* Memory events: what reports need as sums, the live allocations, and the events themselves
  * spooled out of memory (memory.c). */
@@ -25,9 +23,16 @@ typedef struct pk_memory_table {
     bool discard_events;
     uint64_t event_count, last_order, last_address;
     uint64_t allocations, frees, unmatched_frees, max_address;
-    pk_live_allocation *live; /* dense; a freed one's place is taken by the last */
-    size_t live_count, live_capacity;
-    pk_u64map live_index;     /* address -> live allocation */
+    /* The live allocations, one 16-byte slot each: address -> site index | size << 32, where a
+     * size of UINT32_MAX or more is UINT32_MAX and the size itself is in live_big_sizes. */
+    pk_u64map64 live;
+    pk_u64map64 live_big_sizes;
+    pk_u64map64 live_orders; /* address -> the allocation's order, only while events are kept */
+    size_t live_count;       /* the indexed ones and the displaced ones */
+    pk_displaced_sums *displaced; /* by site index, NULL until an allocation is displaced */
+    size_t displaced_capacity;
+    uint64_t *displaced_orders; /* while events are kept */
+    size_t displaced_order_count, displaced_order_capacity;
     pk_alloc_site *sites;
     size_t site_count, site_capacity;
     pk_u64map site_index;     /* thread << 32 | stack -> site */

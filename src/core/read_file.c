@@ -27,6 +27,7 @@ struct pk_reader {
     pk_input *in;         /* what the format reads: &raw, &inflated or &decoded */
     const char *compression;
     bool inflating, decoding;
+    bool format_given; /* opened with a format rather than probed */
     bool used;
     int64_t overflow_offset; /* where the values first could no longer sum, PK_NO_OFFSET */
 };
@@ -131,6 +132,7 @@ static pk_status reader_start(pk_reader *r, const char *path, const pk_format *f
             return pk_error_set(err, PK_ERR_INPUT, 0, "the gzip data holds no bytes");
         }
     }
+    r->format_given = format != NULL;
     char *name = format ? NULL : probe_name(path, r->compression != NULL);
     r->format = format ? format : pk_format_probe(head, head_size, name, NULL);
     /* UTF-16 text (it starts with a byte-order mark) is decoded for a text format: the one
@@ -305,8 +307,9 @@ pk_status pk_reader_read(pk_reader *r, const pk_read_options *options, pk_profil
     pk_status status = reader_claim(r, false, options, err);
     if (status != PK_OK)
         return status;
-    if (!options)
-        options = &no_options;
+    pk_read_options given = options ? *options : no_options;
+    given.format_given = given.format_given || r->format_given;
+    options = &given;
     pk_profile *p = pk_profile_new();
     if (!p)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");

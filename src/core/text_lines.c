@@ -2,6 +2,9 @@
 #include "core/text_lines.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 void pk_text_lines_init(pk_text_lines *t, pk_input *in, size_t max)
 {
@@ -78,6 +81,7 @@ pk_text_line_result pk_text_lines_next(pk_text_lines *t, const char **line, size
             pk_in_skip_buffered(in, 1);
     }
     t->offset = pk_in_offset(in);
+    t->unterminated = false;
     pk_buffer_clear(&t->long_line);
     bool gathering = false;
     for (;;) {
@@ -85,6 +89,7 @@ pk_text_line_result pk_text_lines_next(pk_text_lines *t, const char **line, size
         if (have == 0 && (have = pk_input_fill(in, 1)) == 0) {
             if (!gathering)
                 return PK_TEXT_END;
+            t->unterminated = true;
             break; /* the gathered bytes are the last line */
         }
         const uint8_t *end = line_end(t);
@@ -111,6 +116,7 @@ pk_text_line_result pk_text_lines_next(pk_text_lines *t, const char **line, size
             *line = (const char *)in->pos;
             *len = n;
             in->pos = in->end;
+            t->unterminated = true;
             return PK_TEXT_LINE;
         }
         /* Longer than the buffer holds at once: gathered in a buffer of its own. */
@@ -131,4 +137,65 @@ pk_text_line_result pk_text_lines_next(pk_text_lines *t, const char **line, size
     if (!*line)
         *line = "";
     return PK_TEXT_LINE;
+}
+
+/* The first LF followed by an LF in [p, end) (the end of a line, then an empty line), or NULL.
+ * Samples of perf script are a few hundred bytes: one memchr per line costs more than looking
+ * at 16 bytes at a time. */
+static const uint8_t *find_lf_pair(const uint8_t *p, const uint8_t *end)
+{
+#ifdef __SSE2__
+    const __m128i lf = _mm_set1_epi8('\n');
+    bool carry = false; /* the byte before p is an LF */
+    while (end - p >= 16) {
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), lf));
+        if (carry && (m & 1))
+            return p - 1;
+        unsigned pairs = m & (m >> 1);
+        if (pairs)
+            return p + __builtin_ctz(pairs);
+        carry = (m >> 15) & 1;
+        p += 16;
+    }
+    if (carry && p < end && *p == '\n')
+        return p - 1;
+#endif
+    for (; p + 1 < end; p++)
+        if (p[0] == '\n' && p[1] == '\n')
+            return p;
+    return NULL;
+}
+
+/* Paragraphs are looked for in this much buffered input at least (a refill moves what is left to
+ * the start of the buffer, so a run cut by the end of the buffered bytes is rarely missed). */
+#define PARAGRAPH_WINDOW ((size_t)64 << 10)
+
+bool pk_text_lines_paragraph(pk_text_lines *t, const char **text, size_t *len)
+{
+    pk_input *in = t->in;
+    if (!t->started || t->after_cr)
+        return false;
+    size_t have = pk_in_available(in);
+    if (have < PARAGRAPH_WINDOW && !in->at_eof)
+        have = pk_input_fill(in, PARAGRAPH_WINDOW);
+    if (have == 0 || *in->pos == '\n')
+        return false;
+    const uint8_t *lf = find_lf_pair(in->pos, in->end);
+    if (!lf)
+        return false;
+    const uint8_t *end = lf + 1;
+    if (find_byte(in, '\r', &t->cr, in->pos, end))
+        return false;
+    *text = (const char *)in->pos;
+    *len = (size_t)(end - in->pos);
+    return true;
+}
+
+void pk_text_lines_consume(pk_text_lines *t, size_t len, uint64_t lines)
+{
+    t->offset = pk_in_offset(t->in);
+    t->in->pos += len;
+    t->number += lines;
+    t->unterminated = false;
 }

@@ -45,6 +45,8 @@ typedef struct pk_text_lines {
     bool started;        /* the byte-order mark was looked for */
     bool skipped_bom;    /* the input started with a UTF-8 byte-order mark */
     bool after_cr;       /* the last line ended in CR: an LF right after it ends nothing */
+    bool unterminated;   /* the last line returned ended with the input, not with a line end:
+                          * the last line of a file without a final newline, or one cut short */
     pk_text_byte_hint lf, cr;
 } pk_text_lines;
 
@@ -54,6 +56,17 @@ void pk_text_lines_init(pk_text_lines *t, pk_input *in, size_t max);
 void pk_text_lines_free(pk_text_lines *t);
 /* The next line, in *line (not NUL-terminated; valid until the next call) and *len. */
 pk_text_line_result pk_text_lines_next(pk_text_lines *t, const char **line, size_t *len);
+
+/* Paragraphs: formats whose records are runs of lines ended by an empty line (perf script's
+ * samples) can take a run whole, to recognise one seen before by its bytes.
+ *
+ * The lines from the current position up to the next empty line (not included), with their LF
+ * ends, when they are buffered whole, end in LF, and hold no CR (a file with CR line ends is
+ * read line by line). Nothing is consumed; false when there is no such run, and the caller reads
+ * lines one by one. *text stays valid until the next call on t. */
+bool pk_text_lines_paragraph(pk_text_lines *t, const char **text, size_t *len);
+/* Consumes len bytes of the paragraph just returned, which hold `lines` whole lines. */
+void pk_text_lines_consume(pk_text_lines *t, size_t len, uint64_t lines);
 
 /* True when data starts with the UTF-8 byte-order mark EF BB BF. */
 static inline bool pk_text_has_utf8_bom(const uint8_t *data, size_t size)

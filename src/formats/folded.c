@@ -3,7 +3,8 @@
  *
  * Reader: every non-blank line is a stack of frame names separated by ';' and, after the last
  * run of blanks, a count; lines that start with '#' and a blank are comments (`# key: value`
- * ones kept as properties; austin's say what its counts are). Lines are streamed; memory
+ * ones kept as properties; austin's say what its counts are). A file most of whose first lines
+ * are not stacks of names is refused, unless the format was given. Lines are streamed; memory
  * grows with the distinct stacks only. A
  * file whose first line ends in two counts, `stack BASE NEW` (difffolded.pl, inferno-diff-
  * folded), is read as a differential profile (profkit/diff.h).
@@ -45,6 +46,11 @@ static bool is_blank(char c)
 static bool is_digit(char c)
 {
     return c >= '0' && c <= '9';
+}
+
+static bool is_hex_digit(char c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 /* ---- one line ---------------------------------------------------------------------------------- */
@@ -168,13 +174,59 @@ static line_kind parse_line(const char *line, size_t len, folded_line *out, cons
     return LINE_STACK;
 }
 
-/* ---- probe ------------------------------------------------------------------------------------- */
+/* ---- whether a file is folded stacks --------------------------------------------------------- */
+
+/* A token of numbers: digits with an optional sign, `0x` and hex digits, or `*`. */
+static bool is_number_token(const char *s, size_t n)
+{
+    if (n == 1 && s[0] == '*')
+        return true;
+    size_t i = n > 0 && (s[0] == '+' || s[0] == '-') ? 1 : 0;
+    bool hex = n - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X');
+    if (hex)
+        i += 2;
+    if (i == n)
+        return false;
+    for (; i < n; i++)
+        if (hex ? !is_hex_digit(s[i]) : !is_digit(s[i]))
+            return false;
+    return true;
+}
+
+/* Whether a stack line is a row of numbers rather than frames with names: a stack made only of
+ * number tokens separated by blanks, as in callgrind's cost lines (`16 3`, `+1 2`,
+ * `0x4011d6 16 3`) and other tables of numbers. */
+static bool numbers_only(const folded_line *line)
+{
+    const char *s = line->stack;
+    size_t n = line->stack_len, i = 0;
+    while (i < n) {
+        while (i < n && is_blank(s[i]))
+            i++;
+        size_t start = i;
+        while (i < n && !is_blank(s[i]))
+            i++;
+        if (i > start && !is_number_token(s + start, i - start))
+            return false;
+    }
+    return true;
+}
+
+/* Whether a line, neither blank nor a comment, counts as a stack when judging whether a file is
+ * folded stacks at all: a stack line that is not a row of numbers. */
+static bool judged_a_stack(line_kind kind, const folded_line *line)
+{
+    return kind == LINE_STACK && !numbers_only(line);
+}
 
 /* Plausible folded text: no control bytes, a first line that is a stack or a comment ('#',
- * "//": the headers some profilers write), and among the complete lines shown a stack line for
- * every four other lines at least (odd lines the reader skips; comment lines, '#' and a blank,
- * count as neither). A first line longer than the window is judged by its start: frames
- * separated by ';' (deep Java stacks pass 4 KB easily). */
+ * "//": the headers some profilers write) and a stack line among the complete lines shown.
+ * Where most of those lines are not stacks (odd lines the reader skips, rows of numbers; comment
+ * lines, '#' and a blank, count as neither), the text may still be folded stacks among other
+ * lines, but is claimed no more strongly than by a file name: a format with a signature wins,
+ * and otherwise the reader judges the file (and refuses it, unless the format is given). A first
+ * line longer than the window is judged by its start: frames separated by ';' (deep Java stacks
+ * pass 4 KB easily). */
 static int folded_probe(const uint8_t *data, size_t size)
 {
     /* The window may end inside a line: only lines with their end count, unless the whole
@@ -190,7 +242,7 @@ static int folded_probe(const uint8_t *data, size_t size)
         if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
             return PK_PROBE_NO;
     }
-    size_t stacks = 0, skipped = 0, with_callers = 0, pos = 0;
+    size_t stacks = 0, others = 0, with_callers = 0, pos = 0;
     while (pos < size) {
         size_t len = 0;
         while (pos + len < size && text[pos + len] != '\n' && text[pos + len] != '\r')
@@ -204,21 +256,23 @@ static int folded_probe(const uint8_t *data, size_t size)
         const char *why;
         size_t why_at;
         line_kind kind = parse_line(text + pos, len, &line, &why, &why_at);
-        if (kind == LINE_STACK) {
+        if (judged_a_stack(kind, &line)) {
             stacks++;
             if (memchr(line.stack, ';', line.stack_len))
                 with_callers++;
-        } else if (kind == LINE_SKIPPED) {
+        } else if (kind == LINE_SKIPPED || kind == LINE_STACK) {
             bool comment = text[pos] == '#' || (len >= 2 && memcmp(text + pos, "//", 2) == 0);
-            if (stacks == 0 && skipped == 0 && !comment)
+            if (stacks == 0 && others == 0 && !comment)
                 return PK_PROBE_NO;
-            skipped++;
+            others++;
         }
         pos += len + 1;
     }
-    if (stacks == 0 || skipped > 4 * stacks)
+    if (stacks == 0)
         return PK_PROBE_NO;
-    return with_callers > 0 && skipped == 0 ? PK_PROBE_LIKELY : PK_PROBE_WEAK;
+    if (others > stacks)
+        return PK_PROBE_EXTENSION;
+    return with_callers > 0 && others == 0 ? PK_PROBE_LIKELY : PK_PROBE_WEAK;
 }
 
 /* ---- reader ------------------------------------------------------------------------------------ */
@@ -227,6 +281,12 @@ static int folded_probe(const uint8_t *data, size_t size)
  * a line is gathered in memory whole, so its length is bounded. */
 #define FOLDED_MAX_LINE ((size_t)64 << 20)
 #define FOLDED_MAX_LINE_TEXT "64 MiB"
+
+/* Whether a file is folded stacks at all is judged by its first lines that are neither blank nor
+ * comments, this many (all of them in a shorter file): when more than half of them are not
+ * stacks of names, the file is refused unless the format was given. Deciding there keeps the
+ * reader streaming, and a file that is not folded stacks is not read to its end. */
+#define FOLDED_JUDGED_LINES 1000
 
 /* Skipped lines are listed by number in the warning, up to this many. */
 #define SKIPPED_LISTED 5
@@ -274,6 +334,12 @@ typedef struct folded_reader {
     /* The first skipped line, for the error when no line is a stack. */
     uint64_t first_skipped_offset;
     char first_skipped_why[160];
+    /* Judging whether the file is folded stacks (FOLDED_JUDGED_LINES): the lines judged, those
+     * that are not stacks of names, and the first of them. */
+    bool judging;
+    uint64_t judged, not_stacks;
+    uint64_t first_not_stack_offset;
+    char first_not_stack[160];
     /* Comment lines, and what austin's header said before the first stack line. */
     uint64_t comments, comment_properties;
     bool austin;
@@ -445,6 +511,15 @@ static bool declare_values(folded_reader *r, bool differential)
     return true;
 }
 
+/* "line N ("its start") WHY", the line cut so that the message stays readable. */
+static void describe_line(char *out, size_t size, const pk_text_lines *lines, const char *text,
+                          size_t len, const char *why)
+{
+    size_t shown = len < 40 ? len : 40;
+    snprintf(out, size, "line %llu (\"%.*s%s\") %s", (unsigned long long)lines->number, (int)shown,
+             text, len > shown ? "..." : "", why);
+}
+
 static void note_skipped(folded_reader *r, const pk_text_lines *lines, const char *text,
                          size_t len, const char *why, size_t why_at)
 {
@@ -452,12 +527,40 @@ static void note_skipped(folded_reader *r, const pk_text_lines *lines, const cha
         r->skipped_lines[r->skipped] = lines->number;
     if (r->skipped++ == 0) {
         r->first_skipped_offset = lines->offset + why_at;
-        /* The start of the line, cut so that the message stays readable. */
-        size_t shown = len < 40 ? len : 40;
-        snprintf(r->first_skipped_why, sizeof r->first_skipped_why, "line %llu (\"%.*s%s\") %s",
-                 (unsigned long long)lines->number, (int)shown, text, len > shown ? "..." : "",
-                 why);
+        describe_line(r->first_skipped_why, sizeof r->first_skipped_why, lines, text, len, why);
     }
+}
+
+/* Counts a line, neither blank nor a comment, towards the judgement. */
+static void judge_line(folded_reader *r, const pk_text_lines *lines, const char *text, size_t len,
+                       line_kind kind, const folded_line *line, const char *why)
+{
+    r->judged++;
+    if (judged_a_stack(kind, line))
+        return;
+    if (r->not_stacks++ == 0) {
+        r->first_not_stack_offset = lines->offset;
+        describe_line(r->first_not_stack, sizeof r->first_not_stack, lines, text, len,
+                      kind == LINE_STACK ? "is a row of numbers, not a stack of names" : why);
+    }
+}
+
+/* Whether most of the judged lines are not stacks of names. */
+static bool refused(const folded_reader *r)
+{
+    return r->not_stacks * 2 > r->judged;
+}
+
+/* The error that refuses such a file. */
+static pk_status refusal(const folded_reader *r, pk_error *err)
+{
+    return pk_error_set(err, PK_ERR_INPUT, (int64_t)r->first_not_stack_offset,
+                        "not folded stacks: %llu of the %s%llu lines that are neither blank nor "
+                        "comments are not stacks of names ('frame;frame;... COUNT'); the first: "
+                        "%s; --from folded reads the stack lines among them",
+                        (unsigned long long)r->not_stacks,
+                        r->judged == FOLDED_JUDGED_LINES ? "first " : "",
+                        (unsigned long long)r->judged, r->first_not_stack);
 }
 
 /* Parses the digits of [s, s + n) as a positive number; 0 when they are not one. */
@@ -567,6 +670,7 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
     memset(&r, 0, sizeof r);
     r.p = p;
     r.thread_roots = options && pk_option_get(&options->extra, "folded-threads") != NULL;
+    r.judging = !(options && options->format_given);
     r.prev_thread = PK_NONE;
     r.thread = PK_NONE;
     pk_u64map_init(&r.threads);
@@ -611,6 +715,16 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
                                (unsigned long long)lines.number);
             break;
         }
+        if (r.judging) {
+            judge_line(&r, &lines, text, len, kind, &line, why);
+            if (r.judged == FOLDED_JUDGED_LINES) {
+                r.judging = false;
+                if (refused(&r)) {
+                    status = refusal(&r, err);
+                    break;
+                }
+            }
+        }
         if (kind == LINE_SKIPPED) {
             note_skipped(&r, &lines, text, len, why, why_at);
             continue;
@@ -631,6 +745,8 @@ static pk_status folded_read(pk_input *in, pk_profile *p, const pk_read_options 
                                   "no stack lines, only %s: expected 'frame;frame;... COUNT' "
                                   "lines",
                                   r.comments ? "comments and blank lines" : "blank ones");
+    } else if (r.judging && !pk_in_error(in) && refused(&r)) {
+        status = refusal(&r, err); /* not folded stacks: that outweighs damage in what was read */
     }
     reader_warnings(&r);
     /* Without a stack line the kind of file is unknown: it has the plain count. */
@@ -785,7 +901,117 @@ typedef struct folded_writer {
     uint32_t *names, *other; /* scratch: the canonical names of a row, and of a candidate */
     size_t names_cap, other_cap;
     pk_thread_names *thread_names; /* with threads: what they are called */
+    /* FlameGraph's tidying (see flamegraph_tidy): canonical ids are then indexes of tidied
+     * texts kept here, deduplicated by their written form; stacks whose root is a Java process
+     * have their own ids per function and frame. */
+    bool tidy;
+    pk_buffer tidy_text;
+    size_t *tidy_off;
+    size_t tidy_count, tidy_cap;
+    pk_index tidy_index;
+    char *tidy_scratch;
+    size_t tidy_scratch_cap;
+    uint32_t *function_canon_java, *frame_canon_java;
 } folded_writer;
+
+/* The canonical id of a frame that tidied names leave out. */
+#define TIDY_SKIPPED (PK_NONE - 1)
+
+/* The text of a canonical name. */
+static const char *canon_text(const folded_writer *w, uint32_t id, size_t *len)
+{
+    if (!w->tidy) {
+        *len = pk_str_len(w->p, id);
+        return pk_str(w->p, id);
+    }
+    *len = w->tidy_off[id + 1] - w->tidy_off[id];
+    return (const char *)w->tidy_text.data + w->tidy_off[id];
+}
+
+/* What FlameGraph's collapsers make of a name (stackcollapse-perf.pl's tidy_generic and
+ * tidy_java), for profiles whose reader asks for it (the property "folded names" is
+ * "flamegraph"): ';' becomes ':'; everything from the first '(' that does not open
+ * "(anonymous namespace)" is cut, unless the name looks like a Go method (".(" ... ")."); quotes
+ * are removed; in a Java process (root frame "java...") a leading 'L' goes from a name with a
+ * '/'. out has room for len bytes; returns the tidied length. */
+static size_t flamegraph_tidy(const char *s, size_t len, bool java, char *out)
+{
+    /* The annotations of stackcollapse-perf.pl's options (inlined, kernel, JIT), which a reader
+     * appended to the name, come after the tidying. */
+    size_t note = 0;
+    if (len >= 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' &&
+        strchr("ikj", s[len - 2]))
+        note = 4;
+    len -= note;
+    size_t cut = len;
+    const char *go = NULL;
+    for (size_t i = 0; i + 1 < len && !go; i++)
+        if (s[i] == '.' && s[i + 1] == '(')
+            go = s + i;
+    bool go_method = false;
+    for (size_t i = go ? (size_t)(go - s) + 2 : len; i + 1 < len; i++)
+        if (s[i] == ')' && s[i + 1] == '.')
+            go_method = true;
+    if (!go_method) {
+        static const char anon[] = "anonymous namespace)";
+        for (size_t i = 0; i < len; i++) {
+            if (s[i] != '(')
+                continue;
+            if (len - i - 1 >= sizeof anon - 1 && memcmp(s + i + 1, anon, sizeof anon - 1) == 0)
+                continue;
+            cut = i;
+            break;
+        }
+    }
+    size_t n = 0;
+    bool slash = false;
+    for (size_t i = 0; i < cut; i++) {
+        char c = s[i];
+        if (c == '"' || c == '\'')
+            continue;
+        slash |= c == '/';
+        out[n++] = c == ';' ? ':' : c;
+    }
+    if (java && slash && n > 0 && out[0] == 'L') {
+        memmove(out, out + 1, n - 1);
+        n--;
+    }
+    memcpy(out + n, s + len, note);
+    return n + note;
+}
+
+static bool tidy_equal(const void *context, uint32_t entry, const void *key)
+{
+    const folded_writer *w = context;
+    const written_name *k = key;
+    size_t len;
+    const char *text = canon_text(w, entry, &len);
+    return written_names_equal(text, len, k->s, k->len);
+}
+
+/* The canonical id of a name tidied, or PK_NONE when out of memory. */
+static uint32_t tidy_canonical_name(folded_writer *w, uint32_t name, bool java)
+{
+    size_t len = pk_str_len(w->p, name);
+    if (!PK_ARRAY_RESERVE(w->tidy_scratch, w->tidy_scratch_cap, len + 1))
+        return PK_NONE;
+    size_t n = flamegraph_tidy(pk_str(w->p, name), len, java, w->tidy_scratch);
+    written_name key = {w->tidy_scratch, n, 0, 0};
+    uint64_t h = written_name_hash(w->tidy_scratch, n);
+    uint32_t entry = pk_index_find(&w->tidy_index, h, tidy_equal, w, &key);
+    if (entry != UINT32_MAX)
+        return entry;
+    if (w->tidy_count >= UINT32_MAX - 2 ||
+        !PK_ARRAY_RESERVE(w->tidy_off, w->tidy_cap, w->tidy_count + 2))
+        return PK_NONE;
+    if (w->tidy_count == 0)
+        w->tidy_off[0] = 0;
+    pk_buffer_append(&w->tidy_text, w->tidy_scratch, n);
+    if (w->tidy_text.failed || !pk_index_insert(&w->tidy_index, h, (uint32_t)w->tidy_count))
+        return PK_NONE;
+    w->tidy_off[w->tidy_count + 1] = w->tidy_text.len;
+    return (uint32_t)w->tidy_count++;
+}
 
 static bool canon_equal(const void *context, uint32_t entry, const void *key)
 {
@@ -838,23 +1064,38 @@ static size_t row_names(folded_writer *w, size_t row, uint32_t **names, size_t *
     if (w->with_threads)
         (*names)[n++] = pk_sample_thread(p, row);
     pk_stack_frames(p, stack, *names + n, depth);
+    bool java = w->tidy && depth > 0 && strncmp(pk_frame_name(p, (*names)[n]), "java", 4) == 0;
+    uint32_t *frame_canon = java ? w->frame_canon_java : w->frame_canon;
+    uint32_t *function_canon = java ? w->function_canon_java : w->function_canon;
+    size_t kept = n;
     for (size_t i = n; i < n + depth; i++) {
         uint32_t frame = (*names)[i];
-        uint32_t canon = w->frame_canon[frame];
+        uint32_t canon = frame_canon[frame];
+        if (canon == TIDY_SKIPPED)
+            continue;
         if (canon == PK_NONE) {
             uint32_t function = pk_frame_at(p, frame)->function;
-            canon = w->function_canon[function];
+            canon = function_canon[function];
             if (canon == PK_NONE) {
-                canon = canonical_name(w, pk_function_at(p, function)->name);
+                uint32_t name = pk_function_at(p, function)->name;
+                canon = w->tidy ? tidy_canonical_name(w, name, java) : canonical_name(w, name);
                 if (canon == PK_NONE)
                     return SIZE_MAX;
-                w->function_canon[function] = canon;
+                function_canon[function] = canon;
             }
-            w->frame_canon[frame] = canon;
+            /* FlameGraph's collapsers drop code frames named "(...": perf printed process
+             * names so once. Frames without an address (a root named by the process) stay. */
+            if (w->tidy && pk_function_at(p, pk_frame_at(p, frame)->function)->name != PK_NONE &&
+                pk_frame_name(p, frame)[0] == '(' &&
+                (pk_frame_at(p, frame)->flags & PK_FRAME_HAS_ADDRESS))
+                canon = TIDY_SKIPPED;
+            frame_canon[frame] = canon;
+            if (canon == TIDY_SKIPPED)
+                continue;
         }
-        (*names)[i] = canon;
+        (*names)[kept++] = canon;
     }
-    return n + depth;
+    return kept;
 }
 
 static bool grow_line_slots(folded_writer *w)
@@ -908,12 +1149,14 @@ enum { NAME_UNKNOWN, NAME_PLAIN, NAME_REWRITTEN };
 
 static void write_canonical_name(folded_writer *w, pk_output *out, uint32_t name)
 {
-    const char *s = pk_str(w->p, name);
-    size_t len = pk_str_len(w->p, name);
+    size_t len;
+    const char *s = canon_text(w, name, &len);
     uint8_t *form = &w->name_form[name];
     if (*form == NAME_UNKNOWN) {
         written_name wn = written_form(s, len);
-        bool plain = wn.s == s && wn.blanks_from == wn.blanks_to && strcspn(s, ";\n\r") >= len;
+        bool plain = wn.s == s && wn.blanks_from == wn.blanks_to;
+        for (size_t i = 0; i < len && plain; i++)
+            plain = !needs_underscore(s[i]);
         *form = plain ? NAME_PLAIN : NAME_REWRITTEN;
     }
     if (*form == NAME_PLAIN)
@@ -935,6 +1178,12 @@ static void writer_free(folded_writer *w)
     free(w->name_form);
     free(w->names);
     free(w->other);
+    pk_buffer_free(&w->tidy_text);
+    free(w->tidy_off);
+    pk_index_free(&w->tidy_index);
+    free(w->tidy_scratch);
+    free(w->function_canon_java);
+    free(w->frame_canon_java);
 }
 
 typedef struct line_order {
@@ -992,11 +1241,24 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
         goto nomem;
     memset(w.function_canon, 0xff, (functions ? functions : 1) * sizeof *w.function_canon);
     size_t frames = pk_frame_count(p), strings = pk_string_count(p);
+    const char *names = pk_property_get(p, "folded names");
+    w.tidy = names && strcmp(names, "flamegraph") == 0;
+    pk_index_init(&w.tidy_index);
+    /* A tidied name is one per function at most, twice with Java roots. */
+    size_t name_ids = w.tidy ? 2 * functions + 1 : strings;
     w.frame_canon = malloc((frames ? frames : 1) * sizeof *w.frame_canon);
-    w.name_form = calloc(strings ? strings : 1, 1);
+    w.name_form = calloc(name_ids ? name_ids : 1, 1);
     if (!w.frame_canon || !w.name_form)
         goto nomem;
     memset(w.frame_canon, 0xff, (frames ? frames : 1) * sizeof *w.frame_canon);
+    if (w.tidy) {
+        w.function_canon_java = malloc((functions ? functions : 1) * sizeof(uint32_t));
+        w.frame_canon_java = malloc((frames ? frames : 1) * sizeof(uint32_t));
+        if (!w.function_canon_java || !w.frame_canon_java)
+            goto nomem;
+        memset(w.function_canon_java, 0xff, (functions ? functions : 1) * sizeof(uint32_t));
+        memset(w.frame_canon_java, 0xff, (frames ? frames : 1) * sizeof(uint32_t));
+    }
 
     size_t rows = pk_sample_count(p);
     for (size_t row = 0; row < rows; row++) {
@@ -1037,8 +1299,14 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
         /* What profkit writes it reads: no line longer than the reader takes. The counts
          * need at most 2 x 20 digits and their blanks. */
         size_t line_len = 42;
-        for (size_t k = 0; k < n; k++)
-            line_len += pk_str_len(p, w.names[k]) + 1;
+        for (size_t k = 0; k < n; k++) {
+            size_t name_len = 0;
+            if (k == 0 && with_threads)
+                name_len = strlen(pk_thread_display_name(w.thread_names, w.names[k]));
+            else
+                canon_text(&w, w.names[k], &name_len);
+            line_len += name_len + 1;
+        }
         if (line_len > FOLDED_MAX_LINE) {
             free(order);
             writer_free(&w);
@@ -1047,7 +1315,10 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
                                 "than the " FOLDED_MAX_LINE_TEXT " profkit's folded reader takes",
                                 n, line_len - 42);
         }
-        if (n == 1 && pk_str_len(p, w.names[0]) == 0)
+        size_t first_len = 0;
+        if (n == 1 && !with_threads)
+            canon_text(&w, w.names[0], &first_len);
+        if (n == 1 && !with_threads && first_len == 0)
             pk_out_putc(out, '_'); /* " 3" would read as a count without a stack */
         for (size_t k = 0; k < n; k++) {
             uint32_t name = w.names[k];

@@ -16,6 +16,8 @@ extern const pk_format pk_format_sampler;
 extern const pk_format pk_format_gperftools;
 extern const pk_format pk_format_cpuprofile;
 extern const pk_format pk_format_chrome_trace;
+extern const pk_format pk_format_callgrind;
+extern const pk_format pk_format_perf_script;
 /* formats:end */
 
 #endif

@@ -15,6 +15,8 @@ static const pk_format *const pk_format_table[] = {
     &pk_format_gperftools,
     &pk_format_cpuprofile,
     &pk_format_chrome_trace,
+    &pk_format_callgrind,
+    &pk_format_perf_script,
     /* table:end */
     NULL, /* keeps the table valid C while it is being filled; not counted */
 };

@@ -1,6 +1,6 @@
 # Shell completions: bash's driven through `complete -p` and the function it names, with
-# bash-completion loaded as in an interactive shell; fish's through `complete -C`; zsh's
-# parsed. Commands, options of a command, format names after --to and --from (those of this
+# bash-completion loaded as in an interactive shell; fish's through `complete -C`; zsh's in an
+# interactive zsh on a pseudo-terminal (zpty), where Tab lists what it offers. Commands, options of a command, format names after --to and --from (those of this
 # build), the values of options that take one of a few, files elsewhere.
 . "$(dirname "$0")/lib.sh"
 
@@ -25,6 +25,33 @@ bash_complete() {
         printf "%s\n" "${COMPREPLY[@]}"' bash "$COMPLETIONS/profkit.bash" "$1"
 }
 
+# zsh_complete LINE: what zsh's completion offers after LINE and a Tab, in an interactive zsh
+# on a pseudo-terminal. Every compadd call of the completion also prints the matches it adds,
+# and the end of the completion prints a marker and ends the shell: what is read up to the
+# marker is the whole answer, however long the shell takes.
+cat > zsh_complete.zsh <<'ZSH'
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "fpath=(${(q)1} \$fpath); autoload -Uz compinit; compinit -u -D"
+zpty -w z 'compadd() {
+  if (( ${@[(I)-[OAD]]} )); then builtin compadd "$@"; return; fi
+  local -a added
+  builtin compadd -A added "$@"
+  (( $#added )) && print -rl -- "MA""TCH:"${^added}
+  builtin compadd "$@"
+}
+completion_end() { print -r -- "COMPLETION-""END"; exit }
+comppostfuncs=(completion_end)'
+zpty -w -n z "$2"$'\t'
+zpty -r z out '*COMPLETION-END*'
+print -r -- "$out"
+zpty -d z
+ZSH
+zsh_complete() {
+    timeout 60 zsh -f zsh_complete.zsh "$COMPLETIONS" "$1" 2>&1 | tr -d '\r' |
+        sed -n 's/.*MATCH://p'
+}
+
 # The same checks in each shell: complete_in SHELL LINE WANTED [UNWANTED].
 complete_in() {
     local shell=$1 line=$2 wanted=$3 unwanted=${4:-}
@@ -32,15 +59,19 @@ complete_in() {
     case $shell in
         bash) got=$(bash_complete "$line") ;;
         fish) got=$(fish --no-config -c "source '$COMPLETIONS/profkit.fish'; complete -C '$line'" | cut -f1) ;;
+        zsh) got=$(zsh_complete "$line") ;;
     esac
     # Directories: fish shows their slash, bash adds it when it prints them.
     got=$(printf '%s\n' "$got" | sed 's|/$||')
     for word in $wanted; do
+        # zsh adds files by their names, the directory given apart.
+        [ "$shell" = zsh ] && word=${word##*/}
         CHECKS=$((CHECKS + 1))
         printf '%s\n' "$got" | grep -qx -- "$word" ||
             fail "$shell: '$line' does not offer '$word'; offers:" $got
     done
     for word in $unwanted; do
+        [ "$shell" = zsh ] && word=${word##*/}
         CHECKS=$((CHECKS + 1))
         printf '%s\n' "$got" | grep -qx -- "$word" && fail "$shell: '$line' offers '$word'"
     done
@@ -54,6 +85,7 @@ expect_eq "$([ -n "$only_written" ] && echo yes)" "yes" "a format profkit only w
 
 shells="bash"
 command -v fish >/dev/null 2>&1 && shells="$shells fish"
+command -v zsh >/dev/null 2>&1 && zsh -f -c 'zmodload zsh/zpty' 2>/dev/null && shells="$shells zsh"
 for shell in $shells; do
     complete_in $shell "$PROFKIT con" "convert"
     complete_in $shell "$PROFKIT " "convert info dump formats report diff merge view capture"

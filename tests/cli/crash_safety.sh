@@ -1,9 +1,10 @@
-# Outputs survive interrupted runs: a long conversion killed at several points (SIGINT,
-# SIGTERM, SIGHUP, SIGKILL) or stopped by the file size limit (ulimit -f, SIGXFSZ) leaves its
-# output directory holding what it held before, the old output intact; a run that completes
-# leaves the complete new output and nothing else. Both ways of writing are covered: the unnamed
-# file (O_TMPFILE) and the hidden temporary used where a directory refuses unnamed files (made to
-# refuse here by a small preloaded library).
+# Outputs survive interrupted runs: a long conversion killed at several points (SIGINT, SIGTERM,
+# SIGHUP, SIGKILL) or stopped by the file size limit (ulimit -f, SIGXFSZ) leaves its output
+# directory holding what it held before, the old output intact; a run that completes leaves the
+# complete new output and nothing else; a run whose output name is taken by a directory while it
+# writes fails and leaves no temporary. Both ways of writing are covered: the unnamed file
+# (O_TMPFILE) and the hidden temporary used where a directory refuses unnamed files (made to refuse
+# here by a small preloaded library).
 #
 # No timing is assumed: the conversion is stopped (SIGSTOP) and looked at through /proc until it
 # is at the point wanted (its input open, an output file open in the directory, half a
@@ -169,6 +170,48 @@ for limit in 512 $((size_kib + 64)); do
     fi
 done
 
+# ---- the output's name taken while it is written ----
+# An output open in $OUT_DIR and not named yet.
+writing_unnamed() {
+    writer_open "$1" && [ ! -e "$OUT_DIR/profile.svg" ]
+}
+
+# appears NAME [ENV...]: stops a fresh conversion once its output is open, makes a directory at
+# the output's name, and continues it: the output cannot be named, so the run fails, says why,
+# and leaves the directory as it was and no temporary.
+appears() {
+    local name=$1
+    shift
+    OUT_DIR=$SCRATCH/out-appears-$name
+    mkdir "$OUT_DIR"
+    env "$@" "$PROFKIT" convert in/big.folded -o "$OUT_DIR/profile.svg" --quiet \
+        2>"$OUT_DIR.err" &
+    local pid=$!
+    CHECKS=$((CHECKS + 1))
+    if ! stop_at "$pid" writing_unnamed; then
+        wait "$pid" 2>/dev/null
+        if [ "$INPUT_MB" -ge 128 ]; then
+            fail "appears $name: the conversion of $INPUT_MB MB ended before it was caught writing"
+            return
+        fi
+        rm -rf "$OUT_DIR"
+        INPUT_MB=$((INPUT_MB * 4))
+        echo "appears $name: missed; again with $INPUT_MB MB"
+        make_input
+        appears "$name" "$@"
+        return
+    fi
+    mkdir "$OUT_DIR/profile.svg"
+    kill -CONT "$pid"
+    wait "$pid"
+    expect_eq "$?" 1 "appears $name: exit status"
+    expect_contains "$(cat "$OUT_DIR.err")" "profile.svg: cannot write: Is a directory" \
+        "appears $name: the reason"
+    expect_eq "$(listing "$OUT_DIR")" "profile.svg" "appears $name: the directory"
+    expect_eq "$(listing "$OUT_DIR/profile.svg")" "" "appears $name: nothing in the new directory"
+}
+appears unnamed
+
 # ---- a directory that refuses unnamed files: the hidden temporary ----
 # Makes a directory refuse unnamed files (cli/refuse_tmpfile.c, preloaded): sets PRELOAD.
 refuse_tmpfile || finish
@@ -182,6 +225,8 @@ expect_status 0 env "${PRELOAD[@]}" "$PROFKIT" convert in/big.folded -o "$OUT_DI
 expect_eq "$(listing "$OUT_DIR")" "profile.svg" "fallback, complete: the directory"
 CHECKS=$((CHECKS + 1))
 cmp -s "$OUT_DIR/profile.svg" reference.svg || fail "fallback, complete: the new output"
+
+appears named "${PRELOAD[@]}"
 
 EXPECT_TEMPORARY=1
 interrupt fallback INT writer_open "${PRELOAD[@]}"

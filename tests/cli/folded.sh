@@ -24,11 +24,28 @@ expect_eq "$(printf '%s\n' "$OUT" | sorted)" "$(printf 'a 2\nb;c 5\n' | sorted)"
 expect_contains "$ERR" "1 count had a fractional part, which was dropped" "fraction warning"
 
 # The quirks of tests/data/folded/ (README.md there gives the peers' readings), by content.
-expect_status 0 "$PROFKIT" convert "$DATA/odd-lines.folded" --to folded
+# odd-lines.folded is mostly lines that are not stacks: read as the peers read it with --from
+# folded, refused as not folded stacks without.
+expect_status 1 "$PROFKIT" convert "$DATA/odd-lines.folded" --to folded
+expect_contains "$ERR" "not folded stacks: 8 of the 11 lines that are neither blank nor comments" \
+    "odd lines: refused"
+expect_contains "$ERR" "the first: line 3 (\"// written by a script\")" "odd lines: the first"
+expect_contains "$ERR" "--from folded reads the stack lines among them" "odd lines: --from"
+expect_status 0 "$PROFKIT" convert "$DATA/odd-lines.folded" --from folded --to folded
 expect_eq "$(printf '%s\n' "$OUT" | sorted)" \
     "$(printf 'main 2\nmain;eval;kmalloc_[k] 5\nmain;parse 3\n' | sorted)" "odd lines skipped"
 expect_contains "$ERR" "8 lines that are not a stack were skipped (lines 3, 4, 5, 6, 7, ...)" \
     "skipped lines warning"
+# callgrind's output (tests/data/callgrind/) is not folded stacks: never read as such unless
+# asked for, and then with the lines that are not stacks counted.
+if "$PROFKIT" info "$SRC/tests/data/callgrind/callgrind.out.tiny" >cg.txt 2>cg.err; then
+    expect_eq "$(grep -c '^format  *folded' cg.txt)" "0" "callgrind: not read as folded"
+else
+    expect_contains "$(cat cg.err)" "callgrind.out.tiny: byte 30: not folded stacks: 967 of the first 1000 lines" \
+        "callgrind: refused as folded"
+fi
+expect_status 0 "$PROFKIT" info --from folded "$SRC/tests/data/callgrind/callgrind.out.tiny"
+expect_contains "$OUT" "317 lines that are not a stack were skipped" "callgrind: --from folded"
 # austin's header and footer are comments: no stack of them, the counts are microseconds.
 expect_status 0 "$PROFKIT" convert "$DATA/austin-wall.folded" --to folded
 expect_eq "$(printf '%s\n' "$OUT" | grep -c '^#')" "0" "austin: no comment became a stack"

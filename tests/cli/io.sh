@@ -48,6 +48,13 @@ printf 'trailing' | cat channel.folded.gz - > trailing.folded.gz
 expect_status 0 "$PROFKIT" info trailing.folded.gz
 expect_contains "$OUT" "bytes after the end of the gzip data were ignored" "trailing bytes warning"
 
+# ---- an input whose reading fails ----------------------------------------------------------------
+# Reading a process's memory at offset 0 (never mapped) fails with EIO: the error is named.
+if [ -r /proc/self/mem ]; then
+    expect_status 1 "$PROFKIT" info /proc/self/mem
+    expect_contains "$ERR" "/proc/self/mem: cannot read: Input/output error" "a failing read"
+fi
+
 # ---- other compressions are named --------------------------------------------------------------
 printf '\375' > xz.bin; printf '7zXZ\000 rest' >> xz.bin
 expect_status 1 "$PROFKIT" info xz.bin

@@ -1,10 +1,11 @@
 # Where outputs go: new files get the umask's mode, replaced files keep theirs (and their owner
 # where permitted), other hard links keep the old content, symbolic links are followed (also
-# dangling ones and chains, not loops), devices and FIFOs are written in place, and what must not
-# be written is refused with the old file intact: the input itself, a directory, a read-only
-# file, a missing directory. Each check runs twice: with unnamed files (O_TMPFILE), and through
-# the hidden temporary used where a directory refuses them (made to refuse by a preloaded
-# library). No run leaves a temporary behind. crash_safety.sh interrupts runs.
+# dangling ones and chains, not loops), devices and FIFOs are written in place (sockets refused),
+# and what must not be written is refused with the old file intact: the input itself, a
+# directory, a read-only file, a missing directory. Each check runs twice: with unnamed files
+# (O_TMPFILE), and through the hidden temporary used where a directory refuses them (made to
+# refuse by a preloaded library). No run leaves a temporary behind. crash_safety.sh interrupts
+# runs.
 . "$(dirname "$0")/lib.sh"
 
 printf 'main;work;leaf 3\nmain;idle 2\n' > in.folded
@@ -68,7 +69,7 @@ for MODE in unnamed named; do
     expect_eq "$(cat old/other-link)" "$OLD" "$MODE: another hard link keeps the old content"
     expect_eq "$(listing old)" "other-link out.folded " "$MODE: nothing else in the directory"
 
-    # --- symbolic links ---------------------------------------------------------------------------
+    # ---- symbolic links --------------------------------------------------------------------------
     mkdir -p links/real
     printf '%s\n' "$OLD" > links/real/target.folded
     chmod 640 links/real/target.folded
@@ -109,7 +110,12 @@ for MODE in unnamed named; do
     same_content from-pipe "FIFO"
     expect_eq "$(stat -c %F pipe)" fifo "$MODE: the FIFO stays a FIFO"
 
-    # --- refused, the old file intact -------------------------------------------------------------
+    # A socket cannot be opened for writing: refused with the reason.
+    python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' socket
+    convert_to 1 socket
+    expect_contains "$ERR" "socket: No such device or address" "$MODE: a socket"
+
+    # ---- refused, the old file intact ------------------------------------------------------------
     convert_to 2 in.folded
     expect_contains "$ERR" "in.folded: refusing to write the output over the input" \
         "$MODE: the input itself"

@@ -3,21 +3,12 @@
 
 #include <string.h>
 
+#include "core/hex.h"
+
 /* The blanks of Go's regexp \s (and of strings.TrimSpace, for ASCII). */
 static bool is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 /* The last position k such that s[k] is a blank, s[k + 1] is '(' and the rest [k + 2, n)
@@ -105,10 +96,10 @@ bool gp_java_symbol_parse(const char *line, size_t len, gp_java_symbol *out)
         return false;
     size_t i = 2;
     uint64_t address = 0;
-    while (i < len && hex_value(line[i]) >= 0) {
+    while (i < len && pk_hex_digit(line[i]) >= 0) {
         if (address >> 60)
             return false; /* more than 64 bits: pprof fails to parse it */
-        address = address << 4 | (uint64_t)hex_value(line[i]);
+        address = address << 4 | (uint64_t)pk_hex_digit(line[i]);
         i++;
     }
     if (i == 2 || i == len || !is_space(line[i]))

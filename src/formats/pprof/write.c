@@ -342,7 +342,7 @@ static thread_label *thread_labels_of(writer *w)
 {
     const pk_profile *p = w->p;
     size_t threads = pk_thread_count(p);
-    thread_label *labels = malloc((threads ? threads : 1) * sizeof *labels);
+    thread_label *labels = calloc(threads ? threads : 1, sizeof *labels);
     pk_thread_names *names = pk_thread_names_new(p);
     if (!labels || !names) {
         free(labels);

@@ -12,11 +12,13 @@ static int trace_probe(const uint8_t *data, size_t size)
 {
     int first = pk_json_first_byte(data, size);
     if (first == '{') {
+        /* DevTools (Chrome 114 on) writes its metadata first, which may fill the first block. */
         pk_json_probe_key keys[] = {{"traceEvents", NULL, false},
-                                    {"traceEvents/#/ph", NULL, false}};
-        if (pk_json_probe(data, size, keys, 2) <= 0 || !keys[0].found)
+                                    {"traceEvents/#/ph", NULL, false},
+                                    {"metadata/source", "DevTools", false}};
+        if (pk_json_probe(data, size, keys, 3) <= 0)
             return PK_PROBE_NO;
-        return keys[1].found ? 95 : 85;
+        return keys[1].found ? 95 : keys[0].found ? 85 : PK_PROBE_LIKELY;
     }
     if (first != '[')
         return PK_PROBE_NO;

@@ -195,7 +195,7 @@ static bool dispatch(trace_reader *r, pk_json_parser *jp)
 {
     trace_event *e = &r->ev;
     r->events++;
-    if (e->name.failed || e->arg_name.failed || e->chunk.failed)
+    if (e->name.failed || e->arg_name.failed)
         return nomem(jp);
     if (!e->has_pid)
         e->pid = 0;

@@ -13,6 +13,7 @@
 
 #include "core/arith.h"
 #include "core/array.h"
+#include "core/hashmap.h"
 #include "formats/trace/trace.h"
 
 typedef struct timeline_item {
@@ -39,6 +40,10 @@ struct trace_timeline {
     bool started;
     int64_t cursor;    /* the last boundary placed */
     int64_t last_time; /* the latest time seen: where B events left open end */
+    size_t open_begins; /* B events among the open ones */
+    pk_u64map begins_of; /* frame -> how many open B events have it, so that an E that matches
+                          * none is known without a search (a search then pops what it passes:
+                          * the cost of E events stays linear) */
     bool deferred_end; /* an E that matched nothing, in case a B at its time follows */
     uint32_t deferred_frame;
     int64_t deferred_ts;
@@ -47,7 +52,10 @@ struct trace_timeline {
 
 trace_timeline *trace_timeline_new(void)
 {
-    return calloc(1, sizeof(trace_timeline));
+    trace_timeline *t = calloc(1, sizeof(trace_timeline));
+    if (t)
+        pk_u64map_init(&t->begins_of);
+    return t;
 }
 
 void trace_timeline_free(trace_timeline *t)
@@ -56,6 +64,7 @@ void trace_timeline_free(trace_timeline *t)
         return;
     free(t->heap);
     free(t->open);
+    pk_u64map_free(&t->begins_of);
     free(t);
 }
 
@@ -133,6 +142,27 @@ static bool slice(placing *c, int64_t to)
     return true;
 }
 
+/* Closes the innermost open event. */
+static void open_event_pop(trace_timeline *t)
+{
+    const open_event *o = &t->open[--t->depth];
+    if (!o->complete) {
+        uint32_t *count = pk_u64map_find(&t->begins_of, o->frame);
+        if (count && *count)
+            --*count;
+        t->open_begins--;
+    }
+}
+
+/* Whether an E of frame (PK_NONE: no name) has an open B to end. */
+static bool has_open_begin(const trace_timeline *t, uint32_t frame)
+{
+    if (frame == PK_NONE)
+        return t->open_begins > 0;
+    const uint32_t *count = pk_u64map_find(&t->begins_of, frame);
+    return count && *count;
+}
+
 /* X events that ended by `to` close, innermost first. */
 static bool close_ended(placing *c, int64_t to)
 {
@@ -140,7 +170,7 @@ static bool close_ended(placing *c, int64_t to)
     while (t->depth && t->open[t->depth - 1].complete && t->open[t->depth - 1].end <= to) {
         if (!slice(c, t->open[t->depth - 1].end))
             return false;
-        t->depth--;
+        open_event_pop(t);
     }
     return true;
 }
@@ -152,6 +182,14 @@ static bool open_event_push(placing *c, uint32_t frame, int64_t end, bool comple
     uint32_t stack = pk_intern_stack(c->p, prefix, frame);
     if (stack == PK_NONE || !PK_ARRAY_RESERVE(t->open, t->open_cap, t->depth + 1))
         return false;
+    if (!complete) {
+        uint32_t *count;
+        bool inserted;
+        if (!pk_u64map_put(&t->begins_of, frame, 0, &count, &inserted))
+            return false;
+        ++*count;
+        t->open_begins++;
+    }
     t->open[t->depth++] = (open_event){frame, stack, end, complete};
     return true;
 }
@@ -191,12 +229,15 @@ static bool place(placing *c, const timeline_item *item)
     default: {
         /* An E ends the innermost B of its name (any B when it has no name); events opened
          * inside that B and still open overlap it and end with it. */
-        for (size_t i = t->depth; i-- > 0;) {
-            const open_event *o = &t->open[i];
-            if (!o->complete && (item->frame == PK_NONE || o->frame == item->frame)) {
-                t->counts.overlapping += t->depth - 1 - i;
-                t->depth = i;
-                return true;
+        if (has_open_begin(t, item->frame)) {
+            for (size_t i = t->depth; i-- > 0;) {
+                const open_event *o = &t->open[i];
+                if (!o->complete && (item->frame == PK_NONE || o->frame == item->frame)) {
+                    t->counts.overlapping += t->depth - 1 - i;
+                    while (t->depth > i)
+                        open_event_pop(t);
+                    return true;
+                }
             }
         }
         t->counts.unmatched_ends++;
@@ -237,7 +278,7 @@ bool trace_timeline_finish(trace_timeline *t, pk_profile *p, uint32_t thread, ui
             t->counts.unclosed++;
         if (!slice(&c, o->complete ? o->end : t->last_time))
             return false;
-        t->depth--;
+        open_event_pop(t);
     }
     counts->unmatched_ends += t->counts.unmatched_ends;
     counts->overlapping += t->counts.overlapping;

@@ -186,7 +186,6 @@ typedef struct v8_chunk {
     size_t delta_count, delta_cap;
     bool have_start, have_end;
     double start, end;
-    bool failed;
 } v8_chunk;
 
 extern const v8_sink_ops v8_chunk_sink;

@@ -1,0 +1,374 @@
+/* The callgrind writer: a profile's stacks as a call graph that KCachegrind and
+ * callgrind_annotate read. Documented in docs/formats/callgrind.md.
+ *
+ * Every value type is an event. A row's values are the self cost of its leaf frame's function
+ * at the frame's line, and the inclusive cost of every call along its stack (a call that
+ * recurs within one stack counted once). Threads are summed into one part. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arith.h"
+#include "core/array.h"
+#include "core/hashmap.h"
+#include "core/output.h"
+#include "core/units.h"
+#include "formats/callgrind/callgrind.h"
+#include "formats/callgrind/codec.h"
+#include "profkit/version.h"
+
+/* Self cost of one function at one line. */
+typedef struct out_self {
+    uint32_t function, line; /* the key */
+    int64_t cost[PK_MAX_VALUES];
+} out_self;
+
+/* The calls from one function at one line to another. */
+typedef struct out_call {
+    uint32_t caller, line, callee; /* the key */
+    uint64_t stacks;               /* distinct rows through the call */
+    size_t last_row;               /* the row that counted it last: counted once per row */
+    int64_t cost[PK_MAX_VALUES];
+} out_call;
+
+typedef struct cg_writer {
+    const pk_profile *p;
+    unsigned values;
+    out_self *selfs;
+    size_t self_count, self_cap;
+    pk_u64map self_index; /* function << 32 | line -> self */
+    out_call *calls;
+    size_t call_count, call_cap;
+    pk_index call_index;
+    pk_u64map defined[CG_NS_COUNT]; /* string -> compressed id */
+    uint32_t *frames;
+    size_t frames_cap;
+    int64_t totals[PK_MAX_VALUES];
+} cg_writer;
+
+static void writer_free(cg_writer *w)
+{
+    free(w->selfs);
+    free(w->calls);
+    free(w->frames);
+    pk_u64map_free(&w->self_index);
+    pk_index_free(&w->call_index);
+    for (int i = 0; i < CG_NS_COUNT; i++)
+        pk_u64map_free(&w->defined[i]);
+}
+
+static void add_costs(int64_t *to, const int64_t *values, unsigned count)
+{
+    /* callgrind's costs are unsigned: what is below zero is left out. */
+    for (unsigned v = 0; v < count; v++)
+        if (values[v] > 0)
+            to[v] = pk_add_saturating(to[v], values[v]);
+}
+
+static bool add_self(cg_writer *w, uint32_t function, uint32_t line, const int64_t *values)
+{
+    uint32_t *slot;
+    bool inserted;
+    uint64_t key = (uint64_t)function << 32 | line;
+    if (!pk_u64map_put(&w->self_index, key, (uint32_t)w->self_count, &slot, &inserted))
+        return false;
+    if (inserted) {
+        if (!PK_ARRAY_RESERVE(w->selfs, w->self_cap, w->self_count + 1)) {
+            pk_u64map_remove(&w->self_index, key, NULL);
+            return false;
+        }
+        memset(&w->selfs[w->self_count], 0, sizeof *w->selfs);
+        w->selfs[w->self_count].function = function;
+        w->selfs[w->self_count].line = line;
+        w->self_count++;
+    }
+    add_costs(w->selfs[*slot].cost, values, w->values);
+    add_costs(w->totals, values, w->values);
+    return true;
+}
+
+static bool call_equal(const void *context, uint32_t entry, const void *key)
+{
+    const out_call *c = &((const cg_writer *)context)->calls[entry];
+    const uint32_t *k = key;
+    return c->caller == k[0] && c->line == k[1] && c->callee == k[2];
+}
+
+static bool add_call(cg_writer *w, uint32_t caller, uint32_t line, uint32_t callee, size_t row,
+                     const int64_t *values)
+{
+    uint32_t key[3] = {caller, line, callee};
+    uint64_t hash = pk_hash_bytes(key, sizeof key);
+    uint32_t entry = pk_index_find(&w->call_index, hash, call_equal, w, key);
+    if (entry == UINT32_MAX) {
+        if (w->call_count >= UINT32_MAX - 1 ||
+            !PK_ARRAY_RESERVE(w->calls, w->call_cap, w->call_count + 1))
+            return false;
+        entry = (uint32_t)w->call_count;
+        out_call *c = &w->calls[entry];
+        memset(c, 0, sizeof *c);
+        c->caller = caller;
+        c->line = line;
+        c->callee = callee;
+        c->last_row = SIZE_MAX;
+        if (!pk_index_insert(&w->call_index, hash, entry))
+            return false;
+        w->call_count++;
+    }
+    out_call *c = &w->calls[entry];
+    if (c->last_row == row)
+        return true; /* recursion: this row's cost is in the call once */
+    c->last_row = row;
+    c->stacks++;
+    add_costs(c->cost, values, w->values);
+    return true;
+}
+
+/* Collects the self costs and calls of every row. */
+static bool collect(cg_writer *w)
+{
+    const pk_profile *p = w->p;
+    size_t rows = pk_sample_count(p);
+    for (size_t row = 0; row < rows; row++) {
+        uint32_t stack = pk_sample_stack(p, row);
+        if (stack == PK_NONE)
+            continue; /* no function to give the cost to */
+        const int64_t *values = pk_sample_values(p, row);
+        size_t depth = pk_stack_depth(p, stack);
+        if (!PK_ARRAY_RESERVE(w->frames, w->frames_cap, depth))
+            return false;
+        pk_stack_frames(p, stack, w->frames, depth);
+        const pk_frame *leaf = pk_frame_at(p, w->frames[depth - 1]);
+        if (!add_self(w, leaf->function, leaf->line, values))
+            return false;
+        for (size_t i = 0; i + 1 < depth; i++) {
+            const pk_frame *caller = pk_frame_at(p, w->frames[i]);
+            const pk_frame *callee = pk_frame_at(p, w->frames[i + 1]);
+            if (!add_call(w, caller->function, caller->line, callee->function, row, values))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* ---- output -------------------------------------------------------------------------------- */
+
+/* A name as callgrind lines can hold it: a line end or NUL would end or break the line. */
+static void write_name_text(pk_output *out, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        pk_out_putc(out, c == '\n' || c == '\r' || c == '\0' ? '_' : c);
+    }
+}
+
+/* `key=(N) name` the first time a string is named in its namespace, `key=(N)` after. */
+static bool write_spec(cg_writer *w, pk_output *out, const char *key, cg_namespace ns,
+                       uint32_t string, const char *fallback)
+{
+    pk_out_puts(out, key);
+    uint32_t *slot;
+    bool inserted;
+    uint32_t id = (uint32_t)w->defined[ns].count + 1;
+    if (!pk_u64map_put(&w->defined[ns], string, id, &slot, &inserted))
+        return false;
+    pk_out_printf(out, "(%u)", *slot);
+    if (inserted) {
+        const char *s = string == PK_NONE ? fallback : pk_str(w->p, string);
+        size_t len = string == PK_NONE ? strlen(fallback) : pk_str_len(w->p, string);
+        /* Blanks around a name are not part of it when read: an empty one is "???". */
+        size_t start = 0;
+        while (start < len && (s[start] == ' ' || s[start] == '\t'))
+            start++;
+        while (len > start && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+            len--;
+        pk_out_putc(out, ' ');
+        if (len > start)
+            write_name_text(out, s + start, len - start);
+        else
+            pk_out_puts(out, "???");
+    }
+    pk_out_putc(out, '\n');
+    return true;
+}
+
+/* The object of a function: its resource's path, else its name; PK_NONE for none. */
+static uint32_t object_of(const pk_profile *p, uint32_t function)
+{
+    uint32_t resource = pk_function_at(p, function)->resource;
+    if (resource == PK_NONE)
+        return PK_NONE;
+    const pk_resource *r = pk_resource_at(p, resource);
+    return r->path ? r->path : r->name ? r->name : PK_NONE;
+}
+
+static uint32_t file_of(const pk_profile *p, uint32_t function)
+{
+    uint32_t file = pk_function_at(p, function)->file;
+    return file ? file : PK_NONE;
+}
+
+static void write_costs(cg_writer *w, pk_output *out, uint32_t line, const int64_t *cost)
+{
+    pk_out_u64(out, line);
+    unsigned last = w->values;
+    while (last > 0 && cost[last - 1] == 0)
+        last--; /* trailing zero costs are left out, as callgrind writes them */
+    for (unsigned v = 0; v < last; v++) {
+        pk_out_putc(out, ' ');
+        pk_out_i64(out, cost[v]);
+    }
+    pk_out_putc(out, '\n');
+}
+
+/* Event names as `events:` lists them (blank-separated): characters other than letters,
+ * digits and '_' become '_', an empty name is valueN, and a name equal to an earlier one gets
+ * its value's number, so that every value reads back as an event of its own. A time or size
+ * unit is added as Xdebug writes it, NAME_(UNIT), which the reader takes back. */
+#define EVENT_NAME_MAX 96
+
+static void event_names(const pk_profile *p, unsigned values, char names[][EVENT_NAME_MAX])
+{
+    for (unsigned v = 0; v < values; v++) {
+        const pk_value_type *t = pk_value_type_at(p, v);
+        const char *name = pk_str(p, t->name);
+        size_t n = 0;
+        for (const char *c = name; *c && n < 48; c++) {
+            bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                         (*c >= '0' && *c <= '9') || *c == '_';
+            names[v][n++] = plain ? *c : '_';
+        }
+        names[v][n] = '\0';
+        if (n == 0)
+            snprintf(names[v], EVENT_NAME_MAX, "value%u", v + 1);
+        for (unsigned earlier = 0; earlier < v; earlier++) {
+            if (strcmp(names[earlier], names[v]) != 0)
+                continue;
+            size_t len = strlen(names[v]);
+            snprintf(names[v] + len, EVENT_NAME_MAX - len, "_%u", v + 1);
+            earlier = (unsigned)-1; /* compare again from the first */
+        }
+    }
+    for (unsigned v = 0; v < values; v++) {
+        pk_unit_info unit = pk_unit_lookup(pk_str(p, pk_value_type_at(p, v)->unit));
+        size_t len = strlen(names[v]);
+        if (unit.kind != PK_UNIT_OTHER && unit.canonical)
+            snprintf(names[v] + len, EVENT_NAME_MAX - len, "_(%s)", unit.canonical);
+    }
+}
+
+static int compare_self(const void *a, const void *b)
+{
+    const out_self *x = a, *y = b;
+    if (x->function != y->function)
+        return x->function < y->function ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+static int compare_call(const void *a, const void *b)
+{
+    const out_call *x = a, *y = b;
+    if (x->caller != y->caller)
+        return x->caller < y->caller ? -1 : 1;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return (x->callee > y->callee) - (x->callee < y->callee);
+}
+
+static bool write_body(cg_writer *w, pk_output *out)
+{
+    const pk_profile *p = w->p;
+    /* One block per function, in the model's order: its self costs by line, then its calls. */
+    if (w->self_count > 1)
+        qsort(w->selfs, w->self_count, sizeof *w->selfs, compare_self);
+    if (w->call_count > 1)
+        qsort(w->calls, w->call_count, sizeof *w->calls, compare_call);
+    size_t s = 0, c = 0;
+    uint32_t object = PK_NONE, file = PK_NONE;
+    bool first = true;
+    while (s < w->self_count || c < w->call_count) {
+        uint32_t function = s < w->self_count ? w->selfs[s].function : UINT32_MAX;
+        if (c < w->call_count && w->calls[c].caller < function)
+            function = w->calls[c].caller;
+        uint32_t fobject = object_of(p, function), ffile = file_of(p, function);
+        pk_out_putc(out, '\n');
+        if ((first || fobject != object) && !write_spec(w, out, "ob=", CG_NS_OBJECT, fobject, "???"))
+            return false;
+        if ((first || ffile != file) && !write_spec(w, out, "fl=", CG_NS_FILE, ffile, "???"))
+            return false;
+        object = fobject;
+        file = ffile;
+        first = false;
+        if (!write_spec(w, out, "fn=", CG_NS_FUNCTION, pk_function_at(p, function)->name, "???"))
+            return false;
+        for (; s < w->self_count && w->selfs[s].function == function; s++)
+            write_costs(w, out, w->selfs[s].line, w->selfs[s].cost);
+        for (; c < w->call_count && w->calls[c].caller == function; c++) {
+            const out_call *call = &w->calls[c];
+            uint32_t cobject = object_of(p, call->callee), cfile = file_of(p, call->callee);
+            if (cobject != object && !write_spec(w, out, "cob=", CG_NS_OBJECT, cobject, "???"))
+                return false;
+            if (cfile != file && !write_spec(w, out, "cfi=", CG_NS_FILE, cfile, "???"))
+                return false;
+            if (!write_spec(w, out, "cfn=", CG_NS_FUNCTION, pk_function_at(p, call->callee)->name,
+                            "???"))
+                return false;
+            pk_out_printf(out, "calls=%llu %u\n", (unsigned long long)call->stacks,
+                          pk_function_at(p, call->callee)->start_line);
+            write_costs(w, out, call->line, call->cost);
+        }
+        if (pk_out_failed(out))
+            break;
+    }
+    return true;
+}
+
+pk_status cg_write(const pk_profile *p, pk_output *out, const pk_write_options *options,
+                   pk_error *err)
+{
+    (void)options;
+    size_t values = pk_value_type_count(p);
+    if (values == 0)
+        return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
+                            "the profile has no values to write as callgrind events");
+    cg_writer w;
+    memset(&w, 0, sizeof w);
+    w.p = p;
+    w.values = (unsigned)values;
+    pk_u64map_init(&w.self_index);
+    pk_index_init(&w.call_index);
+    for (int i = 0; i < CG_NS_COUNT; i++)
+        pk_u64map_init(&w.defined[i]);
+    if (!collect(&w))
+        goto nomem;
+
+    pk_out_puts(out, "# callgrind format\nversion: 1\ncreator: profkit " PROFKIT_VERSION "\n");
+    const pk_metadata *meta = pk_metadata_get(p);
+    if (meta->product) {
+        pk_out_puts(out, "cmd: ");
+        write_name_text(out, pk_str(p, meta->product), pk_str_len(p, meta->product));
+        pk_out_putc(out, '\n');
+    }
+    char names[PK_MAX_VALUES][EVENT_NAME_MAX];
+    event_names(p, w.values, names);
+    pk_out_puts(out, "part: 1\n\npositions: line\nevents:");
+    for (unsigned v = 0; v < w.values; v++) {
+        pk_out_putc(out, ' ');
+        pk_out_puts(out, names[v]);
+    }
+    pk_out_puts(out, "\nsummary:");
+    for (unsigned v = 0; v < w.values; v++)
+        pk_out_printf(out, " %lld", (long long)w.totals[v]);
+    pk_out_putc(out, '\n');
+    if (!write_body(&w, out))
+        goto nomem;
+    pk_out_puts(out, "\ntotals:");
+    for (unsigned v = 0; v < w.values; v++)
+        pk_out_printf(out, " %lld", (long long)w.totals[v]);
+    pk_out_putc(out, '\n');
+    writer_free(&w);
+    return PK_OK;
+nomem:
+    writer_free(&w);
+    return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+}

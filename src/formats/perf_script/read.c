@@ -1,0 +1,503 @@
+/* Reads `perf script` text into the model, streaming: memory grows with the distinct frame
+ * lines, samples' frame runs, stacks and threads, never with the samples.
+ *
+ * - A thread per pid/tid, named by its latest command name (a process that execs is first
+ *   `perf-exec`, then its program).
+ * - The root frame of every stack is the command name, as stackcollapse-perf.pl makes it
+ *   (`--perf-pid`, `--perf-tid` add the ids, `--perf-no-root` leaves it out).
+ * - Frames (frames.c): the function named by the symbol without `+0xOFF`, the DSO as resource,
+ *   the address printed. Folded output tidies names as FlameGraph does (folded.c), so the model
+ *   keeps perf's.
+ * - Each event is two values (metadata.c); the first event's period is the default.
+ *
+ * Speed: a sample's frame lines are taken as one run of bytes up to the empty line that ends
+ * the sample (pk_text_lines_paragraph); a run seen before gives its stack (and the row of its
+ * last thread) at the cost of hashing and comparing its bytes. Other runs are read line by
+ * line, each distinct frame line parsed once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/array.h"
+#include "core/damage.h"
+#include "core/input.h"
+#include "core/text_lines.h"
+#include "formats/perf_script/reader.h"
+
+/* perf's lines are short; a tracepoint's fields or a deep C++ name may make one long. */
+#define PERF_MAX_LINE ((size_t)16 << 20)
+#define PERF_MAX_LINE_TEXT "16 MiB"
+
+static void reader_free(perf_reader *r)
+{
+    pk_u64map_free(&r->threads);
+    pk_u64map_free(&r->roots);
+    free(r->thread_roots);
+    pk_buffer_free(&r->texts);
+    free(r->frame_lines);
+    free(r->runs);
+    pk_index_free(&r->frame_index);
+    pk_buffer_free(&r->block_texts);
+    free(r->blocks);
+    pk_index_free(&r->block_index);
+    free(r->frames);
+    free(r->ordered);
+}
+
+/* ---- threads and roots --------------------------------------------------------------------- */
+
+static uint32_t thread_of(perf_reader *r, const perf_header *h)
+{
+    /* Samples come in runs of one thread: the last one, when ids and name are the same. */
+    if (r->last_thread != PK_NONE) {
+        const pk_thread *last = pk_thread_at(r->p, r->last_thread);
+        if (last->pid == h->pid && last->tid == h->tid &&
+            pk_str_len(r->p, last->name) == h->comm_len &&
+            memcmp(pk_str(r->p, last->name), h->comm, h->comm_len) == 0)
+            return r->last_thread;
+    }
+    uint32_t comm = pk_intern(r->p, h->comm, h->comm_len);
+    if (comm == PK_NONE)
+        return PK_NONE;
+    uint64_t key = pk_hash_u64(((uint64_t)h->pid << 32) ^ (uint64_t)h->tid ^
+                               ((uint64_t)h->pid >> 32));
+    uint32_t t;
+    if (r->last_thread != PK_NONE && key == r->last_thread_key) {
+        t = r->last_thread;
+    } else {
+        uint32_t *known = pk_u64map_find(&r->threads, key);
+        if (known && pk_thread_at(r->p, *known)->pid == h->pid &&
+            pk_thread_at(r->p, *known)->tid == h->tid) {
+            t = *known;
+        } else {
+            t = pk_add_thread(r->p, comm, h->pid, h->tid);
+            uint32_t *slot;
+            bool inserted;
+            if (t == PK_NONE || !pk_u64map_put(&r->threads, key, t, &slot, &inserted))
+                return PK_NONE;
+            *slot = t;
+        }
+        r->last_thread_key = key;
+        r->last_thread = t;
+    }
+    if (pk_thread_at(r->p, t)->name != comm)
+        pk_thread_rename(r->p, t, comm);
+    return t;
+}
+
+/* The stack of the root frame alone: the command name, with the ids as asked, blanks made '_'
+ * (stackcollapse-perf.pl's process name). PK_NONE without a root, or *nomem. */
+static uint32_t root_stack_named(perf_reader *r, const perf_header *h, bool *nomem)
+{
+    *nomem = false;
+    char ids[48] = "";
+    char pid[24] = "?";
+    if (h->pid >= 0)
+        snprintf(pid, sizeof pid, "%lld", (long long)h->pid);
+    if (r->root == ROOT_PID)
+        snprintf(ids, sizeof ids, "-%s", pid);
+    else if (r->root == ROOT_TID)
+        snprintf(ids, sizeof ids, "-%s/%lld", pid, (long long)h->tid);
+    uint32_t name = pk_intern_printf(r->p, "%.*s%s", (int)h->comm_len, h->comm, ids);
+    if (name == PK_NONE) {
+        *nomem = true;
+        return PK_NONE;
+    }
+    uint32_t *known = pk_u64map_find(&r->roots, name);
+    if (known)
+        return *known;
+    uint32_t tidy = name;
+    if (strchr(pk_str(r->p, name), ' ')) {
+        size_t len = pk_str_len(r->p, name);
+        char *copy = malloc(len + 1);
+        if (!copy) {
+            *nomem = true;
+            return PK_NONE;
+        }
+        memcpy(copy, pk_str(r->p, name), len);
+        for (size_t i = 0; i < len; i++)
+            if (copy[i] == ' ')
+                copy[i] = '_';
+        tidy = pk_intern(r->p, copy, len);
+        free(copy);
+    }
+    uint32_t frame = tidy == PK_NONE ? PK_NONE : perf_named_frame(r->p, tidy, PK_NONE, 0, 0, 0, 0);
+    uint32_t stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(r->p, PK_NONE, frame);
+    uint32_t *slot;
+    bool inserted;
+    if (stack == PK_NONE || !pk_u64map_put(&r->roots, name, stack, &slot, &inserted)) {
+        *nomem = true;
+        return PK_NONE;
+    }
+    return stack;
+}
+
+/* The root stack of a sample of thread t: found again while the thread's name stays. */
+static uint32_t root_stack_of(perf_reader *r, uint32_t t, const perf_header *h, bool *nomem)
+{
+    *nomem = false;
+    if (r->root == ROOT_NONE)
+        return PK_NONE;
+    if (!PK_ARRAY_RESERVE(r->thread_roots, r->thread_roots_cap, (size_t)t + 1)) {
+        *nomem = true;
+        return PK_NONE;
+    }
+    perf_thread_root *known = &r->thread_roots[t];
+    uint32_t comm = pk_thread_at(r->p, t)->name;
+    if (known->stack != 0 && known->comm == comm)
+        return known->stack - 1;
+    uint32_t stack = root_stack_named(r, h, nomem);
+    if (!*nomem)
+        *known = (perf_thread_root){comm, stack + 1};
+    return stack;
+}
+
+/* ---- samples ------------------------------------------------------------------------------- */
+
+/* The stack of the frames read for the sample, root first under its root frame. */
+static uint32_t sample_stack(perf_reader *r)
+{
+    size_t n = r->frame_count;
+    if (n == 0)
+        return r->root_stack;
+    if (!PK_ARRAY_RESERVE(r->ordered, r->ordered_cap, n))
+        return PK_NONE;
+    for (size_t i = 0; i < n; i++)
+        r->ordered[i] = r->frames[n - 1 - i];
+    return pk_intern_stack_frames(r->p, r->root_stack, r->ordered, n);
+}
+
+/* Adds the sample read so far to the model. False when memory runs out. */
+static bool end_sample(perf_reader *r)
+{
+    if (!r->in_sample)
+        return true;
+    r->in_sample = false;
+    if (r->sample_skipped)
+        return true;
+    size_t row;
+    perf_block *block = r->block != PK_NONE ? &r->blocks[r->block] : NULL;
+    if (block && block->thread == r->thread) {
+        row = block->row;
+    } else {
+        uint32_t stack = block ? block->stack : sample_stack(r);
+        if (stack == PK_NONE && (block || r->frame_count > 0 || r->root_stack != PK_NONE))
+            return false;
+        row = pk_sample_row(r->p, r->thread, stack);
+        if (row == SIZE_MAX)
+            return false;
+        if (block) {
+            block->thread = r->thread;
+            block->row = row;
+        }
+    }
+    const perf_event_values *e = &r->events[r->event];
+    pk_sample_row_add(r->p, row, e->period, r->period);
+    pk_sample_row_add(r->p, row, e->count, 1);
+    r->samples++;
+    return true;
+}
+
+/* Starts the sample of a header line. Returns PK_OK, or PK_ERR_NOMEM. */
+static pk_status start_sample(perf_reader *r, const perf_header *h)
+{
+    r->in_sample = true;
+    r->sample_serial++;
+    r->sample_skipped = false;
+    r->frame_count = 0;
+    r->last_run_len = 0;
+    r->block = PK_NONE;
+    r->callchain_less = false;
+    r->has_frame_lines = false;
+    if (h->event) {
+        r->headers_have_event = true;
+        /* Side-band records (--show-mmap-events, ...) are no samples. */
+        if (perf_has_prefix(h->event, h->event_len, "PERF_RECORD_")) {
+            r->sample_skipped = true;
+            return PK_OK;
+        }
+    }
+    size_t e = h->event ? perf_event_index(r, h->event, h->event_len)
+                        : perf_event_index(r, "event", 5);
+    if (e == SIZE_MAX - 1)
+        return PK_ERR_NOMEM;
+    if (e == SIZE_MAX) {
+        r->sample_skipped = true;
+        return PK_OK;
+    }
+    r->event = e;
+    /* No period, or 0, counts 1 (as stackcollapse-perf.pl counts it). */
+    r->period = h->has_period && h->period > 0 && h->period <= INT64_MAX ? (int64_t)h->period : 1;
+    r->thread = thread_of(r, h);
+    if (r->thread == PK_NONE)
+        return PK_ERR_NOMEM;
+    bool nomem;
+    r->root_stack = root_stack_of(r, r->thread, h, &nomem);
+    if (nomem)
+        return PK_ERR_NOMEM;
+    if (h->has_time) {
+        if (!r->have_time || h->time_ns < r->first_ns)
+            r->first_ns = h->time_ns;
+        if (!r->have_time || h->time_ns > r->last_ns)
+            r->last_ns = h->time_ns;
+        r->have_time = true;
+    }
+    if (r->in_header_block) {
+        r->in_header_block = false;
+        pk_metadata *md = pk_metadata_of(r->p);
+        if (md->product == 0 || md->product == PK_NONE)
+            md->product = pk_thread_at(r->p, r->thread)->name;
+    }
+    /* Without call graphs the frame follows the event on the same line. */
+    perf_frame f;
+    if (h->rest_len > 0 && perf_parse_frame(h->rest, h->rest_len, &f) && f.dso) {
+        r->callchain_less = true;
+        if (!perf_add_frame_line(r, h->rest, h->rest_len, &f))
+            return PK_ERR_NOMEM;
+    }
+    return PK_OK;
+}
+
+/* ---- lines --------------------------------------------------------------------------------- */
+
+static bool is_blank_line(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (text[i] != ' ' && text[i] != '\t')
+            return false;
+    return true;
+}
+
+/* Where a line is, for messages; unterminated: it ends the input without a line end. */
+typedef struct line_place {
+    uint64_t number, offset;
+    bool unterminated;
+} line_place;
+
+/* Parses a header line; one that starts as the last header did, up to its ids, has their
+ * command and ids (samples come in runs of one thread). */
+static bool parse_header_cached(perf_reader *r, const char *text, size_t len, perf_header *h)
+{
+    size_t known = r->header_prefix_len;
+    if (known > 0 && len > known && (text[known] == ' ' || text[known] == '\t') &&
+        memcmp(text, r->header_prefix, known) == 0) {
+        *h = r->header_ids;
+        h->comm = text + r->header_comm_offset;
+        return perf_parse_header_after_ids(text, len, h);
+    }
+    if (!perf_parse_header(text, len, h))
+        return false;
+    r->header_prefix_len = 0;
+    if (h->ids_end <= sizeof r->header_prefix) {
+        memcpy(r->header_prefix, text, h->ids_end);
+        r->header_prefix_len = h->ids_end;
+        r->header_ids = *h;
+        r->header_comm_offset = (size_t)(h->comm - text);
+    }
+    return true;
+}
+
+/* Takes one line (without its end). Returns PK_OK, PK_ERR_NOMEM, or damage (PK_ERR_INPUT with
+ * err set). */
+static pk_status take_line(perf_reader *r, const char *text, size_t len, line_place at,
+                           pk_error *err)
+{
+    const char *nul = memchr(text, '\0', len);
+    if (nul)
+        return pk_damage(err, at.offset + (uint64_t)(nul - text),
+                         "line %llu holds a NUL byte: this is not text",
+                         (unsigned long long)at.number);
+    if (is_blank_line(text, len))
+        return end_sample(r) ? PK_OK : PK_ERR_NOMEM;
+    if (text[0] == '#') {
+        if (r->in_header_block && !perf_header_comment(r, text, len))
+            return PK_ERR_NOMEM;
+        return PK_OK;
+    }
+    bool indented = text[0] == ' ' || text[0] == '\t';
+    perf_frame f;
+    perf_header h;
+    const char *file;
+    size_t file_len;
+    uint32_t number;
+    /* Inside a sample, an indented line is a frame or its source line; a line of a file
+     * without call graphs is a header even when its command is a hexadecimal word. */
+    if (r->in_sample && indented && !r->callchain_less && perf_parse_frame(text, len, &f)) {
+        bool cut = at.unterminated && r->frames_have_dso && !f.dso;
+        if (!cut) {
+            if (f.dso)
+                r->frames_have_dso = true;
+            r->has_frame_lines = true;
+            if (r->sample_skipped)
+                return PK_OK;
+            size_t start = 0;
+            while (text[start] == ' ' || text[start] == '\t')
+                start++;
+            return perf_add_frame_line(r, text + start, len - start, &f) ? PK_OK : PK_ERR_NOMEM;
+        }
+    } else if (parse_header_cached(r, text, len, &h) &&
+               !(at.unterminated && r->headers_have_event && !h.event)) {
+        if (!end_sample(r))
+            return PK_ERR_NOMEM;
+        return start_sample(r, &h);
+    } else if (r->in_sample && indented && r->has_frame_lines && !at.unterminated) {
+        /* Under a frame, `-F +srcline` prints its source line, `FILE:LINE`, or what perf
+         * knows instead (`[kernel.kallsyms][ADDRESS]`, `??:0`), which names nothing. */
+        if (!r->sample_skipped && perf_parse_srcline(text, len, &file, &file_len, &number) &&
+            !perf_add_srcline(r, file, file_len, number))
+            return PK_ERR_NOMEM;
+        return PK_OK;
+    }
+    /* The sample being read is incomplete: it is dropped. */
+    r->in_sample = false;
+    if (at.unterminated)
+        return pk_damage(err, at.offset, "line %llu is cut short: the input ends inside it",
+                         (unsigned long long)at.number);
+    return pk_damage(err, at.offset,
+                     "line %llu is not perf script output: expected a sample header "
+                     "('COMM PID/TID [CPU] TIME: PERIOD EVENT:'), a frame "
+                     "('ADDRESS SYMBOL (DSO)') or an empty line",
+                     (unsigned long long)at.number);
+}
+
+/* ---- whole samples' frame lines ------------------------------------------------------------ */
+
+/* A run of frame lines under a root: the same lines under another command name make another
+ * stack. */
+typedef struct block_key {
+    const char *text;
+    size_t len;
+    uint32_t root;
+} block_key;
+
+static bool block_equal(const void *context, uint32_t entry, const void *key)
+{
+    const perf_reader *r = context;
+    const block_key *k = key;
+    const perf_block *b = &r->blocks[entry];
+    return b->root == k->root && b->text_len == k->len &&
+           memcmp(r->block_texts.data + b->text, k->text, k->len) == 0;
+}
+
+/* After a sample's header: its frame lines, up to the empty line that ends the sample, as one
+ * run of bytes. A run seen before is the sample's stack at once; another is read line by line
+ * and, when it was the sample's frames alone, remembered. *taken is false when the lines are
+ * not buffered as one run (the caller reads them one by one). */
+static pk_status take_block(perf_reader *r, pk_text_lines *lines, bool *taken, pk_error *err)
+{
+    const char *span;
+    size_t len;
+    *taken = pk_text_lines_paragraph(lines, &span, &len);
+    if (!*taken)
+        return PK_OK;
+    block_key key = {span, len, r->root_stack};
+    uint64_t hash = pk_hash_bytes(span, len) ^ pk_hash_u64(r->root_stack);
+    uint32_t entry = pk_index_find(&r->block_index, hash, block_equal, r, &key);
+    if (entry != UINT32_MAX) {
+        /* The lines and the empty line after them, which ends the sample. */
+        pk_text_lines_consume(lines, len + 1, r->blocks[entry].lines + 1);
+        r->block = entry;
+        return end_sample(r) ? PK_OK : PK_ERR_NOMEM;
+    }
+    uint64_t serial = r->sample_serial, count = 0;
+    line_place at = {lines->number, pk_in_offset(lines->in), false};
+    for (size_t pos = 0; pos < len;) {
+        const char *lf = memchr(span + pos, '\n', len - pos);
+        size_t n = (size_t)(lf - span) - pos;
+        at.number++;
+        pk_status s = take_line(r, span + pos, n, at, err);
+        if (s != PK_OK)
+            return s;
+        count++;
+        at.offset += n + 1;
+        pos += n + 1;
+    }
+    pk_text_lines_consume(lines, len, count);
+    /* Frames of this sample alone (no header, empty or source line among them): remembered. */
+    if (!r->in_sample || r->sample_serial != serial || r->sample_skipped ||
+        r->block_count >= UINT32_MAX - 1)
+        return PK_OK;
+    uint32_t stack = sample_stack(r);
+    if (stack == PK_NONE && (r->frame_count > 0 || r->root_stack != PK_NONE))
+        return PK_ERR_NOMEM;
+    if (!PK_ARRAY_RESERVE(r->blocks, r->block_cap, r->block_count + 1))
+        return PK_ERR_NOMEM;
+    size_t text = r->block_texts.len;
+    pk_buffer_append(&r->block_texts, span, len);
+    if (r->block_texts.failed ||
+        !pk_index_insert(&r->block_index, hash, (uint32_t)r->block_count))
+        return PK_ERR_NOMEM;
+    r->blocks[r->block_count] = (perf_block){text, len, count, r->root_stack, stack, PK_NONE, 0};
+    r->block = (uint32_t)r->block_count++;
+    return PK_OK;
+}
+
+/* ---- the reader ---------------------------------------------------------------------------- */
+
+pk_status pk_perf_script_read(pk_input *in, pk_profile *p, const pk_read_options *options,
+                              pk_error *err)
+{
+    perf_reader r;
+    memset(&r, 0, sizeof r);
+    r.p = p;
+    r.last_thread = PK_NONE;
+    r.block = PK_NONE;
+    r.in_header_block = true;
+    r.captured_on = PK_TIME_UNKNOWN;
+    const pk_option_list *extra = options ? &options->extra : NULL;
+    if (extra && pk_option_get(extra, "perf-pid"))
+        r.root = ROOT_PID;
+    if (extra && pk_option_get(extra, "perf-tid"))
+        r.root = ROOT_TID;
+    if (extra && pk_option_get(extra, "perf-no-root"))
+        r.root = ROOT_NONE;
+    bool all = extra && pk_option_get(extra, "perf-all");
+    r.annotate_kernel = all || (extra && pk_option_get(extra, "perf-kernel"));
+    r.annotate_jit = all || (extra && pk_option_get(extra, "perf-jit"));
+    pk_u64map_init(&r.threads);
+    pk_u64map_init(&r.roots);
+    pk_index_init(&r.frame_index);
+    pk_index_init(&r.block_index);
+    pk_text_lines lines;
+    pk_text_lines_init(&lines, in, PERF_MAX_LINE);
+    pk_status status = PK_OK;
+    /* Folded output names frames as FlameGraph's collapsers tidy them (folded.c). */
+    if (pk_property_set(p, "folded names", "flamegraph") != PK_OK)
+        status = PK_ERR_NOMEM;
+    while (status == PK_OK) {
+        const char *text = NULL;
+        size_t len = 0;
+        pk_text_line_result got = pk_text_lines_next(&lines, &text, &len);
+        if (got == PK_TEXT_END)
+            break;
+        if (got == PK_TEXT_NOMEM) {
+            status = PK_ERR_NOMEM;
+            break;
+        }
+        if (got == PK_TEXT_TOO_LONG) {
+            status = pk_damage(err, lines.offset, "line %llu is longer than " PERF_MAX_LINE_TEXT,
+                               (unsigned long long)lines.number);
+            break;
+        }
+        line_place at = {lines.number, lines.offset, lines.unterminated};
+        uint64_t serial = r.sample_serial;
+        status = take_line(&r, text, len, at, err);
+        /* A new sample with call graphs: its frame lines, whole when they can be. */
+        bool taken = false;
+        if (status == PK_OK && r.sample_serial != serial && r.in_sample && !r.callchain_less)
+            status = take_block(&r, &lines, &taken, err);
+    }
+    if (status == PK_OK && !end_sample(&r))
+        status = PK_ERR_NOMEM;
+    if (status == PK_OK && !pk_in_error(in) && r.samples == 0)
+        status = pk_error_set(err, PK_ERR_INPUT, (int64_t)pk_in_offset(in),
+                              "no samples: expected perf script output, a sample header "
+                              "('COMM PID/TID [CPU] TIME: PERIOD EVENT:') and its frames");
+    if (status == PK_ERR_NOMEM)
+        status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    perf_finish_metadata(&r);
+    pk_text_lines_free(&lines);
+    reader_free(&r);
+    return status;
+}

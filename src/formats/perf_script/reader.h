@@ -1,0 +1,143 @@
+/* The perf script reader's state, shared by its parts: read.c (lines, samples, threads, the
+ * cache of whole samples), frames.c (frame lines to model frames), metadata.c (events as
+ * values, the --header block, times). */
+#ifndef PK_FORMATS_PERF_SCRIPT_READER_H
+#define PK_FORMATS_PERF_SCRIPT_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/buffer.h"
+#include "core/hashmap.h"
+#include "formats/perf_script/perf_script.h"
+
+/* Each event takes two of the model's PK_MAX_VALUES values. */
+#define PERF_MAX_EVENTS (PK_MAX_VALUES / 2)
+
+typedef enum perf_root { ROOT_COMM, ROOT_PID, ROOT_TID, ROOT_NONE } perf_root;
+
+typedef struct perf_event_values {
+    uint32_t event;  /* string: the event as printed, `cycles:u` */
+    uint32_t period; /* value index of the summed periods */
+    uint32_t count;  /* value index of the sample count */
+} perf_event_values;
+
+/* A distinct frame line (its text from the address on) and the frames it makes. */
+typedef struct perf_frame_line {
+    size_t text, text_len; /* in perf_reader.texts */
+    size_t run, run_len;   /* in perf_reader.runs */
+} perf_frame_line;
+
+/* A distinct run of frame lines that made a whole sample's stack under a root: found again by
+ * its bytes. */
+typedef struct perf_block {
+    size_t text, text_len; /* in perf_reader.block_texts */
+    uint64_t lines;
+    uint32_t root;  /* the root stack it is under */
+    uint32_t stack;
+    uint32_t thread; /* the thread of the last sample with this block, and its row */
+    size_t row;
+} perf_block;
+
+/* Per thread: the root stack of its command name as last seen. */
+typedef struct perf_thread_root {
+    uint32_t comm;
+    uint32_t stack;
+} perf_thread_root;
+
+typedef struct perf_reader {
+    pk_profile *p;
+    perf_root root;
+    bool annotate_kernel, annotate_jit;
+
+    perf_event_values events[PERF_MAX_EVENTS];
+    size_t event_count;
+    uint64_t dropped_events; /* samples of events past PERF_MAX_EVENTS */
+    uint32_t dropped_event;  /* string: the first such event */
+
+    /* Threads by (pid, tid); the last one found is kept. */
+    pk_u64map threads;
+    uint64_t last_thread_key;
+    uint32_t last_thread;
+    perf_thread_root *thread_roots;
+    size_t thread_roots_cap;
+    /* Root stacks by root name string. */
+    pk_u64map roots;
+
+    /* Distinct frame lines. */
+    pk_buffer texts;
+    perf_frame_line *frame_lines;
+    size_t frame_line_count, frame_line_cap;
+    uint32_t *runs;
+    size_t run_count, run_cap;
+    pk_index frame_index;
+
+    /* Distinct whole samples. */
+    pk_buffer block_texts;
+    perf_block *blocks;
+    size_t block_count, block_cap;
+    pk_index block_index;
+
+    /* The sample being read. */
+    bool in_sample;
+    bool sample_skipped; /* a record that is not a sample, or of a dropped event */
+    bool callchain_less; /* its header carried its frame */
+    bool has_frame_lines;
+    uint64_t sample_serial; /* counts the samples started */
+    uint32_t thread;
+    uint32_t root_stack;
+    size_t event;
+    int64_t period;
+    uint32_t block;      /* the block the sample's frames were found as, PK_NONE */
+    uint32_t *frames;    /* leaf first */
+    size_t frame_count, frame_cap;
+    uint32_t *ordered;   /* root first, for interning */
+    size_t ordered_cap;
+    size_t last_run, last_run_len; /* the frames of the last frame line, for its srcline */
+
+    /* The last header line's bytes up to the end of its ids, and what they said (its pointers
+     * are stale: the command is at header_comm_offset in the line). */
+    char header_prefix[96];
+    size_t header_prefix_len;
+    perf_header header_ids;
+    size_t header_comm_offset;
+
+    /* What the file showed so far, to tell a cut line from a complete one. */
+    bool frames_have_dso;
+    bool headers_have_event;
+
+    uint64_t samples;
+    bool have_time;
+    uint64_t first_ns, last_ns;
+    bool in_header_block; /* before the first sample */
+    int64_t captured_on;  /* ns since the epoch, PK_TIME_UNKNOWN */
+    size_t event_properties;
+} perf_reader;
+
+static inline bool perf_has_prefix(const char *s, size_t n, const char *prefix)
+{
+    size_t k = strlen(prefix);
+    return n >= k && memcmp(s, prefix, k) == 0;
+}
+
+/* frames.c */
+uint32_t perf_named_frame(pk_profile *p, uint32_t name, uint32_t resource, uint64_t address,
+                          uint32_t flags, uint32_t file, uint32_t line);
+/* Adds a frame line (its text from the address on, parsed into f) to the sample. False when
+ * memory runs out. */
+bool perf_add_frame_line(perf_reader *r, const char *text, size_t len, const perf_frame *f);
+/* A `-F +srcline` line: the last frame line's frames again, with the file and line. */
+bool perf_add_srcline(perf_reader *r, const char *file, size_t file_len, uint32_t line);
+
+/* metadata.c */
+/* The index of an event's values, declared when new; SIZE_MAX for an event past the ones the
+ * model has room for, SIZE_MAX - 1 when memory runs out. */
+size_t perf_event_index(perf_reader *r, const char *e, size_t n);
+/* A `# key : value` line of the --header block: a property. False when memory runs out. */
+bool perf_header_comment(perf_reader *r, const char *text, size_t len);
+/* Times, and the warning about events left out. */
+void perf_finish_metadata(perf_reader *r);
+
+#endif

@@ -1,0 +1,140 @@
+# callgrind files: probing by content, what the reader keeps (values, threads, parts, lines),
+# damage and cut files. interop_callgrind.sh compares profkit with callgrind_annotate.
+. "$(dirname "$0")/lib.sh"
+DATA=$SRC/tests/data/callgrind
+
+# Every fixture is taken for callgrind by its content (no extension helps), not for folded.
+for f in "$DATA"/callgrind.out.*; do
+    expect_status 0 "$PROFKIT" info "$f"
+    expect_contains "$OUT" "format                   callgrind" "info of ${f##*/}"
+    expect_eq "$ERR" "" "warnings of ${f##*/}"
+done
+
+# The totals are callgrind's (summary:/totals:), the thread is the program's.
+expect_status 0 "$PROFKIT" info "$DATA/callgrind.out.prog"
+expect_contains "$OUT" "prog                   Ir=165934"
+expect_contains "$OUT" "command                  ./prog 12"
+# Combined dumps: both parts are summed.
+expect_status 0 "$PROFKIT" info "$DATA/callgrind.out.parts-combined"
+expect_contains "$OUT" "Ir=101789" "parts summed (5 + 101784)"
+# --separate-threads: the thread is named by its number.
+expect_status 0 "$PROFKIT" info "$DATA/callgrind.out.threads-03"
+expect_contains "$OUT" "thread 3               tid 3        Ir=839990"
+
+# More events than the model's eight values: the first eight are kept, with a warning.
+expect_status 0 "$PROFKIT" info "$DATA/callgrind.out.prog-cache"
+expect_contains "$OUT" "DLmr                   count          total 30"
+expect_contains "$OUT" "5 events beyond the first 8 (from DLmw on) were left out"
+
+# The call graph becomes stacks: fib's recursion is one level of fib'2 under fib (the
+# cycle's cost stays with the open fib'2), under work under main.
+expect_status 0 "$PROFKIT" report "$DATA/callgrind.out.prog-instr" --tree --min-percent 5
+expect_contains "$OUT" "main"
+expect_contains "$OUT" "work"
+expect_contains "$OUT" "fib'2"
+# Per-line self cost is kept (positions: instr line): sum_squares' loop lines, the inlined
+# square.h line among them.
+expect_status 0 "$PROFKIT" report "$DATA/callgrind.out.prog-instr" --lines
+expect_contains "$OUT" "square.h:4"
+expect_contains "$OUT" "prog.c:"
+
+# A file of another producer: Xdebug's events with units, no header signature, name
+# compression, subposition compression and omitted costs.
+cat >xdebug.out <<'XDEBUG'
+version: 1
+creator: xdebug 3.2.0 (PHP 8.2.0)
+cmd: /var/www/index.php
+part: 1
+positions: line
+
+events: Time_(10ns) Memory_(bytes)
+
+fl=(1) /var/www/lib.php
+fn=(1) php::strlen
+4 60 0
+
+fl=(2) /var/www/index.php
+fn=(2) {main}
+1 100 512
+cfl=(1)
+cfn=(1)
+calls=3 4
++2 60 0
+* 5
+
+summary: 165 512
+XDEBUG
+expect_status 0 "$PROFKIT" info xdebug.out
+expect_contains "$OUT" "format                   callgrind"
+expect_contains "$OUT" "Time                   nanoseconds    total 1650"
+expect_contains "$OUT" "Memory                 bytes          total 512"
+expect_status 0 "$PROFKIT" convert xdebug.out --to folded
+expect_eq "$OUT" "$(printf '{main} 1050\n{main};php::strlen 600')" "stacks with Time in ns"
+
+# The sums are checked against totals: and summary:.
+sed 's/^summary: 165 512/summary: 186 512/' xdebug.out >mismatch.out
+expect_status 0 "$PROFKIT" info mismatch.out
+expect_contains "$OUT" "part 1: summary: gives Time 186, but its cost lines add up to 165"
+
+# Damage: an error naming the line, or with --salvage what came before it and a warning.
+printf 'events: Ir\nfn=(1) main\n3 10\nfn=(2)\n4 5\n' >undefined.out
+expect_status 1 "$PROFKIT" info undefined.out
+expect_contains "$ERR" "line 4: a compressed name (N) is used before it is defined"
+expect_status 0 "$PROFKIT" info --salvage undefined.out
+expect_contains "$OUT" "Ir                     count          total 10"
+printf 'events: Ir\nfn=main\ncfn=f\ncalls=1 3\nfn=g\n' >call.out
+expect_status 1 "$PROFKIT" info call.out
+expect_contains "$ERR" "line 5: calls= is not followed by the call's cost line"
+printf 'events: Ir\nfn=main\n3 x\n' >cost.out
+expect_status 1 "$PROFKIT" info cost.out --from callgrind
+expect_contains "$ERR" "line 3: a cost line holds something other than numbers"
+printf '# callgrind format\nversion: 1\n' >empty.out
+expect_status 1 "$PROFKIT" info empty.out
+expect_contains "$ERR" "no events: line"
+
+# A cut file: cut anywhere before its last line, it is refused with the line where it ends or
+# breaks, and --salvage keeps what came before.
+input=$DATA/callgrind.out.prog-instr
+size=$(wc -c <"$input")
+for cut in 1000 4999 9001 15000 20011 $((size - 12)); do
+    head -c "$cut" "$input" >cut.out
+    expect_status 1 "$PROFKIT" info cut.out
+    expect_contains "$ERR" "line " "error of a file cut at $cut"
+    expect_status 0 "$PROFKIT" info --salvage cut.out
+    expect_contains "$OUT" "damaged at byte" "salvage of a file cut at $cut"
+done
+
+# Writing: what profkit writes reads back with the same self cost per function and totals.
+report_self() {
+    "$PROFKIT" report "$@" --top 0 --json --quiet |
+        python3 -c 'import json, sys
+report = json.load(sys.stdin)
+rows = report.get("functions") or report.get("lines")
+for f in sorted(rows, key=lambda f: (f.get("file", ""), f.get("line", 0), f.get("function", f.get("name")))):
+    print(f.get("file", ""), f.get("line", ""), f.get("function", f.get("name")), f["self"])'
+}
+expect_status 0 "$PROFKIT" convert "$DATA/callgrind.out.prog-instr" -o written.callgrind
+expect_status 0 "$PROFKIT" info written.callgrind
+expect_contains "$OUT" "format                   callgrind"
+expect_contains "$OUT" "Ir=39965"
+expect_eq "$(report_self written.callgrind)" "$(report_self "$DATA/callgrind.out.prog-instr")" \
+    "self cost per function through profkit's callgrind"
+expect_eq "$(report_self written.callgrind --lines)" \
+    "$(report_self "$DATA/callgrind.out.prog-instr" --lines)" "self cost per line"
+# Every value is an event; times and sizes carry their unit as NAME_(UNIT).
+expect_status 0 "$PROFKIT" convert "$SRC/examples/roku-channel.bsprof" --to callgrind -o roku.out
+expect_contains "$(cat roku.out)" "events: cpu wall calls alloc_bytes_(bytes) allocs live_bytes_(bytes)"
+expect_contains "$(cat roku.out)" "calls="
+expect_status 0 "$PROFKIT" info roku.out
+expect_contains "$OUT" "alloc_bytes            bytes          total 1751624"
+expect_status 0 "$PROFKIT" convert xdebug.out --to callgrind -o xdebug-again.out
+expect_contains "$(cat xdebug-again.out)" "events: Time_(nanoseconds) Memory_(bytes)"
+expect_status 0 "$PROFKIT" info xdebug-again.out
+expect_contains "$OUT" "Time                   nanoseconds    total 1650"
+
+# A text format with a signature wins over folded's lenient reading, but folded can still be
+# asked for.
+expect_status 0 "$PROFKIT" info --from callgrind "$DATA/callgrind.out.prog"
+expect_contains "$OUT" "format                   callgrind"
+
+finish

@@ -1,0 +1,116 @@
+# callgrind in and out, checked with valgrind's callgrind_annotate: for every fixture made by
+# valgrind --tool=callgrind, profkit's self cost per function equals callgrind_annotate's, for
+# each event compared; and callgrind_annotate reads what profkit writes (from callgrind, pprof,
+# gperftools and .bsprof profiles) with profkit's own self cost per function and totals.
+# callgrind.sh holds the checks that need profkit only.
+. "$(dirname "$0")/lib.sh"
+DATA=$SRC/tests/data/callgrind
+
+require_tool callgrind_annotate "Debian package valgrind"
+
+# Self cost per function name, "name cost" lines sorted, of one event as callgrind_annotate
+# lists it: it lists file:function (code inlined from another file under that file), so the
+# entries of one function name are summed. callgrind_annotate takes the cost line of a call
+# counted 0 (`calls=0`: a call still running when callgrind dumped a part) for self cost,
+# where KCachegrind and profkit take it for the call's inclusive cost: it is shown such calls
+# counted 1, which changes nothing else it lists.
+annotate_functions() {
+    sed 's/^calls=0 /calls=1 /' "$1" >annotate.input
+    callgrind_annotate --threshold=100 --auto=no --show="$2" --sort="$2" annotate.input 2>/dev/null |
+        python3 -c 'import re, sys
+sums = {}
+started = False
+for line in sys.stdin:
+    line = line.rstrip("\n")
+    if line.endswith("file:function"):
+        started = True
+        continue
+    m = re.match(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$", line) if started else None
+    if not m:
+        continue
+    entry = re.sub(r" \[[^\]]*\]$", "", m.group(2))
+    # file:function, where files may hold a ':' (pkg:/...) and C++ names "::": the separator is
+    # the last single ':'.
+    singles = [i for i, c in enumerate(entry) if c == ":" and entry[i - 1:i] != ":" and entry[i + 1:i + 2] != ":"]
+    name = entry[singles[-1] + 1:]
+    sums[name] = sums.get(name, 0) + int(m.group(1).replace(",", ""))
+for name, cost in sorted(sums.items()):
+    if cost:
+        print(name, cost)'
+}
+
+# The same from profkit's report of self cost per function (any format; extra options after
+# the event).
+profkit_functions() {
+    local input=$1 event=$2
+    shift 2
+    "$PROFKIT" report "$input" --value "$event" --top 0 --json --quiet "$@" |
+        python3 -c 'import json, sys
+sums = {}
+for f in json.load(sys.stdin)["functions"]:
+    sums[f["name"]] = sums.get(f["name"], 0) + f["self"]
+for name, cost in sorted(sums.items()):
+    if cost:
+        print(name, cost)'
+}
+
+compare() {
+    local file=$1 event=$2
+    CHECKS=$((CHECKS + 1))
+    annotate_functions "$DATA/$file" "$event" >"annotate.$file.$event"
+    profkit_functions "$DATA/$file" "$event" >"profkit.$file.$event"
+    [ -s "annotate.$file.$event" ] || fail "callgrind_annotate listed nothing for $file ($event)"
+    if ! cmp -s "annotate.$file.$event" "profkit.$file.$event"; then
+        fail "$file ($event): self cost per function differs from callgrind_annotate's"
+        diff "annotate.$file.$event" "profkit.$file.$event" | head -10 >&2
+    fi
+}
+
+for file in callgrind.out.prog callgrind.out.prog-instr callgrind.out.prog-jumps \
+            callgrind.out.parts-combined callgrind.out.threads-02 callgrind.out.threads-03; do
+    compare "$file" Ir
+done
+for event in Ir Dr D1mr DLmr; do
+    compare callgrind.out.prog-cache "$event"
+done
+
+# What profkit writes: callgrind_annotate's self cost per function of the written file equals
+# profkit's report of the input, and its program totals equal profkit's totals.
+compare_written() {
+    local input=$1 event=$2 name
+    shift 2
+    name=$(basename "$input").$event
+    CHECKS=$((CHECKS + 1))
+    if ! "$PROFKIT" convert "$input" --to callgrind -o "$name.callgrind" --quiet "$@"; then
+        fail "profkit could not write $input as callgrind"
+        return
+    fi
+    # A time or size value is written NAME_(UNIT), as Xdebug names its events.
+    local written
+    written=$(sed -n 's/^events: //p' "$name.callgrind" | tr ' ' '\n' |
+              grep -E "^$event(_\(.*\))?\$" | head -1)
+    annotate_functions "$name.callgrind" "$written" >"annotate.$name"
+    profkit_functions "$input" "$event" "$@" >"profkit.$name"
+    [ -s "profkit.$name" ] || fail "profkit reported nothing for $input ($event)"
+    if ! cmp -s "annotate.$name" "profkit.$name"; then
+        fail "$input written as callgrind ($event): callgrind_annotate's self cost per function differs from profkit's"
+        diff "annotate.$name" "profkit.$name" | head -10 >&2
+    fi
+    CHECKS=$((CHECKS + 1))
+    local annotated profkit_total
+    annotated=$(callgrind_annotate --auto=no --show="$written" "$name.callgrind" 2>/dev/null |
+                awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+    profkit_total=$("$PROFKIT" info "$input" --quiet "$@" |
+                    awk -v v="$event" '$1 == v && $3 == "total" { print $4 }')
+    expect_eq "$annotated" "$profkit_total" "$input written as callgrind: program total of $event"
+}
+
+compare_written "$DATA/callgrind.out.prog-instr" Ir
+compare_written "$DATA/callgrind.out.prog-cache" D1mr
+compare_written "$SRC/tests/data/pprof/cppbench.cpu" cpu
+compare_written "$SRC/tests/data/pprof/cppbench.cpu" samples
+compare_written "$SRC/tests/data/pprof/gobench.cpu" samples
+compare_written "$SRC/tests/data/gperftools/real.prof" samples --no-symbols
+compare_written "$SRC/examples/roku-channel.bsprof" cpu
+
+finish

@@ -1,0 +1,62 @@
+# perf script text through the command: found by content, converted to folded stacks equal to
+# stackcollapse-perf.pl's (tests/data/perf/README.md), the stackcollapse options, pprof and the
+# Firefox Profiler, damage and --salvage, standard input.
+. "$(dirname "$0")/lib.sh"
+
+DATA=$SRC/tests/data/perf
+
+sorted() {
+    LC_ALL=C sort "$@"
+}
+
+# ---- found by content, whatever the name -----------------------------------------------------
+cp "$DATA/prog.perf" recording.txt
+expect_status 0 "$PROFKIT" info recording.txt
+expect_contains "$OUT" "format                   perf-script" "probed format"
+expect_contains "$OUT" "cpu-clock              nanoseconds" "period value"
+cp "$DATA/prog-header.perf" header.data
+expect_status 0 "$PROFKIT" info header.data
+expect_contains "$OUT" "perf version             6.1.192" "header property"
+expect_contains "$OUT" "duration                 0.749 s" "run length"
+
+# ---- folded stacks as stackcollapse-perf.pl writes them --------------------------------------
+for name in prog prog-pid-cpu prog-no-offsets prog-srcline cxx rust multi-event inline jit names; do
+    expect_status 0 "$PROFKIT" convert "$DATA/$name.perf" -o "$name.folded"
+    expect_eq "$(sorted "$name.folded")" "$(sorted "$DATA/$name.folded")" "$name folded"
+done
+expect_status 0 "$PROFKIT" convert "$DATA/jit.perf" --perf-all --to folded
+expect_eq "$(printf '%s\n' "$OUT" | sorted)" "$(sorted "$DATA/jit-all.folded")" "--perf-all"
+expect_status 0 "$PROFKIT" convert "$DATA/multi-event.perf" --value instructions --to folded
+expect_eq "$(printf '%s\n' "$OUT" | sorted)" "$(sorted "$DATA/multi-event-instructions.folded")" \
+    "--value instructions"
+expect_status 0 "$PROFKIT" convert "$DATA/prog-pid-cpu.perf" --perf-tid --to folded
+expect_contains "$OUT" "prog-24922/24940;start_thread;worker;leaf_sqrt " "--perf-tid root"
+# An option of this reader is refused for another input format.
+expect_status 2 "$PROFKIT" convert "$DATA/prog.folded" --perf-pid --to folded
+
+# Standard input, and a last sample without a line end.
+head -c -1 "$DATA/inline.perf" | head -c -1 > no-newline.perf
+expect_status 0 "$PROFKIT" convert - --to folded < no-newline.perf
+expect_eq "$(printf '%s\n' "$OUT" | sorted)" "$(sorted "$DATA/inline.folded")" "no final newline"
+
+# ---- other outputs ---------------------------------------------------------------------------
+expect_status 0 "$PROFKIT" convert "$DATA/prog-pid-cpu.perf" -o prog.pb.gz
+expect_status 0 "$PROFKIT" report prog.pb.gz --top 3
+expect_contains "$OUT" "leaf_sqrt" "pprof report"
+expect_status 0 "$PROFKIT" convert "$DATA/prog-header.perf" -o prog.firefox.json
+expect_file prog.firefox.json
+expect_contains "$(cat prog.firefox.json)" '"processName":"prog"' "Firefox process name"
+
+# ---- damage ----------------------------------------------------------------------------------
+{ head -n 20 "$DATA/prog.perf"; echo "garbage line"; tail -n 40 "$DATA/prog.perf"; } > damaged.perf
+expect_status 1 "$PROFKIT" convert damaged.perf --from perf --to folded
+expect_contains "$ERR" "line 21 is not perf script output" "damage names the line"
+expect_contains "$ERR" "--salvage" "salvage suggested"
+expect_status 0 "$PROFKIT" convert damaged.perf --from perf --to folded --salvage
+expect_contains "$ERR" "line 21" "salvage warning names the line"
+head -c 1000 "$DATA/prog.perf" > cut.perf
+expect_status 1 "$PROFKIT" convert cut.perf --from perf --to folded
+expect_contains "$ERR" "is cut short" "cut file"
+
+[ "$FAILURES" -eq 0 ] || exit 1
+echo "perf_script: $CHECKS checks passed"

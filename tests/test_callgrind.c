@@ -1,0 +1,257 @@
+/* callgrind: the line grammar (numbers, subpositions, compressed names), the call graph's
+ * expansion into stacks (self cost per function exact, shares of calls, recursion, rounding),
+ * and every truncation point of a small file. tests/cli/callgrind.sh and
+ * interop_callgrind.sh check the real files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "formats/callgrind/codec.h"
+#include "formats/formats.h"
+#include "profkit/format.h"
+#include "profkit/profile.h"
+
+static pk_profile *read_text(const char *text, bool salvage, pk_status *status)
+{
+    pk_read_options options = {0};
+    options.salvage = salvage;
+    pk_profile *p = NULL;
+    pk_error err;
+    *status = pk_read_memory(text, strlen(text), &pk_format_callgrind, &options, &p, &err);
+    return p;
+}
+
+static pk_profile *read_ok(const char *text)
+{
+    pk_status status;
+    pk_profile *p = read_text(text, false, &status);
+    assert_int_equal(status, PK_OK);
+    assert_non_null(p);
+    return p;
+}
+
+/* The value of the row whose stack's names, root first and ';'-separated, are `path`. */
+static int64_t stack_value(const pk_profile *p, const char *path, uint32_t value)
+{
+    int64_t sum = 0;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        uint32_t frames[64];
+        size_t depth = pk_stack_frames(p, pk_sample_stack(p, row), frames, 64);
+        char text[512] = "";
+        for (size_t i = 0; i < depth && i < 64; i++) {
+            if (i)
+                strcat(text, ";");
+            strcat(text, pk_frame_name(p, frames[i]));
+        }
+        if (strcmp(text, path) == 0)
+            sum += pk_sample_values(p, row)[value];
+    }
+    return sum;
+}
+
+/* Self value of every row whose leaf is a function called name. */
+static int64_t self_of(const pk_profile *p, const char *name, uint32_t value)
+{
+    int64_t sum = 0;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        uint32_t leaf = pk_stack_leaf(p, pk_sample_stack(p, row));
+        if (leaf != PK_NONE && strcmp(pk_frame_name(p, leaf), name) == 0)
+            sum += pk_sample_values(p, row)[value];
+    }
+    return sum;
+}
+
+static void test_numbers(void **state)
+{
+    (void)state;
+    uint64_t v;
+    size_t pos = 0;
+    assert_true(cg_parse_number("0x1F ", 5, &pos, &v));
+    assert_int_equal(v, 31);
+    assert_int_equal(pos, 4);
+    pos = 0;
+    assert_true(cg_parse_number("18446744073709551615", 20, &pos, &v));
+    assert_true(v == UINT64_MAX);
+    pos = 0;
+    assert_false(cg_parse_number("18446744073709551616", 20, &pos, &v));
+    pos = 0;
+    assert_false(cg_parse_number("0x", 2, &pos, &v));
+    pos = 0;
+    assert_false(cg_parse_number("x1", 2, &pos, &v));
+}
+
+static void test_positions(void **state)
+{
+    (void)state;
+    cg_positions p = {1, 0, {0, 0}};
+    assert_true(cg_positions_set(&p, "instr line", 10));
+    assert_int_equal(p.count, 2);
+    assert_int_equal(p.line_column, 1);
+    uint64_t at[CG_MAX_POSITIONS];
+    size_t pos = 0;
+    assert_true(cg_positions_parse(&p, "0x100 20 5", 10, &pos, true, at));
+    assert_int_equal(at[0], 0x100);
+    assert_int_equal(at[1], 20);
+    pos = 0;
+    assert_true(cg_positions_parse(&p, "+3 -2 1", 7, &pos, true, at));
+    assert_int_equal(at[0], 0x103);
+    assert_int_equal(at[1], 18);
+    pos = 0;
+    /* Without update, the previous positions stay (a call's target). */
+    assert_true(cg_positions_parse(&p, "* +4", 4, &pos, false, at));
+    assert_int_equal(at[1], 22);
+    pos = 0;
+    assert_true(cg_positions_parse(&p, "* *", 3, &pos, true, at));
+    assert_int_equal(at[0], 0x103);
+    assert_int_equal(at[1], 18);
+    pos = 0;
+    assert_false(cg_positions_parse(&p, "5", 1, &pos, true, at));
+    assert_false(cg_positions_set(&p, "line column", 11));
+    assert_false(cg_positions_set(&p, "", 0));
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    cg_names names;
+    cg_names_init(&names);
+    uint32_t s, t;
+    assert_int_equal(cg_names_decode(&names, p, CG_NS_FUNCTION, "(3) main ", 9, &s), CG_NAME_OK);
+    assert_string_equal(pk_str(p, s), "main");
+    assert_int_equal(cg_names_decode(&names, p, CG_NS_FUNCTION, "(3)", 3, &t), CG_NAME_OK);
+    assert_int_equal(s, t);
+    /* Namespaces are separate. */
+    assert_int_equal(cg_names_decode(&names, p, CG_NS_FILE, "(3)", 3, &t), CG_NAME_UNDEFINED);
+    assert_int_equal(cg_names_decode(&names, p, CG_NS_FILE, "(x) a", 5, &t), CG_NAME_MALFORMED);
+    assert_int_equal(cg_names_decode(&names, p, CG_NS_FILE, "plain name", 10, &t), CG_NAME_OK);
+    assert_string_equal(pk_str(p, t), "plain name");
+    cg_names_free(&names);
+    pk_profile_free(p);
+}
+
+/* main calls a and b; both call c, a for 50 and b for 20 of c's 70. */
+static const char diamond[] =
+    "# callgrind format\n"
+    "events: Ir\n"
+    "fl=(1) x.c\n"
+    "fn=(1) main\n"
+    "1 10\n"
+    "cfn=(2) a\n"
+    "calls=1 10\n"
+    "2 60\n"
+    "cfn=(3) b\n"
+    "calls=1 20\n"
+    "3 40\n"
+    "fn=(2)\n"
+    "10 10\n"
+    "cfn=(4) c\n"
+    "calls=5 30\n"
+    "11 50\n"
+    "fn=(3)\n"
+    "20 20\n"
+    "cfn=(4)\n"
+    "calls=2 30\n"
+    "21 20\n"
+    "fn=(4)\n"
+    "30 40\n"
+    "+1 30\n"
+    "totals: 110\n";
+
+static void test_diamond(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(diamond);
+    assert_int_equal(pk_value_total(p, 0), 110);
+    assert_int_equal(self_of(p, "main", 0), 10);
+    assert_int_equal(self_of(p, "a", 0), 10);
+    assert_int_equal(self_of(p, "b", 0), 20);
+    assert_int_equal(self_of(p, "c", 0), 70);
+    assert_int_equal(stack_value(p, "main;a;c", 0), 50);
+    assert_int_equal(stack_value(p, "main;b;c", 0), 20);
+    assert_int_equal(pk_warning_count(p), 0);
+    /* Lines are kept: c's self is at lines 30 and 31. */
+    int64_t at30 = 0;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        uint32_t leaf = pk_stack_leaf(p, pk_sample_stack(p, row));
+        if (pk_frame_at(p, leaf)->line == 30)
+            at30 += pk_sample_values(p, row)[0];
+    }
+    assert_int_equal(at30, 40);
+    pk_profile_free(p);
+}
+
+/* Recursion f -> g -> f: the cycle is cut, self costs stay exact. */
+static void test_recursion(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok("events: Ir\n"
+                            "fn=main\n1 1\ncfn=f\ncalls=1 1\n1 100\n"
+                            "fn=f\n1 30\ncfn=g\ncalls=1 1\n2 70\n"
+                            "fn=g\n1 40\ncfn=f\ncalls=1 1\n2 30\n");
+    assert_int_equal(self_of(p, "main", 0), 1);
+    assert_int_equal(self_of(p, "f", 0), 30);
+    assert_int_equal(self_of(p, "g", 0), 40);
+    assert_int_equal(pk_value_total(p, 0), 71);
+    pk_profile_free(p);
+}
+
+/* A self cost divided among three equal placements is whole and sums exactly. */
+static void test_rounding(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok("events: Ir Dr\n"
+                            "fn=main\ncfn=a\ncalls=1 1\n1 1 1\ncfn=b\ncalls=1 1\n1 1 1\n"
+                            "cfn=c\ncalls=1 1\n1 1 1\n"
+                            "fn=a\ncfn=leaf\ncalls=1 1\n1 1 1\n"
+                            "fn=b\ncfn=leaf\ncalls=1 1\n1 1 1\n"
+                            "fn=c\ncfn=leaf\ncalls=1 1\n1 1 1\n"
+                            "fn=leaf\n1 10 0x11\n");
+    assert_int_equal(self_of(p, "leaf", 0), 10);
+    assert_int_equal(self_of(p, "leaf", 1), 17);
+    for (int i = 0; i < 3; i++) {
+        char path[32];
+        snprintf(path, sizeof path, "main;%c;leaf", 'a' + i);
+        int64_t v = stack_value(p, path, 0);
+        assert_true(v == 3 || v == 4);
+    }
+    pk_profile_free(p);
+}
+
+/* Every prefix of a file reads without a crash; salvage always gives a profile. */
+static void test_every_truncation(void **state)
+{
+    (void)state;
+    char *text = malloc(sizeof diamond);
+    for (size_t len = 0; len < sizeof diamond - 1; len++) {
+        memcpy(text, diamond, len);
+        text[len] = '\0';
+        pk_status status;
+        pk_profile *p = read_text(text, false, &status);
+        assert_true(status == PK_OK || status == PK_ERR_INPUT);
+        pk_profile_free(p);
+        p = read_text(text, true, &status);
+        /* Before the events: line there is no callgrind file to salvage. */
+        if (len > strlen("# callgrind format\nevents: Ir\n"))
+            assert_int_equal(status, PK_OK);
+        pk_profile_free(p);
+    }
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_numbers),   cmocka_unit_test(test_positions),
+        cmocka_unit_test(test_names),     cmocka_unit_test(test_diamond),
+        cmocka_unit_test(test_recursion), cmocka_unit_test(test_rounding),
+        cmocka_unit_test(test_every_truncation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

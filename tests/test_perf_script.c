@@ -1,0 +1,500 @@
+/* perf script text: the header and frame line parsers, the model the reader builds from
+ * fixtures made by perf (threads, values per event, frames, resources, inlined frames, source
+ * lines, the --header block), folded output equal to stackcollapse-perf.pl's (the expected
+ * files under tests/data/perf/ were derived by hand from its rules), the probe against folded,
+ * damage with line numbers, and every truncation point of a recording. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fixtures.h"
+#include "sorted_lines.h"
+#include "formats/formats.h"
+#include "formats/perf_script/perf_script.h"
+#include "profkit/format.h"
+#include "profkit/profile.h"
+
+/* ---- helpers --------------------------------------------------------------------------------- */
+
+static pk_status read_perf(const char *text, size_t len, bool salvage, const pk_option *extra,
+                           size_t extra_count, pk_profile **out, pk_error *err)
+{
+    pk_read_options options = {0};
+    options.salvage = salvage;
+    options.extra.items = extra;
+    options.extra.count = extra_count;
+    *out = NULL;
+    pk_error_clear(err);
+    return pk_read_memory(text, len, &pk_format_perf_script, &options, out, err);
+}
+
+static pk_profile *read_ok(const char *text, size_t len)
+{
+    pk_profile *p = NULL;
+    pk_error err;
+    if (read_perf(text, len, false, NULL, 0, &p, &err) != PK_OK)
+        fail_msg("read failed: %s", err.message);
+    return p;
+}
+
+static pk_profile *read_fixture(const char *name)
+{
+    size_t size;
+    char *text = tb_read_data_file(name, &size);
+    pk_profile *p = read_ok(text, size);
+    free(text);
+    return p;
+}
+
+static char *folded_of(const pk_profile *p, uint32_t value)
+{
+    pk_write_options options = {0};
+    options.value = value;
+    char *data = NULL;
+    size_t size = 0;
+    pk_error err;
+    if (pk_write_memory(p, &pk_format_folded, &options, &data, &size, &err) != PK_OK)
+        fail_msg("write failed: %s", err.message);
+    return tb_sorted_lines(data);
+}
+
+/* Folded output of tests/data/perf/NAME.perf (with options) equals NAME.folded. */
+static void assert_folded_fixture(const char *input, const char *expected, const pk_option *extra,
+                                  size_t extra_count, const char *value)
+{
+    size_t size, want_size;
+    char *text = tb_read_data_file(input, &size);
+    pk_profile *p = NULL;
+    pk_error err;
+    if (read_perf(text, size, false, extra, extra_count, &p, &err) != PK_OK)
+        fail_msg("%s: %s", input, err.message);
+    uint32_t v = value ? pk_value_find(p, value) : PK_NONE;
+    assert_true(!value || v != PK_NONE);
+    char *got = folded_of(p, v);
+    char *want = tb_sorted_lines(tb_read_data_file(expected, &want_size));
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    free(text);
+    pk_profile_free(p);
+}
+
+/* ---- parsers ------------------------------------------------------------------------------- */
+
+static void test_parse_headers(void **state)
+{
+    (void)state;
+    perf_header h;
+    const char *line = "V8 WorkerThread 24636/25607 [002] 94564.109216:     250000 cycles:uppp: ";
+    assert_true(perf_parse_header(line, strlen(line), &h));
+    assert_int_equal(h.comm_len, 15);
+    assert_memory_equal(h.comm, "V8 WorkerThread", 15);
+    assert_int_equal(h.pid, 24636);
+    assert_int_equal(h.tid, 25607);
+    assert_true(h.has_time);
+    assert_true(h.time_ns == 94564109216000ull);
+    assert_true(h.has_period);
+    assert_int_equal(h.period, 250000);
+    assert_int_equal(h.event_len, 11);
+    assert_memory_equal(h.event, "cycles:uppp", 11);
+    assert_int_equal(h.rest_len, 0);
+
+    /* Without call graphs: right-aligned command, the frame after the event. */
+    line = "            prog 22196   868.188204:    1001001 cpu-clock:      5606aa7ba24b "
+           "leaf_sqrt+0x44 (/tmp/wperf/prog)";
+    assert_true(perf_parse_header(line, strlen(line), &h));
+    assert_memory_equal(h.comm, "prog", 4);
+    assert_int_equal(h.pid, -1);
+    assert_int_equal(h.tid, 22196);
+    assert_memory_equal(h.event, "cpu-clock", 9);
+    assert_int_equal(h.rest_len, strlen("5606aa7ba24b leaf_sqrt+0x44 (/tmp/wperf/prog)"));
+
+    /* -F without period, with nanoseconds; a tracepoint with fields. */
+    line = "prog 19964   860.582027123: cpu-clock: ";
+    assert_true(perf_parse_header(line, strlen(line), &h));
+    assert_false(h.has_period);
+    assert_true(h.time_ns == 860582027123ull);
+    line = "kworker/0:1 42 [000] 10.000001: sched:sched_switch: prev_comm=a next_comm=b";
+    assert_true(perf_parse_header(line, strlen(line), &h));
+    assert_memory_equal(h.comm, "kworker/0:1", 11);
+    assert_int_equal(h.event_len, 18);
+
+    /* Frame lines and other text are no headers. */
+    line = "\tffffffff821f39e5 irqentry_exit_to_user_mode+0x105 ([kernel.kallsyms])";
+    assert_false(perf_parse_header(line, strlen(line), &h));
+    line = "main;leaf 12";
+    assert_false(perf_parse_header(line, strlen(line), &h));
+    line = "prog 12 [x] 1.5: cycles:";
+    assert_false(perf_parse_header(line, strlen(line), &h));
+}
+
+static void test_parse_frames(void **state)
+{
+    (void)state;
+    perf_frame f;
+    const char *line = "\t    55d4c1a2b123 std::_Function_handler<double (int), "
+                       "main::{lambda(int)#1}>::_M_invoke+0x4 (/tmp/wperf/cxx)";
+    assert_true(perf_parse_frame(line, strlen(line), &f));
+    assert_true(f.address == 0x55d4c1a2b123ull);
+    assert_int_equal(f.symbol_len,
+                     strlen("std::_Function_handler<double (int), main::{lambda(int)#1}>::_M_invoke"));
+    assert_memory_equal(f.dso, "/tmp/wperf/cxx", 14);
+    assert_false(f.inlined);
+
+    line = "  55d4 vector_add (inlined)";
+    assert_true(perf_parse_frame(line, strlen(line), &f));
+    assert_true(f.inlined);
+    line = "\t55d4 JS:*leaf /srv/app/lib/math.js:1:14 (/tmp/perf-8100.map)";
+    assert_true(perf_parse_frame(line, strlen(line), &f));
+    assert_int_equal(f.symbol_len, strlen("JS:*leaf /srv/app/lib/math.js:1:14"));
+    /* A DSO path with a blank; upper-case hex is no offset (as the FlameGraph script reads). */
+    line = "\t7f00 f+0xAB (/opt/my app/lib.so)";
+    assert_true(perf_parse_frame(line, strlen(line), &f));
+    assert_int_equal(f.symbol_len, 6);
+    assert_int_equal(f.dso_len, strlen("/opt/my app/lib.so"));
+    /* No DSO (-F ip,sym); a DSO alone (-F ip,dso). */
+    line = "\t7f00 main+0x10";
+    assert_true(perf_parse_frame(line, strlen(line), &f));
+    assert_null(f.dso);
+    assert_int_equal(f.symbol_len, 4);
+    line = "\t7f00 (/usr/lib/libc.so.6)";
+    assert_true(perf_parse_frame(line, strlen(line), &f));
+    assert_int_equal(f.symbol_len, 0);
+    assert_int_equal(f.dso_len, strlen("/usr/lib/libc.so.6"));
+
+    line = "  prog.c:12";
+    assert_false(perf_parse_frame(line, strlen(line), &f));
+    const char *file;
+    size_t file_len;
+    uint32_t number;
+    assert_true(perf_parse_srcline(line, strlen(line), &file, &file_len, &number));
+    assert_int_equal(file_len, 6);
+    assert_int_equal(number, 12);
+    line = "  [kernel.kallsyms][ffffffff821f39e5]";
+    assert_false(perf_parse_srcline(line, strlen(line), &file, &file_len, &number));
+}
+
+/* ---- the model ----------------------------------------------------------------------------- */
+
+static uint32_t thread_named(const pk_profile *p, const char *name, int64_t tid)
+{
+    for (uint32_t t = 0; t < pk_thread_count(p); t++) {
+        const pk_thread *th = pk_thread_at(p, t);
+        if (strcmp(pk_str(p, th->name), name) == 0 && th->tid == tid)
+            return t;
+    }
+    return PK_NONE;
+}
+
+static void test_model_of_a_recording(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("perf/prog-pid-cpu.perf");
+    /* perf record -g on a program with a worker thread: two threads of one process. */
+    assert_int_equal(pk_thread_count(p), 2);
+    uint32_t main_thread = thread_named(p, "prog", 24922);
+    uint32_t worker = thread_named(p, "prog", 24940);
+    assert_int_not_equal(main_thread, PK_NONE);
+    assert_int_not_equal(worker, PK_NONE);
+    assert_int_equal(pk_thread_at(p, worker)->pid, 24922);
+    /* cpu-clock: periods in nanoseconds (the default value) and samples counted. */
+    assert_int_equal(pk_value_type_count(p), 2);
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->name), "cpu-clock");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->unit), "nanoseconds");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 1)->name), "cpu-clock-samples");
+    assert_int_equal(pk_default_value(p), 0);
+    assert_int_equal(pk_value_total(p, 1), 101);
+    assert_true(pk_value_total(p, 0) == 101 * 1001001LL);
+    /* Frames: symbol without offset, the DSO as resource, the address printed. */
+    bool found = false;
+    for (uint32_t f = 0; f < pk_frame_count(p); f++) {
+        const pk_frame *fr = pk_frame_at(p, f);
+        if (strcmp(pk_frame_name(p, f), "middle") != 0)
+            continue;
+        found = true;
+        assert_true(fr->flags & PK_FRAME_HAS_ADDRESS);
+        assert_true(fr->address == 0x12fe);
+        assert_string_equal(pk_str(p, pk_resource_at(p, fr->resource)->name), "prog");
+        assert_string_equal(pk_str(p, pk_resource_at(p, fr->resource)->path), "/tmp/wperf/prog");
+    }
+    assert_true(found);
+    pk_profile_free(p);
+}
+
+static void test_header_block(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("perf/prog-header.perf");
+    assert_string_equal(pk_property_get(p, "hostname"), "vm");
+    assert_string_equal(pk_property_get(p, "perf version"), "6.1.192");
+    assert_non_null(strstr(pk_property_get(p, "cmdline"), "perf record -F 999 -g -e cpu-clock"));
+    assert_non_null(strstr(pk_property_get(p, "event"), "name = cpu-clock"));
+    /* Captured Wed Nov 25 19:10:10 2026, the samples 860.582027 .. 861.330737. */
+    const pk_metadata *md = pk_metadata_get(p);
+    assert_true(md->end_time == 1795633810LL * 1000000000LL);
+    assert_true(md->end_time - md->start_time == 748710000LL);
+    pk_profile_free(p);
+}
+
+static void test_inlined_and_source_lines(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("perf/inline.perf");
+    for (uint32_t f = 0; f < pk_frame_count(p); f++) {
+        const char *name = pk_frame_name(p, f);
+        bool inlined = strcmp(name, "vector_add") == 0 || strcmp(name, "kernel_loop") == 0;
+        assert_int_equal((pk_frame_at(p, f)->flags & PK_FRAME_INLINED) != 0, inlined);
+    }
+    pk_profile_free(p);
+
+    /* Every stack's frames carry the source line printed under them. */
+    p = read_fixture("perf/prog-srcline.perf");
+    bool found = false;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        uint32_t frames[64];
+        size_t depth = pk_stack_frames(p, pk_sample_stack(p, row), frames, 64);
+        assert_true(depth <= 64);
+        for (size_t i = 0; i < depth; i++) {
+            const pk_frame *fr = pk_frame_at(p, frames[i]);
+            if (strcmp(pk_frame_name(p, frames[i]), "middle") != 0)
+                continue;
+            assert_int_equal(fr->line, 27);
+            assert_string_equal(pk_str(p, pk_function_at(p, fr->function)->file), "prog.c");
+            found = true;
+        }
+    }
+    assert_true(found);
+    pk_profile_free(p);
+}
+
+static void test_events_are_values(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("perf/multi-event.perf");
+    assert_int_equal(pk_value_type_count(p), 4);
+    uint32_t cycles = pk_value_find(p, "cycles"), instructions = pk_value_find(p, "instructions");
+    assert_int_equal(cycles, 0);
+    assert_int_equal(pk_default_value(p), cycles);
+    assert_int_not_equal(instructions, PK_NONE);
+    assert_int_equal(pk_value_total(p, cycles), 750000);
+    assert_int_equal(pk_value_total(p, instructions), 420000);
+    assert_int_equal(pk_value_total(p, pk_value_find(p, "instructions-samples")), 2);
+    assert_string_equal(pk_str(p, pk_value_type_at(p, cycles)->unit), "events");
+    pk_profile_free(p);
+
+    /* Two events that differ by their modifiers keep them apart. */
+    const char *text = "a 1 1.0: 5 cycles:u:\n\t1 f (x)\n\na 1 1.1: 7 cycles:k:\n\t1 f (x)\n";
+    p = read_ok(text, strlen(text));
+    assert_int_equal(pk_value_find(p, "cycles"), 0);
+    assert_int_equal(pk_value_total(p, pk_value_find(p, "cycles:k")), 7);
+    pk_profile_free(p);
+}
+
+/* ---- folded output equals stackcollapse-perf.pl's ------------------------------------------ */
+
+static void test_folded_like_stackcollapse(void **state)
+{
+    (void)state;
+    static const char *const same[] = {"prog",         "prog-pid-cpu", "prog-no-offsets",
+                                       "prog-srcline", "cxx",          "rust",
+                                       "multi-event",  "inline",       "jit",
+                                       "names"};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        char input[64], expected[64];
+        snprintf(input, sizeof input, "perf/%s.perf", same[i]);
+        snprintf(expected, sizeof expected, "perf/%s.folded", same[i]);
+        assert_folded_fixture(input, expected, NULL, 0, NULL);
+    }
+    /* The header block changes nothing. */
+    assert_folded_fixture("perf/prog-header.perf", "perf/prog.folded", NULL, 0, NULL);
+    pk_option all = {"perf-all", ""};
+    assert_folded_fixture("perf/jit.perf", "perf/jit-all.folded", &all, 1, NULL);
+    assert_folded_fixture("perf/multi-event.perf", "perf/multi-event-instructions.folded", NULL, 0,
+                          "instructions");
+}
+
+static void test_root_options(void **state)
+{
+    (void)state;
+    const char *text = "V8 Worker 10/11 1.0: 3 cpu-clock:\n\t1 f (x)\n\n";
+    static const struct {
+        const char *option, *want;
+    } cases[] = {
+        {NULL, "V8_Worker;f 3\n"},
+        {"perf-pid", "V8_Worker-10;f 3\n"},
+        {"perf-tid", "V8_Worker-10/11;f 3\n"},
+        {"perf-no-root", "f 3\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pk_option option = {cases[i].option, ""};
+        pk_profile *p = NULL;
+        pk_error err;
+        assert_int_equal(read_perf(text, strlen(text), false, &option, cases[i].option ? 1 : 0,
+                                   &p, &err),
+                         PK_OK);
+        char *got = folded_of(p, PK_NONE);
+        assert_string_equal(got, cases[i].want);
+        free(got);
+        pk_profile_free(p);
+    }
+    /* The tid alone: the pid is '?', as the FlameGraph script writes it. */
+    text = "prog 11 1.0: 3 cpu-clock:\n\t1 f (x)\n";
+    pk_option tid = {"perf-tid", ""};
+    pk_profile *p = NULL;
+    pk_error err;
+    assert_int_equal(read_perf(text, strlen(text), false, &tid, 1, &p, &err), PK_OK);
+    char *got = folded_of(p, PK_NONE);
+    assert_string_equal(got, "prog-?/11;f 3\n");
+    free(got);
+    pk_profile_free(p);
+}
+
+static void test_last_sample_without_newline(void **state)
+{
+    (void)state;
+    const char *text = "prog 1 1.0: 2 cpu-clock:\n\t1 f (x)\n\nprog 1 1.1: 3 cpu-clock:\n"
+                       "\t2 g (x)\n\t1 f (x)";
+    pk_profile *p = read_ok(text, strlen(text));
+    char *got = folded_of(p, PK_NONE);
+    assert_string_equal(got, "prog;f 2\nprog;f;g 3\n");
+    free(got);
+    pk_profile_free(p);
+    /* A sample without frames is the process alone. */
+    text = "prog 1 1.0: 2 cpu-clock:\n\n";
+    p = read_ok(text, strlen(text));
+    got = folded_of(p, PK_NONE);
+    assert_string_equal(got, "prog 2\n");
+    free(got);
+    pk_profile_free(p);
+}
+
+/* ---- probing ------------------------------------------------------------------------------- */
+
+static void test_probe(void **state)
+{
+    (void)state;
+    static const char *const fixtures[] = {"perf/prog.perf", "perf/prog-header.perf",
+                                           "perf/prog-no-callchain.perf", "perf/jit.perf",
+                                           "perf/prog-no-offsets.perf"};
+    for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++) {
+        size_t size;
+        char *text = tb_read_data_file(fixtures[i], &size);
+        size_t shown = size < PK_PROBE_BYTES ? size : PK_PROBE_BYTES;
+        int score = 0;
+        const pk_format *f = pk_format_probe((const uint8_t *)text, shown, NULL, &score);
+        assert_non_null(f);
+        assert_string_equal(f->name, "perf-script");
+        assert_true(score > pk_format_folded.probe((const uint8_t *)text, shown));
+        assert_true(score >= PK_PROBE_LIKELY);
+        free(text);
+    }
+    size_t size;
+    char *folded = tb_read_data_file("perf/prog.folded", &size);
+    assert_int_equal(pk_perf_script_probe((const uint8_t *)folded, size), PK_PROBE_NO);
+    free(folded);
+    const char *words = "hello world 12 and more: text\n";
+    assert_int_equal(pk_perf_script_probe((const uint8_t *)words, strlen(words)), PK_PROBE_NO);
+}
+
+/* ---- damage -------------------------------------------------------------------------------- */
+
+static void test_damage_names_the_line(void **state)
+{
+    (void)state;
+    const char *text = "prog 1 1.0: 2 cpu-clock:\n\t1 f (x)\n\nprog 1 1.1: 3 cpu-clock:\n"
+                       "\t2 g (x)\nthis is not perf output\n\nprog 1 1.2: 4 cpu-clock:\n\t1 f (x)\n";
+    pk_profile *p = NULL;
+    pk_error err;
+    assert_int_equal(read_perf(text, strlen(text), false, NULL, 0, &p, &err), PK_ERR_INPUT);
+    assert_null(p);
+    assert_non_null(strstr(err.message, "line 6 is not perf script output"));
+    assert_true(err.salvageable);
+    assert_int_equal(err.offset, strstr(text, "this is") - text);
+    /* Salvage keeps the complete samples before the line, with a warning naming it. */
+    assert_int_equal(read_perf(text, strlen(text), true, NULL, 0, &p, &err), PK_OK);
+    char *got = folded_of(p, PK_NONE);
+    assert_string_equal(got, "prog;f 2\n");
+    free(got);
+    bool warned = false;
+    for (size_t i = 0; i < pk_warning_count(p); i++)
+        warned |= strstr(pk_warning_at(p, i), "line 6") != NULL;
+    assert_true(warned);
+    pk_profile_free(p);
+
+    const char nul[] = "prog 1 1.0: 2 cpu-clock:\n\t1 f\0 (x)\n";
+    assert_int_equal(read_perf(nul, sizeof nul - 1, false, NULL, 0, &p, &err), PK_ERR_INPUT);
+    assert_non_null(strstr(err.message, "line 2 holds a NUL byte"));
+    const char *empty = "# only a comment\n\n";
+    assert_int_equal(read_perf(empty, strlen(empty), false, NULL, 0, &p, &err), PK_ERR_INPUT);
+    assert_non_null(strstr(err.message, "no samples"));
+}
+
+/* Every cut of a recording reads as a prefix of its samples or fails naming a line; with
+ * salvage it always reads (once a sample is complete), never more than the whole. */
+static void test_every_truncation(void **state)
+{
+    (void)state;
+    size_t size;
+    char *text = tb_read_data_file("perf/prog-pid-cpu.perf", &size);
+    pk_profile *whole = read_ok(text, size);
+    int64_t total = pk_value_total(whole, 1);
+    pk_profile_free(whole);
+    size_t step = size > 4000 ? 7 : 1;
+    for (size_t cut = 1; cut < size; cut += step) {
+        char *copy = malloc(cut);
+        assert_non_null(copy);
+        memcpy(copy, text, cut);
+        pk_profile *p = NULL;
+        pk_error err;
+        pk_status s = read_perf(copy, cut, false, NULL, 0, &p, &err);
+        if (s == PK_OK) {
+            assert_true(pk_value_total(p, 1) <= total);
+        } else {
+            assert_int_equal(s, PK_ERR_INPUT);
+            assert_non_null(strstr(err.message, "line"));
+            assert_true(err.offset >= 0 && (size_t)err.offset <= cut);
+        }
+        pk_profile_free(p);
+        s = read_perf(copy, cut, true, NULL, 0, &p, &err);
+        if (s == PK_OK)
+            assert_true(pk_value_total(p, 1) <= total);
+        else
+            assert_true(strstr(err.message, "no samples") || strstr(err.message, "line"));
+        pk_profile_free(p);
+        free(copy);
+    }
+    /* A cut inside a frame line (the address printed, not yet its DSO) is named. */
+    const char *frames = strstr(text + 2000, "middle+0x1d");
+    assert_non_null(frames);
+    size_t cut = (size_t)(frames - text) + 4;
+    pk_profile *p = NULL;
+    pk_error err;
+    assert_int_equal(read_perf(text, cut, false, NULL, 0, &p, &err), PK_ERR_INPUT);
+    assert_non_null(strstr(err.message, "is cut short"));
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_headers),
+        cmocka_unit_test(test_parse_frames),
+        cmocka_unit_test(test_model_of_a_recording),
+        cmocka_unit_test(test_header_block),
+        cmocka_unit_test(test_inlined_and_source_lines),
+        cmocka_unit_test(test_events_are_values),
+        cmocka_unit_test(test_folded_like_stackcollapse),
+        cmocka_unit_test(test_root_options),
+        cmocka_unit_test(test_last_sample_without_newline),
+        cmocka_unit_test(test_probe),
+        cmocka_unit_test(test_damage_names_the_line),
+        cmocka_unit_test(test_every_truncation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
