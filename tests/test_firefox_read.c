@@ -262,6 +262,25 @@ static void test_key_orders(void **state)
     pk_profile_free(p);
 }
 
+/* A library belongs to frames with an address (found by the round-trip fuzzer: a function of
+ * a library whose frames had no address read back as another function than its namesake's,
+ * while the writer, which lists libraries for addresses only, wrote them as one). */
+static void test_library_without_address(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        "{\"libs\":[{\"name\":\"a.so\",\"path\":\"/a.so\"},{\"name\":\"b.so\",\"path\":\"/b.so\"}],"
+        "\"threads\":[{\"name\":\"t\",\"stringArray\":[\"f\"],"
+        "\"samples\":{\"stack\":[0,1],\"weight\":null},"
+        "\"stackTable\":{\"frame\":[0,1],\"prefix\":[null,null]},"
+        "\"frameTable\":{\"func\":[0,1],\"address\":[-1,-1]},"
+        "\"funcTable\":{\"name\":[0,0],\"resource\":[0,1]},"
+        "\"resourceTable\":{\"lib\":[0,1]}}]}");
+    assert_int_equal(pk_function_count(p), 1);
+    expect_folded(p, 0, "t;f 2\n");
+    pk_profile_free(p);
+}
+
 static void test_damage(void **state)
 {
     (void)state;
@@ -355,7 +374,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_versions_agree), cmocka_unit_test(test_other_fixtures),
         cmocka_unit_test(test_gecko),          cmocka_unit_test(test_write_read),
-        cmocka_unit_test(test_key_orders),     cmocka_unit_test(test_damage),
+        cmocka_unit_test(test_key_orders),     cmocka_unit_test(test_library_without_address),
+        cmocka_unit_test(test_damage),
         cmocka_unit_test(test_probe),
     };
     return cmocka_run_group_tests_name("firefox reader", tests, NULL, NULL);

@@ -211,12 +211,15 @@ static uint32_t processed_frame(fx_reader *r, const fxr_set *s, const fxr_set *s
     pk_function fn = {name == FXR_NULL ? pk_intern_cstr(r->p, "(unnamed)") : string_at(strings, name),
                       file == FXR_NULL ? 0 : string_at(strings, file),
                       line_of(at(s, FXR_FUNC_LINE, func)), PK_NONE};
+    /* A library is what a frame's address is relative to: a frame without an address keeps
+     * none (as the writer lists libraries only for frames with addresses, which keeps what is
+     * written and read back the same). */
+    pk_frame fr = {0, line_of(at(s, FXR_FRAME_LINE, f)), 0, PK_NONE, 0};
+    int64_t address = at(s, FXR_FRAME_ADDRESS, f);
     int64_t lib = at(s, FXR_FRAME_LIB, f);
     if (lib == FXR_NULL)
         lib = at(s, FXR_RESOURCE_LIB, at(s, FXR_FUNC_RESOURCE, func));
-    fn.resource = lib_resource(r, s, lib);
-    pk_frame fr = {0, line_of(at(s, FXR_FRAME_LINE, f)), 0, PK_NONE, 0};
-    int64_t address = at(s, FXR_FRAME_ADDRESS, f);
+    fn.resource = address >= 0 ? lib_resource(r, s, lib) : PK_NONE;
     if (address >= 0 && fn.resource != PK_NONE) {
         /* Relative to the library, which the reader maps from 0 (read.c): the same number. */
         fr.address = (uint64_t)address;
