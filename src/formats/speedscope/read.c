@@ -84,7 +84,7 @@ typedef struct reader {
     /* the frame being read from shared.frames */
     pk_buffer name, file;
     bool have_file;
-    int64_t line, col;
+    int64_t line;
     /* profiles */
     profile_info *profiles;
     size_t profile_count, profile_cap;
@@ -208,8 +208,6 @@ static bool frame_member(reader *r, pk_json_parser *jp, const pk_json_scalar *v)
         r->have_file = true;
     } else if (pk_json_parser_key_is(jp, 3, "line")) {
         pk_json_scalar_i64(v, &r->line);
-    } else if (pk_json_parser_key_is(jp, 3, "col")) {
-        pk_json_scalar_i64(v, &r->col);
     }
     return r->name.failed || r->file.failed ? nomem(jp) : true;
 }
@@ -417,7 +415,7 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
         pk_buffer_clear(&r->name);
         pk_buffer_clear(&r->file);
         r->have_file = false;
-        r->line = r->col = 0;
+        r->line = 0;
     }
     return true;
 }
