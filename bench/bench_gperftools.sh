@@ -34,6 +34,7 @@ parts=" ${PARTS:-gperftools pprof} "
 peer_timeout=${PEER_TIMEOUT:-3600}
 profkit=$build/profkit
 gen=$build/bench/gen_gperftools
+. bench/measure.sh
 
 if [ ! -x "$profkit" ] || [ ! -x "$gen" ]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -43,26 +44,10 @@ fi
 # run_measured OUT COMMAND...: "wall cpu peak_mb status" of the fastest of N runs into OUT
 # (N = RUNS for profkit, 1 for the peers).
 run_measured() {
-  local out=$1
+  local out=$1 n=$runs
   shift
-  local n=$runs log best="" status=0
   [ "$(basename "$1")" = profkit ] || n=1
-  log=$(mktemp)
-  for _ in $(seq "$n"); do
-    /usr/bin/time -v "$@" >/dev/null 2>"$log"
-    status=$?
-    local line
-    line=$(awk -F': ' '
-      /Elapsed \(wall clock\)/ {k = split($2, t, ":"); s = 0; for (i = 1; i <= k; i++) s = s * 60 + t[i]; w = s}
-      /User time/ {u = $2} /System time/ {y = $2}
-      /Maximum resident set size/ {r = $2 / 1024}
-      END {printf "%.2f %.2f %.0f", w, u + y, r}' "$log")
-    if [ -z "$best" ] || awk -v a="$line" -v b="$best" 'BEGIN {split(a, x, " "); split(b, y, " "); exit !(x[1] < y[1])}'; then
-      best=$line
-    fi
-  done
-  rm -f "$log"
-  echo "$best $status" >"$out"
+  bench_measure "$out" "$n" "$@"
 }
 
 # row LABEL RESULT [REFERENCE]: one table row; the ratios against REFERENCE when given.

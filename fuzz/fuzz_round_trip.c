@@ -291,7 +291,8 @@ NOT_FUZZED static size_t self_by_name(const pk_profile *p, const uint32_t *value
         uint32_t leaf = pk_stack_leaf(p, pk_sample_stack(p, row));
         if (leaf == PK_NONE)
             continue;
-        all[n].name = callgrind_name_hash(p, pk_function_at(p, pk_frame_at(p, leaf)->function)->name);
+        uint32_t function = pk_frame_at(p, leaf)->function;
+        all[n].name = callgrind_name_hash(p, pk_function_at(p, function)->name);
         for (size_t i = 0; i < count; i++)
             all[n].sums[i] = pk_sample_values(p, row)[values[i]];
         n++;
@@ -301,7 +302,8 @@ NOT_FUZZED static size_t self_by_name(const pk_profile *p, const uint32_t *value
     for (size_t i = 0; i < n; i++) {
         if (merged > 0 && all[merged - 1].name == all[i].name) {
             for (size_t v = 0; v < count; v++)
-                all[merged - 1].sums[v] = pk_add_saturating(all[merged - 1].sums[v], all[i].sums[v]);
+                all[merged - 1].sums[v] =
+                    pk_add_saturating(all[merged - 1].sums[v], all[i].sums[v]);
         } else {
             all[merged++] = all[i];
         }

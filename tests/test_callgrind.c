@@ -129,7 +129,10 @@ static void test_names(void **state)
     assert_int_equal(s, t);
     /* Namespaces are separate. */
     assert_int_equal(cg_names_decode(&names, p, CG_NS_FILE, "(3)", 3, &t), CG_NAME_UNDEFINED);
-    assert_int_equal(cg_names_decode(&names, p, CG_NS_FILE, "(x) a", 5, &t), CG_NAME_MALFORMED);
+    /* Not a compressed name: the name as it stands (cachegrind's `fn=(below main)`). */
+    assert_int_equal(cg_names_decode(&names, p, CG_NS_FUNCTION, "(below main)", 12, &t),
+                     CG_NAME_OK);
+    assert_string_equal(pk_str(p, t), "(below main)");
     assert_int_equal(cg_names_decode(&names, p, CG_NS_FILE, "plain name", 10, &t), CG_NAME_OK);
     assert_string_equal(pk_str(p, t), "plain name");
     cg_names_free(&names);
@@ -224,6 +227,33 @@ static void test_rounding(void **state)
     pk_profile_free(p);
 }
 
+/* A function under 300 stacks with 300 lines would make 90,000 rows: its lines are merged per
+ * file, with a warning, and its self cost stays exact. */
+static void test_merged_lines(void **state)
+{
+    (void)state;
+    size_t cap = 1 << 20, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text + len, cap - len, "events: Ir\nfl=a.c\nfn=main\n");
+    for (int i = 0; i < 300; i++)
+        len += (size_t)snprintf(text + len, cap - len, "cfn=c%d\ncalls=1 1\n1 300\n", i);
+    for (int i = 0; i < 300; i++)
+        len += (size_t)snprintf(text + len, cap - len, "fn=c%d\ncfn=leaf\ncalls=1 1\n1 300\n", i);
+    len += (size_t)snprintf(text + len, cap - len, "fn=leaf\n");
+    for (int line = 1; line <= 300; line++)
+        len += (size_t)snprintf(text + len, cap - len, "%d 300\n", line);
+    pk_profile *p = read_ok(text);
+    assert_int_equal(self_of(p, "leaf", 0), 90000);
+    assert_int_equal(pk_value_total(p, 0), 90000);
+    assert_true(pk_sample_count(p) <= 300);
+    bool warned = false;
+    for (size_t i = 0; i < pk_warning_count(p); i++)
+        warned |= strstr(pk_warning_at(p, i), "per file") != NULL;
+    assert_true(warned);
+    pk_profile_free(p);
+    free(text);
+}
+
 /* Every prefix of a file reads without a crash; salvage always gives a profile. */
 static void test_every_truncation(void **state)
 {
@@ -251,7 +281,7 @@ int main(void)
         cmocka_unit_test(test_numbers),   cmocka_unit_test(test_positions),
         cmocka_unit_test(test_names),     cmocka_unit_test(test_diamond),
         cmocka_unit_test(test_recursion), cmocka_unit_test(test_rounding),
-        cmocka_unit_test(test_every_truncation),
+        cmocka_unit_test(test_merged_lines),      cmocka_unit_test(test_every_truncation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

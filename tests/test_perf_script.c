@@ -240,6 +240,13 @@ static void test_header_block(void **state)
     assert_true(md->end_time == 1795633810LL * 1000000000LL);
     assert_true(md->end_time - md->start_time == 748710000LL);
     pk_profile_free(p);
+    /* A date past what nanoseconds since the epoch hold is no date. */
+    const char *text = "# ========\n# captured on    : Wed Nov 25 19:10:10 8210\n# ========\n"
+                       "prog 1 1.0: 1 cpu-clock:\n\t1 f (x)\n";
+    p = read_ok(text, strlen(text));
+    assert_true(pk_metadata_get(p)->start_time == PK_TIME_UNKNOWN);
+    assert_string_equal(pk_property_get(p, "captured on"), "Wed Nov 25 19:10:10 8210");
+    pk_profile_free(p);
 }
 
 static void test_inlined_and_source_lines(void **state)
@@ -343,6 +350,17 @@ static void test_root_options(void **state)
         free(got);
         pk_profile_free(p);
     }
+    /* Names that tidy to nothing (quotes alone) are written as the folded writer writes an
+     * empty name. */
+    text = "prog 11 1.0: 3 cpu-clock:\n\t1 \"\" (x)\n";
+    pk_option no_root = {"perf-no-root", ""};
+    pk_profile *q = NULL;
+    pk_error q_err;
+    assert_int_equal(read_perf(text, strlen(text), false, &no_root, 1, &q, &q_err), PK_OK);
+    char *empty = folded_of(q, PK_NONE);
+    assert_string_equal(empty, "_ 3\n");
+    free(empty);
+    pk_profile_free(q);
     /* The tid alone: the pid is '?', as the FlameGraph script writes it. */
     text = "prog 11 1.0: 3 cpu-clock:\n\t1 f (x)\n";
     pk_option tid = {"perf-tid", ""};
@@ -372,6 +390,45 @@ static void test_last_sample_without_newline(void **state)
     assert_string_equal(got, "prog 2\n");
     free(got);
     pk_profile_free(p);
+}
+
+/* A sample's frame lines seen before are found again as a whole: under another command name
+ * (a process after exec, another program) they make another stack, in another thread another
+ * row; with CR LF line ends they are read line by line, to the same result. */
+static void test_repeated_samples(void **state)
+{
+    (void)state;
+    const char *lf = "gcc 7 1.0: 1 cpu-clock:\n\t1 f (x)\n\t2 main (x)\n\n"
+                     "as 7 1.1: 2 cpu-clock:\n\t1 f (x)\n\t2 main (x)\n\n"
+                     "as 8 1.2: 4 cpu-clock:\n\t1 f (x)\n\t2 main (x)\n\n"
+                     "as 7 1.3: 8 cpu-clock:\n\t1 f (x)\n\t2 main (x)\n\n"
+                     "as 7 1.4: 16 cpu-clock:\n\t3 g (x)\n\t1 f (x)\n\t2 main (x)\n\n"
+                     "as 7 1.5: 32 cpu-clock:\n\t1 f (x)\n\t2 main (x)\n\n";
+    const char *want = "as;main;f 46\nas;main;f;g 16\ngcc;main;f 1\n";
+    pk_profile *p = read_ok(lf, strlen(lf));
+    char *got = folded_of(p, PK_NONE);
+    assert_string_equal(got, want);
+    free(got);
+    /* Threads 7 (renamed as) and 8. */
+    assert_int_equal(pk_thread_count(p), 2);
+    assert_int_not_equal(thread_named(p, "as", 7), PK_NONE);
+    assert_int_not_equal(thread_named(p, "as", 8), PK_NONE);
+    pk_profile_free(p);
+
+    size_t n = strlen(lf), k = 0;
+    char *crlf = malloc(2 * n);
+    assert_non_null(crlf);
+    for (size_t i = 0; i < n; i++) {
+        if (lf[i] == '\n')
+            crlf[k++] = '\r';
+        crlf[k++] = lf[i];
+    }
+    p = read_ok(crlf, k);
+    got = folded_of(p, PK_NONE);
+    assert_string_equal(got, want);
+    free(got);
+    pk_profile_free(p);
+    free(crlf);
 }
 
 /* ---- probing ------------------------------------------------------------------------------- */
@@ -492,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_folded_like_stackcollapse),
         cmocka_unit_test(test_root_options),
         cmocka_unit_test(test_last_sample_without_newline),
+        cmocka_unit_test(test_repeated_samples),
         cmocka_unit_test(test_probe),
         cmocka_unit_test(test_damage_names_the_line),
         cmocka_unit_test(test_every_truncation),

@@ -8,5 +8,10 @@
 int pk_cleanup_add(const char *path);
 /* Forgets a slot (the file was renamed or removed); -1 is allowed. */
 void pk_cleanup_remove(int slot);
+/* Creates a temporary file from template (mkstemp) and registers its name (*slot, -1 when it
+ * could not be), with the signals that remove files held off in between: one that comes then is
+ * handled once the file is registered, instead of ending the run with the file left behind.
+ * Returns the descriptor, or -1 with errno set. */
+int pk_cleanup_mkstemp(char *template, int *slot);
 
 #endif

@@ -38,17 +38,6 @@ void pk_memory_keep_events(pk_profile *p, bool keep)
     p->memory.discard_events = !keep;
 }
 
-static uint64_t zigzag(int64_t v)
-{
-    /* All ones for a negative value, without shifting a signed one. */
-    return ((uint64_t)v << 1) ^ (0 - ((uint64_t)v >> 63));
-}
-
-static int64_t unzigzag(uint64_t v)
-{
-    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
-
 static pk_status spool_event(pk_memory_table *m, const pk_memory_event *e)
 {
     if (m->discard_events)
@@ -66,7 +55,8 @@ static pk_status spool_event(pk_memory_table *m, const pk_memory_event *e)
     n += pk_varint_encode(record + n, e->order - m->last_order);
     n += pk_varint_encode(record + n, e->thread);
     n += pk_varint_encode(record + n, (uint64_t)e->stack + 1u);
-    n += pk_varint_encode(record + n, zigzag((int64_t)(e->address - m->last_address)));
+    n += pk_varint_encode(record + n,
+                          pk_zigzag_encode((int64_t)(e->address - m->last_address)));
     n += pk_varint_encode(record + n, e->size);
     if (flags & EVENT_OTHER_OWNER)
         n += pk_varint_encode(record + n, e->owner);
@@ -345,18 +335,21 @@ pk_status pk_memory_events_open(const pk_profile *p, pk_memory_cursor **out)
      * allocations tell: their orders, so that an allocation a newer one at the same address
      * displaced is found too. The cursor meets them in ascending order. */
     size_t n = m->live_orders.count + m->displaced_order_count;
-    if (n && !(c->still_live = malloc(n * sizeof *c->still_live))) {
-        free(c);
-        return PK_ERR_NOMEM;
+    if (n) {
+        c->still_live = malloc(n * sizeof *c->still_live);
+        if (!c->still_live) {
+            free(c);
+            return PK_ERR_NOMEM;
+        }
+        size_t at = 0;
+        uint64_t address, order;
+        while (c->still_live_count < n &&
+               pk_u64map64_next(&m->live_orders, &at, &address, &order))
+            c->still_live[c->still_live_count++] = order;
+        for (size_t i = 0; i < m->displaced_order_count && c->still_live_count < n; i++)
+            c->still_live[c->still_live_count++] = m->displaced_orders[i];
+        qsort(c->still_live, c->still_live_count, sizeof *c->still_live, compare_u64);
     }
-    size_t at = 0;
-    uint64_t address, order;
-    while (pk_u64map64_next(&m->live_orders, &at, &address, &order))
-        c->still_live[c->still_live_count++] = order;
-    for (size_t i = 0; i < m->displaced_order_count; i++)
-        c->still_live[c->still_live_count++] = m->displaced_orders[i];
-    if (n)
-        qsort(c->still_live, n, sizeof *c->still_live, compare_u64);
     if (m->events)
         pk_spool_reader_init(&c->reader, m->events, 0);
     *out = c;
@@ -378,7 +371,7 @@ static bool decode_event(pk_memory_cursor *c, pk_memory_event *e)
     if ((flags & EVENT_OTHER_OWNER) && pk_varint_decode(&at, end, &owner) != PK_VARINT_OK)
         return false;
     c->order += order;
-    c->address += (uint64_t)unzigzag(address);
+    c->address += (uint64_t)pk_zigzag_decode(address);
     uint8_t kind = flags & EVENT_KIND_MASK;
     bool matched = (flags & EVENT_MATCHED) != 0;
     if (kind == PK_MEM_ALLOC) {

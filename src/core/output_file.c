@@ -116,7 +116,7 @@ static int open_named(pk_output_file *f, const char *dir)
     if (!f->temp_path)
         return -1;
     snprintf(f->temp_path, len, "%s/.profkit-XXXXXX", dir);
-    int fd = mkstemp(f->temp_path);
+    int fd = pk_cleanup_mkstemp(f->temp_path, &f->cleanup_slot);
     if (fd < 0) {
         int e = errno;
         free(f->temp_path);
@@ -124,7 +124,6 @@ static int open_named(pk_output_file *f, const char *dir)
         errno = e;
         return -1;
     }
-    f->cleanup_slot = pk_cleanup_add(f->temp_path);
     fchmod(fd, f->mode);
     return fd;
 }
@@ -222,13 +221,13 @@ static int link_unnamed(pk_output_file *f, const char *dir)
         return ENOMEM;
     for (int attempt = 0; attempt < 100; attempt++) {
         snprintf(f->temp_path, len, "%s/.profkit-XXXXXX", dir);
-        /* mkstemp's names, without creating the file: linkat creates it or finds it taken. */
-        int probe = mkstemp(f->temp_path);
+        /* mkstemp's names, without keeping the file: linkat creates it or finds it taken. The
+         * name is registered for removal from the start, so that no signal leaves it. */
+        int probe = pk_cleanup_mkstemp(f->temp_path, &f->cleanup_slot);
         if (probe < 0)
             return errno;
         close(probe);
         unlink(f->temp_path);
-        f->cleanup_slot = pk_cleanup_add(f->temp_path);
         if (linkat(AT_FDCWD, link, AT_FDCWD, f->temp_path, AT_SYMLINK_FOLLOW) == 0)
             return 0;
         int e = errno;

@@ -20,16 +20,6 @@ void pk_pairs_free(pk_pairs *q)
     pk_pairs_init(q);
 }
 
-static uint64_t zigzag(int64_t v)
-{
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-static int64_t unzigzag(uint64_t u)
-{
-    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
-}
-
 static bool append(pk_pairs *q, int kind, pk_pair_value value)
 {
     if (!q->spool && !(q->spool = pk_spool_new()))
@@ -41,7 +31,7 @@ static bool append(pk_pairs *q, int kind, pk_pair_value value)
         memcpy(record + 1, &value.d, sizeof value.d);
         n += sizeof value.d;
     } else {
-        n += pk_varint_encode(record + 1, zigzag(value.i));
+        n += pk_varint_encode(record + 1, pk_zigzag_encode(value.i));
     }
     if (!pk_spool_append(q->spool, 0, record, n))
         return false;
@@ -75,7 +65,7 @@ static bool take(pk_pairs *q, pk_pair_value *value)
     } else {
         uint64_t u = 0;
         pk_varint_decode(&q->chunk, q->chunk_end, &u);
-        *value = pk_pair_int(unzigzag(u));
+        *value = pk_pair_int(pk_zigzag_decode(u));
     }
     q->taken++;
     return true;

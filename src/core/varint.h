@@ -131,4 +131,17 @@ static inline int pk_varint_decode_u32_fast(const uint8_t **pos, uint32_t *value
     return 1;
 }
 
+/* Zigzag: signed integers as unsigned ones of the same magnitude (0, -1, 1, -2 ... as 0, 1, 2,
+ * 3 ...), so that small negative differences make short varints too. */
+static inline uint64_t pk_zigzag_encode(int64_t v)
+{
+    /* All ones for a negative value, without shifting a signed one. */
+    return ((uint64_t)v << 1) ^ (0 - ((uint64_t)v >> 63));
+}
+
+static inline int64_t pk_zigzag_decode(uint64_t u)
+{
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
 #endif

@@ -925,7 +925,8 @@ static const char *canon_text(const folded_writer *w, uint32_t id, size_t *len)
         return pk_str(w->p, id);
     }
     *len = w->tidy_off[id + 1] - w->tidy_off[id];
-    return (const char *)w->tidy_text.data + w->tidy_off[id];
+    /* Empty names only: nothing was stored. */
+    return w->tidy_text.data ? (const char *)w->tidy_text.data + w->tidy_off[id] : "";
 }
 
 /* What FlameGraph's collapsers make of a name (stackcollapse-perf.pl's tidy_generic and
@@ -1085,8 +1086,7 @@ static size_t row_names(folded_writer *w, size_t row, uint32_t **names, size_t *
             }
             /* FlameGraph's collapsers drop code frames named "(...": perf printed process
              * names so once. Frames without an address (a root named by the process) stay. */
-            if (w->tidy && pk_function_at(p, pk_frame_at(p, frame)->function)->name != PK_NONE &&
-                pk_frame_name(p, frame)[0] == '(' &&
+            if (w->tidy && pk_frame_name(p, frame)[0] == '(' &&
                 (pk_frame_at(p, frame)->flags & PK_FRAME_HAS_ADDRESS))
                 canon = TIDY_SKIPPED;
             frame_canon[frame] = canon;

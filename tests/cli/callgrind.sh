@@ -4,7 +4,7 @@
 DATA=$SRC/tests/data/callgrind
 
 # Every fixture is taken for callgrind by its content (no extension helps), not for folded.
-for f in "$DATA"/callgrind.out.*; do
+for f in "$DATA"/callgrind.out.* "$DATA"/cachegrind.out.*; do
     expect_status 0 "$PROFKIT" info "$f"
     expect_contains "$OUT" "format                   callgrind" "info of ${f##*/}"
     expect_eq "$ERR" "" "warnings of ${f##*/}"

@@ -1,7 +1,7 @@
 # callgrind in and out, checked with valgrind's callgrind_annotate: for every fixture made by
 # valgrind --tool=callgrind, profkit's self cost per function equals callgrind_annotate's, for
 # each event compared; and callgrind_annotate reads what profkit writes (from callgrind, pprof,
-# gperftools and .bsprof profiles) with profkit's own self cost per function and totals.
+# gperftools, .bsprof and perf script profiles) with profkit's own self cost per function and totals.
 # callgrind.sh holds the checks that need profkit only.
 . "$(dirname "$0")/lib.sh"
 DATA=$SRC/tests/data/callgrind
@@ -14,9 +14,10 @@ require_tool callgrind_annotate "Debian package valgrind"
 # counted 0 (`calls=0`: a call still running when callgrind dumped a part) for self cost,
 # where KCachegrind and profkit take it for the call's inclusive cost: it is shown such calls
 # counted 1, which changes nothing else it lists.
+# ANNOTATE (default callgrind_annotate --threshold=100) may name cachegrind's cg_annotate.
 annotate_functions() {
     sed 's/^calls=0 /calls=1 /' "$1" >annotate.input
-    callgrind_annotate --threshold=100 --auto=no --show="$2" --sort="$2" annotate.input 2>/dev/null |
+    ${ANNOTATE:-callgrind_annotate --threshold=100} --auto=no --show="$2" --sort="$2" annotate.input 2>/dev/null |
         python3 -c 'import re, sys
 sums = {}
 started = False
@@ -28,7 +29,7 @@ for line in sys.stdin:
     m = re.match(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$", line) if started else None
     if not m:
         continue
-    entry = re.sub(r" \[[^\]]*\]$", "", m.group(2))
+    entry = re.sub(r" \[(\[[^\]]*\]|[^\]]*)\]$", "", m.group(2))  # the object, [[kernel.kallsyms]] too
     # file:function, where files may hold a ':' (pkg:/...) and C++ names "::": the separator is
     # the last single ':'.
     singles = [i for i, c in enumerate(entry) if c == ":" and entry[i - 1:i] != ":" and entry[i + 1:i + 2] != ":"]
@@ -67,12 +68,15 @@ compare() {
 }
 
 for file in callgrind.out.prog callgrind.out.prog-instr callgrind.out.prog-jumps \
-            callgrind.out.parts-combined callgrind.out.threads-02 callgrind.out.threads-03; do
+            callgrind.out.parts-combined callgrind.out.threads-02 callgrind.out.threads-03 \
+            callgrind.out.tiny; do
     compare "$file" Ir
 done
 for event in Ir Dr D1mr DLmr; do
     compare callgrind.out.prog-cache "$event"
 done
+# cachegrind's files are read too (a function in each file it has code in, no calls).
+ANNOTATE="cg_annotate --threshold=0" compare cachegrind.out.prog Ir
 
 # What profkit writes: callgrind_annotate's self cost per function of the written file equals
 # profkit's report of the input, and its program totals equal profkit's totals.
@@ -85,10 +89,12 @@ compare_written() {
         fail "profkit could not write $input as callgrind"
         return
     fi
-    # A time or size value is written NAME_(UNIT), as Xdebug names its events.
+    # Event names keep letters, digits and '_'; a time or size value is written NAME_(UNIT), as
+    # Xdebug names its events.
     local written
     written=$(sed -n 's/^events: //p' "$name.callgrind" | tr ' ' '\n' |
-              grep -E "^$event(_\(.*\))?\$" | head -1)
+              grep -E "^$(printf '%s' "$event" | tr -c 'A-Za-z0-9_' '_')(_\(.*\))?\$" | head -1)
+    [ -n "$written" ] || fail "no event for $event in $name.callgrind"
     annotate_functions "$name.callgrind" "$written" >"annotate.$name"
     profkit_functions "$input" "$event" "$@" >"profkit.$name"
     [ -s "profkit.$name" ] || fail "profkit reported nothing for $input ($event)"
@@ -112,5 +118,7 @@ compare_written "$SRC/tests/data/pprof/cppbench.cpu" samples
 compare_written "$SRC/tests/data/pprof/gobench.cpu" samples
 compare_written "$SRC/tests/data/gperftools/real.prof" samples --no-symbols
 compare_written "$SRC/examples/roku-channel.bsprof" cpu
+compare_written "$SRC/tests/data/perf/prog.perf" cpu-clock
+compare_written "$SRC/tests/data/perf/prog-srcline.perf" cpu-clock-samples
 
 finish

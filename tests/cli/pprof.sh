@@ -67,4 +67,9 @@ expect_status 0 "$PROFKIT" formats
 "$PROFKIT" info "$DATA/real.prof" > legacy.txt 2>&1
 expect_not_contains "$(cat legacy.txt)" "format                   pprof" "legacy file not probed as pprof"
 
+# Chromium's default trace format, Perfetto's protobuf, is a protobuf message whose first field is
+# also 1: not a pprof profile (it was read as one, with thousands of sample types).
+expect_status 1 "$PROFKIT" info "$DATA/perfetto-head.pftrace"
+expect_contains "$ERR" "not a profile format" "Perfetto trace refused"
+
 finish

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "core/hex.h"
+
 typedef struct spec_name {
     const char *key; /* with its '=' */
     size_t len;
@@ -52,17 +54,6 @@ void cg_skip_blanks(const char *s, size_t len, size_t *pos)
         (*pos)++;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 bool cg_parse_number(const char *s, size_t len, size_t *pos, uint64_t *value)
 {
     size_t i = *pos;
@@ -70,7 +61,7 @@ bool cg_parse_number(const char *s, size_t len, size_t *pos, uint64_t *value)
     if (i + 1 < len && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
         size_t start = i += 2;
         int d;
-        while (i < len && (d = hex_digit(s[i])) >= 0) {
+        while (i < len && (d = pk_hex_digit(s[i])) >= 0) {
             if (v >> 60)
                 return false;
             v = v << 4 | (uint64_t)d;
@@ -173,22 +164,28 @@ void cg_names_free(cg_names *n)
         pk_u64map_free(&n->ids[i]);
 }
 
+/* A name as it stands, without the blanks around it. */
+static cg_name_result plain_name(pk_profile *p, const char *value, size_t pos, size_t len,
+                                 uint32_t *string)
+{
+    while (len > pos && (value[len - 1] == ' ' || value[len - 1] == '\t'))
+        len--;
+    *string = pk_intern(p, value + pos, len - pos);
+    return *string == PK_NONE ? CG_NAME_NOMEM : CG_NAME_OK;
+}
+
 cg_name_result cg_names_decode(cg_names *n, pk_profile *p, cg_namespace ns, const char *value,
                                size_t len, uint32_t *string)
 {
     size_t pos = 0;
     cg_skip_blanks(value, len, &pos);
-    if (pos == len || value[pos] != '(') {
-        /* An uncompressed name; trailing blanks are not part of it. */
-        while (len > pos && (value[len - 1] == ' ' || value[len - 1] == '\t'))
-            len--;
-        *string = pk_intern(p, value + pos, len - pos);
-        return *string == PK_NONE ? CG_NAME_NOMEM : CG_NAME_OK;
-    }
-    pos++;
+    size_t start = pos;
     uint64_t id;
-    if (!cg_parse_number(value, len, &pos, &id) || pos >= len || value[pos] != ')')
-        return CG_NAME_MALFORMED;
+    pos++;
+    /* Not `(N)`: a name of its own, such as cachegrind's uncompressed `(below main)`. */
+    if (start == len || value[start] != '(' || !cg_parse_number(value, len, &pos, &id) ||
+        pos >= len || value[pos] != ')')
+        return plain_name(p, value, start, len, string);
     pos++;
     cg_skip_blanks(value, len, &pos);
     size_t end = len;
@@ -202,8 +199,8 @@ cg_name_result cg_names_decode(cg_names *n, pk_profile *p, cg_namespace ns, cons
         return CG_NAME_OK;
     }
     /* A definition; a later one of the same id replaces it (combined dumps define again). */
-    uint32_t s = pk_intern(p, value + pos, end - pos);
-    if (s == PK_NONE)
+    uint32_t s;
+    if (plain_name(p, value, pos, end, &s) != CG_NAME_OK)
         return CG_NAME_NOMEM;
     uint32_t *slot;
     bool inserted;

@@ -54,7 +54,8 @@ bool cg_positions_parse(cg_positions *p, const char *s, size_t len, size_t *pos,
                         uint64_t out[CG_MAX_POSITIONS]);
 
 /* Decoding compressed names: `(N) name` defines N, `(N)` refers to it, anything else is a name
- * as it stands. Names are interned in the profile. */
+ * as it stands (cachegrind writes `(below main)` uncompressed). Names are interned in the
+ * profile. */
 typedef struct cg_names {
     pk_u64map ids[CG_NS_COUNT]; /* N -> string */
 } cg_names;
@@ -62,7 +63,6 @@ typedef struct cg_names {
 typedef enum cg_name_result {
     CG_NAME_OK,
     CG_NAME_UNDEFINED, /* `(N)` before any `(N) name` */
-    CG_NAME_MALFORMED, /* `(` without a number and `)` */
     CG_NAME_NOMEM
 } cg_name_result;
 

@@ -18,8 +18,10 @@
  * placed but not followed further (speedscope's threshold). */
 #define THRESHOLD 1e-4
 /* A function placed V times with L self positions makes V x L rows; above this its positions
- * are merged per file (line 0). */
+ * are merged per file (line 0), and above it again into one. The rows of all functions are
+ * kept under a budget the same way, so that no input makes rows without bound. */
 #define MAX_LINE_ROWS ((size_t)1 << 16)
+#define ROW_BUDGET ((size_t)1 << 23)
 
 void cg_graph_init(cg_graph *g)
 {
@@ -91,7 +93,8 @@ uint32_t cg_graph_node(cg_graph *g, uint32_t thread, uint32_t object, uint32_t f
     uint32_t found = pk_index_find(&g->node_index, hash, node_equal, g, key);
     if (found != UINT32_MAX)
         return found;
-    if (g->node_count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(g->nodes, g->node_cap, g->node_count + 1))
+    if (g->node_count >= UINT32_MAX - 1 ||
+        !PK_ARRAY_RESERVE(g->nodes, g->node_cap, g->node_count + 1))
         return NONE32;
     g->nodes[g->node_count] = (cg_node){thread, object, file, name, NONE32, NONE32, NONE32,
                                         0, false, false};
@@ -185,7 +188,9 @@ typedef struct visit {
     uint32_t callers; /* stack of the callers' frames, PK_NONE at a root */
 } visit;
 
-/* A function being expanded: its visit, the stack ending in its own frame, the next call. */
+/* A function being expanded: its visit, the stack ending in its own frame (made when a call is
+ * first followed: most placements are leaves, whose rows end in frames with lines), the next
+ * call. */
 typedef struct open_call {
     uint32_t visit, stack, next_edge;
 } open_call;
@@ -250,16 +255,12 @@ static bool enter(expander *x, uint32_t node, uint32_t callers, const double *we
         !PK_ARRAY_RESERVE(x->weights, x->weight_cap, (x->visit_count + 1) * x->values) ||
         !PK_ARRAY_RESERVE(x->path, x->path_cap, x->depth + 1))
         return false;
-    uint32_t frame = frame_of(x, node, x->g->nodes[node].file, 0);
-    uint32_t stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(x->p, callers, frame);
-    if (stack == PK_NONE)
-        return false;
     size_t v = x->visit_count++;
     x->visits[v] = (visit){node, callers};
     memcpy(x->weights + v * x->values, weights, x->values * sizeof *weights);
     x->g->nodes[node].visits++;
     x->g->nodes[node].on_path = true;
-    x->path[x->depth++] = (open_call){(uint32_t)v, stack, x->g->nodes[node].first_edge};
+    x->path[x->depth++] = (open_call){(uint32_t)v, PK_NONE, x->g->nodes[node].first_edge};
     return true;
 }
 
@@ -304,6 +305,13 @@ static bool expand(expander *x, uint32_t root)
         if (x->visit_count >= MAX_VISITS) {
             x->report->cut_by_limit++;
             continue;
+        }
+        if (open->stack == PK_NONE) {
+            const visit *v = &x->visits[open->visit];
+            uint32_t frame = frame_of(x, caller, g->nodes[caller].file, 0);
+            open->stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(x->p, v->callers, frame);
+            if (open->stack == PK_NONE)
+                return false;
         }
         if (!enter(x, e->callee, open->stack, weights))
             return false;
@@ -391,18 +399,31 @@ static bool place_all_self(expander *x)
         for (size_t n = 0; n < g->node_count; n++)
             first[n + 1] = first[n] + g->nodes[n].visits;
         /* first[n] is advanced to node n's end while filling, then moved back. */
-        for (size_t v = 0; v < x->visit_count; v++)
-            by_node[first[x->visits[v].node]++] = (uint32_t)v;
+        /* Every visit is of a node whose count holds it: the positions stay below the
+         * total, which is the number of visits. */
+        ok = first[g->node_count] == x->visit_count;
+        for (size_t v = 0; ok && v < x->visit_count; v++) {
+            size_t *at = &first[x->visits[v].node];
+            if (*at >= x->visit_count)
+                ok = false;
+            else
+                by_node[(*at)++] = (uint32_t)v;
+        }
         for (size_t n = g->node_count; n > 0; n--)
             first[n] = first[n - 1];
         first[0] = 0;
     }
     int64_t *merged_costs = NULL;
     size_t merged_costs_cap = 0;
+    size_t rows = 0; /* planned so far, against ROW_BUDGET */
     for (size_t n = 0; n < g->node_count && ok; n++) {
         const cg_node *node = &g->nodes[n];
         if (node->first_self == NONE32 || node->visits == 0)
             continue;
+        if (first[n + 1] - first[n] != node->visits || first[n + 1] > x->visit_count) {
+            ok = false; /* the counts above make this impossible; said for the analyzer */
+            break;
+        }
         const uint32_t *visits = by_node + first[n];
         double sums[PK_MAX_VALUES] = {0};
         for (uint32_t i = 0; i < node->visits; i++)
@@ -411,24 +432,33 @@ static bool place_all_self(expander *x)
         size_t positions = 0;
         for (uint32_t s = node->first_self; s != NONE32; s = g->selfs[s].next)
             positions++;
-        bool merge = positions > 1 && (size_t)node->visits * positions > MAX_LINE_ROWS;
-        if (!merge) {
+        size_t visits_n = node->visits;
+        if (positions <= 1 ||
+            (visits_n * positions <= MAX_LINE_ROWS && rows + visits_n * positions <= ROW_BUDGET)) {
+            rows += visits_n * positions;
             for (uint32_t s = node->first_self; s != NONE32 && ok; s = g->selfs[s].next) {
                 position at = {g->selfs[s].file, g->selfs[s].line, cg_self_cost(g, s)};
                 ok = place_self(x, visits, node->visits, sums, &at);
             }
             continue;
         }
-        /* One position per file, line 0. */
+        /* One position per file, line 0; or one for the function, in its own file. */
         x->report->lines_merged++;
         size_t files = 0;
+        pk_u64map file_index;
+        pk_u64map_init(&file_index);
         for (uint32_t s = node->first_self; s != NONE32 && ok; s = g->selfs[s].next) {
-            size_t f = 0;
-            while (f < files && merged[f].file != g->selfs[s].file)
-                f++;
-            if (f == files) {
+            uint32_t *slot;
+            bool inserted;
+            if (!pk_u64map_put(&file_index, g->selfs[s].file, (uint32_t)files, &slot, &inserted)) {
+                ok = false;
+                break;
+            }
+            size_t f = *slot;
+            if (inserted) {
+                size_t need = (files + 1) * PK_MAX_VALUES;
                 if (!PK_ARRAY_RESERVE(merged, merged_cap, files + 1) ||
-                    !PK_ARRAY_RESERVE(merged_costs, merged_costs_cap, (files + 1) * PK_MAX_VALUES)) {
+                    !PK_ARRAY_RESERVE(merged_costs, merged_costs_cap, need)) {
                     ok = false;
                     break;
                 }
@@ -438,6 +468,15 @@ static bool place_all_self(expander *x)
             }
             add_costs(merged_costs + f * PK_MAX_VALUES, cg_self_cost(g, s), x->values);
         }
+        pk_u64map_free(&file_index);
+        if (ok && files > 1 &&
+            (visits_n * files > MAX_LINE_ROWS || rows + visits_n * files > ROW_BUDGET)) {
+            for (size_t f = 1; f < files; f++)
+                add_costs(merged_costs, merged_costs + f * PK_MAX_VALUES, x->values);
+            merged[0].file = node->file;
+            files = 1;
+        }
+        rows += visits_n * files;
         for (size_t f = 0; f < files && ok; f++) {
             merged[f].cost = merged_costs + f * PK_MAX_VALUES;
             ok = place_self(x, visits, node->visits, sums, &merged[f]);

@@ -53,7 +53,6 @@ typedef struct cg_reader {
     bool summary_first; /* summary: came before the cost lines, as callgrind writes it: then
                          * totals: ends the part, and a part without it is cut */
     uint64_t part;
-    uint64_t mismatched_parts;
     /* Threads: `thread: N` -> model thread. */
     pk_u64map threads;
     uint64_t thread_key;
@@ -212,7 +211,6 @@ static void end_part(cg_reader *r)
         for (unsigned c = 0; c < r->columns; c++) {
             if (said[c] == r->sums[c])
                 continue;
-            r->mismatched_parts++;
             const char *event = "?";
             if (r->column_value[c] != PK_NONE)
                 event = pk_str(r->p, r->value_name[r->column_value[c]]);
@@ -385,8 +383,9 @@ static pk_status spec_line(cg_reader *r, cg_spec spec, const char *value, size_t
         size_t pos = 0;
         uint64_t count;
         if (!cg_parse_number(value, len, &pos, &count))
-            return line_damage(r, err, spec == CG_SPEC_CALLS ? "calls= does not start with a count"
-                                                             : "a jump line does not start with a count");
+            return line_damage(r, err,
+                               spec == CG_SPEC_CALLS ? "calls= does not start with a count"
+                                                     : "a jump line does not start with a count");
         if (spec == CG_SPEC_CALLS) {
             if (r->node == PK_NONE)
                 return line_damage(r, err, "calls= before any fn=");
@@ -406,8 +405,6 @@ static pk_status spec_line(cg_reader *r, cg_spec spec, const char *value, size_t
         break;
     case CG_NAME_UNDEFINED:
         return line_damage(r, err, "a compressed name (N) is used before it is defined");
-    case CG_NAME_MALFORMED:
-        return line_damage(r, err, "a compressed name is not '(N)' or '(N) name'");
     case CG_NAME_NOMEM:
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     }
@@ -534,13 +531,14 @@ static void final_warnings(cg_reader *r, const cg_expansion *x)
     if (x->cut_by_limit)
         pk_warn(r->p,
                 "the call graph was expanded into stacks up to its size limit: %llu call%s "
-                "below it %s placed as roots of their own",
+                "%s not followed, and functions reached only through them are roots of their "
+                "own",
                 (unsigned long long)x->cut_by_limit, x->cut_by_limit == 1 ? "" : "s",
-                x->cut_by_limit == 1 ? "is" : "are");
+                x->cut_by_limit == 1 ? "was" : "were");
     if (x->lines_merged)
         pk_warn(r->p,
-                "%llu function%s called from very many places %s their self cost per file, not "
-                "per line, to keep the stacks few",
+                "%llu function%s placed under very many stacks %s their self cost per file (or "
+                "per function), not per line, to keep the rows few",
                 (unsigned long long)x->lines_merged, x->lines_merged == 1 ? "" : "s",
                 x->lines_merged == 1 ? "keeps" : "keep");
 }

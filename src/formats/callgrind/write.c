@@ -292,7 +292,8 @@ static bool write_body(cg_writer *w, pk_output *out)
             function = w->calls[c].caller;
         uint32_t fobject = object_of(p, function), ffile = file_of(p, function);
         pk_out_putc(out, '\n');
-        if ((first || fobject != object) && !write_spec(w, out, "ob=", CG_NS_OBJECT, fobject, "???"))
+        if ((first || fobject != object) &&
+            !write_spec(w, out, "ob=", CG_NS_OBJECT, fobject, "???"))
             return false;
         if ((first || ffile != file) && !write_spec(w, out, "fl=", CG_NS_FILE, ffile, "???"))
             return false;

@@ -154,7 +154,6 @@ static bool push_frames(perf_reader *r, size_t run, size_t run_len)
     /* Leaf first: the run is outermost first, so it goes in reversed. */
     for (size_t i = run_len; i-- > 0;)
         r->frames[r->frame_count++] = r->runs[run + i];
-    r->last_run = run;
     r->last_run_len = run_len;
     return true;
 }

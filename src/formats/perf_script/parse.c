@@ -112,7 +112,7 @@ bool perf_parse_header(const char *s, size_t n, perf_header *h)
         size_t e = word_end(s, start, n);
         if (!parse_ids(s, start, e, &h->pid, &h->tid))
             return false;
-        ids = comm_end = start;
+        comm_end = start;
         ids_end = e;
     }
     while (comm_end > start && is_blank(s[comm_end - 1]))

@@ -382,14 +382,13 @@ static bool block_equal(const void *context, uint32_t entry, const void *key)
 
 /* After a sample's header: its frame lines, up to the empty line that ends the sample, as one
  * run of bytes. A run seen before is the sample's stack at once; another is read line by line
- * and, when it was the sample's frames alone, remembered. *taken is false when the lines are
- * not buffered as one run (the caller reads them one by one). */
-static pk_status take_block(perf_reader *r, pk_text_lines *lines, bool *taken, pk_error *err)
+ * and, when it was the sample's frames alone, remembered. When the lines are not buffered as one
+ * run, nothing is taken: the caller reads them one by one. */
+static pk_status take_block(perf_reader *r, pk_text_lines *lines, pk_error *err)
 {
     const char *span;
     size_t len;
-    *taken = pk_text_lines_paragraph(lines, &span, &len);
-    if (!*taken)
+    if (!pk_text_lines_paragraph(lines, &span, &len))
         return PK_OK;
     block_key key = {span, len, r->root_stack};
     uint64_t hash = pk_hash_bytes(span, len) ^ pk_hash_u64(r->root_stack);
@@ -484,9 +483,8 @@ pk_status pk_perf_script_read(pk_input *in, pk_profile *p, const pk_read_options
         uint64_t serial = r.sample_serial;
         status = take_line(&r, text, len, at, err);
         /* A new sample with call graphs: its frame lines, whole when they can be. */
-        bool taken = false;
         if (status == PK_OK && r.sample_serial != serial && r.in_sample && !r.callchain_less)
-            status = take_block(&r, &lines, &taken, err);
+            status = take_block(&r, &lines, err);
     }
     if (status == PK_OK && !end_sample(&r))
         status = PK_ERR_NOMEM;

@@ -95,7 +95,7 @@ typedef struct perf_reader {
     size_t frame_count, frame_cap;
     uint32_t *ordered;   /* root first, for interning */
     size_t ordered_cap;
-    size_t last_run, last_run_len; /* the frames of the last frame line, for its srcline */
+    size_t last_run_len; /* how many frames the last frame line made, for its srcline */
 
     /* The last header line's bytes up to the end of its ids, and what they said (its pointers
      * are stale: the command is at header_comm_offset in the line). */

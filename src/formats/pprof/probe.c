@@ -4,6 +4,20 @@
 #include "formats/pprof/pprof.h"
 #include "formats/pprof/wire.h"
 
+/* A ValueType (sample_type, period_type) holds its type and unit, both string indexes: other
+ * protobuf messages that also start with field 1, such as the packets of a Perfetto trace
+ * (Chromium's default trace format), hold other fields. */
+static bool value_type_well_formed(const uint8_t *p, const uint8_t *end)
+{
+    while (p < end) {
+        pb_field f;
+        if (pb_decode_field(&p, end, &f) != PK_VARINT_OK || f.wire != PB_WIRE_VARINT ||
+            (f.number != 1 && f.number != 2))
+            return false;
+    }
+    return true;
+}
+
 /* Counts the Profile fields that check out in [data, data + size) up to the first one cut
  * off by the end of the window; -1 when one does not check out. *whole says whether the
  * window ended exactly at a field boundary. */
@@ -27,6 +41,9 @@ static int count_profile_fields(const uint8_t *data, size_t size, bool *whole)
         }
         if (f.wire == PB_WIRE_BYTES && f.number != PROFILE_STRING_TABLE &&
             f.number != PROFILE_COMMENT && !pb_fields_well_formed(f.bytes, f.bytes + f.value))
+            return -1;
+        if ((f.number == PROFILE_SAMPLE_TYPE || f.number == PROFILE_PERIOD_TYPE) &&
+            !value_type_well_formed(f.bytes, f.bytes + f.value))
             return -1;
         fields++;
     }

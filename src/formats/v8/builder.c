@@ -261,6 +261,9 @@ static bool weigh_hits(v8_builder *b)
 static pk_status compute_stack(v8_builder *b, v8_node_entry *e, uint64_t offset, pk_error *err)
 {
     b->path_count = 0;
+    v8_node_entry *const nodes = b->nodes;
+    if (!nodes) /* e is one of them */
+        return PK_OK;
     v8_node_entry *x = e;
     while (x && x->state != 2) {
         if (x->state == 1)
@@ -277,7 +280,7 @@ static pk_status compute_stack(v8_builder *b, v8_node_entry *e, uint64_t offset,
     }
     uint32_t prefix = x ? x->stack : PK_NONE;
     for (size_t i = b->path_count; i-- > 0;) {
-        v8_node_entry *y = &b->nodes[b->path[i]];
+        v8_node_entry *y = nodes + b->path[i];
         y->prefix = prefix;
         if (y->node.is_root && prefix == PK_NONE) {
             y->stack = PK_NONE;

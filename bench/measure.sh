@@ -1,0 +1,23 @@
+# Sourced by the benchmark scripts: one command measured with /usr/bin/time -v.
+#
+#   bench_measure OUT RUNS COMMAND...   writes "wall_s cpu_s peak_mb status" of the fastest of
+#                                       RUNS runs (by wall time) into OUT
+bench_measure() {
+  local out=$1 n=$2 log best="" status=0 line
+  shift 2
+  log=$(mktemp)
+  for _ in $(seq "$n"); do
+    /usr/bin/time -v "$@" >/dev/null 2>"$log"
+    status=$?
+    line=$(awk -F': ' '
+      /Elapsed \(wall clock\)/ {k = split($2, t, ":"); s = 0; for (i = 1; i <= k; i++) s = s * 60 + t[i]; w = s}
+      /User time/ {u = $2} /System time/ {y = $2}
+      /Maximum resident set size/ {r = $2 / 1024}
+      END {printf "%.2f %.2f %.0f", w, u + y, r}' "$log")
+    if [ -z "$best" ] || awk -v a="$line" -v b="$best" 'BEGIN {split(a, x, " "); split(b, y, " "); exit !(x[1] < y[1])}'; then
+      best=$line
+    fi
+  done
+  rm -f "$log"
+  echo "$best $status" >"$out"
+}
