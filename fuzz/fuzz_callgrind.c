@@ -2,23 +2,12 @@
  * is written back as folded stacks and speedscope JSON (every stack and value walked). */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "formats/formats.h"
 #include "profkit/format.h"
+#include "write_back.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void write_back(const pk_profile *p, const pk_format *format)
-{
-    pk_write_options options = {0};
-    options.value = PK_NONE;
-    char *out = NULL;
-    size_t out_size = 0;
-    pk_error err;
-    pk_write_memory(p, format, &options, &out, &out_size, &err);
-    free(out);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,40 +1,14 @@
-/* libFuzzer harness for the .cpuprofile reader (V8's CPU profile JSON): any bytes, with and
- * without salvage; what is read is written back as folded stacks and as the Firefox Profiler's
- * JSON. */
+/* libFuzzer harness for the .cpuprofile reader (V8's CPU profile JSON): any bytes, with and without
+ * salvage, written back (read_write_back.h). */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
-#include "formats/formats.h"
-#include "profkit/format.h"
+#include "read_write_back.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void write_back(const pk_profile *p, const pk_format *format)
-{
-    pk_write_options options = {0};
-    options.value = PK_NONE;
-    char *out = NULL;
-    size_t out_size = 0;
-    pk_error err;
-    pk_write_memory(p, format, &options, &out, &out_size, &err);
-    free(out);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    pk_format_cpuprofile.probe(data, size < PK_PROBE_BYTES ? size : PK_PROBE_BYTES);
-    for (int mode = 0; mode < 2; mode++) {
-        pk_read_options options = {0};
-        options.salvage = mode == 1;
-        pk_profile *p = NULL;
-        pk_error err;
-        if (pk_read_memory(data, size, &pk_format_cpuprofile, &options, &p, &err) == PK_OK && p) {
-            write_back(p, &pk_format_folded);
-            if (mode == 0)
-                write_back(p, &pk_format_firefox);
-        }
-        pk_profile_free(p);
-    }
+    read_write_back(&pk_format_cpuprofile, data, size);
     return 0;
 }

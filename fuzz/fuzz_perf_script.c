@@ -4,23 +4,12 @@
  * slow enough to slow the search down), pprof and the Firefox Profiler's JSON. */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "formats/formats.h"
 #include "profkit/format.h"
+#include "write_back.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void write_back(const pk_profile *p, const pk_format *format)
-{
-    pk_write_options options = {0};
-    options.value = PK_NONE;
-    char *out = NULL;
-    size_t out_size = 0;
-    pk_error err;
-    pk_write_memory(p, format, &options, &out, &out_size, &err);
-    free(out);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -36,6 +36,19 @@
  *               only, by function names; rows without frames are not written. Totals are
  *               compared when no value is negative; distinct stacks when every name is plain
  *               (non-empty, without blanks or ';'), as other names are rewritten and may merge.
+ *   speedscope  the chosen value of rows with a positive one: a time in nanoseconds, a size in
+ *               bytes, anything else as a count; every thread, one profile each (named as
+ *               shown, so only their number is compared); frames as functions (name, file and
+ *               start line: lines within a function and addresses are not carried). Distinct
+ *               stacks by names and files when every name is plain (an empty name is written
+ *               "(unnamed)").
+ *   firefox     the chosen value of rows where it is not 0: a time in nanoseconds, a size in
+ *               bytes, anything else as a count (compared when every row's value in that unit
+ *               stays within 2^50, beyond which milliseconds with six decimals lose digits in
+ *               a double); every thread (named as shown, so only their number is compared);
+ *               stacks by names, files and lines (addresses only within libraries, relative
+ *               to them). Memory events are written as native allocations, which the reader
+ *               leaves aside, so none come back.
  *   callgrind   a call graph, not stacks: self cost per function name (line ends and NUL bytes
  *               in names become '_', blanks around them go, an empty one is "???") and the
  *               total of every value without negative rows (callgrind costs are unsigned), as
@@ -609,6 +622,74 @@ static void folded_carried(const pk_profile *p, const pk_profile *q)
         expect_equal("distinct stacks by names", (int64_t)dp.stacks, (int64_t)dq.stacks);
 }
 
+/* How speedscope and Firefox files read a value back: a time in nanoseconds ("time"), a size in
+ * bytes ("bytes"), anything else as a count ("samples"); *scale is the factor from p's unit. */
+static const char *read_back_as(const pk_profile *p, uint32_t value, int64_t *scale)
+{
+    pk_unit_info unit = pk_unit_lookup(pk_str(p, pk_value_type_at(p, value)->unit));
+    *scale = unit.kind == PK_UNIT_OTHER ? 1 : unit.scale;
+    return unit.kind == PK_UNIT_TIME ? "time" : unit.kind == PK_UNIT_BYTES ? "bytes" : "samples";
+}
+
+/* speedscope: the chosen value, positive rows, in nanoseconds, bytes or counts. */
+static void speedscope_carried(const pk_profile *p, const pk_profile *q)
+{
+    uint32_t chosen = pk_default_value(p);
+    int64_t scale;
+    const char *name = read_back_as(p, chosen, &scale);
+    uint32_t read = value_named(q, name);
+    if (read == PK_NONE)
+        finding("the value %s is missing", name);
+    int64_t total = 0;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        int64_t v = pk_sample_values(p, row)[chosen];
+        if (v > 0)
+            total = pk_add_saturating(total, pk_mul_saturating(v, scale));
+    }
+    if (total < INT64_MAX)
+        expect_equal(name, total, pk_value_total(q, read));
+    view vp = view_of(KEY_NAMES | KEY_FILES, 1, &chosen), vq = view_of(KEY_NAMES | KEY_FILES, 1, &read);
+    vp.positive_only = true;
+    digest dp = digest_of(p, &vp), dq = digest_of(q, &vq);
+    if (dp.plain_names)
+        expect_equal("distinct stacks by names and files", (int64_t)dp.stacks, (int64_t)dq.stacks);
+    expect_equal("threads", (int64_t)(pk_thread_count(p) ? pk_thread_count(p) : 1),
+                 (int64_t)pk_thread_count(q));
+}
+
+/* Firefox: the chosen value, rows that are not 0, in nanoseconds, bytes or counts. */
+static void firefox_carried(const pk_profile *p, const pk_profile *q)
+{
+    uint32_t chosen = pk_default_value(p);
+    int64_t scale;
+    const char *name = read_back_as(p, chosen, &scale);
+    expect_equal("threads", (int64_t)(pk_thread_count(p) ? pk_thread_count(p) : 1),
+                 (int64_t)pk_thread_count(q));
+    size_t weighed = 0;
+    for (size_t row = 0; row < pk_sample_count(p); row++)
+        weighed += pk_sample_values(p, row)[chosen] != 0;
+    if (weighed == 0)
+        return; /* no samples: no weight type says what the value was */
+    uint32_t read = value_named(q, name);
+    if (read == PK_NONE)
+        finding("the value %s is missing", name);
+    int64_t total = 0;
+    bool exact = true;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        int64_t v = pk_sample_values(p, row)[chosen], scaled = pk_mul_saturating(v, scale);
+        exact = exact && scaled > -(INT64_C(1) << 50) && scaled < (INT64_C(1) << 50);
+        total = pk_add_saturating(total, scaled);
+    }
+    if (!exact)
+        return;
+    expect_equal(name, total, pk_value_total(q, read));
+    view vp = view_of(KEY_NAMES | KEY_FILES | KEY_LINES, 1, &chosen);
+    view vq = view_of(KEY_NAMES | KEY_FILES | KEY_LINES, 1, &read);
+    digest dp = digest_of(p, &vp), dq = digest_of(q, &vq);
+    expect_equal("distinct stacks by names, files and lines", (int64_t)dp.stacks,
+                 (int64_t)dq.stacks);
+}
+
 /* callgrind: self cost per function name, and so the totals, of the values without negative
  * rows (the same check serves P -> Q and Q -> R). */
 static void callgrind_carried(const pk_profile *p, const pk_profile *q)
@@ -653,6 +734,8 @@ static const format_check checks[] = {
     {&pk_format_sampler, sampler_worth_trying, sampler_carried, fixed_point},
     {&pk_format_pprof, always, pprof_carried, fixed_point},
     {&pk_format_folded, always, folded_carried, fixed_point},
+    {&pk_format_speedscope, always, speedscope_carried, fixed_point},
+    {&pk_format_firefox, always, firefox_carried, fixed_point},
     {&pk_format_callgrind, always, callgrind_carried, callgrind_carried},
 };
 

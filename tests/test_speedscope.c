@@ -1,7 +1,12 @@
 /* speedscope writer: the exact output for a small profile (frames per function, one sampled
  * profile per thread, root-first stacks, weights of the chosen value), units, names, and
  * profiles without samples or threads. The output is checked against speedscope's schema and
- * importer by tests/cli/interop_speedscope.sh. */
+ * importer by tests/cli/interop_speedscope.sh.
+ *
+ * speedscope reader: the fixtures of tests/data/speedscope (speedscope's own exporter, the
+ * schema's versions, keys in every order), every unit, evented profiles weighed by the time
+ * between events (what a fixture should give is computed here from the file with jansson),
+ * what profkit writes read back, cut and damaged files. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,11 +16,16 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
+#include "fixtures.h"
+#include "fn_totals.h"
+#include "folded_rows.h"
 #include "formats/formats.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
 #include "profkit/version.h"
+#include "reading.h"
 
 static char *write_speedscope(const pk_profile *p, uint32_t value, const char *title)
 {
@@ -229,6 +239,442 @@ static void test_registry(void **state)
     assert_ptr_equal(pk_format_by_name("collapsed"), &pk_format_folded);
 }
 
+/* ---- reading ---------------------------------------------------------------------------------- */
+
+static pk_profile *read_speedscope(const void *data, size_t size, bool salvage, pk_status *status,
+                                   pk_error *err)
+{
+    return tb_read_memory_with(data, size, &pk_format_speedscope, NULL, 0, salvage, status, err);
+}
+
+static pk_profile *read_ok(const char *text)
+{
+    return tb_read_text_ok(&pk_format_speedscope, text);
+}
+
+static pk_profile *read_fixture(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "speedscope/%s", name);
+    return tb_read_data_ok(&pk_format_speedscope, path);
+}
+
+static int64_t self_of(const pk_profile *p, uint32_t value, const char *name)
+{
+    tb_fn_totals t = {0};
+    tb_fn_totals_add_profile(&t, p, value);
+    tb_fn_total *e = tb_fn_totals_find(&t, name);
+    int64_t self = e ? e->self : -1;
+    tb_fn_totals_free(&t);
+    return self;
+}
+
+static const char *value_name(const pk_profile *p, uint32_t v)
+{
+    return pk_str(p, pk_value_type_at(p, v)->name);
+}
+
+static void test_read_synthetic(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("evented-synthetic.speedscope.json");
+    assert_int_equal(pk_value_type_count(p), 1);
+    assert_string_equal(value_name(p, 0), "time");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->unit), "nanoseconds");
+    assert_int_equal(pk_thread_count(p), 1);
+    assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "thread 1");
+    /* main opens at 0, parse from 1 to 4, eval from 4 to 8, main closes at 10 (ms). */
+    assert_int_equal(pk_value_total(p, 0), 10000000);
+    assert_int_equal(self_of(p, 0, "parse"), 3000000);
+    assert_int_equal(self_of(p, 0, "eval"), 4000000);
+    assert_int_equal(self_of(p, 0, "main"), 3000000);
+    /* The frame's file and line: the function's. */
+    for (size_t i = 0; i < pk_function_count(p); i++) {
+        const pk_function *f = pk_function_at(p, (uint32_t)i);
+        if (strcmp(pk_str(p, f->name), "main") == 0) {
+            assert_string_equal(pk_str(p, f->file), "demo.c");
+            assert_int_equal(f->start_line, 10);
+        }
+    }
+    /* The stack chart's order: the rows in the order their stacks were first weighed. */
+    assert_string_equal(pk_frame_name(p, pk_stack_leaf(p, pk_sample_stack(p, 0))), "main");
+    assert_string_equal(pk_frame_name(p, pk_stack_leaf(p, pk_sample_stack(p, 1))), "parse");
+    assert_string_equal(pk_frame_name(p, pk_stack_leaf(p, pk_sample_stack(p, 2))), "eval");
+    assert_int_equal(pk_warning_count(p), 0);
+    pk_profile_free(p);
+
+    p = read_fixture("sampled-synthetic.speedscope.json");
+    assert_string_equal(value_name(p, 0), "samples");
+    assert_string_equal(pk_str(p, pk_metadata_get(p)->product), "synthetic");
+    assert_string_equal(pk_property_get(p, "exporter"), "handwritten@0");
+    char *folded = tb_folded_rows(p, 0);
+    assert_string_equal(folded, "thread 1;main 1\nthread 1;main;eval 1\nthread 1;main;parse 2\n");
+    free(folded);
+    pk_profile_free(p);
+}
+
+/* Profiles before shared.frames, members in reverse order, three units in one file. */
+static void test_read_keys_in_any_order(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("frames-last.speedscope.json");
+    assert_int_equal(pk_thread_count(p), 3);
+    assert_int_equal(pk_value_type_count(p), 3);
+    uint32_t samples = pk_value_find(p, "samples"), time = pk_value_find(p, "time"),
+             bytes = pk_value_find(p, "bytes");
+    assert_int_equal(samples, 0);
+    assert_int_equal(time, 1);
+    assert_int_equal(bytes, 2);
+    assert_int_equal(pk_default_value(p), time); /* activeProfileIndex: the evented profile */
+    char *folded = tb_folded_rows(p, samples);
+    assert_string_equal(folded, "thread 1;main 1\nthread 1;main;eval 1\nthread 1;main;parse 2\n");
+    free(folded);
+    folded = tb_folded_rows(p, time);
+    assert_string_equal(folded, "io;eval 50\n");
+    free(folded);
+    folded = tb_folded_rows(p, bytes);
+    assert_string_equal(folded, "heap;main;eval 4096\n");
+    free(folded);
+    pk_profile_free(p);
+}
+
+static void test_read_units(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *unit, *weight, *value;
+        int64_t expect;
+    } cases[] = {
+        {"none", "3", "samples", 3},
+        {"nanoseconds", "3", "time", 3},
+        {"microseconds", "3", "time", 3000},
+        {"milliseconds", "0.5", "time", 500000},
+        {"seconds", "2.25", "time", 2250000000},
+        {"bytes", "4096", "bytes", 4096},
+        {"furlongs", "3", "samples", 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "{\"shared\":{\"frames\":[{\"name\":\"f\"}]},\"profiles\":[{\"type\":\"sampled\","
+                 "\"name\":\"p\",\"unit\":\"%s\",\"startValue\":0,\"endValue\":1,"
+                 "\"samples\":[[0],[0]],\"weights\":[%s,%s]}]}",
+                 cases[i].unit, cases[i].weight, cases[i].weight);
+        pk_profile *p = read_ok(text);
+        assert_int_equal(pk_value_type_count(p), 1);
+        assert_string_equal(value_name(p, 0), cases[i].value);
+        assert_int_equal(pk_value_total(p, 0), 2 * cases[i].expect);
+        assert_int_equal(tb_has_warning(p, "unknown unit"), i == 6);
+        pk_profile_free(p);
+    }
+}
+
+/* The first versions: `version`, evented only, no $schema (0.5), times relative to startValue. */
+static void test_read_old_versions(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("old-v0.1.speedscope.json");
+    assert_int_equal(pk_value_total(p, 0), 60000);
+    assert_int_equal(self_of(p, 0, "load"), 20000);
+    assert_int_equal(self_of(p, 0, "draw"), 20000);
+    assert_int_equal(self_of(p, 0, "main"), 20000);
+    pk_profile_free(p);
+    p = read_fixture("old-v0.5-sampled.speedscope.json");
+    assert_int_equal(pk_value_total(p, 0), 3500000);
+    assert_int_equal(self_of(p, 0, "load"), 2500000);
+    pk_profile_free(p);
+}
+
+/* Self time per frame name of an evented profile, computed from the file: the time between
+ * events goes to the innermost open frame. */
+static void expect_evented(const pk_profile *p, json_t *doc, size_t index, const char *thread_name)
+{
+    json_t *frames = json_object_get(json_object_get(doc, "shared"), "frames");
+    json_t *profile = json_array_get(json_object_get(doc, "profiles"), index);
+    assert_string_equal(json_string_value(json_object_get(profile, "type")), "evented");
+    assert_string_equal(json_string_value(json_object_get(profile, "unit")), "microseconds");
+    json_t *self = json_object();
+    json_t *events = json_object_get(profile, "events");
+    size_t open[512], depth = 0, i;
+    double last = 0;
+    json_t *e;
+    json_array_foreach(events, i, e) {
+        double at = json_number_value(json_object_get(e, "at"));
+        if (depth > 0) {
+            const char *name =
+                json_string_value(json_object_get(json_array_get(frames, open[depth - 1]), "name"));
+            json_t *sum = json_object_get(self, name);
+            json_object_set_new(self, name, json_real((sum ? json_real_value(sum) : 0) + at - last));
+        }
+        last = at;
+        if (strcmp(json_string_value(json_object_get(e, "type")), "O") == 0) {
+            assert_true(depth < 512);
+            open[depth++] = (size_t)json_integer_value(json_object_get(e, "frame"));
+        } else {
+            assert_true(depth > 0);
+            depth--;
+        }
+    }
+    /* The profile's thread in p, by name; its rows summed per leaf function. */
+    uint32_t thread = PK_NONE;
+    for (uint32_t t = 0; t < pk_thread_count(p); t++)
+        if (strcmp(pk_str(p, pk_thread_at(p, t)->name), thread_name) == 0)
+            thread = t;
+    assert_int_not_equal(thread, PK_NONE);
+    const char *name;
+    json_t *sum;
+    json_object_foreach(self, name, sum) {
+        int64_t got = 0;
+        for (size_t row = 0; row < pk_sample_count(p); row++)
+            if (pk_sample_thread(p, row) == thread &&
+                strcmp(pk_frame_name(p, pk_stack_leaf(p, pk_sample_stack(p, row))), name) == 0)
+                got += pk_sample_values(p, row)[0];
+        int64_t want = (int64_t)(json_real_value(sum) * 1000 + 0.5);
+        if (got < want - 1 || got > want + 1)
+            fail_msg("%s: %lld ns, the file gives %lld", name, (long long)got, (long long)want);
+    }
+    json_decref(self);
+}
+
+/* Files made by speedscope's own exporter (tests/data/speedscope/README.md). */
+static void test_read_speedscope_exports(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"node-cpu-prof.exported.speedscope.json",
+                                        "node-trace-events.exported.speedscope.json"};
+    for (size_t n = 0; n < 2; n++) {
+        char path[256];
+        snprintf(path, sizeof path, "speedscope/%s", names[n]);
+        json_error_t jerr;
+        json_t *doc = json_load_file(tb_data_path(path), 0, &jerr);
+        assert_non_null(doc);
+        pk_profile *p = read_fixture(names[n]);
+        assert_int_equal(pk_warning_count(p), 0);
+        assert_string_equal(pk_property_get(p, "exporter"), "speedscope@1.25.0");
+        json_t *profiles = json_object_get(doc, "profiles");
+        assert_int_equal(pk_thread_count(p), json_array_size(profiles));
+        for (size_t i = 0; i < json_array_size(profiles); i++)
+            expect_evented(p, doc, i,
+                           json_string_value(json_object_get(json_array_get(profiles, i), "name")));
+        json_decref(doc);
+        pk_profile_free(p);
+    }
+}
+
+static void test_read_event_damage(void **state)
+{
+    (void)state;
+    /* A close of an outer frame closes the inner one too; a close of a frame not open, an event
+     * back in time and an event without a time are left out; b is left open until endValue. */
+    pk_profile *p = read_ok(
+        "{\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"}]},"
+        "\"profiles\":[{\"type\":\"evented\",\"name\":\"t\",\"unit\":\"nanoseconds\","
+        "\"startValue\":0,\"endValue\":100,\"events\":["
+        "{\"type\":\"O\",\"frame\":0,\"at\":0},{\"type\":\"O\",\"frame\":1,\"at\":10},"
+        "{\"type\":\"C\",\"frame\":0,\"at\":20},{\"type\":\"C\",\"frame\":2,\"at\":30},"
+        "{\"type\":\"O\",\"frame\":1,\"at\":40},{\"type\":\"O\",\"frame\":2,\"at\":35},"
+        "{\"type\":\"X\",\"frame\":2,\"at\":50},{\"type\":\"C\",\"frame\":2}]}]}");
+    assert_int_equal(self_of(p, 0, "a"), 10);
+    /* b: 10..20 under a; opened again at 40 as a root, with c opened inside it at once (35 is
+     * back in time): c holds 40..100, the end value. */
+    assert_int_equal(self_of(p, 0, "b"), 10);
+    assert_int_equal(self_of(p, 0, "c"), 60);
+    assert_true(tb_has_warning(p, "2 close events not of the innermost open frame"));
+    assert_true(tb_has_warning(p, "1 event earlier than the one before"));
+    assert_true(tb_has_warning(p, "2 events without a type O or C"));
+    assert_true(tb_has_warning(p, "1 profile with frames left open"));
+    pk_profile_free(p);
+
+    /* A frame index shared.frames does not define is named by its index. */
+    p = read_ok("{\"shared\":{\"frames\":[]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"t\","
+                "\"unit\":\"none\",\"samples\":[[7]],\"weights\":[1]}]}");
+    assert_int_equal(self_of(p, 0, "(frame 7)"), 1);
+    assert_true(tb_has_warning(p, "1 frame not in shared.frames"));
+    pk_profile_free(p);
+
+    /* More samples than weights, and the other way round. */
+    p = read_ok("{\"shared\":{\"frames\":[{\"name\":\"f\"}]},\"profiles\":["
+                "{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0],[0]],\"weights\":[1]},"
+                "{\"type\":\"sampled\",\"unit\":\"none\",\"weights\":[1,2,3],\"samples\":[[0]]}]}");
+    assert_int_equal(pk_value_total(p, 0), 2);
+    assert_true(tb_has_warning(p, "1 sample without a weight"));
+    assert_true(tb_has_warning(p, "2 weights without a sample"));
+    /* Unnamed profiles are numbered. */
+    assert_string_equal(pk_str(p, pk_thread_at(p, 1)->name), "Thread 2");
+    pk_profile_free(p);
+}
+
+/* Weights before samples, in a run long enough to spool. */
+static void test_read_weights_first(void **state)
+{
+    (void)state;
+    size_t n = 300000, cap = n * 16 + 256, used = 0;
+    char *text = malloc(cap);
+    used += (size_t)snprintf(text, cap, "{\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\","
+                                        "\"weights\":[");
+    for (size_t i = 0; i < n; i++)
+        used += (size_t)snprintf(text + used, cap - used, "%s%zu", i ? "," : "", i % 7);
+    used += (size_t)snprintf(text + used, cap - used, "],\"samples\":[");
+    for (size_t i = 0; i < n; i++)
+        used += (size_t)snprintf(text + used, cap - used, "%s[0,%zu]", i ? "," : "", i % 3 + 1);
+    snprintf(text + used, cap - used,
+             "]}],\"shared\":{\"frames\":[{\"name\":\"r\"},{\"name\":\"a\"},{\"name\":\"b\"},"
+             "{\"name\":\"c\"}]}}");
+    pk_profile *p = read_ok(text);
+    int64_t want[4] = {0};
+    for (size_t i = 0; i < n; i++)
+        want[i % 3 + 1] += (int64_t)(i % 7);
+    assert_int_equal(self_of(p, 0, "a"), want[1]);
+    assert_int_equal(self_of(p, 0, "b"), want[2]);
+    assert_int_equal(self_of(p, 0, "c"), want[3]);
+    assert_int_equal(pk_sample_count(p), 3);
+    assert_int_equal(pk_warning_count(p), 0);
+    pk_profile_free(p);
+    free(text);
+}
+
+/* What profkit writes reads back with the same stacks (by function), values and threads. */
+static void test_write_read(void **state)
+{
+    (void)state;
+    static const char *const units[] = {"nanoseconds", "microseconds", "bytes", "count"};
+    for (size_t u = 0; u < 4; u++) {
+        pk_profile *p = pk_profile_new();
+        pk_add_value_type(p, "v", units[u]);
+        uint32_t t_main = pk_add_thread(p, pk_intern_cstr(p, "main"), 1, 1);
+        uint32_t t_pool1 = pk_add_thread(p, pk_intern_cstr(p, "pool"), 1, 2);
+        uint32_t t_pool2 = pk_add_thread(p, pk_intern_cstr(p, "pool"), 1, 3);
+        uint32_t f_main = function_of(p, "main", "a.c", 1);
+        uint32_t f_work = function_of(p, "work", "b.c", 5);
+        uint32_t s_main = pk_intern_stack(p, PK_NONE, frame_at(p, f_main, 0));
+        uint32_t s_work = pk_intern_stack(p, s_main, frame_at(p, f_work, 0));
+        assert_int_equal(pk_add_sample_value(p, t_main, s_main, 0, 7), PK_OK);
+        assert_int_equal(pk_add_sample_value(p, t_main, s_work, 0, 11), PK_OK);
+        assert_int_equal(pk_add_sample_value(p, t_pool1, s_work, 0, 13), PK_OK);
+        assert_int_equal(pk_add_sample_value(p, t_pool2, PK_NONE, 0, 17), PK_OK);
+        char *out = write_speedscope(p, PK_NONE, "app");
+        pk_profile *q = read_ok(out);
+        int64_t scale = u == 1 ? 1000 : 1;
+        assert_int_equal(pk_value_type_count(q), 1);
+        assert_string_equal(value_name(q, 0), u < 2 ? "time" : u == 2 ? "bytes" : "samples");
+        assert_int_equal(pk_thread_count(q), 3);
+        assert_string_equal(pk_str(q, pk_thread_at(q, 0)->name), "main");
+        assert_string_equal(pk_str(q, pk_thread_at(q, 1)->name), "pool (tid 2)");
+        assert_string_equal(pk_str(q, pk_thread_at(q, 2)->name), "pool (tid 3)");
+        char *folded = tb_folded_rows(q, 0);
+        char want[256];
+        snprintf(want, sizeof want,
+                 "main;main %lld\nmain;main;work %lld\npool (tid 2);main;work %lld\n"
+                 "pool (tid 3) %lld\n",
+                 (long long)(7 * scale), (long long)(11 * scale), (long long)(13 * scale),
+                 (long long)(17 * scale));
+        assert_string_equal(folded, want);
+        free(folded);
+        for (size_t i = 0; i < pk_function_count(q); i++) {
+            const pk_function *f = pk_function_at(q, (uint32_t)i);
+            if (strcmp(pk_str(q, f->name), "work") == 0) {
+                assert_string_equal(pk_str(q, f->file), "b.c");
+                assert_int_equal(f->start_line, 5);
+            }
+        }
+        assert_string_equal(pk_str(q, pk_metadata_get(q)->product), "app");
+        /* Written again, it is the same file. */
+        char *again = write_speedscope(q, PK_NONE, "app");
+        if (u != 1)
+            assert_string_equal(again, out);
+        free(again);
+        free(out);
+        pk_profile_free(q);
+        pk_profile_free(p);
+    }
+}
+
+/* Every cut of a file is damage at the cut (salvage keeps what came before), or not a
+ * speedscope file at all when nothing of it was met. */
+static void test_read_cut(void **state)
+{
+    (void)state;
+    size_t size;
+    char *data = tb_read_data_file("speedscope/node-cpu-prof.exported.speedscope.json", &size);
+    for (size_t cut = 1; cut < size; cut += size / 101 + 1) {
+        pk_status status;
+        pk_error err;
+        pk_profile *p = read_speedscope(data, cut, false, &status, &err);
+        assert_null(p);
+        assert_int_equal(status, PK_ERR_INPUT);
+        if (err.salvageable) {
+            assert_int_equal(err.offset, (int64_t)cut);
+            assert_non_null(strstr(err.message, "ends early"));
+            p = read_speedscope(data, cut, true, &status, &err);
+            assert_non_null(p);
+            pk_profile_free(p);
+        }
+    }
+    free(data);
+}
+
+static void test_read_invalid(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int64_t offset;
+        const char *message;
+    } cases[] = {
+        {"{\"profiles\":[{\"type\":\"sampled\",\"samples\":[[0,}", 46, "not valid JSON"},
+        {"{\"profiles\":[{\"type\":\"sampled\",\"samples\":[[-1]]}]}", 45, "frame index"},
+        {"{\"profiles\":[{\"type\":\"sampled\",\"samples\":[[\"a\"]]}]}", 46, "frame index"},
+        {"[]", 1, "the document is an array"},
+        {"{\"x\":1}", 0, "no profiles"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pk_status status;
+        pk_error err;
+        pk_profile *p = read_speedscope(cases[i].text, strlen(cases[i].text), false, &status, &err);
+        assert_null(p);
+        assert_int_equal(status, PK_ERR_INPUT);
+        if (err.offset != cases[i].offset || !strstr(err.message, cases[i].message))
+            fail_msg("case %zu: byte %lld: %s", i, (long long)err.offset, err.message);
+    }
+}
+
+static void test_probe(void **state)
+{
+    (void)state;
+    static const char *const names[] = {
+        "evented-synthetic.speedscope.json", "sampled-synthetic.speedscope.json",
+        "node-cpu-prof.exported.speedscope.json", "frames-last.speedscope.json",
+        "old-v0.1.speedscope.json", "old-v0.5-sampled.speedscope.json"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "speedscope/%s", names[i]);
+        size_t size;
+        char *data = tb_read_data_file(path, &size);
+        int score;
+        /* By content, whatever the file is called. */
+        const pk_format *f = pk_format_probe((const uint8_t *)data,
+                                             size < PK_PROBE_BYTES ? size : PK_PROBE_BYTES,
+                                             "profile.bin", &score);
+        if (f != &pk_format_speedscope)
+            fail_msg("%s probed as %s", names[i], f ? f->name : "nothing");
+        free(data);
+    }
+    /* What the writer writes, too. */
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "samples", "count");
+    char *out = write_speedscope(p, PK_NONE, NULL);
+    int score;
+    assert_ptr_equal(pk_format_probe((const uint8_t *)out, strlen(out), NULL, &score),
+                     &pk_format_speedscope);
+    assert_int_equal(score, PK_PROBE_CERTAIN);
+    free(out);
+    pk_profile_free(p);
+    /* Other JSON is not speedscope. */
+    const char *cpuprofile = "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\"}}]}";
+    assert_int_equal(pk_format_speedscope.probe((const uint8_t *)cpuprofile, strlen(cpuprofile)),
+                     PK_PROBE_NO);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +684,17 @@ int main(void)
         cmocka_unit_test(test_unnamed_and_empty),
         cmocka_unit_test(test_no_values_is_unsupported),
         cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_read_synthetic),
+        cmocka_unit_test(test_read_keys_in_any_order),
+        cmocka_unit_test(test_read_units),
+        cmocka_unit_test(test_read_old_versions),
+        cmocka_unit_test(test_read_speedscope_exports),
+        cmocka_unit_test(test_read_event_damage),
+        cmocka_unit_test(test_read_weights_first),
+        cmocka_unit_test(test_write_read),
+        cmocka_unit_test(test_read_cut),
+        cmocka_unit_test(test_read_invalid),
+        cmocka_unit_test(test_probe),
     };
     return cmocka_run_group_tests_name("speedscope", tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 # profkit's speedscope output checked against speedscope's own schema and importer (the
-# speedscope npm package, installed by scripts/setup-speedscope.sh), and profkit's folded output
-# read by speedscope's collapsed-stack importer.
+# speedscope npm package, installed by scripts/setup-speedscope.sh), profkit's folded output
+# read by speedscope's collapsed-stack importer, and speedscope files read by both.
 . "$(dirname "$0")/lib.sh"
 
 SPEEDSCOPE=$SRC/tools/speedscope/node_modules/speedscope
@@ -93,6 +93,25 @@ printf '%s\n' "$OUT" > collapsed.import.json
 expect_contains "$OUT" '"importer": "Importing as collapsed stack format"' "collapsed import"
 expect_eq "$(speedscope_lines collapsed.import.json 0)" "$(sorted "$DATA/synthetic.folded")" \
     "speedscope reads profkit folded output"
+
+# ---- profkit reads what speedscope reads ------------------------------------------------------
+# speedscope's own exports and the files of older schema versions: the same stacks with the same
+# weights (profkit's in nanoseconds where the file's unit is a time).
+for file in "$SRC"/tests/data/speedscope/*.speedscope.json; do
+    name=$(basename "$file")
+    expect_status 0 $IMPORT "$file"
+    printf '%s\n' "$OUT" > "$name.import.json"
+    profiles=$(speedscope_field "$name.import.json" 'r.profiles.length')
+    expect_status 0 "$PROFKIT" report "$file" --threads
+    expect_contains "$OUT" "$profiles of $profiles threads" "$name: a thread per profile"
+    [ "$profiles" = 1 ] || continue
+    scale=$(speedscope_field "$name.import.json" \
+        '({nanoseconds: 1, microseconds: 1e3, milliseconds: 1e6, seconds: 1e9})[r.profiles[0].unit] || 1')
+    theirs=$(speedscope_lines "$name.import.json" 0 | awk -v scale="$scale" \
+        '{ w = $NF; $NF = ""; sub(/ $/, ""); printf "%s %.0f\n", $0, w * scale }' | sorted)
+    expect_status 0 "$PROFKIT" convert "$file" --to folded
+    expect_eq "$(printf '%s\n' "$OUT" | sorted)" "$theirs" "$name: the stacks speedscope sees"
+done
 
 # ---- every bundled example that profkit reads: speedscope and folded agree --------------------
 for example in "$SRC"/examples/*; do

@@ -1,7 +1,10 @@
 #include "reading.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "fixtures.h"
 
 #include "profkit/symbolize.h"
 
@@ -57,6 +60,36 @@ pk_profile *tb_read_memory_with(const void *data, size_t size, const pk_format *
                                 pk_status *status, pk_error *err)
 {
     return read_as_command(NULL, data, size, format, options, count, salvage, status, err);
+}
+
+static const pk_option no_symbols = {"no-symbols", ""};
+
+pk_profile *tb_read_text_ok(const pk_format *format, const char *text)
+{
+    pk_status status;
+    pk_error err;
+    pk_profile *p =
+        tb_read_memory_with(text, strlen(text), format, &no_symbols, 1, false, &status, &err);
+    if (!p) {
+        fprintf(stderr, "reading failed: byte %lld: %s\n", (long long)err.offset, err.message);
+        abort();
+    }
+    return p;
+}
+
+pk_profile *tb_read_data_ok(const pk_format *format, const char *relative)
+{
+    size_t size;
+    char *data = tb_read_data_file(relative, &size);
+    pk_status status;
+    pk_error err;
+    pk_profile *p = tb_read_memory_with(data, size, format, &no_symbols, 1, false, &status, &err);
+    if (!p) {
+        fprintf(stderr, "%s: byte %lld: %s\n", relative, (long long)err.offset, err.message);
+        abort();
+    }
+    free(data);
+    return p;
 }
 
 bool tb_has_warning(const pk_profile *p, const char *needle)

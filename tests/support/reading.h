@@ -17,6 +17,11 @@ pk_profile *tb_read_file_with(const char *path, const pk_format *format, const p
 pk_profile *tb_read_memory_with(const void *data, size_t size, const pk_format *format,
                                 const pk_option *options, size_t count, bool salvage,
                                 pk_status *status, pk_error *err);
+/* The profile of text read as format (salvage off); a failure ends the test. */
+pk_profile *tb_read_text_ok(const pk_format *format, const char *text);
+/* The profile of tests/data/RELATIVE read as format (salvage off, no symbolization); a failure
+ * ends the test. */
+pk_profile *tb_read_data_ok(const pk_format *format, const char *relative);
 /* True when one of p's warnings contains needle. */
 bool tb_has_warning(const pk_profile *p, const char *needle);
 

@@ -6,7 +6,8 @@
 // so it compares line for line with folded stacks.
 // Usage: node speedscope_import.js SPEEDSCOPE_PACKAGE_DIR FILE [NAME_SEEN_BY_SPEEDSCOPE]
 // With SPEEDSCOPE_IMPORT_ONLY=1 in the environment, "folded" is left out: only the import is
-// done (what the benchmarks time).
+// done (what the benchmarks time). With SPEEDSCOPE_EXPORT=OUT, what speedscope imported is also
+// written to OUT by speedscope's own exporter (its "Export" button), a speedscope JSON file.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -34,11 +35,17 @@ const moduleObject = exportsMatch[1];
 const initMatch = source.match(new RegExp(
   '\\w+=Promise\\.resolve\\(\\)\\.then\\(\\(\\)=>\\((\\w+)\\(\\),' + moduleObject + '\\)\\)'));
 if (!initMatch) fail('initialiser of the import module not found');
+// The exporter is found by its shape: it numbers frames through a Map as it meets them and
+// writes `exporter: speedscope@VERSION`.
+const exportMatch = source.match(
+  /function (\w+)\(\w+\)\{let \w+=\[\],\w+=new Map;function \w+\(\w+\)\{let \w+=\w+\.get\(\w+\);[^]{0,400}?exporter:`speedscope@/);
+if (process.env.SPEEDSCOPE_EXPORT && !exportMatch) fail('exporter not found in the bundle');
 const uiStart = source.lastIndexOf('console.log(`speedscope v$');
 const bundleEnd = source.lastIndexOf('})();');
 if (uiStart < 0 || bundleEnd < uiStart) fail('start of the user interface not found');
 source = source.slice(0, uiStart) +
-  `globalThis.__importModule=()=>(${initMatch[1]}(),${moduleObject});` + source.slice(bundleEnd);
+  `globalThis.__importModule=()=>(${initMatch[1]}(),${moduleObject});` +
+  (exportMatch ? `globalThis.__exportGroup=${exportMatch[1]};` : '') + source.slice(bundleEnd);
 
 const logged = [];
 const sandbox = {
@@ -84,6 +91,8 @@ function foldedLines(profile) {
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   const group = await importer.importProfilesFromArrayBuffer(shownName || path.basename(file), buffer);
   if (!group) fail(`speedscope could not import ${file}: ${logged.join(' | ')}`);
+  if (process.env.SPEEDSCOPE_EXPORT)
+    fs.writeFileSync(process.env.SPEEDSCOPE_EXPORT, JSON.stringify(sandbox.__exportGroup(group)) + '\n');
   const result = {
     importer: logged.find(l => l.startsWith('Importing as')) || null,
     name: group.name,

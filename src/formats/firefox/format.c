@@ -1,7 +1,8 @@
 /* Firefox Profiler "processed profile" JSON, version 55: the layout the front end keeps in
  * memory, with every table stored per thread as a struct of arrays and a string array per
  * thread. Version 55 is the newest one with per-thread tables; every front end since
- * 2025-02-28 upgrades it to its own version. Write only; writer.h lists the writer's parts.
+ * 2025-02-28 upgrades it to its own version. writer.h lists the writer's parts; read.h the
+ * reader's, which reads every processed version and the Gecko format too.
  *
  * What the model gives and how it maps (docs/formats/firefox.md in more detail):
  *   - one thread per model thread; each gets its own stack, frame, function, resource and
@@ -22,6 +23,8 @@
  *     a resource that has a path are attributed to that library (libs, resourceTable,
  *     nativeSymbols).
  */
+#include "core/json_probe.h"
+#include "formats/firefox/read.h"
 #include "formats/firefox/writer.h"
 #include "formats/formats.h"
 
@@ -65,6 +68,41 @@ static pk_status fx_write(const pk_profile *p, pk_output *out, const pk_write_op
     return status;
 }
 
+/* Both formats by content (the extension, .json, says nothing): a processed profile by
+ * meta.preprocessedProfileVersion, `shared` tables or a thread's stringArray; a Gecko profile by
+ * meta.version with its threads' schema tables and string table; either by the front end's
+ * categories in `meta` (a large `meta` may hide the rest past the probe's bytes); the old
+ * DevTools export by its systemHost. */
+static int fx_probe(const uint8_t *data, size_t size)
+{
+    pk_json_probe_key keys[] = {
+        {"meta/preprocessedProfileVersion", NULL, false},
+        {"shared/stringArray", NULL, false},
+        {"shared/stackTable", NULL, false},
+        {"threads/#/stringArray", NULL, false},
+        {"meta/version", NULL, false},
+        {"threads/#/samples/schema", NULL, false},
+        {"threads/#/stringTable", NULL, false},
+        {"meta/categories/#/subcategories", NULL, false},
+        {"systemHost/name", "Firefox", false},
+        {"profile/meta/version", NULL, false},
+    };
+    if (pk_json_first_byte(data, size) != '{' ||
+        pk_json_probe(data, size, keys, sizeof keys / sizeof keys[0]) <= 0)
+        return PK_PROBE_NO;
+    if (keys[0].found)
+        return 95;
+    if (keys[4].found && (keys[5].found || keys[6].found))
+        return 90;
+    if (keys[1].found || keys[2].found || keys[3].found)
+        return 80;
+    if (keys[8].found && keys[9].found)
+        return 80;
+    if (keys[7].found)
+        return 70;
+    return PK_PROBE_NO;
+}
+
 static const char *const fx_aliases[] = {"fxprof", "firefox-profiler", NULL};
 static const char *const fx_extensions[] = {".json", NULL};
 
@@ -72,11 +110,12 @@ const pk_format pk_format_firefox = {
     .name = "firefox",
     .aliases = fx_aliases,
     .extensions = fx_extensions,
-    .description = "Firefox Profiler processed profile (JSON, version 55)",
-    .probe = NULL,
-    .read = NULL,
+    .description = "Firefox Profiler: processed profiles (every version) and Gecko profiles read; "
+                   "written as a processed profile, version 55",
+    .probe = fx_probe,
+    .read = fx_read,
     .write = fx_write,
-    .flags = PK_FORMAT_LISTS_MEMORY_EVENTS,
+    .flags = PK_FORMAT_LISTS_MEMORY_EVENTS | PK_FORMAT_TEXT,
     .dump = NULL,
     .read_options = NULL,
     .write_options = NULL,

@@ -16,7 +16,7 @@ void v8_builder_init(v8_builder *b, pk_profile *p)
     b->p = p;
     pk_u64map_init(&b->node_index);
     pk_u64map_init(&b->sum_index);
-    v8_pairs_init(&b->pairs);
+    pk_pairs_init(&b->pairs);
 }
 
 void v8_builder_free(v8_builder *b)
@@ -28,7 +28,7 @@ void v8_builder_free(v8_builder *b)
     free(b->path);
     pk_u64map_free(&b->node_index);
     pk_u64map_free(&b->sum_index);
-    v8_pairs_free(&b->pairs);
+    pk_pairs_free(&b->pairs);
     memset(b, 0, sizeof *b);
 }
 
@@ -130,20 +130,20 @@ static bool builder_sample(void *sink, int64_t node)
 {
     v8_builder *b = sink;
     bool paired;
-    int64_t delta;
-    if (!v8_pairs_offer(&b->pairs, V8_SAMPLES, node, &paired, &delta))
+    pk_pair_value delta;
+    if (!pk_pairs_offer(&b->pairs, V8_SAMPLES, pk_pair_int(node), &paired, &delta))
         return false;
-    return !paired || place(b, node, delta);
+    return !paired || place(b, node, delta.i);
 }
 
 static bool builder_delta(void *sink, int64_t microseconds)
 {
     v8_builder *b = sink;
     bool paired;
-    int64_t node;
-    if (!v8_pairs_offer(&b->pairs, V8_DELTAS, microseconds, &paired, &node))
+    pk_pair_value node;
+    if (!pk_pairs_offer(&b->pairs, V8_DELTAS, pk_pair_int(microseconds), &paired, &node))
         return false;
-    return !paired || place(b, node, microseconds);
+    return !paired || place(b, node.i, microseconds);
 }
 
 /* Legacy absolute timestamps become deltas: only differences weigh samples. */
@@ -179,10 +179,10 @@ const v8_sink_ops v8_builder_sink = {
 bool v8_builder_end_arrays(v8_builder *b)
 {
     int kind;
-    int64_t value;
-    while (v8_pairs_take_unpaired(&b->pairs, &kind, &value)) {
+    pk_pair_value value;
+    while (pk_pairs_take_unpaired(&b->pairs, &kind, &value)) {
         b->unpaired[kind]++;
-        if (kind == V8_SAMPLES && !weigh(b, value, 0, 1))
+        if (kind == V8_SAMPLES && !weigh(b, value.i, 0, 1))
             return false;
     }
     return !b->pairs.reader.error;

@@ -9,7 +9,7 @@
  *
  * Streaming: the arrays can hold millions of entries and come in any order relative to the
  * nodes, so nothing per sample is kept. The first of the two arrays to arrive is spooled
- * (v8_pairs: out of memory beyond a few MiB) and paired with the second as it streams; each
+ * (core/pairs.h: out of memory beyond a few MiB) and paired with the second as it streams; each
  * weighted sample is added to its node's sums (time, count), a table as large as the distinct
  * nodes. The nodes' stacks are built at the end, once every node and link is known, and the
  * sums become the profile's rows, in the order their nodes were first sampled.
@@ -30,6 +30,7 @@
 #include "core/buffer.h"
 #include "core/hashmap.h"
 #include "core/json_input.h"
+#include "core/pairs.h"
 #include "core/spool.h"
 #include "profkit/error.h"
 #include "profkit/profile.h"
@@ -56,27 +57,8 @@ typedef struct v8_sink_ops {
     void (*end_time)(void *sink, double value);
 } v8_sink_ops;
 
-/* ---- pairing two parallel arrays ------------------------------------------------------------ */
-
+/* The two arrays paired (core/pairs.h): kind 0 and 1. */
 enum { V8_SAMPLES = 0, V8_DELTAS = 1 };
-
-typedef struct v8_pairs {
-    pk_spool *spool;      /* the first array's values, until the second pairs them */
-    pk_spool_reader reader;
-    bool reading;
-    int queued_kind;      /* V8_SAMPLES or V8_DELTAS; -1 when nothing is queued */
-    uint64_t queued;      /* values appended */
-    uint64_t taken;       /* values paired */
-    const unsigned char *chunk, *chunk_end;
-} v8_pairs;
-
-void v8_pairs_init(v8_pairs *q);
-void v8_pairs_free(v8_pairs *q);
-/* Offers a value of kind. *paired is set when it completes a pair: *other is the value of the
- * other kind at the same index. False when the spool fails. */
-bool v8_pairs_offer(v8_pairs *q, int kind, int64_t value, bool *paired, int64_t *other);
-/* The values still queued, one at a time: true with *kind and *value, false when none is left. */
-bool v8_pairs_take_unpaired(v8_pairs *q, int *kind, int64_t *value);
 
 /* ---- the builder ----------------------------------------------------------------------------- */
 
@@ -117,7 +99,7 @@ typedef struct v8_builder {
     v8_sum *sums;          /* in the order nodes were first sampled */
     size_t sum_count, sum_cap;
     pk_u64map sum_index;   /* node id -> sums */
-    v8_pairs pairs;
+    pk_pairs pairs;
     /* time: sample i's time is known when its delta pairs; its weight when sample i + 1's is */
     bool have_start, have_end, legacy;
     double start, end;

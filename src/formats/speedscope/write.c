@@ -1,5 +1,4 @@
-/* speedscope's JSON file format (https://www.speedscope.app/file-format-schema.json), written as
- * one sampled profile per thread. Documented in docs/formats/speedscope.md.
+/* Writing speedscope's JSON file format: one sampled profile per thread.
  *
  * A speedscope frame is a function: (name, file, start line), so that the flame graph and the
  * sandwich view merge every line of a function into one box. Samples are the (thread, stack)
@@ -15,13 +14,9 @@
 #include "core/hashmap.h"
 #include "core/json.h"
 #include "core/units.h"
-#include "formats/formats.h"
+#include "formats/speedscope/speedscope.h"
 #include "profkit/thread_names.h"
 #include "profkit/version.h"
-
-#define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
-
-static const char *const speedscope_extensions[] = {".speedscope.json", NULL};
 
 typedef struct speedscope_writer {
     const pk_profile *p;
@@ -258,8 +253,8 @@ static bool group_rows(speedscope_writer *w, size_t threads)
     return true;
 }
 
-static pk_status speedscope_write(const pk_profile *p, pk_output *out,
-                                  const pk_write_options *options, pk_error *err)
+pk_status speedscope_write(const pk_profile *p, pk_output *out,
+                           const pk_write_options *options, pk_error *err)
 {
     size_t values = pk_value_type_count(p);
     if (values == 0)
@@ -346,17 +341,3 @@ nomem:
     writer_free(&w);
     return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
 }
-
-const pk_format pk_format_speedscope = {
-    .name = "speedscope",
-    .aliases = NULL,
-    .extensions = speedscope_extensions,
-    .description = "speedscope JSON, one sampled profile per thread",
-    .flags = PK_FORMAT_POSITIVE_WEIGHTS,
-    .probe = NULL,
-    .read = NULL,
-    .write = speedscope_write,
-    .dump = NULL,
-    .read_options = NULL,
-    .write_options = NULL,
-};

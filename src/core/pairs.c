@@ -1,31 +1,38 @@
-/* Pairing a profile's two parallel arrays (samples, timeDeltas) when one arrives whole before the
- * other: the first is spooled as zigzag varints, the second takes them back in order. */
+/* Pairing two parallel arrays (core/pairs.h): the first is spooled, a record per value (a tag
+ * byte, then a zigzag varint or the double's 8 bytes), the second takes them back in order. */
+#include "core/pairs.h"
+
 #include <string.h>
 
 #include "core/varint.h"
-#include "formats/v8/v8.h"
 
-void v8_pairs_init(v8_pairs *q)
+void pk_pairs_init(pk_pairs *q)
 {
     memset(q, 0, sizeof *q);
     q->queued_kind = -1;
 }
 
-void v8_pairs_free(v8_pairs *q)
+void pk_pairs_free(pk_pairs *q)
 {
     if (q->reading)
         pk_spool_reader_free(&q->reader);
     pk_spool_free(q->spool);
-    v8_pairs_init(q);
+    pk_pairs_init(q);
 }
 
-
-static bool append(v8_pairs *q, int kind, int64_t value)
+static bool append(pk_pairs *q, int kind, pk_pair_value value)
 {
     if (!q->spool && !(q->spool = pk_spool_new()))
         return false;
-    uint8_t record[PK_VARINT_MAX_BYTES];
-    size_t n = pk_varint_encode(record, pk_zigzag_encode(value));
+    uint8_t record[1 + PK_VARINT_MAX_BYTES];
+    size_t n = 1;
+    record[0] = value.is_double;
+    if (value.is_double) {
+        memcpy(record + 1, &value.d, sizeof value.d);
+        n += sizeof value.d;
+    } else {
+        n += pk_varint_encode(record + 1, pk_zigzag_encode(value.i));
+    }
     if (!pk_spool_append(q->spool, 0, record, n))
         return false;
     q->queued_kind = kind;
@@ -34,7 +41,7 @@ static bool append(v8_pairs *q, int kind, int64_t value)
 }
 
 /* The next queued value; false when none is left. */
-static bool take(v8_pairs *q, int64_t *value)
+static bool take(pk_pairs *q, pk_pair_value *value)
 {
     if (q->taken == q->queued)
         return false;
@@ -49,16 +56,23 @@ static bool take(v8_pairs *q, int64_t *value)
             return false;
         q->chunk_end = q->chunk + n;
     }
-    uint64_t u = 0;
     /* The records were written whole by append: they decode. */
-    pk_varint_decode(&q->chunk, q->chunk_end, &u);
-    *value = pk_zigzag_decode(u);
+    if (*q->chunk++) {
+        double d;
+        memcpy(&d, q->chunk, sizeof d);
+        q->chunk += sizeof d;
+        *value = (pk_pair_value){true, 0, d};
+    } else {
+        uint64_t u = 0;
+        pk_varint_decode(&q->chunk, q->chunk_end, &u);
+        *value = pk_pair_int(pk_zigzag_decode(u));
+    }
     q->taken++;
     return true;
 }
 
 /* Empties the queue for a new first array. */
-static void reset(v8_pairs *q)
+static void reset(pk_pairs *q)
 {
     if (q->reading)
         pk_spool_reader_free(&q->reader);
@@ -69,7 +83,8 @@ static void reset(v8_pairs *q)
     q->queued_kind = -1;
 }
 
-bool v8_pairs_offer(v8_pairs *q, int kind, int64_t value, bool *paired, int64_t *other)
+bool pk_pairs_offer(pk_pairs *q, int kind, pk_pair_value value, bool *paired,
+                    pk_pair_value *other)
 {
     *paired = false;
     if (q->queued_kind == -1 || (q->queued_kind == kind && !q->reading))
@@ -88,7 +103,7 @@ bool v8_pairs_offer(v8_pairs *q, int kind, int64_t value, bool *paired, int64_t 
     return append(q, kind, value);
 }
 
-bool v8_pairs_take_unpaired(v8_pairs *q, int *kind, int64_t *value)
+bool pk_pairs_take_unpaired(pk_pairs *q, int *kind, pk_pair_value *value)
 {
     if (q->queued_kind == -1 || !take(q, value)) {
         reset(q);

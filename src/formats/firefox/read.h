@@ -1,0 +1,131 @@
+/* The Firefox Profiler reader's state, shared by its parts:
+ *
+ *   read.c        the JSON walk: the processed format (every version: tables per thread or in
+ *                 `shared`, `prefix` or `prefixOffset`, `time` or `timeDeltas`, weights) and the
+ *                 Gecko format (schema + data tables, a string table per thread, `processes`)
+ *   read_build.c  the end: tables to model stacks, summed samples to rows, threads
+ *
+ * Tables are struct-of-arrays (processed) or rows under a schema (Gecko), and nothing orders a
+ * thread's samples after its tables (profkit's own writer writes the samples first), nor the
+ * shared tables before the threads. So the tables are kept, as columns of the few members that
+ * make frames and stacks: they hold one entry per distinct stack, frame, function, resource and
+ * string, which is what the model keeps anyway. Samples are not kept: a thread's `stack` and
+ * `weight` columns are paired as they stream (core/pairs.h spools the first of the two) and
+ * summed per (thread, stack index) in order of first appearance (core/sums.h); Gecko sample
+ * rows carry their stack and are summed at once. Stacks are resolved once every table is known,
+ * at the end of the document.
+ */
+#ifndef PK_FORMATS_FIREFOX_READ_H
+#define PK_FORMATS_FIREFOX_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/json_input.h"
+#include "core/pairs.h"
+#include "core/sums.h"
+#include "profkit/profile.h"
+
+#define FXR_NULL INT64_MIN /* a null (or missing) cell */
+
+/* The columns kept, whatever table layout they come from. */
+typedef enum fxr_col {
+    FXR_STACK_FRAME,
+    FXR_STACK_PREFIX,
+    FXR_STACK_PREFIX_OFFSET, /* version 66 on: 0 for a root, else index - prefix */
+    FXR_FRAME_FUNC,
+    FXR_FRAME_LINE,
+    FXR_FRAME_ADDRESS,       /* relative to the frame's library, -1 for none */
+    FXR_FRAME_INLINE_DEPTH,
+    FXR_FRAME_LIB,           /* version 70 on */
+    FXR_FRAME_LOCATION,      /* Gecko: the string that names the frame */
+    FXR_FUNC_NAME,
+    FXR_FUNC_FILE,           /* until version 57 */
+    FXR_FUNC_SOURCE,         /* version 58 on: a row of `sources` */
+    FXR_FUNC_LINE,
+    FXR_FUNC_RESOURCE,
+    FXR_RESOURCE_LIB,
+    FXR_SOURCE_FILE,
+    FXR_COLUMNS
+} fxr_col;
+
+typedef struct fxr_column {
+    int64_t *v;
+    size_t n, cap;
+} fxr_column;
+
+typedef struct fxr_lib {
+    uint32_t resource; /* model resource */
+    uint64_t start, end; /* Gecko: where it was mapped (absolute addresses) */
+} fxr_lib;
+
+/* One set of tables: `shared` (set 0) or a thread's own. */
+typedef struct fxr_set {
+    fxr_column col[FXR_COLUMNS];
+    uint32_t *strings; /* string index -> model string */
+    size_t string_count, string_cap;
+    bool has_strings, has_stacks;
+    fxr_lib *libs;     /* `libs` (set 0: the profile's; a thread's in version 24 and Gecko) */
+    size_t lib_count, lib_cap;
+    /* at the end */
+    uint32_t *stack_model; /* stack index -> model stack (PK_NONE + 1 before: see read_build.c) */
+    uint32_t *frame_model;
+} fxr_set;
+
+typedef enum fxr_weight { FXR_WEIGHT_SAMPLES, FXR_WEIGHT_MS, FXR_WEIGHT_BYTES, FXR_WEIGHTS } fxr_weight;
+
+typedef struct fxr_thread {
+    uint32_t name;    /* model string, 0 when unnamed */
+    int64_t pid, tid; /* -1 when unknown */
+    uint32_t set;     /* its own tables */
+    uint8_t weight;   /* fxr_weight */
+    bool weight_known;   /* weightType was read before the weights were paired */
+    bool decided;        /* its first sample decided `scaled` */
+    bool scaled;         /* its sums are in the model's unit already */
+    bool weight_column;  /* samples.weight was an array (not null, not missing) */
+} fxr_thread;
+
+/* A Gecko table's schema: which element of a row is which kept column. */
+#define FXR_GECKO_MAX_COLUMNS 16
+
+typedef struct fx_reader {
+    pk_profile *p;
+    fxr_set *sets;
+    size_t set_count, set_cap;
+    fxr_thread *threads;
+    size_t thread_count, thread_cap;
+    bool in_thread;
+    uint32_t thread_level; /* the level of the current thread's members */
+    pk_pairs pairs;        /* the current thread's samples: stack (0) and weight (1) */
+    pk_sums sums;          /* (thread << 32 | stack index + 1) -> weight */
+    /* the lib being read */
+    bool in_lib;
+    uint32_t lib_set, lib_level; /* where its libraries go; the depth of its object */
+    uint32_t lib_name, lib_path, lib_code_id;
+    int64_t lib_start, lib_end, lib_offset;
+    /* a Gecko table: its schema (by table) and the row being read */
+    int8_t schema[3][FXR_GECKO_MAX_COLUMNS]; /* samples, stackTable, frameTable: column -> kept */
+    bool schema_seen[3];
+    int64_t row[FXR_GECKO_MAX_COLUMNS];
+    /* what is reported once */
+    uint64_t markers, unpaired[2], bad_prefixes, bad_indexes;
+    bool gecko, processed, saw_threads;
+    int64_t version;
+} fx_reader;
+
+/* The columns of the Gecko tables' schemas that are kept: FXR_* for frames and stacks, and
+ * these for samples. */
+enum { FXR_SAMPLE_STACK = FXR_COLUMNS, FXR_SAMPLE_WEIGHT };
+
+pk_status fx_read(pk_input *in, pk_profile *p, const pk_read_options *options, pk_error *err);
+
+/* read_build.c */
+bool fxr_append(fxr_column *c, int64_t v);
+void fxr_free(fx_reader *r);
+/* The thread's weight of one sample (the scale of its weight type applied when known). */
+bool fxr_add_sample(fx_reader *r, uint32_t thread, int64_t stack, pk_pair_value weight);
+/* Threads, stacks and rows. */
+pk_status fxr_finish(fx_reader *r, pk_error *err);
+
+#endif

@@ -1,0 +1,58 @@
+# speedscope files through the command: found by content whatever their names (profkit's own
+# output is .json too), converted, written and read back; cut and damaged files.
+. "$(dirname "$0")/lib.sh"
+
+DATA=$SRC/tests/data/speedscope
+
+# ---- probing by content --------------------------------------------------------------------
+cp "$DATA/node-cpu-prof.exported.speedscope.json" exported.bin
+expect_status 0 "$PROFKIT" info exported.bin
+expect_contains "$OUT" "format                   speedscope" "speedscope's export by its \$schema"
+expect_contains "$OUT" "exporter                 speedscope@1.25.0" "its exporter kept"
+cp "$DATA/old-v0.5-sampled.speedscope.json" old.json
+expect_status 0 "$PROFKIT" info old.json
+expect_contains "$OUT" "format                   speedscope" "an old file without \$schema"
+expect_status 0 "$PROFKIT" formats
+expect_contains "$OUT" "speedscope" "listed"
+
+# ---- conversions ----------------------------------------------------------------------------
+sorted() {
+    LC_ALL=C sort "$@"
+}
+expect_status 0 "$PROFKIT" convert "$DATA/evented-synthetic.speedscope.json" --to folded
+expect_eq "$(printf '%s\n' "$OUT" | sorted)" \
+    "$(printf 'main 3000000\nmain;eval 4000000\nmain;parse 3000000')" \
+    "evented profile: time between events, in nanoseconds"
+expect_status 0 "$PROFKIT" convert "$DATA/frames-last.speedscope.json" --to folded --value samples
+expect_eq "$(printf '%s\n' "$OUT" | sorted)" "$(printf 'main 1\nmain;eval 1\nmain;parse 2')" \
+    "frames defined after the profiles"
+
+# Written and read back: the same stacks, values and threads.
+expect_status 0 "$PROFKIT" convert "$DATA/frames-last.speedscope.json" -o again.json --to speedscope
+expect_status 0 "$PROFKIT" info again.json
+expect_contains "$OUT" "format                   speedscope" "profkit's output by content"
+expect_status 0 "$PROFKIT" report again.json --threads
+expect_contains "$OUT" "3 of 3 threads" "a thread per profile read back"
+for value in samples time bytes; do
+    expect_status 0 "$PROFKIT" convert "$DATA/frames-last.speedscope.json" --to folded --value $value
+    before=$OUT
+    expect_status 0 "$PROFKIT" convert "$DATA/frames-last.speedscope.json" --value $value \
+        -o "again-$value.speedscope.json"
+    expect_status 0 "$PROFKIT" convert "again-$value.speedscope.json" --to folded
+    expect_eq "$OUT" "$before" "$value read back"
+done
+
+# ---- cut and damaged files --------------------------------------------------------------------
+size=$(stat -c %s "$DATA/node-cpu-prof.exported.speedscope.json")
+head -c $((size * 2 / 3)) "$DATA/node-cpu-prof.exported.speedscope.json" > cut.speedscope.json
+expect_status 1 "$PROFKIT" convert cut.speedscope.json --to folded
+expect_contains "$ERR" "cut.speedscope.json: byte $((size * 2 / 3)): the speedscope file ends early" \
+    "the error names the byte"
+expect_contains "$ERR" "--salvage" "salvage suggested"
+expect_status 0 "$PROFKIT" convert cut.speedscope.json --to folded --salvage
+printf '{"$schema":"https://www.speedscope.app/file-format-schema.json","profiles":[{"samples":[[0,]}' \
+    > bad.json
+expect_status 1 "$PROFKIT" info bad.json
+expect_contains "$ERR" "byte 92: the speedscope file is not valid JSON" "the offset of the syntax error"
+
+finish

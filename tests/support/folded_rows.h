@@ -1,0 +1,14 @@
+/* A profile's rows as sorted folded lines, "thread;a;b value" (frames by function name, the
+ * thread's name first, rows whose value is 0 left out), for comparing what readers read.
+ * Allocation failure aborts: these are tests. */
+#ifndef PK_TEST_FOLDED_ROWS_H
+#define PK_TEST_FOLDED_ROWS_H
+
+#include <stdint.h>
+
+#include "profkit/profile.h"
+
+/* malloc'ed text, one line per row, each ending in a line break. */
+char *tb_folded_rows(const pk_profile *p, uint32_t value);
+
+#endif

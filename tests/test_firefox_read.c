@@ -1,0 +1,382 @@
+/* Firefox Profiler reader: the processed profiles of every version in tests/data/firefox (the
+ * Firefox Profiler's and the samply crate's fixtures, handwritten ones of versions 55, 66 and
+ * 70), a Gecko profile with a child process, what profkit's writer writes read back, keys in
+ * other orders, cut and damaged files, probing by content. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fixtures.h"
+#include "folded_rows.h"
+#include "profkit/format.h"
+#include "profkit/profile.h"
+#include "reading.h"
+
+static const pk_format *firefox(void)
+{
+    return pk_format_by_name("firefox");
+}
+
+static pk_profile *read_bytes(const void *data, size_t size, bool salvage, pk_status *status,
+                              pk_error *err)
+{
+    /* As the command reads them, without looking for binaries to name addresses. */
+    static const pk_option no_symbols = {"no-symbols", ""};
+    return tb_read_memory_with(data, size, firefox(), &no_symbols, 1, salvage, status, err);
+}
+
+static pk_profile *read_ok(const char *text)
+{
+    return tb_read_text_ok(firefox(), text);
+}
+
+static pk_profile *read_fixture(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "firefox/%s", name);
+    return tb_read_data_ok(firefox(), path);
+}
+
+static void expect_folded(const pk_profile *p, uint32_t value, const char *want)
+{
+    char *got = tb_folded_rows(p, value);
+    if (strcmp(got, want) != 0)
+        fail_msg("got:\n%swanted:\n%s", got, want);
+    free(got);
+}
+
+static bool has_warning(const pk_profile *p, const char *needle)
+{
+    return tb_has_warning(p, needle);
+}
+
+/* The notes' example in version 55 (tables per thread) and 66 (shared tables, prefixOffset,
+ * sources), and the handwritten minimal files of 55, 66 and 70 (frameTable.lib): the same. */
+static void test_versions_agree(void **state)
+{
+    (void)state;
+    static const char *const notes[] = {"notes-example.v55.json", "notes-example.v66.json"};
+    for (size_t i = 0; i < 2; i++) {
+        pk_profile *p = read_fixture(notes[i]);
+        assert_int_equal(pk_value_type_count(p), 1);
+        assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->name), "samples");
+        /* weights 3, 1, 2 and an empty stack of 1 */
+        expect_folded(p, 0, "demo 1\ndemo;main 3\ndemo;main;parse 1\ndemo;main;parse;read_block 2\n");
+        assert_true(has_warning(p, "1 marker left aside"));
+        assert_int_equal(pk_thread_at(p, 0)->pid, 100);
+        assert_int_equal(pk_thread_at(p, 0)->tid, 100);
+        /* parse is demo.c's, from line 10, executing line 12; read_block is in libdemo.so */
+        for (size_t f = 0; f < pk_frame_count(p); f++) {
+            const pk_frame *fr = pk_frame_at(p, (uint32_t)f);
+            const pk_function *fn = pk_function_at(p, fr->function);
+            if (strcmp(pk_str(p, fn->name), "parse") == 0) {
+                assert_string_equal(pk_str(p, fn->file), "demo.c");
+                assert_int_equal(fn->start_line, 10);
+                assert_int_equal(fr->line, 12);
+            } else if (strcmp(pk_str(p, fn->name), "read_block") == 0) {
+                assert_true(fr->flags & PK_FRAME_HAS_ADDRESS);
+                assert_int_equal(fr->address, 4660);
+                assert_string_equal(pk_str(p, pk_resource_at(p, fr->resource)->path),
+                                    "/usr/lib/libdemo.so");
+            }
+        }
+        pk_profile_free(p);
+    }
+    static const char *const minimal[] = {"minimal-handwritten.v55.json",
+                                          "minimal-handwritten.v66.json",
+                                          "minimal-handwritten.v70.json"};
+    char *first = NULL;
+    for (size_t i = 0; i < 3; i++) {
+        pk_profile *p = read_fixture(minimal[i]);
+        char *rows = tb_folded_rows(p, 0);
+        if (!first)
+            first = rows;
+        else {
+            assert_string_equal(rows, first);
+            free(rows);
+        }
+        pk_profile_free(p);
+    }
+    free(first);
+}
+
+/* The Firefox Profiler's own fixtures (versions 24 and 49) and the samply crate's. */
+static void test_other_fixtures(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("firefox-profiler-fixture-processed-3.v24.json");
+    assert_int_equal(pk_thread_count(p), 3);
+    assert_int_equal(pk_value_total(p, 0), 21);
+    assert_true(has_warning(p, "markers left aside"));
+    pk_profile_free(p);
+    p = read_fixture("firefox-profiler-fixture-unsymbolicated.v49.json");
+    assert_int_equal(pk_thread_count(p), 6);
+    pk_profile_free(p);
+    p = read_fixture("samply-crate-snapshot-profile_without_js.v66.json");
+    assert_int_equal(pk_value_total(p, 0), 4);
+    pk_profile_free(p);
+    p = read_fixture("samply-crate-0.8.1-test-profile_with_js.v55.json");
+    assert_int_equal(pk_value_total(p, 0), 1);
+    pk_profile_free(p);
+}
+
+/* Gecko: schema + data tables, a string table per thread, a child process in `processes`, and
+ * the kinds of frame locations. */
+static void test_gecko(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("gecko-handmade.v27.json");
+    assert_int_equal(pk_thread_count(p), 2);
+    assert_int_equal(pk_thread_at(p, 0)->pid, 100);
+    assert_int_equal(pk_thread_at(p, 1)->pid, 200);
+    expect_folded(p, 0,
+                  "GeckoMain (tid 100) 1\n"
+                  "GeckoMain (tid 100);(root);0x2345 1\n"
+                  "GeckoMain (tid 100);(root);js::RunScript;layout 1\n"
+                  "GeckoMain (tid 100);(root);js::RunScript;render 2\n"
+                  "GeckoMain (tid 200);(root) 1\n"
+                  "GeckoMain (tid 200);(root);onLoad 2\n");
+    assert_true(has_warning(p, "1 marker left aside"));
+    for (size_t f = 0; f < pk_frame_count(p); f++) {
+        const pk_frame *fr = pk_frame_at(p, (uint32_t)f);
+        const pk_function *fn = pk_function_at(p, fr->function);
+        const char *name = pk_str(p, fn->name);
+        if (strcmp(name, "render") == 0) {
+            assert_string_equal(pk_str(p, fn->file), "https://example.com/app.js");
+            assert_int_equal(fr->line, 12);
+        } else if (strcmp(name, "layout") == 0) { /* with a source index after it */
+            assert_string_equal(pk_str(p, fn->file), "https://example.com/app.js");
+            assert_int_equal(fr->line, 40);
+        } else if (strcmp(name, "onLoad") == 0) {
+            assert_string_equal(pk_str(p, fn->file), "https://example.com/page.js");
+            assert_int_equal(fr->line, 7);
+        } else if (strcmp(name, "0x2345") == 0) { /* inside libxul.so's mapping */
+            assert_true(fr->flags & PK_FRAME_HAS_ADDRESS);
+            assert_int_equal(fr->address, 0x2345);
+            assert_string_equal(pk_str(p, pk_resource_at(p, fr->resource)->name), "libxul.so");
+        }
+    }
+    pk_profile_free(p);
+}
+
+static uint32_t function_of(pk_profile *p, const char *name, const char *file, uint32_t line)
+{
+    pk_function f = {pk_intern_cstr(p, name), file ? pk_intern_cstr(p, file) : 0, line, PK_NONE};
+    return pk_intern_function(p, &f);
+}
+
+static uint32_t frame_of(pk_profile *p, uint32_t function, uint32_t line)
+{
+    pk_frame f = {function, line, 0, PK_NONE, 0};
+    return pk_intern_frame(p, &f);
+}
+
+/* What profkit writes reads back with the same stacks, values and threads, for each kind of
+ * weight. */
+static void test_write_read(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *unit, *read_as;
+        int64_t scale;
+    } units[] = {{"nanoseconds", "time", 1}, {"microseconds", "time", 1000},
+                 {"kilobytes", "bytes", 1024}, {"count", "samples", 1}};
+    for (size_t u = 0; u < 4; u++) {
+        pk_profile *p = pk_profile_new();
+        pk_add_value_type(p, "v", units[u].unit);
+        uint32_t main_thread = pk_add_thread(p, pk_intern_cstr(p, "main"), 7, 7);
+        uint32_t worker = pk_add_thread(p, pk_intern_cstr(p, "worker"), 7, 8);
+        uint32_t f_main = function_of(p, "main", "a.c", 1);
+        uint32_t f_work = function_of(p, "work", "b.c", 5);
+        uint32_t s_main = pk_intern_stack(p, PK_NONE, frame_of(p, f_main, 2));
+        uint32_t s_work = pk_intern_stack(p, s_main, frame_of(p, f_work, 6));
+        uint32_t s_work7 = pk_intern_stack(p, s_main, frame_of(p, f_work, 7));
+        assert_int_equal(pk_add_sample_value(p, main_thread, s_main, 0, 7), PK_OK);
+        assert_int_equal(pk_add_sample_value(p, main_thread, s_work, 0, 1234567), PK_OK);
+        assert_int_equal(pk_add_sample_value(p, worker, s_work7, 0, 13), PK_OK);
+        assert_int_equal(pk_add_sample_value(p, worker, PK_NONE, 0, 17), PK_OK);
+        pk_write_options options = {0};
+        options.value = PK_NONE;
+        char *out = NULL;
+        size_t size = 0;
+        pk_error err;
+        assert_int_equal(pk_write_memory(p, firefox(), &options, &out, &size, &err), PK_OK);
+        pk_profile *q = read_ok(out);
+        assert_int_equal(pk_value_type_count(q), 1);
+        assert_string_equal(pk_str(q, pk_value_type_at(q, 0)->name), units[u].read_as);
+        assert_int_equal(pk_thread_count(q), 2);
+        assert_int_equal(pk_thread_at(q, 1)->pid, 7);
+        assert_int_equal(pk_thread_at(q, 1)->tid, 8);
+        char want[256];
+        long long k = (long long)units[u].scale;
+        snprintf(want, sizeof want, "main;main %lld\nmain;main;work %lld\nworker %lld\n"
+                 "worker;main;work %lld\n", 7 * k, 1234567 * k, 17 * k, 13 * k);
+        expect_folded(q, 0, want);
+        /* Lines within a function are kept. */
+        size_t lines = 0;
+        for (size_t f = 0; f < pk_frame_count(q); f++) {
+            const pk_frame *fr = pk_frame_at(q, (uint32_t)f);
+            const pk_function *fn = pk_function_at(q, fr->function);
+            if (strcmp(pk_str(q, fn->name), "work") == 0) {
+                assert_string_equal(pk_str(q, fn->file), "b.c");
+                assert_int_equal(fn->start_line, 5);
+                lines |= fr->line == 6 ? 1 : fr->line == 7 ? 2 : 4;
+            }
+        }
+        assert_int_equal(lines, 3);
+        assert_int_equal(pk_warning_count(q), 0);
+        free(out);
+        pk_profile_free(q);
+        pk_profile_free(p);
+    }
+}
+
+/* Weights before stacks, shared tables after the threads, weightType last. */
+static void test_key_orders(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        "{\"meta\":{\"preprocessedProfileVersion\":66},"
+        "\"threads\":[{\"name\":\"t\",\"pid\":\"1\",\"tid\":2,"
+        "\"samples\":{\"weight\":[1.5,0.25,2],\"stack\":[1,1,null],\"length\":3,"
+        "\"weightType\":\"tracing-ms\"}}],"
+        "\"shared\":{\"stackTable\":{\"prefixOffset\":[0,1],\"frame\":[0,1],\"length\":2},"
+        "\"frameTable\":{\"func\":[0,1],\"line\":[null,3],\"length\":2},"
+        "\"funcTable\":{\"name\":[1,0],\"source\":[null,0],\"lineNumber\":[null,2],\"length\":2},"
+        "\"sources\":{\"filename\":[2],\"length\":1},"
+        "\"stringArray\":[\"inner\",\"outer\",\"x.js\"]}}");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, 0)->name), "time");
+    expect_folded(p, 0, "t 2000000\nt;outer;inner 1750000\n");
+    pk_profile_free(p);
+    /* No weight column: a sample weighs 1. */
+    p = read_ok("{\"threads\":[{\"stringArray\":[\"f\"],\"samples\":{\"stack\":[0,0,0],"
+                "\"weight\":null},\"stackTable\":{\"frame\":[0],\"prefix\":[null]},"
+                "\"frameTable\":{\"func\":[0]},\"funcTable\":{\"name\":[0]}}]}");
+    expect_folded(p, 0, "Thread 1;f 3\n");
+    pk_profile_free(p);
+}
+
+/* A library belongs to frames with an address (found by the round-trip fuzzer: a function of
+ * a library whose frames had no address read back as another function than its namesake's,
+ * while the writer, which lists libraries for addresses only, wrote them as one). */
+static void test_library_without_address(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        "{\"libs\":[{\"name\":\"a.so\",\"path\":\"/a.so\"},{\"name\":\"b.so\",\"path\":\"/b.so\"}],"
+        "\"threads\":[{\"name\":\"t\",\"stringArray\":[\"f\"],"
+        "\"samples\":{\"stack\":[0,1],\"weight\":null},"
+        "\"stackTable\":{\"frame\":[0,1],\"prefix\":[null,null]},"
+        "\"frameTable\":{\"func\":[0,1],\"address\":[-1,-1]},"
+        "\"funcTable\":{\"name\":[0,0],\"resource\":[0,1]},"
+        "\"resourceTable\":{\"lib\":[0,1]}}]}");
+    assert_int_equal(pk_function_count(p), 1);
+    expect_folded(p, 0, "t;f 2\n");
+    pk_profile_free(p);
+}
+
+static void test_damage(void **state)
+{
+    (void)state;
+    /* A prefix that is not an earlier stack, a stack index beyond the table, more weights than
+     * samples. */
+    pk_profile *p = read_ok(
+        "{\"threads\":[{\"name\":\"t\",\"stringArray\":[\"a\",\"b\"],"
+        "\"samples\":{\"stack\":[1,5],\"weight\":[1,1,1]},"
+        "\"stackTable\":{\"frame\":[0,1],\"prefix\":[1,0]},\"frameTable\":{\"func\":[0,1]},"
+        "\"funcTable\":{\"name\":[0,1]}}]}");
+    expect_folded(p, 0, "t;a;b 1\n");
+    assert_true(has_warning(p, "1 stack whose prefix is not an earlier stack"));
+    assert_true(has_warning(p, "1 reference to a stack or frame"));
+    assert_true(has_warning(p, "1 weight without a sample"));
+    pk_profile_free(p);
+
+    /* Every cut of a file is damage at the cut, or nothing to read. */
+    size_t size;
+    char *data = tb_read_data_file("firefox/notes-example.v55.json", &size);
+    for (size_t cut = 1; cut < size; cut += size / 89 + 1) {
+        pk_status status;
+        pk_error err;
+        p = read_bytes(data, cut, false, &status, &err);
+        assert_null(p);
+        assert_int_equal(status, PK_ERR_INPUT);
+        if (err.salvageable) {
+            assert_int_equal(err.offset, (int64_t)cut);
+            p = read_bytes(data, cut, true, &status, &err);
+            assert_non_null(p);
+            pk_profile_free(p);
+        }
+    }
+    free(data);
+
+    /* Not JSON: the byte offset of the error. */
+    const char *bad = "{\"threads\":[{\"samples\":{\"stack\":[0,]}}]}";
+    pk_status status;
+    pk_error err;
+    p = read_bytes(bad, strlen(bad), false, &status, &err);
+    assert_null(p);
+    assert_int_equal(err.offset, 36);
+    assert_non_null(strstr(err.message, "not valid JSON"));
+    const char *no_threads = "{\"meta\":{\"version\":27}}";
+    p = read_bytes(no_threads, strlen(no_threads), false, &status, &err);
+    assert_null(p);
+    assert_non_null(strstr(err.message, "no threads"));
+}
+
+static void test_probe(void **state)
+{
+    (void)state;
+    static const char *const names[] = {
+        "firefox-profiler-fixture-processed-3.v24.json", "firefox-profiler-fixture-unsymbolicated.v49.json",
+        "minimal-handwritten.v55.json", "minimal-handwritten.v66.json", "minimal-handwritten.v70.json",
+        "notes-example.v55.json", "notes-example.v66.json",
+        "samply-crate-snapshot-profile_without_js.v66.json",
+        "samply-crate-0.8.1-test-profile_with_js.v55.json", "gecko-handmade.v27.json"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "firefox/%s", names[i]);
+        size_t size;
+        char *data = tb_read_data_file(path, &size);
+        int score;
+        const pk_format *f = pk_format_probe((const uint8_t *)data,
+                                             size < PK_PROBE_BYTES ? size : PK_PROBE_BYTES,
+                                             "profile.bin", &score);
+        if (f != firefox())
+            fail_msg("%s probed as %s", names[i], f ? f->name : "nothing");
+        free(data);
+    }
+    /* What the writer writes. */
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "samples", "count");
+    pk_add_thread(p, pk_intern_cstr(p, "t"), 1, 1);
+    pk_write_options options = {0};
+    options.value = PK_NONE;
+    char *out = NULL;
+    size_t size = 0;
+    pk_error err;
+    assert_int_equal(pk_write_memory(p, firefox(), &options, &out, &size, &err), PK_OK);
+    int score;
+    assert_ptr_equal(pk_format_probe((const uint8_t *)out, size < PK_PROBE_BYTES ? size : PK_PROBE_BYTES,
+                                     "x.bin", &score),
+                     firefox());
+    free(out);
+    pk_profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_versions_agree), cmocka_unit_test(test_other_fixtures),
+        cmocka_unit_test(test_gecko),          cmocka_unit_test(test_write_read),
+        cmocka_unit_test(test_key_orders),     cmocka_unit_test(test_library_without_address),
+        cmocka_unit_test(test_damage),
+        cmocka_unit_test(test_probe),
+    };
+    return cmocka_run_group_tests_name("firefox reader", tests, NULL, NULL);
+}
