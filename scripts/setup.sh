@@ -22,6 +22,7 @@ TEST_PACKAGES=(
   clang-tools cppcheck gcovr  # static analysis (scan-build, cppcheck); coverage
   bash-completion zsh fish  # the shell completions, run or parsed by each shell
   debhelper dpkg-dev fakeroot lintian git  # the Debian packages built from the tree (debian/)
+  valgrind  # callgrind_annotate and cg_annotate read profkit's callgrind output
 )
 
 want=("${BUILD_PACKAGES[@]}")
