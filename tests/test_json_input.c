@@ -245,6 +245,51 @@ static void test_handler_failure(void **state)
     pk_json_parser_release(&jp);
 }
 
+/* pk_json_read over an input in memory: the recording, and the status and message it gives. */
+static pk_status read_text(const char *text, const char *not_a, pk_json_run *run, char **trace,
+                           pk_error *err)
+{
+    recorder r = {PK_BUFFER_INIT, NULL, NULL};
+    pk_input in;
+    pk_input_init_memory(&in, text, strlen(text));
+    pk_status status = pk_json_read(&in, &handler, &r, "the file", not_a, run, err);
+    pk_input_release(&in);
+    pk_buffer_byte(&r.text, 0);
+    *trace = (char *)r.text.data;
+    return status;
+}
+
+static void test_read_helper(void **state)
+{
+    (void)state;
+    char *trace;
+    pk_error err;
+    pk_json_run run;
+    /* An object reaches the reader's handler whole, its own begin included. */
+    assert_int_equal(read_text("{\"a\":[1]}", "not a thing", &run, &trace, &err), PK_OK);
+    assert_int_equal(run.how, PK_JSON_COMPLETE);
+    assert_string_equal(trace, " {\na [\na/0 int 1\na ]\n }\n");
+    free(trace);
+    /* An array or a scalar is refused before the reader sees anything, where it starts. */
+    assert_int_equal(read_text(" [{\"a\":1}]", "not a thing", &run, &trace, &err), PK_ERR_INPUT);
+    assert_string_equal(trace, "");
+    assert_int_equal(run.how, PK_JSON_FAILED);
+    assert_string_equal(err.message, "not a thing: the document is an array");
+    assert_int_equal(err.offset, 2);
+    free(trace);
+    assert_int_equal(read_text("12 ", "not a thing", NULL, &trace, &err), PK_ERR_INPUT);
+    assert_string_equal(err.message, "not a thing: the document is not an object");
+    free(trace);
+    /* Without the check an array is any document; a cut one says where it ends. */
+    assert_int_equal(read_text("[1,", NULL, &run, &trace, &err), PK_ERR_INPUT);
+    assert_string_equal(trace, " [\n0 int 1\n");
+    assert_int_equal(run.how, PK_JSON_CUT);
+    assert_int_equal(run.offset, 3);
+    assert_true(err.salvageable);
+    assert_non_null(strstr(err.message, "the file ends early"));
+    free(trace);
+}
+
 static void test_skip(void **state)
 {
     (void)state;
@@ -346,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_cut_keeps_what_came),
         cmocka_unit_test(test_invalid_with_offset),
         cmocka_unit_test(test_handler_failure),
+        cmocka_unit_test(test_read_helper),
         cmocka_unit_test(test_skip),
         cmocka_unit_test(test_match),
         cmocka_unit_test(test_numbers),

@@ -475,3 +475,48 @@ pk_status pk_json_parser_error(const pk_json_parser *jp, pk_json_end how, const 
     }
     return pk_damage(err, jp->error_offset, "%s", jp->message);
 }
+
+/* ---- a reader's whole parse -------------------------------------------------------------------- */
+
+/* Stands in for the reader's handler until the first callback, which is about the document itself:
+ * an object lets the reader's handler take over (from its begin on), anything else is refused. */
+typedef struct object_gate {
+    pk_json_handler handler;
+    void *ctx;
+    const char *not_a;
+} object_gate;
+
+static bool gate_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
+{
+    (void)v;
+    const object_gate *g = ctx;
+    return pk_json_parser_fail(jp, "%s: the document is not an object", g->not_a);
+}
+
+static bool gate_begin(void *ctx, pk_json_parser *jp, bool is_array)
+{
+    const object_gate *g = ctx;
+    if (is_array)
+        return pk_json_parser_fail(jp, "%s: the document is an array", g->not_a);
+    jp->handler = g->handler;
+    jp->ctx = g->ctx;
+    return !jp->handler.begin || jp->handler.begin(jp->ctx, jp, false);
+}
+
+pk_status pk_json_read(pk_input *in, const pk_json_handler *handler, void *ctx, const char *what,
+                       const char *not_a, pk_json_run *run, pk_error *err)
+{
+    object_gate gate = {*handler, ctx, not_a};
+    pk_json_parser jp;
+    if (not_a)
+        pk_json_parser_init(&jp, &(pk_json_handler){.scalar = gate_scalar, .begin = gate_begin},
+                            &gate);
+    else
+        pk_json_parser_init(&jp, handler, ctx);
+    pk_json_end how = pk_json_parser_run(&jp, in);
+    pk_status status = pk_json_parser_error(&jp, how, what, err);
+    if (run)
+        *run = (pk_json_run){how, pk_json_parser_error_offset(&jp)};
+    pk_json_parser_release(&jp);
+    return status;
+}

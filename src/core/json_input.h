@@ -15,11 +15,11 @@
  *             return pk_json_parser_fail(jp, "an event's ts is not a number");
  *         return true;
  *     }
- *     pk_json_parser jp;
- *     pk_json_parser_init(&jp, &(pk_json_handler){.scalar = on_scalar, .end = on_end}, ctx);
- *     pk_json_end how = pk_json_parser_run(&jp, in);
- *     ...  // PK_JSON_COMPLETE, or pk_json_parser_error(&jp, err) for the message
- *     pk_json_parser_release(&jp);
+ *     pk_status status = pk_json_read(in, &(pk_json_handler){.scalar = on_scalar, .end = on_end},
+ *                                     ctx, "the trace", NULL, NULL, err);
+ *
+ * (pk_json_read is pk_json_parser_init, pk_json_parser_run, pk_json_parser_error and
+ * pk_json_parser_release in one; the probes run the parser over memory themselves.)
  *
  * The path. depth is the number of containers enclosing the value a callback is about; level 0
  * is the outermost. At level L the container is an object (pk_json_parser_key(jp, L) is the key
@@ -129,6 +129,20 @@ pk_json_end pk_json_parser_run(pk_json_parser *jp, pk_input *in);
 
 /* The same over bytes in memory (the probe helpers; tests). */
 pk_json_end pk_json_parser_run_memory(pk_json_parser *jp, const void *data, size_t size);
+
+/* A reader's whole parse of in: init, run and release around the reader's handler. what names
+ * the document in messages ("the speedscope file"). With not_a ("not a speedscope file") the
+ * document must be an object: an array or a scalar is refused ("not a speedscope file: the
+ * document is an array") before the reader sees anything; the check costs the reader's callbacks
+ * nothing (it sits in front of the first one only). Returns PK_OK when the document completed or
+ * a handler stopped it, else pk_json_parser_error's status; run, when not NULL, says how it
+ * ended and where (pk_json_parser_error_offset), for a reader that treats an end specially. */
+typedef struct pk_json_run {
+    pk_json_end how;
+    uint64_t offset;
+} pk_json_run;
+pk_status pk_json_read(pk_input *in, const pk_json_handler *handler, void *ctx, const char *what,
+                       const char *not_a, pk_json_run *run, pk_error *err);
 
 /* After a run that did not complete: fills err for the way it ended and returns its status.
  * PK_JSON_CUT, PK_JSON_INVALID and PK_JSON_FAILED are damage (pk_damage) at

@@ -398,8 +398,6 @@ static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
 {
     fx_reader *r = ctx;
     uint32_t d = pk_json_parser_depth(jp);
-    if (d == 0)
-        return pk_json_parser_fail(jp, "not a Firefox profile: the document is not an object");
     if (r->in_lib)
         return d == r->lib_level + 1 ? lib_scalar(r, jp, v) : true;
     if (r->in_thread)
@@ -450,8 +448,7 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
     fx_reader *r = ctx;
     uint32_t d = pk_json_parser_depth(jp);
     if (d == 0)
-        return is_array ? pk_json_parser_fail(jp, "not a Firefox profile: the document is an array")
-                        : true;
+        return true;
     uint32_t set;
     if (!is_array && !r->in_lib && is_lib(r, jp, d, &set)) {
         r->in_lib = true;
@@ -518,12 +515,8 @@ pk_status fx_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
         fxr_free(&r);
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     }
-    pk_json_parser jp;
-    pk_json_parser_init(&jp, &(pk_json_handler){on_scalar, on_begin, on_end}, &r);
-    pk_json_end how = pk_json_parser_run(&jp, in);
-    if (how != PK_JSON_COMPLETE)
-        status = pk_json_parser_error(&jp, how, "the Firefox profile", err);
-    pk_json_parser_release(&jp);
+    status = pk_json_read(in, &(pk_json_handler){on_scalar, on_begin, on_end}, &r,
+                          "the Firefox profile", "not a Firefox profile", NULL, err);
     if (status == PK_OK || status == PK_ERR_INPUT) {
         if (!r.saw_threads) {
             if (status == PK_OK)

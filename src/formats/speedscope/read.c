@@ -340,8 +340,6 @@ static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
 {
     reader *r = ctx;
     uint32_t d = pk_json_parser_depth(jp);
-    if (d == 0)
-        return pk_json_parser_fail(jp, "not a speedscope file: the document is not an object");
     if (pk_json_parser_key_is(jp, 0, "profiles") && d >= 3 && pk_json_parser_in_array(jp, 1)) {
         if (d == 3)
             return profile_member(r, jp, v);
@@ -395,8 +393,7 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
     reader *r = ctx;
     uint32_t d = pk_json_parser_depth(jp);
     if (d == 0)
-        return is_array ? pk_json_parser_fail(jp, "not a speedscope file: the document is an array")
-                        : true;
+        return true;
     if (pk_json_parser_key_is(jp, 0, "profiles")) {
         r->saw_profiles = true;
         if (d == 2 && !is_array && pk_json_parser_in_array(jp, 1))
@@ -585,12 +582,8 @@ pk_status speedscope_read(pk_input *in, pk_profile *p, const pk_read_options *op
     }
     r.nodes[r.node_count++] = (node){ROOT, NO_FRAME, PK_NONE, true};
 
-    pk_json_parser jp;
-    pk_json_parser_init(&jp, &(pk_json_handler){on_scalar, on_begin, on_end}, &r);
-    pk_json_end how = pk_json_parser_run(&jp, in);
-    if (how != PK_JSON_COMPLETE)
-        status = pk_json_parser_error(&jp, how, "the speedscope file", err);
-    pk_json_parser_release(&jp);
+    status = pk_json_read(in, &(pk_json_handler){on_scalar, on_begin, on_end}, &r,
+                          "the speedscope file", "not a speedscope file", NULL, err);
     if (status == PK_OK || status == PK_ERR_INPUT) {
         if (!r.saw_profiles && !r.saw_shared) {
             if (status == PK_OK)
