@@ -339,6 +339,20 @@ static void test_library_without_address(void **state)
     pk_profile_free(p);
 }
 
+/* Milliseconds beyond what a double holds to the nanosecond are read exactly from their text. */
+static void test_exact_milliseconds(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        "{\"meta\":{\"preprocessedProfileVersion\":55},\"threads\":[{\"name\":\"t\","
+        "\"stringArray\":[\"a\",\"b\"],\"samples\":{\"weightType\":\"tracing-ms\","
+        "\"stack\":[0,1,1,0],\"weight\":[4611686018427.387903,1234567890123.456789,1,null]},"
+        "\"stackTable\":{\"frame\":[0,1],\"prefix\":[null,null]},\"frameTable\":{\"func\":[0,1]},"
+        "\"funcTable\":{\"name\":[0,1]}}]}");
+    expect_folded(p, 0, "t;a 4611686018428387903\nt;b 1234567890124456789\n");
+    pk_profile_free(p);
+}
+
 static void test_damage(void **state)
 {
     (void)state;
@@ -439,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_gecko),          cmocka_unit_test(test_gecko_old_versions),
         cmocka_unit_test(test_write_read),
         cmocka_unit_test(test_key_orders),     cmocka_unit_test(test_library_without_address),
+        cmocka_unit_test(test_exact_milliseconds),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_probe),
     };

@@ -358,6 +358,61 @@ static void test_numbers(void **state)
     assert_false(pk_json_scalar_is(&v, "12"));
 }
 
+/* A number's exact value at a scale, from its text, as the parser delivers it. */
+typedef struct decimal_run {
+    unsigned digits;
+    bool ok;
+    int64_t value;
+} decimal_run;
+
+static bool decimal_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
+{
+    (void)jp;
+    decimal_run *d = ctx;
+    d->ok = pk_json_scalar_decimal(v, d->digits, &d->value);
+    return true;
+}
+
+static bool decimal_of(const char *text, unsigned digits, int64_t *out)
+{
+    decimal_run d = {digits, false, 0};
+    pk_json_parser jp;
+    pk_json_parser_init(&jp, &(pk_json_handler){.scalar = decimal_scalar}, &d);
+    assert_int_equal(pk_json_parser_run_memory(&jp, text, strlen(text)), PK_JSON_COMPLETE);
+    pk_json_parser_release(&jp);
+    *out = d.value;
+    return d.ok;
+}
+
+static void test_decimal(void **state)
+{
+    (void)state;
+    int64_t v;
+    /* Beyond a double's 53 bits: the decimals are kept. */
+    assert_true(decimal_of("[4611686018427.387903]", 6, &v));
+    assert_int_equal(v, 4611686018427387903LL);
+    assert_true(decimal_of("[-1.5]", 6, &v));
+    assert_int_equal(v, -1500000);
+    assert_true(decimal_of("[12]", 6, &v));
+    assert_int_equal(v, 12000000);
+    assert_true(decimal_of("[1.5e-3]", 6, &v));
+    assert_int_equal(v, 1500);
+    assert_true(decimal_of("[25E-1]", 1, &v));
+    assert_int_equal(v, 25);
+    assert_true(decimal_of("[0.0]", 6, &v));
+    assert_int_equal(v, 0);
+    /* Zeros past what fits are no fraction. */
+    assert_true(decimal_of("[2.5000000000000000000000000]", 1, &v));
+    assert_int_equal(v, 25);
+    /* A fraction left, or too large. */
+    assert_false(decimal_of("[0.0000001]", 6, &v));
+    assert_false(decimal_of("[9223372036854.775808]", 6, &v));
+    assert_false(decimal_of("[1e30]", 0, &v));
+    assert_true(decimal_of("[-9223372036854.775808]", 6, &v));
+    assert_int_equal(v, INT64_MIN);
+    assert_false(decimal_of("[\"1\"]", 0, &v));
+}
+
 static void test_probe(void **state)
 {
     (void)state;
@@ -395,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_skip),
         cmocka_unit_test(test_match),
         cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_decimal),
         cmocka_unit_test(test_probe),
     };
     return cmocka_run_group_tests_name("json_input", tests, NULL, NULL);

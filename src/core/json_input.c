@@ -123,6 +123,73 @@ bool pk_json_scalar_double(const pk_json_scalar *v, double *out)
     return true;
 }
 
+/* value * 10^shift into *out, exactly: false when it does not fit or (shift < 0) leaves a
+ * fraction. */
+static bool shift_decimal(uint64_t value, bool negative, int shift, int64_t *out)
+{
+    for (; shift > 0; shift--) {
+        if (value > UINT64_MAX / 10)
+            return false;
+        value *= 10;
+    }
+    for (; shift < 0; shift++) {
+        if (value % 10 != 0)
+            return false;
+        value /= 10;
+    }
+    if (value > (negative ? (uint64_t)1 << 63 : ((uint64_t)1 << 63) - 1))
+        return false;
+    *out = negative ? (int64_t)(0 - value) : (int64_t)value;
+    return true;
+}
+
+bool pk_json_scalar_decimal(const pk_json_scalar *v, unsigned digits, int64_t *out)
+{
+    if (digits > 18)
+        return false;
+    if (v->kind == PK_JSON_INT)
+        return shift_decimal(v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i, v->i < 0,
+                             (int)digits, out);
+    if (v->kind != PK_JSON_DOUBLE || !v->s)
+        return false;
+    /* JSON's grammar (yajl checked it): -?digits(.digits)?([eE][+-]?digits)? */
+    const char *s = v->s, *end = v->s + v->len;
+    bool negative = s < end && *s == '-';
+    s += negative;
+    uint64_t mantissa = 0;
+    int shift = (int)digits;
+    bool fraction = false;
+    for (; s < end && *s != 'e' && *s != 'E'; s++) {
+        if (*s == '.') {
+            fraction = true;
+            continue;
+        }
+        unsigned digit = (unsigned)(*s - '0');
+        if (mantissa > (UINT64_MAX - digit) / 10) {
+            if (digit != 0 || !fraction)
+                return false;
+            continue; /* a trailing zero of the fraction that would not fit */
+        }
+        mantissa = mantissa * 10 + digit;
+        shift -= fraction;
+    }
+    if (s < end) { /* the exponent */
+        s++;
+        bool minus = s < end && *s == '-';
+        s += s < end && (*s == '-' || *s == '+');
+        int exponent = 0;
+        for (; s < end; s++)
+            if ((exponent = exponent * 10 + (*s - '0')) > 400)
+                return false;
+        shift += minus ? -exponent : exponent;
+    }
+    if (mantissa == 0) {
+        *out = 0;
+        return true;
+    }
+    return shift >= -40 && shift <= 40 && shift_decimal(mantissa, negative, shift, out);
+}
+
 /* ---- yajl's callbacks -------------------------------------------------------------------------- */
 
 static bool suppressed(const pk_json_parser *jp)
@@ -216,6 +283,8 @@ static int on_number(void *ctx, const char *s, size_t len)
     }
     v.kind = PK_JSON_DOUBLE;
     v.d = strtod_l(text, NULL, (locale_t)jp->c_locale); /* overflow gives ±HUGE_VAL */
+    v.s = s;
+    v.len = len;
     return deliver(jp, &v);
 }
 

@@ -30,7 +30,8 @@
  * ("#/ph" at 0 matches the "ph" of an element of a top-level array; "ph" at 1 matches it too).
  *
  * Values: numbers come as int64 when they are integers that fit (i, with d = (double)i), else as
- * double (d, correctly rounded, whatever the locale); strings as bytes with their length,
+ * double (d, correctly rounded, whatever the locale) with the number's text in s and len, for a
+ * reader that wants it exactly (pk_json_scalar_decimal); strings as bytes with their length,
  * validated UTF-8, escapes decoded, not NUL-terminated, valid only during the callback.
  *
  * Ends: a document that ends early (a trace whose writer stopped mid-file, without its closing
@@ -71,7 +72,8 @@ typedef struct pk_json_scalar {
     bool boolean;
     int64_t i;
     double d;
-    const char *s; /* not NUL-terminated; valid during the callback only */
+    const char *s; /* a string, or a double's text; not NUL-terminated; valid during the
+                    * callback only */
     size_t len;
 } pk_json_scalar;
 
@@ -196,5 +198,10 @@ bool pk_json_scalar_is(const pk_json_scalar *v, const char *string);
 bool pk_json_scalar_i64(const pk_json_scalar *v, int64_t *out);
 /* Any number: *out. */
 bool pk_json_scalar_double(const pk_json_scalar *v, double *out);
+/* A number times 10^digits, exactly, from its text: false when that is not an integer (more
+ * fractional digits than `digits` that are not zeros) or does not fit int64. For numbers written
+ * as decimals of a smaller unit ("1152921504606.846976" ms is 1152921504606846976 ns, which no
+ * double holds). */
+bool pk_json_scalar_decimal(const pk_json_scalar *v, unsigned digits, int64_t *out);
 
 #endif

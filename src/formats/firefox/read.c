@@ -280,10 +280,25 @@ static bool sample_value(fx_reader *r, pk_json_parser *jp, const pk_json_scalar 
         return offer(r, jp, 0, pk_pair_int(stack));
     }
     if (pk_json_parser_key_is(jp, b + 1, "weight")) {
-        t->weight_column = true;
+        if (!t->weight_column) {
+            t->weight_column = true;
+            /* Milliseconds whose type is known before them (as writers write them) are taken
+             * to the nanosecond from their text: a double holds 2^53 ns at most, which the
+             * decimals of a long run's milliseconds exceed. */
+            t->in_ns = t->weight_known && t->weight == FXR_WEIGHT_MS && !t->decided;
+        }
+        int64_t w;
+        if (t->in_ns) {
+            if (pk_json_scalar_decimal(v, 6, &w))
+                return offer(r, jp, 1, pk_pair_int(w));
+            if (v->kind == PK_JSON_DOUBLE) /* more decimals than nanoseconds, or beyond int64 */
+                return offer(r, jp, 1, (pk_pair_value){true, 0, v->d * 1e6});
+            return offer(r, jp, 1, pk_pair_int(v->kind == PK_JSON_INT
+                                                   ? pk_mul_saturating(v->i, 1000000)
+                                                   : 1000000));
+        }
         if (v->kind == PK_JSON_DOUBLE)
             return offer(r, jp, 1, (pk_pair_value){true, 0, v->d});
-        int64_t w;
         return offer(r, jp, 1, pk_pair_int(pk_json_scalar_i64(v, &w) ? w : 1));
     }
     return true;
@@ -513,8 +528,8 @@ static bool begin_thread(fx_reader *r, pk_json_parser *jp, uint32_t d)
     if (!new_set(r, &set) || r->thread_count >= UINT32_MAX ||
         !PK_ARRAY_RESERVE(r->threads, r->thread_cap, r->thread_count + 1))
         return nomem(jp);
-    r->threads[r->thread_count++] = (fxr_thread){0, -1, -1, set, FXR_WEIGHT_SAMPLES, false, false, false,
-                                                  false};
+    r->threads[r->thread_count++] =
+        (fxr_thread){.pid = -1, .tid = -1, .set = set, .weight = FXR_WEIGHT_SAMPLES};
     r->in_thread = true;
     r->thread_level = d;
     r->saw_threads = true;

@@ -84,6 +84,8 @@ typedef struct fxr_thread {
     bool decided;        /* its first sample decided `scaled` */
     bool scaled;         /* its sums are in the model's unit already */
     bool weight_column;  /* samples.weight was an array (not null, not missing) */
+    bool in_ns;          /* its millisecond weights are read as whole nanoseconds, exactly from
+                          * their decimal text (the weight type came first) */
 } fxr_thread;
 
 /* A Gecko table's schema: which element of a row is which kept column. */
