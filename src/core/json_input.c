@@ -106,6 +106,73 @@ bool pk_json_scalar_double(const pk_json_scalar *v, double *out)
     return true;
 }
 
+/* value * 10^shift into *out, exactly: false when it does not fit or (shift < 0) leaves a
+ * fraction. */
+static bool shift_decimal(uint64_t value, bool negative, int shift, int64_t *out)
+{
+    for (; shift > 0; shift--) {
+        if (value > UINT64_MAX / 10)
+            return false;
+        value *= 10;
+    }
+    for (; shift < 0; shift++) {
+        if (value % 10 != 0)
+            return false;
+        value /= 10;
+    }
+    if (value > (negative ? (uint64_t)1 << 63 : ((uint64_t)1 << 63) - 1))
+        return false;
+    *out = negative ? (int64_t)(0 - value) : (int64_t)value;
+    return true;
+}
+
+bool pk_json_scalar_decimal(const pk_json_scalar *v, unsigned digits, int64_t *out)
+{
+    if (digits > 18)
+        return false;
+    if (v->kind == PK_JSON_INT)
+        return shift_decimal(v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i, v->i < 0,
+                             (int)digits, out);
+    if (v->kind != PK_JSON_DOUBLE || !v->s)
+        return false;
+    /* JSON's grammar (yajl checked it): -?digits(.digits)?([eE][+-]?digits)? */
+    const char *s = v->s, *end = v->s + v->len;
+    bool negative = s < end && *s == '-';
+    s += negative;
+    uint64_t mantissa = 0;
+    int shift = (int)digits;
+    bool fraction = false;
+    for (; s < end && *s != 'e' && *s != 'E'; s++) {
+        if (*s == '.') {
+            fraction = true;
+            continue;
+        }
+        unsigned digit = (unsigned)(*s - '0');
+        if (mantissa > (UINT64_MAX - digit) / 10) {
+            if (digit != 0 || !fraction)
+                return false;
+            continue; /* a trailing zero of the fraction that would not fit */
+        }
+        mantissa = mantissa * 10 + digit;
+        shift -= fraction;
+    }
+    if (s < end) { /* the exponent */
+        s++;
+        bool minus = s < end && *s == '-';
+        s += s < end && (*s == '-' || *s == '+');
+        int exponent = 0;
+        for (; s < end; s++)
+            if ((exponent = exponent * 10 + (*s - '0')) > 400)
+                return false;
+        shift += minus ? -exponent : exponent;
+    }
+    if (mantissa == 0) {
+        *out = 0;
+        return true;
+    }
+    return shift >= -40 && shift <= 40 && shift_decimal(mantissa, negative, shift, out);
+}
+
 /* ---- yajl's callbacks -------------------------------------------------------------------------- */
 
 static bool suppressed(const pk_json_parser *jp)
@@ -216,6 +283,8 @@ static int on_number(void *ctx, const char *s, size_t len)
     }
     v.kind = PK_JSON_DOUBLE;
     v.d = strtod_l(text, NULL, (locale_t)jp->c_locale); /* overflow gives ±HUGE_VAL */
+    v.s = s;
+    v.len = len;
     return jp->handler.scalar(jp->ctx, jp, &v);
 }
 
@@ -486,4 +555,49 @@ pk_status pk_json_parser_error(const pk_json_parser *jp, pk_json_end how, const 
         return pk_damage(err, jp->error_offset, "%s", jp->message);
     }
     return pk_damage(err, jp->error_offset, "%s", jp->message);
+}
+
+/* ---- a reader's whole parse -------------------------------------------------------------------- */
+
+/* Stands in for the reader's handler until the first callback, which is about the document itself:
+ * an object lets the reader's handler take over (from its begin on), anything else is refused. */
+typedef struct object_gate {
+    pk_json_handler handler;
+    void *ctx;
+    const char *not_a;
+} object_gate;
+
+static bool gate_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
+{
+    (void)v;
+    const object_gate *g = ctx;
+    return pk_json_parser_fail(jp, "%s: the document is not an object", g->not_a);
+}
+
+static bool gate_begin(void *ctx, pk_json_parser *jp, bool is_array)
+{
+    const object_gate *g = ctx;
+    if (is_array)
+        return pk_json_parser_fail(jp, "%s: the document is an array", g->not_a);
+    jp->handler = g->handler;
+    jp->ctx = g->ctx;
+    return !jp->handler.begin || jp->handler.begin(jp->ctx, jp, false);
+}
+
+pk_status pk_json_read(pk_input *in, const pk_json_handler *handler, void *ctx, const char *what,
+                       const char *not_a, pk_json_run *run, pk_error *err)
+{
+    object_gate gate = {*handler, ctx, not_a};
+    pk_json_parser jp;
+    if (not_a)
+        pk_json_parser_init(&jp, &(pk_json_handler){.scalar = gate_scalar, .begin = gate_begin},
+                            &gate);
+    else
+        pk_json_parser_init(&jp, handler, ctx);
+    pk_json_end how = pk_json_parser_run(&jp, in);
+    pk_status status = pk_json_parser_error(&jp, how, what, err);
+    if (run)
+        *run = (pk_json_run){how, pk_json_parser_error_offset(&jp)};
+    pk_json_parser_release(&jp);
+    return status;
 }

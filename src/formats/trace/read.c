@@ -400,20 +400,18 @@ pk_status trace_read(pk_input *in, pk_profile *p, const pk_read_options *options
         reader_free(&r);
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     }
-    pk_json_parser jp;
-    pk_json_parser_init(&jp, &(pk_json_handler){on_scalar, on_begin, on_end}, &r);
-    pk_json_end how = pk_json_parser_run(&jp, in);
-    pk_status status = PK_OK;
-    if (how == PK_JSON_CUT && r.events) {
+    pk_json_run run;
+    pk_status status = pk_json_read(in, &(pk_json_handler){on_scalar, on_begin, on_end}, &r,
+                                    "the trace", NULL, &run, err);
+    if (run.how == PK_JSON_CUT && r.events) {
         /* A trace whose writer stopped mid-file: the events before are whole. */
         pk_warn(p, "the trace ends early (byte %" PRIu64 "): the %" PRIu64 " whole event%s before "
                    "byte %" PRIu64 " are read",
-                pk_json_parser_error_offset(&jp), r.events, plural(r.events), r.last_event_end);
-    } else if (how == PK_JSON_CUT) {
-        status = pk_error_set(err, PK_ERR_INPUT, (int64_t)pk_json_parser_error_offset(&jp),
+                run.offset, r.events, plural(r.events), r.last_event_end);
+        status = PK_OK;
+    } else if (run.how == PK_JSON_CUT) {
+        status = pk_error_set(err, PK_ERR_INPUT, (int64_t)run.offset,
                               "not a trace: no events before the input ends");
-    } else if (how != PK_JSON_COMPLETE) {
-        status = pk_json_parser_error(&jp, how, "the trace", err);
     }
     if (status == PK_OK && !r.events)
         status = pk_error_set(err, PK_ERR_INPUT, 0, "not a trace: no events");
@@ -425,7 +423,6 @@ pk_status trace_read(pk_input *in, pk_profile *p, const pk_read_options *options
             status = finished;
         }
     }
-    pk_json_parser_release(&jp);
     reader_free(&r);
     return status;
 }
