@@ -1,6 +1,7 @@
 /* The compressing output filter: a gzip member written in pieces as the output flushes, on a
  * second thread when the process may run on more than one processor (see gzip.h). */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <assert.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -38,7 +39,8 @@ pk_deflate *pk_deflate_new(int level)
     pk_deflate *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
-    if (level < 1 || level > 9)
+    assert(level >= 0 && level <= 9); /* checked by the output (pk_output_check_level) */
+    if (level == 0)
         level = 1;
     /* 16 + MAX_WBITS: a gzip wrapper. */
     if (deflateInit2(&d->z, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {

@@ -50,23 +50,6 @@ void pk_json_parser_skip(pk_json_parser *jp)
         jp->skip_depth = jp->depth + 1;
 }
 
-const char *pk_json_parser_key(const pk_json_parser *jp, uint32_t level, size_t *len)
-{
-    if (level >= jp->depth || jp->levels[level].is_array)
-        return NULL;
-    *len = jp->levels[level].key_len;
-    if (!jp->keys.data)
-        return ""; /* only empty keys so far */
-    return (const char *)jp->keys.data + jp->levels[level].key_start;
-}
-
-bool pk_json_parser_key_is(const pk_json_parser *jp, uint32_t level, const char *name)
-{
-    size_t len;
-    const char *key = pk_json_parser_key(jp, level, &len);
-    return key && strlen(name) == len && memcmp(key, name, len) == 0;
-}
-
 bool pk_json_parser_match(const pk_json_parser *jp, uint32_t from, const char *pattern)
 {
     uint32_t level = from;
@@ -204,16 +187,23 @@ static void value_starts(pk_json_parser *jp)
         jp->levels[jp->depth - 1].index++;
 }
 
-static int deliver(pk_json_parser *jp, const pk_json_scalar *v)
+/* Whether a scalar that starts here goes to the handler (checked before any work on it: inside
+ * a skipped container nothing is converted, nor counted, since no one asks). */
+static bool wanted(pk_json_parser *jp)
 {
+    if (suppressed(jp))
+        return false;
     value_starts(jp);
     /* At the end of a cut input yajl still ends the number it was reading ("ts": 12 of
      * "ts": 1234...): not a value that was there. */
     if (jp->finishing && jp->depth > 0)
-        return 1;
-    if (!jp->handler.scalar || suppressed(jp))
-        return 1;
-    return jp->handler.scalar(jp->ctx, jp, v);
+        return false;
+    return jp->handler.scalar != NULL;
+}
+
+static int deliver(pk_json_parser *jp, const pk_json_scalar *v)
+{
+    return wanted(jp) ? jp->handler.scalar(jp->ctx, jp, v) : 1;
 }
 
 static int on_null(void *ctx)
@@ -238,6 +228,14 @@ static bool parse_integer(const char *s, size_t len, int64_t *out)
     if (i == len)
         return false;
     uint64_t magnitude = 0;
+    /* Up to 18 digits cannot overflow: no check per digit (the times of a trace have 10 to 16). */
+    size_t unchecked = len - i <= 18 ? len : i;
+    for (; i < unchecked; i++) {
+        unsigned digit = (unsigned)(s[i] - '0');
+        if (digit > 9)
+            return false;
+        magnitude = magnitude * 10 + digit;
+    }
     const uint64_t limit = negative ? (uint64_t)1 << 63 : ((uint64_t)1 << 63) - 1;
     for (; i < len; i++) {
         unsigned digit = (unsigned)(s[i] - '0');
@@ -254,10 +252,12 @@ static bool parse_integer(const char *s, size_t len, int64_t *out)
 static int on_number(void *ctx, const char *s, size_t len)
 {
     pk_json_parser *jp = ctx;
+    if (!wanted(jp))
+        return 1;
     pk_json_scalar v = {.kind = PK_JSON_INT};
     if (parse_integer(s, len, &v.i)) {
         v.d = (double)v.i;
-        return deliver(jp, &v);
+        return jp->handler.scalar(jp->ctx, jp, &v);
     }
     /* yajl checked the grammar; strtod wants a terminated string. */
     char small[64];
@@ -285,7 +285,7 @@ static int on_number(void *ctx, const char *s, size_t len)
     v.d = strtod_l(text, NULL, (locale_t)jp->c_locale); /* overflow gives ±HUGE_VAL */
     v.s = s;
     v.len = len;
-    return deliver(jp, &v);
+    return jp->handler.scalar(jp->ctx, jp, &v);
 }
 
 static int on_string(void *ctx, const unsigned char *s, size_t len)
@@ -296,7 +296,6 @@ static int on_string(void *ctx, const unsigned char *s, size_t len)
 
 static int push(pk_json_parser *jp, bool is_array)
 {
-    value_starts(jp);
     if (jp->depth >= PK_JSON_MAX_DEPTH) {
         snprintf(jp->message, sizeof jp->message, "nested deeper than %u levels",
                  PK_JSON_MAX_DEPTH);
@@ -304,7 +303,14 @@ static int push(pk_json_parser *jp, bool is_array)
         jp->error_offset = current_offset(jp);
         return 0;
     }
-    if (jp->depth == jp->levels_capacity) {
+    /* Inside a skipped container only the depth is counted: its levels, keys and indexes are
+     * never asked for (pop leaves them alone too). */
+    if (suppressed(jp)) {
+        jp->depth++;
+        return 1;
+    }
+    value_starts(jp);
+    if (jp->depth >= jp->levels_capacity) {
         uint32_t capacity = jp->levels_capacity ? jp->levels_capacity * 2 : 32;
         pk_json_level *grown = realloc(jp->levels, capacity * sizeof *grown);
         if (!grown) {
@@ -315,7 +321,7 @@ static int push(pk_json_parser *jp, bool is_array)
         jp->levels_capacity = capacity;
     }
     /* Begin sees the container's own position: call it before the level is pushed. */
-    if (jp->handler.begin && !suppressed(jp) && !jp->handler.begin(jp->ctx, jp, is_array))
+    if (jp->handler.begin && !jp->handler.begin(jp->ctx, jp, is_array))
         return 0;
     jp->levels[jp->depth] = (pk_json_level){
         .is_array = is_array, .key_start = (uint32_t)jp->keys.len, .index = UINT64_MAX};
@@ -326,16 +332,20 @@ static int push(pk_json_parser *jp, bool is_array)
 static int pop(pk_json_parser *jp, bool is_array)
 {
     jp->depth--;
-    jp->keys.len = jp->levels[jp->depth].key_start;
-    if (jp->skip_depth && jp->depth + 1 == jp->skip_depth) {
-        jp->skip_depth = 0; /* the skipped container ends: no callback for its end either */
-        return 1;
+    if (jp->skip_depth) {
+        if (jp->depth >= jp->skip_depth)
+            return 1; /* inside the skipped container: no level was kept */
+        if (jp->depth + 1 == jp->skip_depth) {
+            jp->keys.len = jp->levels[jp->depth].key_start;
+            jp->skip_depth = 0; /* the skipped container ends: no callback for its end either */
+            return 1;
+        }
     }
-    if (!jp->handler.end || suppressed(jp))
+    jp->keys.len = jp->levels[jp->depth].key_start;
+    if (!jp->handler.end)
         return 1;
     return jp->handler.end(jp->ctx, jp, is_array);
 }
-
 static int on_start_map(void *ctx)
 {
     return push(ctx, false);
@@ -359,6 +369,8 @@ static int on_end_array(void *ctx)
 static int on_map_key(void *ctx, const unsigned char *key, size_t len)
 {
     pk_json_parser *jp = ctx;
+    if (suppressed(jp))
+        return 1;
     pk_json_level *l = &jp->levels[jp->depth - 1];
     if (len > UINT32_MAX - l->key_start) {
         jp->nomem = true;

@@ -51,6 +51,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/buffer.h"
 #include "profkit/error.h"
@@ -180,9 +181,26 @@ static inline bool pk_json_parser_in_array(const pk_json_parser *jp, uint32_t le
 }
 /* The key at level (an object level), with its length; NULL at an array level or beyond the
  * depth. Not NUL-terminated. */
-const char *pk_json_parser_key(const pk_json_parser *jp, uint32_t level, size_t *len);
-/* True when level is an object level whose key is name. */
-bool pk_json_parser_key_is(const pk_json_parser *jp, uint32_t level, const char *name);
+static inline const char *pk_json_parser_key(const pk_json_parser *jp, uint32_t level,
+                                             size_t *len)
+{
+    if (level >= jp->depth || jp->levels[level].is_array)
+        return NULL;
+    *len = jp->levels[level].key_len;
+    if (!jp->keys.data)
+        return ""; /* only empty keys so far */
+    return (const char *)jp->keys.data + jp->levels[level].key_start;
+}
+/* True when level is an object level whose key is name. Inline, called with a literal name:
+ * the readers route every value by a few of these, and the length compared first is a
+ * constant. */
+static inline bool pk_json_parser_key_is(const pk_json_parser *jp, uint32_t level,
+                                         const char *name)
+{
+    size_t len, name_len = strlen(name);
+    const char *key = pk_json_parser_key(jp, level, &len);
+    return key && name_len == len && memcmp(key, name, len) == 0;
+}
 /* The index at level (an array level); UINT64_MAX elsewhere. */
 static inline uint64_t pk_json_parser_index(const pk_json_parser *jp, uint32_t level)
 {

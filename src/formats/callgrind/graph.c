@@ -456,29 +456,29 @@ static bool place_all_self(expander *x)
             }
             size_t f = *slot;
             if (inserted) {
-                size_t need = (files + 1) * PK_MAX_VALUES;
+                size_t need = (files + 1) * x->values;
                 if (!PK_ARRAY_RESERVE(merged, merged_cap, files + 1) ||
                     !PK_ARRAY_RESERVE(merged_costs, merged_costs_cap, need)) {
                     ok = false;
                     break;
                 }
-                memset(merged_costs + f * PK_MAX_VALUES, 0, PK_MAX_VALUES * sizeof *merged_costs);
+                memset(merged_costs + f * x->values, 0, x->values * sizeof *merged_costs);
                 merged[f] = (position){g->selfs[s].file, 0, NULL};
                 files++;
             }
-            add_costs(merged_costs + f * PK_MAX_VALUES, cg_self_cost(g, s), x->values);
+            add_costs(merged_costs + f * x->values, cg_self_cost(g, s), x->values);
         }
         pk_u64map_free(&file_index);
         if (ok && files > 1 &&
             (visits_n * files > MAX_LINE_ROWS || rows + visits_n * files > ROW_BUDGET)) {
             for (size_t f = 1; f < files; f++)
-                add_costs(merged_costs, merged_costs + f * PK_MAX_VALUES, x->values);
+                add_costs(merged_costs, merged_costs + f * x->values, x->values);
             merged[0].file = node->file;
             files = 1;
         }
         rows += visits_n * files;
         for (size_t f = 0; f < files && ok; f++) {
-            merged[f].cost = merged_costs + f * PK_MAX_VALUES;
+            merged[f].cost = merged_costs + f * x->values;
             ok = place_self(x, visits, node->visits, sums, &merged[f]);
         }
     }

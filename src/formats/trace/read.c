@@ -231,16 +231,16 @@ static void event_start(trace_reader *r, uint32_t level)
     v8_chunk_clear(&e->chunk);
 }
 
-/* Inside args.data of an event: where the profile object's members are. */
+/* Inside args.data of an event: where the profile object's members are. Every container in an
+ * event other than `args`, `args.data` and what is in those two is skipped (on_begin), so
+ * whatever is delivered three levels below the event is inside args.data: only the depth is
+ * compared. */
 static bool in_profile_data(const trace_reader *r, const pk_json_parser *jp, uint32_t *members)
 {
-    uint32_t e = r->level;
-    if (pk_json_parser_depth(jp) < e + 3 || !pk_json_parser_key_is(jp, e, "args") ||
-        !pk_json_parser_key_is(jp, e + 1, "data"))
+    uint32_t e = r->level, d = pk_json_parser_depth(jp);
+    if (d < e + 3)
         return false;
-    *members = pk_json_parser_depth(jp) > e + 3 && pk_json_parser_key_is(jp, e + 2, "cpuProfile")
-                   ? e + 3
-                   : e + 2;
+    *members = d > e + 3 && pk_json_parser_key_is(jp, e + 2, "cpuProfile") ? e + 3 : e + 2;
     return true;
 }
 
@@ -317,8 +317,8 @@ static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
             event_member(r, key, len, v);
         return true;
     }
-    if (d == e + 2 && pk_json_parser_key_is(jp, e, "args") &&
-        pk_json_parser_key_is(jp, e + 1, "name") && v->kind == PK_JSON_STRING) {
+    if (d == e + 2 && pk_json_parser_key_is(jp, e + 1, "name") && v->kind == PK_JSON_STRING) {
+        /* args.name (only `args` is not skipped among an event's containers) */
         pk_buffer_clear(&r->ev.arg_name);
         pk_buffer_append(&r->ev.arg_name, v->s, v->len);
         r->ev.has_arg_name = true;
