@@ -8,6 +8,7 @@
 #include "core/arith.h"
 #include "core/array.h"
 #include "core/path.h"
+#include "formats/callgrind/codec.h"
 
 #define NONE32 UINT32_MAX
 
@@ -70,14 +71,6 @@ bool cg_graph_set_values(cg_graph *g, unsigned values)
 }
 
 /* Zeroed costs for item `index`, the next one. */
-static bool new_costs(int64_t **costs, size_t *cap, size_t index, unsigned values)
-{
-    if (!pk_array_reserve((void **)costs, cap, sizeof **costs, (index + 1) * values))
-        return false;
-    memset(*costs + index * values, 0, values * sizeof **costs);
-    return true;
-}
-
 static bool node_equal(const void *context, uint32_t entry, const void *key)
 {
     const cg_node *a = &((const cg_graph *)context)->nodes[entry];
@@ -125,7 +118,7 @@ bool cg_graph_add_self(cg_graph *g, uint32_t node, uint32_t file, uint32_t line,
     if (found == UINT32_MAX) {
         if (g->self_count >= UINT32_MAX - 1 ||
             !PK_ARRAY_RESERVE(g->selfs, g->self_cap, g->self_count + 1) ||
-            !new_costs(&g->self_costs, &g->self_costs_cap, g->self_count, g->values))
+            !cg_costs_add_entry(&g->self_costs, &g->self_costs_cap, g->self_count, g->values))
             return false;
         found = (uint32_t)g->self_count;
         cg_self *s = &g->selfs[found];
@@ -160,7 +153,7 @@ bool cg_graph_add_call(cg_graph *g, uint32_t caller, uint32_t callee, uint64_t c
     if (found == UINT32_MAX) {
         if (g->edge_count >= UINT32_MAX - 1 ||
             !PK_ARRAY_RESERVE(g->edges, g->edge_cap, g->edge_count + 1) ||
-            !new_costs(&g->edge_costs, &g->edge_costs_cap, g->edge_count, g->values))
+            !cg_costs_add_entry(&g->edge_costs, &g->edge_costs_cap, g->edge_count, g->values))
             return false;
         found = (uint32_t)g->edge_count;
         cg_edge *e = &g->edges[g->edge_count];
