@@ -139,10 +139,13 @@ static uint32_t root_stack_of(perf_reader *r, uint32_t t, const perf_header *h, 
     *nomem = false;
     if (r->root == ROOT_NONE)
         return PK_NONE;
+    size_t had = r->thread_roots_cap;
     if (!PK_ARRAY_RESERVE(r->thread_roots, r->thread_roots_cap, (size_t)t + 1)) {
         *nomem = true;
         return PK_NONE;
     }
+    /* Threads not seen yet have no root (grown memory holds anything). */
+    memset(r->thread_roots + had, 0, (r->thread_roots_cap - had) * sizeof *r->thread_roots);
     perf_thread_root *known = &r->thread_roots[t];
     uint32_t comm = pk_thread_at(r->p, t)->name;
     if (known->stack != 0 && known->comm == comm)
