@@ -421,9 +421,8 @@ static pk_status take_run(perf_reader *r, const perf_batch *b, const perf_piece 
                               : pk_u64map_find(&r->block_map, key);
         if (known) {
             r->block = r->kept[piece->run].block = *known;
-            if (!end_sample(r))
-                return PK_ERR_NOMEM;
-            return take_line(r, "", 0, empty, err);
+            /* The sample ends (the empty line after it would end nothing more). */
+            return end_sample(r) ? PK_OK : PK_ERR_NOMEM;
         }
     }
     uint64_t serial = r->sample_serial;

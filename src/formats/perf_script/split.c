@@ -23,8 +23,7 @@ void perf_splitter_init(perf_splitter *s, pk_input *in, size_t max_line)
 {
     memset(s, 0, sizeof *s);
     pk_text_lines_init(&s->lines, in, max_line);
-    /* Bytes read in place (memory) are not moved by refills. */
-    s->stable = in->owned == NULL;
+    s->stable = pk_in_stable(in);
     s->after_gap = true;
     pk_index_init(&s->index);
 }
@@ -51,18 +50,12 @@ static bool is_blank_line(const char *text, size_t len)
     return true;
 }
 
-/* A new piece of the batch, NULL when memory runs out. */
-static perf_piece *add_piece(perf_batch *b, perf_piece_kind kind, uint64_t number,
-                             uint64_t offset)
+/* A new piece of the batch (room for BATCH_PIECES was made). */
+static inline perf_piece *add_piece(perf_batch *b, perf_piece_kind kind, uint64_t number,
+                                    uint64_t offset)
 {
-    if (!PK_ARRAY_RESERVE(b->pieces, b->cap, b->count + 1))
-        return NULL;
     perf_piece *p = &b->pieces[b->count++];
-    memset(p, 0, sizeof *p);
-    p->kind = kind;
-    p->run = UINT32_MAX;
-    p->number = number;
-    p->offset = offset;
+    *p = (perf_piece){.kind = (uint8_t)kind, .run = UINT32_MAX, .number = number, .offset = offset};
     return p;
 }
 
@@ -70,13 +63,13 @@ static perf_piece *add_piece(perf_batch *b, perf_piece_kind kind, uint64_t numbe
 static bool give_text(const perf_splitter *s, perf_batch *b, perf_piece *p, const char *text,
                       size_t len)
 {
-    p->len = len;
+    p->len = (uint32_t)len;
     const pk_input *in = s->lines.in;
     if (s->stable && (const uint8_t *)text >= in->start && (const uint8_t *)text + len <= in->end) {
         p->text = text;
         return true;
     }
-    p->at = b->bytes.len;
+    p->at = (uint32_t)b->bytes.len;
     pk_buffer_append(&b->bytes, text, len);
     return !b->bytes.failed;
 }
@@ -137,8 +130,8 @@ static bool describe_run(perf_splitter *s, perf_batch *b, perf_piece *p, const c
     uint32_t entry = pk_index_find(&s->index, hash, run_equal, s, &key);
     if (entry != UINT32_MAX) {
         p->run = entry;
-        p->lines = s->runs[entry].lines;
-        p->len = len;
+        p->lines = (uint32_t)s->runs[entry].lines;
+        p->len = (uint32_t)len;
         return true;
     }
     uint64_t lines;
@@ -154,7 +147,7 @@ static bool describe_run(perf_splitter *s, perf_batch *b, perf_piece *p, const c
     } else {
         lines = count_lines(text, len);
     }
-    p->lines = lines;
+    p->lines = (uint32_t)lines;
     return give_text(s, b, p, text, len);
 }
 
@@ -165,12 +158,11 @@ static bool take_run(perf_splitter *s, perf_batch *b, bool *taken)
     *taken = false;
     const char *text;
     size_t len;
-    if (!pk_text_lines_paragraph(&s->lines, &text, &len))
+    /* (A run is at most the buffered bytes: only a huge block of memory holds more.) */
+    if (!pk_text_lines_paragraph(&s->lines, &text, &len) || len >= UINT32_MAX)
         return true;
     perf_piece *p = add_piece(b, PERF_PIECE_RUN, s->lines.number + 1,
                               pk_in_offset(s->lines.in));
-    if (!p)
-        return false;
     if (!describe_run(s, b, p, text, len)) {
         b->count--;
         return false;
@@ -190,6 +182,11 @@ bool perf_split_fill(void *splitter, void *batch)
     if (b->bytes.cap > BATCH_BYTES_KEPT)
         pk_buffer_free(&b->bytes);
     pk_buffer_clear(&b->bytes);
+    /* A run and a line may come after the last check of the count. */
+    if (!PK_ARRAY_RESERVE(b->pieces, b->cap, BATCH_PIECES + 2)) {
+        b->nomem = true;
+        return false;
+    }
     bool nomem = false;
     while (!nomem && b->count < BATCH_PIECES && b->bytes.len < BATCH_BYTES) {
         if (s->want_run) {
@@ -210,19 +207,16 @@ bool perf_split_fill(void *splitter, void *batch)
         if (got == PK_TEXT_END)
             return false;
         if (got == PK_TEXT_TOO_LONG) {
-            if (add_piece(b, PERF_PIECE_TOO_LONG, s->lines.number, s->lines.offset))
-                return false;
+            add_piece(b, PERF_PIECE_TOO_LONG, s->lines.number, s->lines.offset);
+            return false;
+        }
+        if (got == PK_TEXT_NOMEM) {
             nomem = true;
             continue;
         }
-        perf_piece *p = got == PK_TEXT_LINE
-                            ? add_piece(b, PERF_PIECE_LINE, s->lines.number, s->lines.offset)
-                            : NULL;
-        if (p && !give_text(s, b, p, text, len)) {
+        perf_piece *p = add_piece(b, PERF_PIECE_LINE, s->lines.number, s->lines.offset);
+        if (!give_text(s, b, p, text, len)) {
             b->count--;
-            p = NULL;
-        }
-        if (!p) {
             nomem = true;
             continue;
         }

@@ -20,17 +20,18 @@ typedef enum perf_piece_kind {
 } perf_piece_kind;
 
 typedef struct perf_piece {
-    perf_piece_kind kind;
+    uint8_t kind;      /* perf_piece_kind */
     bool unterminated; /* LINE: it ends the input without a line end */
     bool new_run;      /* RUN: the first time this run is handed over (its text is given) */
     uint32_t run;      /* RUN: the distinct run's number, from 0 in order of first sight; UINT32_MAX
                         * for a run not kept (not all frame lines), whose text is always given */
+    uint32_t lines;    /* RUN: how many lines, the empty line after them not counted */
+    uint32_t at;       /* where the text is in the batch's bytes, when text is NULL */
+    uint32_t len;      /* the text's length (lines and runs are at most 16 MiB) */
     uint64_t number;   /* the line's number (RUN: its first line's), 1-based */
     uint64_t offset;   /* where it starts */
-    uint64_t lines;    /* RUN: how many lines, the empty line after them not counted */
-    const char *text;  /* the text where it stays put, else NULL and at in the batch's bytes;
-                        * none for a RUN that is neither new nor UINT32_MAX */
-    size_t at, len;
+    const char *text;  /* the text where it stays put, else NULL (see at); none for a RUN that
+                        * is neither new nor UINT32_MAX */
 } perf_piece;
 
 typedef struct perf_batch {
