@@ -58,15 +58,17 @@ typedef struct bs_acc {
 } bs_acc;
 
 /* The running CPU, wall and call sums of one (path element, line offset), where CPU and
- * call-count entries, most of a file, add up. The sums are 32-bit partial sums, so that a cell
- * takes 16 bytes and the cells of a profile's few thousand keys stay close to the processor; a
- * partial sum keeps the low 32 bits, and each carry out of it adds 2^32 to the accumulator's
- * 64-bit total at once, so the totals are exact. acc is the accumulator's index + 1, 0 in a cell
- * not used yet. */
+ * call-count entries, most of a file, add up: three additions to memory, no test. A sum of
+ * 32-bit increments cannot leave 64 bits before 2^32 increments; the reader moves the cells'
+ * sums into the accumulators' totals (adding with saturation) before it has read that many
+ * entries (BS_FOLD_BYTES). acc is the accumulator's index + 1, 0 in a cell not used yet. */
 typedef struct bs_cell {
-    uint32_t cpu, wall, calls;
+    uint64_t cpu, wall, calls;
     uint32_t acc;
 } bs_cell;
+
+/* An entry takes at least two bytes, so no cell takes 2^32 increments in this many bytes. */
+#define BS_FOLD_BYTES (UINT64_C(1) << 33)
 
 /* Path element IDs are small integers in real files, and line offsets are lines into one
  * function: the cells of a path element ID are an array indexed by line offset, found without
@@ -141,6 +143,7 @@ typedef struct bs_reader {
     bs_tally redefined[BS_KIND_COUNT];
     bool memory_flag;              /* the header's memory operations flag */
     bool wide;                     /* the wide decoder works on this processor */
+    uint64_t folded_at;            /* input offset of the last bs_cells_fold */
     uint64_t memory_ops;
 } bs_reader;
 
@@ -237,35 +240,19 @@ static bs_slot *bs_slot_find(const bs_reader *r, uint64_t key)
     }
 }
 
-/* Moves a cell's partial sums into its accumulator's totals. */
+static uint64_t bs_add_saturating(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* Moves a cell's sums into its accumulator's totals. */
 static void bs_cell_fold(bs_reader *r, bs_cell *cell)
 {
     bs_acc *acc = &r->acc_recs[cell->acc - 1];
-    acc->cpu += cell->cpu;
-    acc->wall += cell->wall;
-    acc->calls += cell->calls;
+    acc->cpu = bs_add_saturating(acc->cpu, cell->cpu);
+    acc->wall = bs_add_saturating(acc->wall, cell->wall);
+    acc->calls = bs_add_saturating(acc->calls, cell->calls);
     cell->cpu = cell->wall = cell->calls = 0;
-}
-
-enum bs_sum { BS_SUM_CPU, BS_SUM_WALL, BS_SUM_CALLS };
-
-/* A partial sum of the cell carried out of its 32 bits. */
-static void __attribute__((noinline, cold)) bs_carry(bs_reader *r, const bs_cell *cell,
-                                                     enum bs_sum which)
-{
-    bs_acc *acc = &r->acc_recs[cell->acc - 1];
-    uint64_t *total = which == BS_SUM_CPU ? &acc->cpu : which == BS_SUM_WALL ? &acc->wall
-                                                                            : &acc->calls;
-    *total += (uint64_t)UINT32_MAX + 1;
-}
-
-static inline void bs_cell_add(bs_reader *r, bs_cell *cell, uint32_t *partial, uint32_t v,
-                               enum bs_sum which)
-{
-    uint64_t sum = (uint64_t)*partial + v;
-    *partial = (uint32_t)sum;
-    if (__builtin_expect(sum >> 32, 0))
-        bs_carry(r, cell, which);
 }
 
 /* The direct cell of a key, NULL when the key lives in the hash table. */
@@ -653,8 +640,8 @@ static inline bool bs_cpu(bs_reader *r, uint32_t path_id, uint32_t offset, uint3
     bs_cell *cell = bs_cell_for(r, path_id, offset);
     if (!cell)
         return false;
-    bs_cell_add(r, cell, &cell->cpu, cpu, BS_SUM_CPU);
-    bs_cell_add(r, cell, &cell->wall, wall, BS_SUM_WALL);
+    cell->cpu += cpu;
+    cell->wall += wall;
     return true;
 }
 
@@ -663,7 +650,7 @@ static inline bool bs_calls(bs_reader *r, uint32_t path_id, uint32_t count)
     bs_cell *cell = bs_cell_for(r, path_id, 0);
     if (!cell)
         return false;
-    bs_cell_add(r, cell, &cell->calls, count, BS_SUM_CALLS);
+    cell->calls += count;
     return true;
 }
 
@@ -871,19 +858,9 @@ bs_wide_entries(bs_reader *r, pk_input *in, const bool line_data)
                 ok = false;
                 break;
             }
-            uint64_t sc = (uint64_t)cell->cpu + cpu, sw = (uint64_t)cell->wall + wall,
-                     sk = (uint64_t)cell->calls + count;
-            cell->cpu = (uint32_t)sc;
-            cell->wall = (uint32_t)sw;
-            cell->calls = (uint32_t)sk;
-            if (__builtin_expect((sc | sw | sk) >> 32, 0)) {
-                if (sc >> 32)
-                    bs_carry(r, cell, BS_SUM_CPU);
-                if (sw >> 32)
-                    bs_carry(r, cell, BS_SUM_WALL);
-                if (sk >> 32)
-                    bs_carry(r, cell, BS_SUM_CALLS);
-            }
+            cell->cpu += cpu;
+            cell->wall += wall;
+            cell->calls += count;
             starts = next;
         }
         base += s0;
@@ -933,6 +910,18 @@ static bool bs_fast(bs_reader *r, pk_input *in)
     return bs_fast_run(r, in, SIZE_MAX);
 }
 
+/* Moves the sums of every cell into the accumulators' totals. */
+static void bs_cells_fold(bs_reader *r)
+{
+    for (uint32_t id = 0; id < r->direct_len; id++)
+        for (uint32_t o = 0; o < r->direct[id].len; o++)
+            if (r->direct[id].cells[o].acc)
+                bs_cell_fold(r, &r->direct[id].cells[o]);
+    for (size_t i = 0; i <= r->slot_mask; i++)
+        if (r->slots[i].key > BS_SLOT_RETIRED)
+            bs_cell_fold(r, &r->slots[i].cell);
+}
+
 static int64_t bs_saturate(uint64_t v)
 {
     return v > INT64_MAX ? INT64_MAX : (int64_t)v;
@@ -943,13 +932,7 @@ static pk_status bs_flush(bs_reader *r, pk_error *err)
 {
     size_t nvalues = pk_value_type_count(r->p);
     int64_t values[PK_MAX_VALUES] = {0};
-    for (uint32_t id = 0; id < r->direct_len; id++)
-        for (uint32_t o = 0; o < r->direct[id].len; o++)
-            if (r->direct[id].cells[o].acc)
-                bs_cell_fold(r, &r->direct[id].cells[o]);
-    for (size_t i = 0; i <= r->slot_mask; i++)
-        if (r->slots[i].key > BS_SLOT_RETIRED)
-            bs_cell_fold(r, &r->slots[i].cell);
+    bs_cells_fold(r);
     for (size_t a = 0; a < r->acc_count; a++) {
         const bs_acc *acc = &r->acc_recs[a];
         if (!(acc->cpu | acc->wall | acc->calls | acc->alloc_bytes | acc->allocs))
@@ -1101,6 +1084,10 @@ pk_status pk_bsprof_read(pk_input *in, pk_profile *p, const pk_read_options *opt
             st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory at byte %" PRIu64,
                               pk_in_offset(in));
             goto done;
+        }
+        if (__builtin_expect(pk_in_offset(in) - r.folded_at >= BS_FOLD_BYTES, 0)) {
+            bs_cells_fold(&r);
+            r.folded_at = pk_in_offset(in);
         }
         bs_next next = pk_bsprof_decode(&d, &e);
         if (__builtin_expect(next == BS_NEXT_ENTRY, 1)) {
