@@ -799,14 +799,14 @@ static inline __attribute__((target("bmi,bmi2"))) uint64_t bs_wide_field(const u
     return _pext_u64(x, _bzhi_u64(0x7f7f7f7f7f7f7f7fULL, (to - from) * 8));
 }
 
-/* Bit i of the result: bit `bit` of byte i of the 64 bytes at p. */
+/* Bit i of the result: the top bit of byte i of the 64 bytes at p, or its bit 0 with low_bit. */
 static inline __attribute__((target("bmi,bmi2"))) uint64_t bs_wide_bits(const uint8_t *p,
-                                                                        int shift)
+                                                                        bool low_bit)
 {
     uint64_t bits = 0;
     for (int i = 0; i < 4; i++) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
-        if (shift)
+        if (low_bit)
             v = _mm_slli_epi16(v, 7);
         bits |= (uint64_t)(uint32_t)_mm_movemask_epi8(v) << (16 * i);
     }
@@ -819,8 +819,8 @@ bs_wide_entries(bs_reader *r, pk_input *in, const bool line_data)
     const uint8_t *base = in->pos;
     bool ok = true;
     while (in->end - base >= BS_WIDE_BYTES) {
-        uint64_t more = bs_wide_bits(base, 0);  /* continuation bits */
-        uint64_t kind = bs_wide_bits(base, 1);  /* bit 0 of each byte */
+        uint64_t more = bs_wide_bits(base, false); /* continuation bits */
+        uint64_t kind = bs_wide_bits(base, true);  /* bit 0 of each byte */
         /* A varint of six bytes or more ends the window at its first byte: five continuation
          * bits in a row. */
         uint64_t run = more & more >> 1 & more >> 2 & more >> 3 & more >> 4;
