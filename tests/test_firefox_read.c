@@ -165,6 +165,64 @@ static void test_gecko(void **state)
     pk_profile_free(p);
 }
 
+/* The library (name and path) of the frame of function `name`. */
+static void expect_library(const pk_profile *p, const char *function, const char *name,
+                           const char *path)
+{
+    for (size_t f = 0; f < pk_frame_count(p); f++) {
+        const pk_frame *fr = pk_frame_at(p, (uint32_t)f);
+        if (strcmp(pk_str(p, pk_function_at(p, fr->function)->name), function) != 0)
+            continue;
+        assert_true(fr->resource != PK_NONE);
+        assert_string_equal(pk_str(p, pk_resource_at(p, fr->resource)->name), name);
+        assert_string_equal(pk_str(p, pk_resource_at(p, fr->resource)->path), path);
+        return;
+    }
+    fail_msg("no frame of %s", function);
+}
+
+/* Gecko versions 3 and 4 (the Firefox Profiler's upgraders say what they held): `libs` as a JSON
+ * string naming each library by its path (3), a child process's profile as a JSON string in
+ * `threads` (3 and 4), the sample, frame and marker schemas of the time. */
+static void test_gecko_old_versions(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *folded;
+    } files[] = {{"gecko-handmade.v3.json", /* the child's thread was "Content" then */
+                  "Content;(root);0x200100 1\n"
+                  "Content;(root);onLoad 2\n"
+                  "GeckoMain 1\n"
+                  "GeckoMain;(root);0x2345 1\n"
+                  "GeckoMain;(root);js::RunScript;render 2\n"},
+                 {"gecko-handmade.v4.json",
+                  "GeckoMain (tid 100) 1\n"
+                  "GeckoMain (tid 100);(root);0x2345 1\n"
+                  "GeckoMain (tid 100);(root);js::RunScript;render 2\n"
+                  "GeckoMain (tid 200);(root);0x200100 1\n"
+                  "GeckoMain (tid 200);(root);onLoad 2\n"}};
+    for (size_t i = 0; i < 2; i++) {
+        pk_profile *p = read_fixture(files[i].file);
+        assert_int_equal(pk_thread_count(p), 2);
+        assert_int_equal(pk_thread_at(p, 1)->tid, 200);
+        expect_folded(p, 0, files[i].folded);
+        assert_true(has_warning(p, "1 marker left aside"));
+        /* Each address in the library that maps it, whichever process listed it. */
+        expect_library(p, "0x2345", "libxul.so", "/usr/lib/firefox/libxul.so");
+        expect_library(p, "0x200100", "libmozgtk.so", "/usr/lib/firefox/libmozgtk.so");
+        pk_profile_free(p);
+    }
+    /* A damaged document in a string is damage where the string ends, and says where in it. */
+    const char *bad = "{\"meta\":{\"version\":4},\"threads\":[\"{\\\"threads\\\":[\"]}";
+    pk_status status;
+    pk_error err;
+    pk_profile *p = read_bytes(bad, strlen(bad), false, &status, &err);
+    assert_null(p);
+    assert_int_equal(status, PK_ERR_INPUT);
+    assert_int_equal(err.offset, (int64_t)strlen(bad) - 2);
+    assert_non_null(strstr(err.message, "a child process's profile (a JSON string), at byte 12 of it"));
+}
+
 static uint32_t function_of(pk_profile *p, const char *name, const char *file, uint32_t line)
 {
     pk_function f = {pk_intern_cstr(p, name), file ? pk_intern_cstr(p, file) : 0, line, PK_NONE};
@@ -281,6 +339,20 @@ static void test_library_without_address(void **state)
     pk_profile_free(p);
 }
 
+/* Milliseconds beyond what a double holds to the nanosecond are read exactly from their text. */
+static void test_exact_milliseconds(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        "{\"meta\":{\"preprocessedProfileVersion\":55},\"threads\":[{\"name\":\"t\","
+        "\"stringArray\":[\"a\",\"b\"],\"samples\":{\"weightType\":\"tracing-ms\","
+        "\"stack\":[0,1,1,0],\"weight\":[4611686018427.387903,1234567890123.456789,1,null]},"
+        "\"stackTable\":{\"frame\":[0,1],\"prefix\":[null,null]},\"frameTable\":{\"func\":[0,1]},"
+        "\"funcTable\":{\"name\":[0,1]}}]}");
+    expect_folded(p, 0, "t;a 4611686018428387903\nt;b 1234567890124456789\n");
+    pk_profile_free(p);
+}
+
 static void test_damage(void **state)
 {
     (void)state;
@@ -297,9 +369,12 @@ static void test_damage(void **state)
     assert_true(has_warning(p, "1 weight without a sample"));
     pk_profile_free(p);
 
-    /* Every cut of a file is damage at the cut, or nothing to read. */
+    /* Every cut of a file is damage at the cut, or nothing to read (one with documents in
+     * strings too). */
+    for (int file = 0; file < 2; file++) {
     size_t size;
-    char *data = tb_read_data_file("firefox/notes-example.v55.json", &size);
+    char *data = tb_read_data_file(file ? "firefox/gecko-handmade.v3.json"
+                                        : "firefox/notes-example.v55.json", &size);
     for (size_t cut = 1; cut < size; cut += size / 89 + 1) {
         pk_status status;
         pk_error err;
@@ -314,6 +389,7 @@ static void test_damage(void **state)
         }
     }
     free(data);
+    }
 
     /* Not JSON: the byte offset of the error. */
     const char *bad = "{\"threads\":[{\"samples\":{\"stack\":[0,]}}]}";
@@ -337,7 +413,8 @@ static void test_probe(void **state)
         "minimal-handwritten.v55.json", "minimal-handwritten.v66.json", "minimal-handwritten.v70.json",
         "notes-example.v55.json", "notes-example.v66.json",
         "samply-crate-snapshot-profile_without_js.v66.json",
-        "samply-crate-0.8.1-test-profile_with_js.v55.json", "gecko-handmade.v27.json"};
+        "samply-crate-0.8.1-test-profile_with_js.v55.json", "gecko-handmade.v27.json",
+        "gecko-handmade.v3.json", "gecko-handmade.v4.json"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[256];
         snprintf(path, sizeof path, "firefox/%s", names[i]);
@@ -373,8 +450,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_versions_agree), cmocka_unit_test(test_other_fixtures),
-        cmocka_unit_test(test_gecko),          cmocka_unit_test(test_write_read),
+        cmocka_unit_test(test_gecko),          cmocka_unit_test(test_gecko_old_versions),
+        cmocka_unit_test(test_write_read),
         cmocka_unit_test(test_key_orders),     cmocka_unit_test(test_library_without_address),
+        cmocka_unit_test(test_exact_milliseconds),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_probe),
     };

@@ -675,6 +675,35 @@ static void public_outputs(void **state)
     assert_string_equal(text, "main 1\nmain;work 3\n");
     unlink(gz_path);
 
+    /* A gzip level out of range is refused, saying which there are, before any file is made:
+     * compressed or not, a bad level is the caller's mistake. */
+    const int bad_levels[] = {10, -1, 100};
+    for (size_t i = 0; i < sizeof bad_levels / sizeof *bad_levels; i++) {
+        pk_output_options level = {.compression = i == 1 ? PK_COMPRESSION_NONE
+                                                         : PK_COMPRESSION_GZIP,
+                                   .compression_level = bad_levels[i]};
+        out = (pk_output *)1;
+        assert_int_equal(pk_output_create(gz_path, &level, &out, &err), PK_ERR_USAGE);
+        assert_null(out);
+        char want[80];
+        snprintf(want, sizeof want, "gzip compression level %d: the levels are 1", bad_levels[i]);
+        assert_non_null(strstr(err.message, want));
+        assert_non_null(strstr(err.message, "to 9"));
+        struct stat none;
+        assert_int_not_equal(stat(gz_path, &none), 0);
+    }
+    pk_output_options nine = {.compression = PK_COMPRESSION_GZIP, .compression_level = 9};
+    assert_int_equal(pk_output_create(gz_path, &nine, &out, &err), PK_OK);
+    pk_output_printf(out, "main 1\n");
+    assert_int_equal(pk_output_finish(out, &err), PK_OK);
+    f = popen(command, "r");
+    assert_non_null(f);
+    n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    assert_int_equal(pclose(f), 0);
+    assert_string_equal(text, "main 1\n");
+    unlink(gz_path);
+
     out = (pk_output *)1;
     assert_int_equal(pk_output_create("/nonexistent/profkit/out.folded", NULL, &out, &err),
                      PK_ERR_IO);

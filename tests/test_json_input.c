@@ -245,6 +245,51 @@ static void test_handler_failure(void **state)
     pk_json_parser_release(&jp);
 }
 
+/* pk_json_read over an input in memory: the recording, and the status and message it gives. */
+static pk_status read_text(const char *text, const char *not_a, pk_json_run *run, char **trace,
+                           pk_error *err)
+{
+    recorder r = {PK_BUFFER_INIT, NULL, NULL};
+    pk_input in;
+    pk_input_init_memory(&in, text, strlen(text));
+    pk_status status = pk_json_read(&in, &handler, &r, "the file", not_a, run, err);
+    pk_input_release(&in);
+    pk_buffer_byte(&r.text, 0);
+    *trace = (char *)r.text.data;
+    return status;
+}
+
+static void test_read_helper(void **state)
+{
+    (void)state;
+    char *trace;
+    pk_error err;
+    pk_json_run run;
+    /* An object reaches the reader's handler whole, its own begin included. */
+    assert_int_equal(read_text("{\"a\":[1]}", "not a thing", &run, &trace, &err), PK_OK);
+    assert_int_equal(run.how, PK_JSON_COMPLETE);
+    assert_string_equal(trace, " {\na [\na/0 int 1\na ]\n }\n");
+    free(trace);
+    /* An array or a scalar is refused before the reader sees anything, where it starts. */
+    assert_int_equal(read_text(" [{\"a\":1}]", "not a thing", &run, &trace, &err), PK_ERR_INPUT);
+    assert_string_equal(trace, "");
+    assert_int_equal(run.how, PK_JSON_FAILED);
+    assert_string_equal(err.message, "not a thing: the document is an array");
+    assert_int_equal(err.offset, 2);
+    free(trace);
+    assert_int_equal(read_text("12 ", "not a thing", NULL, &trace, &err), PK_ERR_INPUT);
+    assert_string_equal(err.message, "not a thing: the document is not an object");
+    free(trace);
+    /* Without the check an array is any document; a cut one says where it ends. */
+    assert_int_equal(read_text("[1,", NULL, &run, &trace, &err), PK_ERR_INPUT);
+    assert_string_equal(trace, " [\n0 int 1\n");
+    assert_int_equal(run.how, PK_JSON_CUT);
+    assert_int_equal(run.offset, 3);
+    assert_true(err.salvageable);
+    assert_non_null(strstr(err.message, "the file ends early"));
+    free(trace);
+}
+
 static void test_skip(void **state)
 {
     (void)state;
@@ -313,6 +358,61 @@ static void test_numbers(void **state)
     assert_false(pk_json_scalar_is(&v, "12"));
 }
 
+/* A number's exact value at a scale, from its text, as the parser delivers it. */
+typedef struct decimal_run {
+    unsigned digits;
+    bool ok;
+    int64_t value;
+} decimal_run;
+
+static bool decimal_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
+{
+    (void)jp;
+    decimal_run *d = ctx;
+    d->ok = pk_json_scalar_decimal(v, d->digits, &d->value);
+    return true;
+}
+
+static bool decimal_of(const char *text, unsigned digits, int64_t *out)
+{
+    decimal_run d = {digits, false, 0};
+    pk_json_parser jp;
+    pk_json_parser_init(&jp, &(pk_json_handler){.scalar = decimal_scalar}, &d);
+    assert_int_equal(pk_json_parser_run_memory(&jp, text, strlen(text)), PK_JSON_COMPLETE);
+    pk_json_parser_release(&jp);
+    *out = d.value;
+    return d.ok;
+}
+
+static void test_decimal(void **state)
+{
+    (void)state;
+    int64_t v;
+    /* Beyond a double's 53 bits: the decimals are kept. */
+    assert_true(decimal_of("[4611686018427.387903]", 6, &v));
+    assert_int_equal(v, 4611686018427387903LL);
+    assert_true(decimal_of("[-1.5]", 6, &v));
+    assert_int_equal(v, -1500000);
+    assert_true(decimal_of("[12]", 6, &v));
+    assert_int_equal(v, 12000000);
+    assert_true(decimal_of("[1.5e-3]", 6, &v));
+    assert_int_equal(v, 1500);
+    assert_true(decimal_of("[25E-1]", 1, &v));
+    assert_int_equal(v, 25);
+    assert_true(decimal_of("[0.0]", 6, &v));
+    assert_int_equal(v, 0);
+    /* Zeros past what fits are no fraction. */
+    assert_true(decimal_of("[2.5000000000000000000000000]", 1, &v));
+    assert_int_equal(v, 25);
+    /* A fraction left, or too large. */
+    assert_false(decimal_of("[0.0000001]", 6, &v));
+    assert_false(decimal_of("[9223372036854.775808]", 6, &v));
+    assert_false(decimal_of("[1e30]", 0, &v));
+    assert_true(decimal_of("[-9223372036854.775808]", 6, &v));
+    assert_int_equal(v, INT64_MIN);
+    assert_false(decimal_of("[\"1\"]", 0, &v));
+}
+
 static void test_probe(void **state)
 {
     (void)state;
@@ -346,9 +446,11 @@ int main(void)
         cmocka_unit_test(test_cut_keeps_what_came),
         cmocka_unit_test(test_invalid_with_offset),
         cmocka_unit_test(test_handler_failure),
+        cmocka_unit_test(test_read_helper),
         cmocka_unit_test(test_skip),
         cmocka_unit_test(test_match),
         cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_decimal),
         cmocka_unit_test(test_probe),
     };
     return cmocka_run_group_tests_name("json_input", tests, NULL, NULL);

@@ -431,6 +431,31 @@ static void test_repeated_samples(void **state)
     free(crlf);
 }
 
+/* Many threads, seen in turn, each under its own command name: every sample's root is its
+ * thread's (a thread's cached root must not come from memory grown for later threads). */
+static void test_many_threads(void **state)
+{
+    (void)state;
+    enum { THREADS = 300, ROUNDS = 3 };
+    size_t cap = (size_t)THREADS * ROUNDS * 64, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (int round = 0; round < ROUNDS; round++)
+        for (int t = 0; t < THREADS; t++)
+            len += (size_t)snprintf(text + len, cap - len,
+                                    "c%d %d 1.%d: 1 cpu-clock:\n\t1 f (x)\n\t2 main (x)\n\n",
+                                    t % 7, 1000 + t, round);
+    pk_profile *p = read_ok(text, len);
+    char *got = folded_of(p, PK_NONE);
+    /* 300 threads in 7 names: 43 each for c0 to c5 (one more than 300 / 7) and 42 for c6. */
+    assert_string_equal(got, "c0;main;f 129\nc1;main;f 129\nc2;main;f 129\nc3;main;f 129\n"
+                             "c4;main;f 129\nc5;main;f 129\nc6;main;f 126\n");
+    free(got);
+    assert_int_equal(pk_thread_count(p), THREADS);
+    pk_profile_free(p);
+    free(text);
+}
+
 /* ---- probing ------------------------------------------------------------------------------- */
 
 static void test_probe(void **state)
@@ -550,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_root_options),
         cmocka_unit_test(test_last_sample_without_newline),
         cmocka_unit_test(test_repeated_samples),
+        cmocka_unit_test(test_many_threads),
         cmocka_unit_test(test_probe),
         cmocka_unit_test(test_damage_names_the_line),
         cmocka_unit_test(test_every_truncation),

@@ -796,29 +796,30 @@ static void unsymbolized_locations(void **state)
     tb_free(&b);
 }
 
-/* More sample types than the model holds: the first eight are kept, with a warning; labels
- * other than thread names are dropped with a warning; pid and tid labels make threads. */
+/* More sample types than the model holds: the first PK_MAX_VALUES are kept, with a warning;
+ * labels other than thread names are dropped with a warning; pid and tid labels make threads. */
 static void many_sample_types_and_labels(void **state)
 {
     (void)state;
+    enum { TYPES = PK_MAX_VALUES + 2 }; /* strings: "", v0.., "bytes", "tid" */
     tb_bytes b = {0}, sub = {0}, label = {0};
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < TYPES; i++)
         pb_value_type(&b, 1, 1 + i, 0);
     pb_varint(&sub, 1, 1);
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < TYPES; i++)
         pb_varint(&sub, 2, (uint64_t)(i + 1) * 10);
-    pb_varint(&label, 1, 11); /* "bytes" = 512 */
+    pb_varint(&label, 1, TYPES + 1); /* "bytes" = 512 */
     pb_varint(&label, 3, 512);
     pb_message(&sub, 3, &label);
-    pb_varint(&label, 1, 12); /* "tid" = 77 */
+    pb_varint(&label, 1, TYPES + 2); /* "tid" = 77 */
     pb_varint(&label, 3, 77);
     pb_message(&sub, 3, &label);
     pb_message(&b, 2, &sub);
     pb_varint(&sub, 1, 1);
     pb_message(&b, 4, &sub);
     pb_string(&b, "");
-    for (int i = 0; i < 10; i++) {
-        char name[8];
+    for (int i = 0; i < TYPES; i++) {
+        char name[16];
         snprintf(name, sizeof name, "v%d", i);
         pb_string(&b, name);
     }
@@ -834,7 +835,9 @@ static void many_sample_types_and_labels(void **state)
     assert_int_equal(pk_thread_count(p), 1);
     assert_int_equal(pk_thread_at(p, 0)->tid, 77);
     assert_int_equal(pk_warning_count(p), 2);
-    assert_non_null(strstr(pk_warning_at(p, 0), "10 sample types"));
+    char types[32];
+    snprintf(types, sizeof types, "%d sample types", TYPES);
+    assert_non_null(strstr(pk_warning_at(p, 0), types));
     assert_non_null(strstr(pk_warning_at(p, 1), "\"bytes\""));
     pk_profile_free(p);
     tb_free(&b);

@@ -483,6 +483,12 @@ static void test_read_event_damage(void **state)
     assert_true(tb_has_warning(p, "1 event earlier than the one before"));
     assert_true(tb_has_warning(p, "2 events without a type O or C"));
     assert_true(tb_has_warning(p, "1 profile with frames left open"));
+    /* Each warning names the first event it counts: its place, its frame, where it ends. */
+    assert_true(tb_has_warning(p, "the first: event 3 of profile 1 (\"t\"), frame 0 (\"a\"), "
+                                  "ending at byte 255"));
+    assert_true(tb_has_warning(p, "the first: event 6 of profile 1 (\"t\"), frame 2 (\"c\")"));
+    assert_true(tb_has_warning(p, "the first: event 7 of profile 1 (\"t\"), frame 2 (\"c\")"));
+    assert_true(tb_has_warning(p, "the first: profile 1 (\"t\"), innermost open frame 2 (\"c\")"));
     pk_profile_free(p);
 
     /* A frame index shared.frames does not define is named by its index. */

@@ -3,6 +3,7 @@
 #   @include NAME@      is replaced by the shared part NAME.scdi beside it,
 #   @formats@           by the formats of the built profkit (profkit formats --tab),
 #   @format-options@    by their options (profkit formats --options),
+#   @format-options input@  by the options of their readers only,
 # so that the formats and their options, which the registry defines, are never written by hand.
 # Run as: expand.sh PROFKIT SOURCE.scd OUTPUT.scd
 set -eu
@@ -31,8 +32,9 @@ formats() {
     }'
 }
 
+# format_options [input]: every format option, or the readers' only.
 format_options() {
-    "$profkit" formats --options | escape | awk -F '\t' '{
+    "$profkit" formats --options | escape | awk -F '\t' -v only="${1:-}" 'only == "" || $4 == only {
         line = "*--" $1 "*"
         if ($2 != "") line = line " _" $2 "_"
         print line
@@ -50,6 +52,7 @@ expand() {
                 expand "$dir/${name%@}.scdi" ;;
             @formats@) formats ;;
             @format-options@) format_options ;;
+            @format-options\ input@) format_options input ;;
             *) printf '%s\n' "$line" ;;
         esac
     done < "$1"

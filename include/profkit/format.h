@@ -88,7 +88,8 @@ typedef struct pk_write_options {
     pk_option_list extra; /* format-specific options */
     const char *title;    /* visual outputs; NULL = derived from the profile */
     pk_compression compression; /* AUTO: gzip for ".gz" paths and formats usually compressed */
-    int compression_level;      /* gzip level 1-9; 0 = 1, the fastest */
+    int compression_level;      /* gzip level 1-9; 0 = 1, the fastest; any other is refused
+                                 * (PK_ERR_USAGE) */
 } pk_write_options;
 
 enum pk_format_flags {

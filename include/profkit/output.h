@@ -32,7 +32,8 @@ typedef enum pk_compression {
 typedef struct pk_output_options {
     const char *protect_path;     /* never written over (the input); NULL = none */
     pk_compression compression;   /* AUTO here means: gzip when the path ends in ".gz" */
-    int compression_level;        /* gzip level 1-9; 0 = 1, the fastest */
+    int compression_level;        /* gzip level 1-9; 0 = 1, the fastest; any other is refused
+                                   * (PK_ERR_USAGE) */
 } pk_output_options;
 
 /* Opens path for writing ("-" = standard output); options may be NULL. On success *out is a

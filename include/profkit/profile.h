@@ -34,8 +34,9 @@ extern "C" {
 #define PK_NONE UINT32_MAX
 /* A time that is not known. Times are nanoseconds since 1970-01-01T00:00:00Z. */
 #define PK_TIME_UNKNOWN INT64_MIN
-/* At most this many value types per profile. */
-#define PK_MAX_VALUES 8
+/* At most this many value types per profile: enough for every event valgrind's callgrind
+ * writes (its cache and branch simulations, system call counts and times, bus events). */
+#define PK_MAX_VALUES 64
 
 typedef struct pk_profile pk_profile;
 

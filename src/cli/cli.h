@@ -68,16 +68,25 @@ typedef struct cli_output_args {
     int compression_level;
 } cli_output_args;
 
+/* What a command that reads profiles accepts besides --from, --salvage, --quiet and the
+ * formats' reader options: cli_parse knows, and --help lists, these only where given. */
+enum {
+    CLI_ACCEPTS_NAMES = 1,         /* --symbol-path, --no-symbols, --source: the profile read
+                                      is named */
+    CLI_ACCEPTS_WRITER_OPTIONS = 2 /* the formats' writer options: any format may be written */
+};
+
 /* Called for each of the command's own options; returns 0, or an exit status to stop with. */
 typedef int (*cli_option_handler)(void *context, int key, const char *value);
 
-/* Parses argv: the command's own options, the common input options (when input is not NULL)
- * and every format-specific option of the registry (collected into input->extra). Positional
+/* Parses argv: the command's own options and, when input is not NULL, the common input
+ * options and the formats' reader options, with what accepts (CLI_ACCEPTS_*) adds (format
+ * options are collected into input->extra). Positional
  * arguments are left in *positional / *positional_count (they point into argv). Prints usage
  * errors itself and returns PK_EXIT_USAGE for them; help_text is printed for --help (returns
  * -1 then, meaning "exit 0"). */
 int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler handler,
-              void *context, cli_input_options *input, const char *help_text,
+              void *context, cli_input_options *input, unsigned accepts, const char *help_text,
               char ***positional, int *positional_count);
 
 /* The option table of cli_output_args (terminated by a NULL name) and its handler, whose

@@ -54,16 +54,17 @@ int cli_report_error(const char *file, const pk_error *err)
     return cli_exit_status(err->status);
 }
 
-/* Every distinct format-specific option of the registry, in registry order. */
+/* Every distinct format-specific option of the registry, in registry order: the readers'
+ * options, and the writers' too when with_writers. */
 static const pk_option_spec *format_options[256];
 static size_t format_option_count;
 
-static void collect_format_options(void)
+static void collect_format_options(bool with_writers)
 {
     format_option_count = 0;
     for (size_t i = 0; i < pk_format_count(); i++) {
         const pk_format *f = pk_format_at(i);
-        const pk_option_spec *lists[2] = {f->read_options, f->write_options};
+        const pk_option_spec *lists[2] = {f->read_options, with_writers ? f->write_options : NULL};
         for (size_t l = 0; l < 2; l++) {
             for (const pk_option_spec *o = lists[l]; o && o->name; o++) {
                 bool seen = false;
@@ -74,6 +75,55 @@ static void collect_format_options(void)
             }
         }
     }
+}
+
+/* The options of the input that only some commands take, with the flag that admits them. */
+static const struct {
+    struct option option;
+    unsigned accepts;
+} input_options[] = {
+    {{"from", required_argument, NULL, KEY_FROM}, 0},
+    {{"salvage", no_argument, NULL, KEY_SALVAGE}, 0},
+    {{"quiet", no_argument, NULL, KEY_QUIET}, 0},
+    {{"no-symbols", no_argument, NULL, KEY_NO_SYMBOLS}, CLI_ACCEPTS_NAMES},
+    {{"symbol-path", required_argument, NULL, KEY_SYMBOL_PATH}, CLI_ACCEPTS_NAMES},
+    {{"source", required_argument, NULL, KEY_SOURCE}, CLI_ACCEPTS_NAMES},
+};
+
+/* An option the command does not take (none of longs), which another command or a writer
+ * takes: the usage error says so rather than calling it unknown. Returns whether it was
+ * reported. */
+static bool report_option_elsewhere(const char *command, const char *arg,
+                                    const struct option *longs)
+{
+    if (strncmp(arg, "--", 2) != 0)
+        return false;
+    char name[64];
+    size_t length = strcspn(arg + 2, "=");
+    if (length == 0 || length >= sizeof name)
+        return false;
+    memcpy(name, arg + 2, length);
+    name[length] = '\0';
+    for (const struct option *o = longs; o->name; o++)
+        if (strcmp(o->name, name) == 0)
+            return false; /* taken, with its argument missing */
+    for (size_t i = 0; i < sizeof input_options / sizeof *input_options; i++) {
+        if (strcmp(input_options[i].option.name, name) == 0) {
+            cli_error("%s: --%s does not apply to %s (see `profkit %s --help`)", command, name,
+                      command, command);
+            return true;
+        }
+    }
+    for (size_t i = 0; i < pk_format_count(); i++) {
+        const pk_format *f = pk_format_at(i);
+        if (pk_format_option(f, name, true) && !pk_format_option(f, name, false)) {
+            cli_error("%s: --%s is an option of %s output; %s writes no %s file (see `profkit "
+                      "%s --help`)",
+                      command, name, f->name, command, f->name, command);
+            return true;
+        }
+    }
+    return false;
 }
 
 void cli_print_format_options(FILE *f, bool readers, bool writers)
@@ -100,7 +150,7 @@ void cli_print_format_options(FILE *f, bool readers, bool writers)
 }
 
 int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler handler,
-              void *context, cli_input_options *input, const char *help_text,
+              void *context, cli_input_options *input, unsigned accepts, const char *help_text,
               char ***positional, int *positional_count)
 {
     struct option longs[300];
@@ -121,13 +171,10 @@ int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler h
     longs[n++] = (struct option){"help", no_argument, NULL, KEY_HELP};
     if (input) {
         memset(input, 0, sizeof *input);
-        longs[n++] = (struct option){"from", required_argument, NULL, KEY_FROM};
-        longs[n++] = (struct option){"salvage", no_argument, NULL, KEY_SALVAGE};
-        longs[n++] = (struct option){"quiet", no_argument, NULL, KEY_QUIET};
-        longs[n++] = (struct option){"no-symbols", no_argument, NULL, KEY_NO_SYMBOLS};
-        longs[n++] = (struct option){"symbol-path", required_argument, NULL, KEY_SYMBOL_PATH};
-        longs[n++] = (struct option){"source", required_argument, NULL, KEY_SOURCE};
-        collect_format_options();
+        for (size_t i = 0; i < sizeof input_options / sizeof *input_options; i++)
+            if ((input_options[i].accepts & accepts) == input_options[i].accepts)
+                longs[n++] = input_options[i].option;
+        collect_format_options(accepts & CLI_ACCEPTS_WRITER_OPTIONS);
         for (size_t i = 0; i < format_option_count && n + 1 < sizeof longs / sizeof *longs; i++)
             longs[n++] = (struct option){format_options[i]->name,
                                          format_options[i]->argument ? required_argument
@@ -142,7 +189,7 @@ int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler h
     while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         if (c == 'h' || c == KEY_HELP) {
             fputs(help_text, stdout);
-            if (input) {
+            if (input && (accepts & CLI_ACCEPTS_NAMES))
                 fputs("\nNative code addresses (gperftools, pprof) are named from the binaries "
                       "they came from:\n"
                       "      --symbol-path DIR    look for binaries and debug files under DIR "
@@ -157,8 +204,8 @@ int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler h
                       "is\n"
                       "                           called name\n",
                       stdout);
-                cli_print_format_options(stdout, true, true);
-            }
+            if (input)
+                cli_print_format_options(stdout, true, accepts & CLI_ACCEPTS_WRITER_OPTIONS);
             return -1;
         }
         if (c == '?' || c == ':') {
@@ -166,7 +213,7 @@ int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler h
             if (optopt > 0 && optopt < 256 && isalpha(optopt))
                 cli_error("%s: option -%c %s", argv[0], optopt,
                           strchr(shorts, optopt) ? "needs an argument" : "is unknown");
-            else
+            else if (!report_option_elsewhere(argv[0], arg, longs))
                 cli_error("%s: option '%s' is unknown or needs an argument (see `profkit %s "
                           "--help`)",
                           argv[0], arg, argv[0]);

@@ -372,8 +372,8 @@ int pk_cmd_capture(int argc, char **argv)
     memset(&args, 0, sizeof args);
     char **rest;
     int rest_count;
-    int status = cli_parse(argc, argv, options, capture_option, &args, NULL, capture_help, &rest,
-                           &rest_count);
+    int status = cli_parse(argc, argv, options, capture_option, &args, NULL, 0, capture_help,
+                           &rest, &rest_count);
     if (status != 0)
         return status < 0 ? PK_EXIT_OK : status;
     const pk_format *to;

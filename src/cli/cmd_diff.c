@@ -131,7 +131,8 @@ int pk_cmd_diff(int argc, char **argv)
     cli_input_options input;
     char **rest;
     int rest_count;
-    int status = cli_parse(argc, argv, options, diff_option, &args, &input, diff_help, &rest,
+    int status = cli_parse(argc, argv, options, diff_option, &args, &input,
+                           CLI_ACCEPTS_NAMES | CLI_ACCEPTS_WRITER_OPTIONS, diff_help, &rest,
                            &rest_count);
     if (status != 0) {
         cli_free_input_options(&input);

@@ -4,11 +4,18 @@
 #include "cli.h"
 
 static const char dump_help[] =
-    "Usage: profkit dump INPUT [--raw] [--from FORMAT]\n"
+    "Usage: profkit dump INPUT [--raw] [--from FORMAT] [--salvage]\n"
     "\n"
     "Prints the file record by record with the byte offset of each record and its decoded\n"
     "fields. Names are resolved (string IDs, module numbers, symbols) unless --raw is given,\n"
-    "which prints every field as stored.\n";
+    "which prints every field as stored.\n"
+    "\n"
+    "Options:\n"
+    "      --raw                print every field as stored, unresolved\n"
+    "      --from FORMAT        input format, when probing the content is not wanted\n"
+    "      --salvage            print the records before damage, then the damage as the\n"
+    "                           last line, and succeed\n"
+    "      --quiet              no progress bar, no warnings (dump prints neither)\n";
 
 enum { KEY_RAW = 256 };
 
@@ -28,19 +35,14 @@ int pk_cmd_dump(int argc, char **argv)
     cli_input_options input;
     char **rest;
     int rest_count;
-    int status =
-        cli_parse(argc, argv, options, dump_option, &raw, &input, dump_help, &rest, &rest_count);
+    int status = cli_parse(argc, argv, options, dump_option, &raw, &input, 0, dump_help, &rest,
+                           &rest_count);
     if (status != 0) {
         cli_free_input_options(&input);
         return status < 0 ? PK_EXIT_OK : status;
     }
     if (rest_count != 1) {
         cli_error("dump: give one INPUT file (see `profkit dump --help`)");
-        cli_free_input_options(&input);
-        return PK_EXIT_USAGE;
-    }
-    if (input.source) {
-        cli_error("dump: --source does not apply: dump prints the records as stored");
         cli_free_input_options(&input);
         return PK_EXIT_USAGE;
     }

@@ -117,7 +117,7 @@ int pk_cmd_formats(int argc, char **argv)
     formats_args args = {false, false};
     char **rest;
     int rest_count;
-    int status = cli_parse(argc, argv, own, formats_option, &args, NULL, formats_help, &rest,
+    int status = cli_parse(argc, argv, own, formats_option, &args, NULL, 0, formats_help, &rest,
                            &rest_count);
     if (status != 0)
         return status < 0 ? PK_EXIT_OK : status;

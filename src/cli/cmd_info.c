@@ -53,7 +53,8 @@ int pk_cmd_info(int argc, char **argv)
     char **rest;
     int rest_count;
     int status =
-        cli_parse(argc, argv, options, info_option, &json, &input, info_help, &rest, &rest_count);
+        cli_parse(argc, argv, options, info_option, &json, &input, CLI_ACCEPTS_NAMES, info_help,
+                  &rest, &rest_count);
     if (status != 0) {
         cli_free_input_options(&input);
         return status < 0 ? PK_EXIT_OK : status;

@@ -40,7 +40,8 @@ int pk_cmd_merge(int argc, char **argv)
     cli_input_options input;
     char **rest;
     int rest_count;
-    int status = cli_parse(argc, argv, cli_output_options, cli_output_option, &args, &input, merge_help, &rest,
+    int status = cli_parse(argc, argv, cli_output_options, cli_output_option, &args, &input,
+                           CLI_ACCEPTS_NAMES | CLI_ACCEPTS_WRITER_OPTIONS, merge_help, &rest,
                            &rest_count);
     if (status != 0) {
         cli_free_input_options(&input);

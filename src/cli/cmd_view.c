@@ -273,8 +273,8 @@ int pk_cmd_view(int argc, char **argv)
     cli_input_options input;
     char **rest;
     int rest_count;
-    int status = cli_parse(argc, argv, options, view_option, &args, &input, view_help, &rest,
-                           &rest_count);
+    int status = cli_parse(argc, argv, options, view_option, &args, &input, CLI_ACCEPTS_NAMES,
+                           view_help, &rest, &rest_count);
     if (status != 0) {
         cli_free_input_options(&input);
         return status < 0 ? PK_EXIT_OK : status;

@@ -26,7 +26,7 @@ bool pk_gzip_trailing_bytes(const pk_input *gzip_input);
 typedef struct pk_deflate pk_deflate;
 typedef void (*pk_deflate_emit_fn)(void *context, const void *data, size_t size);
 
-/* A compressor at level 1-9; NULL when memory runs out. */
+/* A compressor at level 1-9 (0 = 1); NULL when memory runs out. */
 pk_deflate *pk_deflate_new(int level);
 /* Compresses size bytes, handing compressed bytes to emit as they come; finish ends the
  * member. False when memory runs out. */

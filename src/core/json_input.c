@@ -50,23 +50,6 @@ void pk_json_parser_skip(pk_json_parser *jp)
         jp->skip_depth = jp->depth + 1;
 }
 
-const char *pk_json_parser_key(const pk_json_parser *jp, uint32_t level, size_t *len)
-{
-    if (level >= jp->depth || jp->levels[level].is_array)
-        return NULL;
-    *len = jp->levels[level].key_len;
-    if (!jp->keys.data)
-        return ""; /* only empty keys so far */
-    return (const char *)jp->keys.data + jp->levels[level].key_start;
-}
-
-bool pk_json_parser_key_is(const pk_json_parser *jp, uint32_t level, const char *name)
-{
-    size_t len;
-    const char *key = pk_json_parser_key(jp, level, &len);
-    return key && strlen(name) == len && memcmp(key, name, len) == 0;
-}
-
 bool pk_json_parser_match(const pk_json_parser *jp, uint32_t from, const char *pattern)
 {
     uint32_t level = from;
@@ -123,6 +106,73 @@ bool pk_json_scalar_double(const pk_json_scalar *v, double *out)
     return true;
 }
 
+/* value * 10^shift into *out, exactly: false when it does not fit or (shift < 0) leaves a
+ * fraction. */
+static bool shift_decimal(uint64_t value, bool negative, int shift, int64_t *out)
+{
+    for (; shift > 0; shift--) {
+        if (value > UINT64_MAX / 10)
+            return false;
+        value *= 10;
+    }
+    for (; shift < 0; shift++) {
+        if (value % 10 != 0)
+            return false;
+        value /= 10;
+    }
+    if (value > (negative ? (uint64_t)1 << 63 : ((uint64_t)1 << 63) - 1))
+        return false;
+    *out = negative ? (int64_t)(0 - value) : (int64_t)value;
+    return true;
+}
+
+bool pk_json_scalar_decimal(const pk_json_scalar *v, unsigned digits, int64_t *out)
+{
+    if (digits > 18)
+        return false;
+    if (v->kind == PK_JSON_INT)
+        return shift_decimal(v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i, v->i < 0,
+                             (int)digits, out);
+    if (v->kind != PK_JSON_DOUBLE || !v->s)
+        return false;
+    /* JSON's grammar (yajl checked it): -?digits(.digits)?([eE][+-]?digits)? */
+    const char *s = v->s, *end = v->s + v->len;
+    bool negative = s < end && *s == '-';
+    s += negative;
+    uint64_t mantissa = 0;
+    int shift = (int)digits;
+    bool fraction = false;
+    for (; s < end && *s != 'e' && *s != 'E'; s++) {
+        if (*s == '.') {
+            fraction = true;
+            continue;
+        }
+        unsigned digit = (unsigned)(*s - '0');
+        if (mantissa > (UINT64_MAX - digit) / 10) {
+            if (digit != 0 || !fraction)
+                return false;
+            continue; /* a trailing zero of the fraction that would not fit */
+        }
+        mantissa = mantissa * 10 + digit;
+        shift -= fraction;
+    }
+    if (s < end) { /* the exponent */
+        s++;
+        bool minus = s < end && *s == '-';
+        s += s < end && (*s == '-' || *s == '+');
+        int exponent = 0;
+        for (; s < end; s++)
+            if ((exponent = exponent * 10 + (*s - '0')) > 400)
+                return false;
+        shift += minus ? -exponent : exponent;
+    }
+    if (mantissa == 0) {
+        *out = 0;
+        return true;
+    }
+    return shift >= -40 && shift <= 40 && shift_decimal(mantissa, negative, shift, out);
+}
+
 /* ---- yajl's callbacks -------------------------------------------------------------------------- */
 
 static bool suppressed(const pk_json_parser *jp)
@@ -137,16 +187,23 @@ static void value_starts(pk_json_parser *jp)
         jp->levels[jp->depth - 1].index++;
 }
 
-static int deliver(pk_json_parser *jp, const pk_json_scalar *v)
+/* Whether a scalar that starts here goes to the handler (checked before any work on it: inside
+ * a skipped container nothing is converted, nor counted, since no one asks). */
+static bool wanted(pk_json_parser *jp)
 {
+    if (suppressed(jp))
+        return false;
     value_starts(jp);
     /* At the end of a cut input yajl still ends the number it was reading ("ts": 12 of
      * "ts": 1234...): not a value that was there. */
     if (jp->finishing && jp->depth > 0)
-        return 1;
-    if (!jp->handler.scalar || suppressed(jp))
-        return 1;
-    return jp->handler.scalar(jp->ctx, jp, v);
+        return false;
+    return jp->handler.scalar != NULL;
+}
+
+static int deliver(pk_json_parser *jp, const pk_json_scalar *v)
+{
+    return wanted(jp) ? jp->handler.scalar(jp->ctx, jp, v) : 1;
 }
 
 static int on_null(void *ctx)
@@ -171,6 +228,14 @@ static bool parse_integer(const char *s, size_t len, int64_t *out)
     if (i == len)
         return false;
     uint64_t magnitude = 0;
+    /* Up to 18 digits cannot overflow: no check per digit (the times of a trace have 10 to 16). */
+    size_t unchecked = len - i <= 18 ? len : i;
+    for (; i < unchecked; i++) {
+        unsigned digit = (unsigned)(s[i] - '0');
+        if (digit > 9)
+            return false;
+        magnitude = magnitude * 10 + digit;
+    }
     const uint64_t limit = negative ? (uint64_t)1 << 63 : ((uint64_t)1 << 63) - 1;
     for (; i < len; i++) {
         unsigned digit = (unsigned)(s[i] - '0');
@@ -187,10 +252,12 @@ static bool parse_integer(const char *s, size_t len, int64_t *out)
 static int on_number(void *ctx, const char *s, size_t len)
 {
     pk_json_parser *jp = ctx;
+    if (!wanted(jp))
+        return 1;
     pk_json_scalar v = {.kind = PK_JSON_INT};
     if (parse_integer(s, len, &v.i)) {
         v.d = (double)v.i;
-        return deliver(jp, &v);
+        return jp->handler.scalar(jp->ctx, jp, &v);
     }
     /* yajl checked the grammar; strtod wants a terminated string. */
     char small[64];
@@ -216,7 +283,9 @@ static int on_number(void *ctx, const char *s, size_t len)
     }
     v.kind = PK_JSON_DOUBLE;
     v.d = strtod_l(text, NULL, (locale_t)jp->c_locale); /* overflow gives ±HUGE_VAL */
-    return deliver(jp, &v);
+    v.s = s;
+    v.len = len;
+    return jp->handler.scalar(jp->ctx, jp, &v);
 }
 
 static int on_string(void *ctx, const unsigned char *s, size_t len)
@@ -227,7 +296,6 @@ static int on_string(void *ctx, const unsigned char *s, size_t len)
 
 static int push(pk_json_parser *jp, bool is_array)
 {
-    value_starts(jp);
     if (jp->depth >= PK_JSON_MAX_DEPTH) {
         snprintf(jp->message, sizeof jp->message, "nested deeper than %u levels",
                  PK_JSON_MAX_DEPTH);
@@ -235,7 +303,14 @@ static int push(pk_json_parser *jp, bool is_array)
         jp->error_offset = current_offset(jp);
         return 0;
     }
-    if (jp->depth == jp->levels_capacity) {
+    /* Inside a skipped container only the depth is counted: its levels, keys and indexes are
+     * never asked for (pop leaves them alone too). */
+    if (suppressed(jp)) {
+        jp->depth++;
+        return 1;
+    }
+    value_starts(jp);
+    if (jp->depth >= jp->levels_capacity) {
         uint32_t capacity = jp->levels_capacity ? jp->levels_capacity * 2 : 32;
         pk_json_level *grown = realloc(jp->levels, capacity * sizeof *grown);
         if (!grown) {
@@ -246,7 +321,7 @@ static int push(pk_json_parser *jp, bool is_array)
         jp->levels_capacity = capacity;
     }
     /* Begin sees the container's own position: call it before the level is pushed. */
-    if (jp->handler.begin && !suppressed(jp) && !jp->handler.begin(jp->ctx, jp, is_array))
+    if (jp->handler.begin && !jp->handler.begin(jp->ctx, jp, is_array))
         return 0;
     jp->levels[jp->depth] = (pk_json_level){
         .is_array = is_array, .key_start = (uint32_t)jp->keys.len, .index = UINT64_MAX};
@@ -257,16 +332,20 @@ static int push(pk_json_parser *jp, bool is_array)
 static int pop(pk_json_parser *jp, bool is_array)
 {
     jp->depth--;
-    jp->keys.len = jp->levels[jp->depth].key_start;
-    if (jp->skip_depth && jp->depth + 1 == jp->skip_depth) {
-        jp->skip_depth = 0; /* the skipped container ends: no callback for its end either */
-        return 1;
+    if (jp->skip_depth) {
+        if (jp->depth >= jp->skip_depth)
+            return 1; /* inside the skipped container: no level was kept */
+        if (jp->depth + 1 == jp->skip_depth) {
+            jp->keys.len = jp->levels[jp->depth].key_start;
+            jp->skip_depth = 0; /* the skipped container ends: no callback for its end either */
+            return 1;
+        }
     }
-    if (!jp->handler.end || suppressed(jp))
+    jp->keys.len = jp->levels[jp->depth].key_start;
+    if (!jp->handler.end)
         return 1;
     return jp->handler.end(jp->ctx, jp, is_array);
 }
-
 static int on_start_map(void *ctx)
 {
     return push(ctx, false);
@@ -290,6 +369,8 @@ static int on_end_array(void *ctx)
 static int on_map_key(void *ctx, const unsigned char *key, size_t len)
 {
     pk_json_parser *jp = ctx;
+    if (suppressed(jp))
+        return 1;
     pk_json_level *l = &jp->levels[jp->depth - 1];
     if (len > UINT32_MAX - l->key_start) {
         jp->nomem = true;
@@ -474,4 +555,49 @@ pk_status pk_json_parser_error(const pk_json_parser *jp, pk_json_end how, const 
         return pk_damage(err, jp->error_offset, "%s", jp->message);
     }
     return pk_damage(err, jp->error_offset, "%s", jp->message);
+}
+
+/* ---- a reader's whole parse -------------------------------------------------------------------- */
+
+/* Stands in for the reader's handler until the first callback, which is about the document itself:
+ * an object lets the reader's handler take over (from its begin on), anything else is refused. */
+typedef struct object_gate {
+    pk_json_handler handler;
+    void *ctx;
+    const char *not_a;
+} object_gate;
+
+static bool gate_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
+{
+    (void)v;
+    const object_gate *g = ctx;
+    return pk_json_parser_fail(jp, "%s: the document is not an object", g->not_a);
+}
+
+static bool gate_begin(void *ctx, pk_json_parser *jp, bool is_array)
+{
+    const object_gate *g = ctx;
+    if (is_array)
+        return pk_json_parser_fail(jp, "%s: the document is an array", g->not_a);
+    jp->handler = g->handler;
+    jp->ctx = g->ctx;
+    return !jp->handler.begin || jp->handler.begin(jp->ctx, jp, false);
+}
+
+pk_status pk_json_read(pk_input *in, const pk_json_handler *handler, void *ctx, const char *what,
+                       const char *not_a, pk_json_run *run, pk_error *err)
+{
+    object_gate gate = {*handler, ctx, not_a};
+    pk_json_parser jp;
+    if (not_a)
+        pk_json_parser_init(&jp, &(pk_json_handler){.scalar = gate_scalar, .begin = gate_begin},
+                            &gate);
+    else
+        pk_json_parser_init(&jp, handler, ctx);
+    pk_json_end how = pk_json_parser_run(&jp, in);
+    pk_status status = pk_json_parser_error(&jp, how, what, err);
+    if (run)
+        *run = (pk_json_run){how, pk_json_parser_error_offset(&jp)};
+    pk_json_parser_release(&jp);
+    return status;
 }

@@ -15,11 +15,11 @@
  *             return pk_json_parser_fail(jp, "an event's ts is not a number");
  *         return true;
  *     }
- *     pk_json_parser jp;
- *     pk_json_parser_init(&jp, &(pk_json_handler){.scalar = on_scalar, .end = on_end}, ctx);
- *     pk_json_end how = pk_json_parser_run(&jp, in);
- *     ...  // PK_JSON_COMPLETE, or pk_json_parser_error(&jp, err) for the message
- *     pk_json_parser_release(&jp);
+ *     pk_status status = pk_json_read(in, &(pk_json_handler){.scalar = on_scalar, .end = on_end},
+ *                                     ctx, "the trace", NULL, NULL, err);
+ *
+ * (pk_json_read is pk_json_parser_init, pk_json_parser_run, pk_json_parser_error and
+ * pk_json_parser_release in one; the probes run the parser over memory themselves.)
  *
  * The path. depth is the number of containers enclosing the value a callback is about; level 0
  * is the outermost. At level L the container is an object (pk_json_parser_key(jp, L) is the key
@@ -30,7 +30,8 @@
  * ("#/ph" at 0 matches the "ph" of an element of a top-level array; "ph" at 1 matches it too).
  *
  * Values: numbers come as int64 when they are integers that fit (i, with d = (double)i), else as
- * double (d, correctly rounded, whatever the locale); strings as bytes with their length,
+ * double (d, correctly rounded, whatever the locale) with the number's text in s and len, for a
+ * reader that wants it exactly (pk_json_scalar_decimal); strings as bytes with their length,
  * validated UTF-8, escapes decoded, not NUL-terminated, valid only during the callback.
  *
  * Ends: a document that ends early (a trace whose writer stopped mid-file, without its closing
@@ -50,6 +51,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/buffer.h"
 #include "profkit/error.h"
@@ -71,7 +73,8 @@ typedef struct pk_json_scalar {
     bool boolean;
     int64_t i;
     double d;
-    const char *s; /* not NUL-terminated; valid during the callback only */
+    const char *s; /* a string, or a double's text; not NUL-terminated; valid during the
+                    * callback only */
     size_t len;
 } pk_json_scalar;
 
@@ -130,6 +133,20 @@ pk_json_end pk_json_parser_run(pk_json_parser *jp, pk_input *in);
 /* The same over bytes in memory (the probe helpers; tests). */
 pk_json_end pk_json_parser_run_memory(pk_json_parser *jp, const void *data, size_t size);
 
+/* A reader's whole parse of in: init, run and release around the reader's handler. what names
+ * the document in messages ("the speedscope file"). With not_a ("not a speedscope file") the
+ * document must be an object: an array or a scalar is refused ("not a speedscope file: the
+ * document is an array") before the reader sees anything; the check costs the reader's callbacks
+ * nothing (it sits in front of the first one only). Returns PK_OK when the document completed or
+ * a handler stopped it, else pk_json_parser_error's status; run, when not NULL, says how it
+ * ended and where (pk_json_parser_error_offset), for a reader that treats an end specially. */
+typedef struct pk_json_run {
+    pk_json_end how;
+    uint64_t offset;
+} pk_json_run;
+pk_status pk_json_read(pk_input *in, const pk_json_handler *handler, void *ctx, const char *what,
+                       const char *not_a, pk_json_run *run, pk_error *err);
+
 /* After a run that did not complete: fills err for the way it ended and returns its status.
  * PK_JSON_CUT, PK_JSON_INVALID and PK_JSON_FAILED are damage (pk_damage) at
  * pk_json_parser_error_offset, so salvage keeps what the reader completed; PK_JSON_NOMEM is
@@ -164,9 +181,26 @@ static inline bool pk_json_parser_in_array(const pk_json_parser *jp, uint32_t le
 }
 /* The key at level (an object level), with its length; NULL at an array level or beyond the
  * depth. Not NUL-terminated. */
-const char *pk_json_parser_key(const pk_json_parser *jp, uint32_t level, size_t *len);
-/* True when level is an object level whose key is name. */
-bool pk_json_parser_key_is(const pk_json_parser *jp, uint32_t level, const char *name);
+static inline const char *pk_json_parser_key(const pk_json_parser *jp, uint32_t level,
+                                             size_t *len)
+{
+    if (level >= jp->depth || jp->levels[level].is_array)
+        return NULL;
+    *len = jp->levels[level].key_len;
+    if (!jp->keys.data)
+        return ""; /* only empty keys so far */
+    return (const char *)jp->keys.data + jp->levels[level].key_start;
+}
+/* True when level is an object level whose key is name. Inline, called with a literal name:
+ * the readers route every value by a few of these, and the length compared first is a
+ * constant. */
+static inline bool pk_json_parser_key_is(const pk_json_parser *jp, uint32_t level,
+                                         const char *name)
+{
+    size_t len, name_len = strlen(name);
+    const char *key = pk_json_parser_key(jp, level, &len);
+    return key && name_len == len && memcmp(key, name, len) == 0;
+}
 /* The index at level (an array level); UINT64_MAX elsewhere. */
 static inline uint64_t pk_json_parser_index(const pk_json_parser *jp, uint32_t level)
 {
@@ -182,5 +216,10 @@ bool pk_json_scalar_is(const pk_json_scalar *v, const char *string);
 bool pk_json_scalar_i64(const pk_json_scalar *v, int64_t *out);
 /* Any number: *out. */
 bool pk_json_scalar_double(const pk_json_scalar *v, double *out);
+/* A number times 10^digits, exactly, from its text: false when that is not an integer (more
+ * fractional digits than `digits` that are not zeros) or does not fit int64. For numbers written
+ * as decimals of a smaller unit ("1152921504606.846976" ms is 1152921504606846976 ns, which no
+ * double holds). */
+bool pk_json_scalar_decimal(const pk_json_scalar *v, unsigned digits, int64_t *out);
 
 #endif

@@ -54,8 +54,21 @@ void pk_output_init_memory(pk_output *out)
     }
 }
 
+pk_status pk_output_check_level(int level, pk_error *err)
+{
+    if (level >= 0 && level <= 9)
+        return PK_OK;
+    return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET,
+                        "gzip compression level %d: the levels are 1 (fastest) to 9 (smallest), "
+                        "0 meaning 1",
+                        level);
+}
+
 pk_status pk_output_compress(pk_output *out, int level, pk_error *err)
 {
+    pk_status status = pk_output_check_level(level, err);
+    if (status != PK_OK)
+        return status;
     out->gzip = pk_deflate_new(level);
     if (!out->gzip)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory for compression");

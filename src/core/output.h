@@ -47,8 +47,11 @@ struct pk_output {
 pk_status pk_output_open(pk_output *out, const char *path, const char *protect_path,
                          pk_error *err);
 void pk_output_init_memory(pk_output *out);
-/* From now on everything written is compressed with gzip at level (1-9). Call before the first
- * write. */
+/* PK_OK for a gzip level the outputs take (1-9, 0 meaning 1); else a usage error that says
+ * which levels there are. */
+pk_status pk_output_check_level(int level, pk_error *err);
+/* From now on everything written is compressed with gzip at level (checked as above). Call
+ * before the first write. */
 pk_status pk_output_compress(pk_output *out, int level, pk_error *err);
 /* Flushes and, for a file, fsyncs and renames the temporary into place. On any error the
  * temporary is removed and the final path is untouched. Always releases the output, except

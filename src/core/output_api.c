@@ -19,10 +19,15 @@ pk_status pk_output_create(const char *path, const pk_output_options *options, p
     if (!options)
         options = &defaults;
     *out = NULL;
+    /* Checked first, whether or not the output is compressed: no file is created for a call
+     * that is refused. */
+    pk_status st = pk_output_check_level(options->compression_level, err);
+    if (st != PK_OK)
+        return st;
     pk_output *o = malloc(sizeof *o);
     if (!o)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
-    pk_status st = pk_output_open(o, path, options->protect_path, err);
+    st = pk_output_open(o, path, options->protect_path, err);
     if (st != PK_OK) {
         free(o);
         return st;

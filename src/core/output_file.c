@@ -288,6 +288,9 @@ pk_status pk_output_file_commit(pk_output_file *f, pk_error *err)
         /* Keeping the owner needs privileges: without them the file is the writer's. */
         if (e == 0 && f->replaces && fchown(f->fd, f->owner, f->group) != 0 && errno != EPERM)
             e = errno;
+        /* Written back before it is named: after a crash of the system the name holds the
+         * whole output or the old file, never an empty or partial one (docs/design.md,
+         * output; measured at a few tens of ms for a 37 MB output). */
         if (e == 0 && fsync(f->fd) != 0)
             e = errno;
         /* Named while still open: an unnamed file is reached through its descriptor. */

@@ -320,7 +320,8 @@ static pk_status replay(copy_state *c)
     while (status == PK_OK && (row < rows || have_event)) {
         bool take_row = row < rows && (!have_event || pk_sample_order(src, row) <= e.order);
         if (take_row) {
-            int64_t values[PK_MAX_VALUES] = {0};
+            int64_t values[PK_MAX_VALUES];
+            memset(values, 0, dst_values * sizeof *values); /* the columns used, not all 64 */
             const int64_t *src_row = pk_sample_values(src, row);
             for (size_t v = 0; v < src_values; v++)
                 if (c->values[v] < dst_values)

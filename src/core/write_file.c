@@ -42,12 +42,11 @@ static bool wants_gzip(const pk_format *format, const pk_write_options *options,
 static pk_status write_through(const pk_profile *p, pk_output *out, const pk_format *format,
                                const pk_write_options *options, const char *path, pk_error *err)
 {
-    pk_status status = PK_OK;
     int level = options ? options->compression_level : 0;
-    if (level < 0 || level > 9)
-        status = pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET,
-                              "compression level %d: gzip levels are 1 to 9", level);
-    else if (wants_gzip(format, options, path))
+    /* A bad level is refused whether or not this output is compressed: it is the caller's
+     * mistake either way. */
+    pk_status status = pk_output_check_level(level, err);
+    if (status == PK_OK && wants_gzip(format, options, path))
         status = pk_output_compress(out, level, err);
     if (status == PK_OK)
         status = run_writer(p, out, format, options, err);

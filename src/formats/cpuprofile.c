@@ -51,16 +51,12 @@ typedef struct cpuprofile_reader {
 static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
 {
     cpuprofile_reader *r = ctx;
-    if (pk_json_parser_depth(jp) == 0)
-        return pk_json_parser_fail(jp, "not a CPU profile: the document is not an object");
     return v8_walk_scalar(&r->walk, jp, 0, v);
 }
 
 static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
 {
     cpuprofile_reader *r = ctx;
-    if (pk_json_parser_depth(jp) == 0 && is_array)
-        return pk_json_parser_fail(jp, "not a CPU profile: the document is an array");
     return v8_walk_begin(&r->walk, jp, 0, is_array);
 }
 
@@ -77,12 +73,8 @@ static pk_status cpuprofile_read(pk_input *in, pk_profile *p, const pk_read_opti
     cpuprofile_reader r;
     v8_builder_init(&r.builder, p);
     v8_walk_init(&r.walk, p, &v8_builder_sink, &r.builder);
-    pk_json_parser jp;
-    pk_json_parser_init(&jp, &(pk_json_handler){on_scalar, on_begin, on_end}, &r);
-    pk_json_end how = pk_json_parser_run(&jp, in);
-    pk_status status = PK_OK;
-    if (how != PK_JSON_COMPLETE)
-        status = pk_json_parser_error(&jp, how, "the CPU profile", err);
+    pk_status status = pk_json_read(in, &(pk_json_handler){on_scalar, on_begin, on_end}, &r,
+                                    "the CPU profile", "not a CPU profile", NULL, err);
     if (status == PK_OK || status == PK_ERR_INPUT) {
         if (!r.walk.saw_nodes && !r.walk.saw_head) {
             if (status == PK_OK)
@@ -112,7 +104,6 @@ static pk_status cpuprofile_read(pk_input *in, pk_profile *p, const pk_read_opti
             }
         }
     }
-    pk_json_parser_release(&jp);
     v8_walk_free(&r.walk);
     v8_builder_free(&r.builder);
     return status;

@@ -21,10 +21,17 @@ expect_contains "$OUT" "Ir=101789" "parts summed (5 + 101784)"
 expect_status 0 "$PROFKIT" info "$DATA/callgrind.out.threads-03"
 expect_contains "$OUT" "thread 3               tid 3        Ir=839990"
 
-# More events than the model's eight values: the first eight are kept, with a warning.
+# The cache and branch simulations' 13 events are all kept, with the totals of the file's
+# `totals:` line, and written back in the same order with the same totals.
 expect_status 0 "$PROFKIT" info "$DATA/callgrind.out.prog-cache"
-expect_contains "$OUT" "DLmr                   count          total 30"
-expect_contains "$OUT" "5 events beyond the first 8 (from DLmw on) were left out"
+expect_contains "$OUT" "Ir=27604 Dr=1947 Dw=1796 I1mr=172 D1mr=49 D1mw=46 ILmr=172 DLmr=30 DLmw=45 Bc=4206 Bcm=242 Bi=31 Bim=17" \
+    "every event of the cache and branch simulations"
+expect_not_contains "$ERR" "left out" "no event left out"
+expect_status 0 "$PROFKIT" convert "$DATA/callgrind.out.prog-cache" --to callgrind -o cache.callgrind
+expect_eq "$(sed -n 's/^events: //p' cache.callgrind)" "Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim" \
+    "the events written back"
+expect_eq "$(sed -n 's/^totals: //p' cache.callgrind)" "27604 1947 1796 172 49 46 172 30 45 4206 242 31 17" \
+    "the totals written back"
 
 # The call graph becomes stacks: fib's recursion is one level of fib'2 under fib (the
 # cycle's cost stays with the open fib'2), under work under main.

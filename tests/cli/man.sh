@@ -1,6 +1,7 @@
 # The man pages say what --help says: every option a command's --help mentions (its own, the
 # input options, the formats' options) is in the command's page, and the page names no option
-# --help does not know; profkit(1) lists every command and every format of the build.
+# --help does not know (nor describes one the command does not take); profkit(1) lists every
+# command and every format of the build.
 # Run as: man.sh PROFKIT SOURCE_DIR SCRATCH_DIR MAN_DIR
 . "$(dirname "$0")/lib.sh"
 
@@ -39,6 +40,14 @@ for command in $commands; do
     stale=$(LC_ALL=C sort -u "help-$command.options" registry.options |
         LC_ALL=C comm -13 - "man-$command.options" | grep -vx -- '--help')
     [ -z "$stale" ] || fail "profkit-$command(1) names options profkit $command --help does not:" $stale
+    # The options the page describes (an entry each, formats' options too) are all the
+    # command's: a page may mention another option in passing, never describe it. (The page
+    # of `formats` describes every format's options, which `formats --options` lists.)
+    [ "$command" = formats ] && continue
+    sed -n 's/^\\fB\(--[a-z][a-z0-9-]*\)\\fR.*/\1/p' "$page" | LC_ALL=C sort -u > "entries-$command.options"
+    CHECKS=$((CHECKS + 1))
+    foreign=$(LC_ALL=C comm -23 "entries-$command.options" "help-$command.options")
+    [ -z "$foreign" ] || fail "profkit-$command(1) describes options profkit $command does not take:" $foreign
 done
 # Not vacuous: the options of convert include its own and the formats'.
 expect_contains "$(cat help-convert.options)" "--output" "options of convert --help"

@@ -22,8 +22,9 @@
 /* Longest line taken: names of C++ templates make long fn= lines, never megabytes. */
 #define CG_MAX_LINE ((size_t)16 << 20)
 #define CG_MAX_LINE_TEXT "16 MiB"
-/* Most events an `events:` line may list (the model keeps the first PK_MAX_VALUES). */
-#define CG_MAX_COLUMNS 64
+/* Most events an `events:` line may list: the model keeps them all (parts naming other
+ * events may add up to more, beyond which the model keeps the first PK_MAX_VALUES). */
+#define CG_MAX_COLUMNS PK_MAX_VALUES
 
 typedef enum pending {
     PENDING_NONE,

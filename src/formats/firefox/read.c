@@ -9,6 +9,7 @@
 #include "core/arith.h"
 #include "core/array.h"
 #include "core/input.h"
+#include "core/path.h"
 #include "formats/firefox/read.h"
 
 enum { GECKO_SAMPLES, GECKO_STACKS, GECKO_FRAMES };
@@ -279,10 +280,25 @@ static bool sample_value(fx_reader *r, pk_json_parser *jp, const pk_json_scalar 
         return offer(r, jp, 0, pk_pair_int(stack));
     }
     if (pk_json_parser_key_is(jp, b + 1, "weight")) {
-        t->weight_column = true;
+        if (!t->weight_column) {
+            t->weight_column = true;
+            /* Milliseconds whose type is known before them (as writers write them) are taken
+             * to the nanosecond from their text: a double holds 2^53 ns at most, which the
+             * decimals of a long run's milliseconds exceed. */
+            t->in_ns = t->weight_known && t->weight == FXR_WEIGHT_MS && !t->decided;
+        }
+        int64_t w;
+        if (t->in_ns) {
+            if (pk_json_scalar_decimal(v, 6, &w))
+                return offer(r, jp, 1, pk_pair_int(w));
+            if (v->kind == PK_JSON_DOUBLE) /* more decimals than nanoseconds, or beyond int64 */
+                return offer(r, jp, 1, (pk_pair_value){true, 0, v->d * 1e6});
+            return offer(r, jp, 1, pk_pair_int(v->kind == PK_JSON_INT
+                                                   ? pk_mul_saturating(v->i, 1000000)
+                                                   : 1000000));
+        }
         if (v->kind == PK_JSON_DOUBLE)
             return offer(r, jp, 1, (pk_pair_value){true, 0, v->d});
-        int64_t w;
         return offer(r, jp, 1, pk_pair_int(pk_json_scalar_i64(v, &w) ? w : 1));
     }
     return true;
@@ -376,10 +392,27 @@ static bool lib_scalar(fx_reader *r, pk_json_parser *jp, const pk_json_scalar *v
     return true;
 }
 
+static void begin_lib(fx_reader *r, uint32_t set, uint32_t level)
+{
+    r->in_lib = true;
+    r->lib_set = set;
+    r->lib_level = level;
+    r->lib_name = r->lib_path = r->lib_code_id = 0;
+    r->lib_start = r->lib_end = r->lib_offset = FXR_NULL;
+}
+
 static bool lib_end(fx_reader *r, pk_json_parser *jp)
 {
     r->in_lib = false;
     fxr_set *s = &r->sets[r->lib_set];
+    if (r->libs_in_string && r->lib_name && !r->lib_path) {
+        /* Version 3 named a library by its path (version 4 made that `path`, and the file's
+         * name `name`). */
+        const char *path = pk_str(r->p, r->lib_name);
+        r->lib_path = r->lib_name;
+        if ((r->lib_name = pk_intern_cstr(r->p, pk_path_basename(path))) == PK_NONE)
+            return nomem(jp);
+    }
     /* A Gecko lib says where it was mapped; a processed one does not, and its frames' addresses
      * are relative to it: the whole address space, from 0. */
     bool mapped = r->lib_start >= 0 && r->lib_end > r->lib_start && r->lib_start != FXR_NULL;
@@ -394,12 +427,71 @@ static bool lib_end(fx_reader *r, pk_json_parser *jp)
     return true;
 }
 
+/* ---- documents in strings (Gecko versions 3 and 4) ------------------------------------------- */
+
+#define FXR_MAX_NESTING 8 /* a child process's child's ...: each level escapes the one inside */
+
+static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v);
+static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array);
+static bool on_end(void *ctx, pk_json_parser *jp, bool is_array);
+
+/* The libraries of a `libs` string: an array of lib objects. */
+static bool string_libs_begin(void *ctx, pk_json_parser *jp, bool is_array)
+{
+    fx_reader *r = ctx;
+    if (!is_array && !r->in_lib && pk_json_parser_depth(jp) == 1 && pk_json_parser_in_array(jp, 0))
+        begin_lib(r, 0, 1);
+    return true;
+}
+
+/* Reads the document in the string v with handler h, as part of the document jp reads (yajl
+ * delivers a string whole: the string is in memory while it is read, as it was already). */
+static bool read_string_document(fx_reader *r, pk_json_parser *jp, const pk_json_scalar *v,
+                                 const pk_json_handler *h, const char *what)
+{
+    if (r->nesting >= FXR_MAX_NESTING)
+        return pk_json_parser_fail(jp, "%s nests more than %d documents in strings", what,
+                                   FXR_MAX_NESTING);
+    r->nesting++;
+    pk_json_parser inner;
+    pk_json_parser_init(&inner, h, r);
+    pk_json_end how = pk_json_parser_run_memory(&inner, v->s, v->len);
+    r->nesting--;
+    bool ok = how == PK_JSON_COMPLETE;
+    if (how == PK_JSON_NOMEM)
+        ok = nomem(jp);
+    else if (!ok)
+        ok = pk_json_parser_fail(jp, "%s (a JSON string), at byte %" PRIu64 " of it: %s", what,
+                                 pk_json_parser_error_offset(&inner),
+                                 how == PK_JSON_CUT ? "it ends early" : pk_json_parser_message(&inner));
+    pk_json_parser_release(&inner);
+    return ok;
+}
+
+/* Whether the string at depth d is a document of its own: a `libs` list or a thread's place in
+ * `threads` (the path of one). */
+static bool is_string_document(const pk_json_parser *jp, uint32_t d)
+{
+    return d >= 1 && (pk_json_parser_key_is(jp, d - 1, "libs") || is_thread(jp, d));
+}
+
+static bool string_document(fx_reader *r, pk_json_parser *jp, const pk_json_scalar *v, uint32_t d)
+{
+    if (pk_json_parser_key_is(jp, d - 1, "libs")) {
+        r->libs_in_string = true;
+        bool ok = read_string_document(
+            r, jp, v, &(pk_json_handler){on_scalar, string_libs_begin, on_end}, "a `libs` list");
+        r->libs_in_string = false;
+        return ok;
+    }
+    return read_string_document(r, jp, v, &(pk_json_handler){on_scalar, on_begin, on_end},
+                                "a child process's profile");
+}
+
 static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
 {
     fx_reader *r = ctx;
     uint32_t d = pk_json_parser_depth(jp);
-    if (d == 0)
-        return pk_json_parser_fail(jp, "not a Firefox profile: the document is not an object");
     if (r->in_lib)
         return d == r->lib_level + 1 ? lib_scalar(r, jp, v) : true;
     if (r->in_thread)
@@ -408,7 +500,9 @@ static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
         r->processed = true;
         return table_value(r, jp, &r->sets[0], 1, v);
     }
-    if (d == 2 && pk_json_parser_key_is(jp, 0, "meta")) {
+    if (v->kind == PK_JSON_STRING && !r->processed && is_string_document(jp, d))
+        return string_document(r, jp, v, d);
+    if (d == 2 && pk_json_parser_key_is(jp, 0, "meta") && r->nesting == 0) {
         double t;
         if (pk_json_parser_key_is(jp, 1, "preprocessedProfileVersion")) {
             r->processed = true;
@@ -434,8 +528,8 @@ static bool begin_thread(fx_reader *r, pk_json_parser *jp, uint32_t d)
     if (!new_set(r, &set) || r->thread_count >= UINT32_MAX ||
         !PK_ARRAY_RESERVE(r->threads, r->thread_cap, r->thread_count + 1))
         return nomem(jp);
-    r->threads[r->thread_count++] = (fxr_thread){0, -1, -1, set, FXR_WEIGHT_SAMPLES, false, false, false,
-                                                  false};
+    r->threads[r->thread_count++] =
+        (fxr_thread){.pid = -1, .tid = -1, .set = set, .weight = FXR_WEIGHT_SAMPLES};
     r->in_thread = true;
     r->thread_level = d;
     r->saw_threads = true;
@@ -450,15 +544,10 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
     fx_reader *r = ctx;
     uint32_t d = pk_json_parser_depth(jp);
     if (d == 0)
-        return is_array ? pk_json_parser_fail(jp, "not a Firefox profile: the document is an array")
-                        : true;
+        return true;
     uint32_t set;
     if (!is_array && !r->in_lib && is_lib(r, jp, d, &set)) {
-        r->in_lib = true;
-        r->lib_set = set;
-        r->lib_level = d;
-        r->lib_name = r->lib_path = r->lib_code_id = 0;
-        r->lib_start = r->lib_end = r->lib_offset = FXR_NULL;
+        begin_lib(r, set, d);
         return true;
     }
     if (r->in_thread) {
@@ -518,12 +607,8 @@ pk_status fx_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
         fxr_free(&r);
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     }
-    pk_json_parser jp;
-    pk_json_parser_init(&jp, &(pk_json_handler){on_scalar, on_begin, on_end}, &r);
-    pk_json_end how = pk_json_parser_run(&jp, in);
-    if (how != PK_JSON_COMPLETE)
-        status = pk_json_parser_error(&jp, how, "the Firefox profile", err);
-    pk_json_parser_release(&jp);
+    status = pk_json_read(in, &(pk_json_handler){on_scalar, on_begin, on_end}, &r,
+                          "the Firefox profile", "not a Firefox profile", NULL, err);
     if (status == PK_OK || status == PK_ERR_INPUT) {
         if (!r.saw_threads) {
             if (status == PK_OK)

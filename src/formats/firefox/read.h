@@ -84,6 +84,8 @@ typedef struct fxr_thread {
     bool decided;        /* its first sample decided `scaled` */
     bool scaled;         /* its sums are in the model's unit already */
     bool weight_column;  /* samples.weight was an array (not null, not missing) */
+    bool in_ns;          /* its millisecond weights are read as whole nanoseconds, exactly from
+                          * their decimal text (the weight type came first) */
 } fxr_thread;
 
 /* A Gecko table's schema: which element of a row is which kept column. */
@@ -104,6 +106,10 @@ typedef struct fx_reader {
     uint32_t lib_set, lib_level; /* where its libraries go; the depth of its object */
     uint32_t lib_name, lib_path, lib_code_id;
     int64_t lib_start, lib_end, lib_offset;
+    /* Gecko versions 3 and 4 held documents in strings: `libs` (to version 3) and child
+     * processes' profiles in `threads` (to version 4); they are read where they stand. */
+    uint32_t nesting;      /* strings being read inside strings */
+    bool libs_in_string;   /* the libs being read are a string's (a path as their name) */
     /* a Gecko table: its schema (by table) and the row being read */
     int8_t schema[3][FXR_GECKO_MAX_COLUMNS]; /* samples, stackTable, frameTable: column -> kept */
     bool schema_seen[3];

@@ -50,7 +50,7 @@ bool fxr_add_sample(fx_reader *r, uint32_t thread, int64_t stack, pk_pair_value 
         t->scaled = t->weight_known;
     }
     if (t->scaled) {
-        int64_t scale = weight_scale[t->weight];
+        int64_t scale = t->in_ns ? 1 : weight_scale[t->weight];
         if (weight.is_double) {
             double v = weight.d * (double)scale;
             weight = pk_pair_int(v != v                 ? 0

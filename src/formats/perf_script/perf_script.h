@@ -7,7 +7,8 @@
  * A `--header` block of `# key : value` lines may come first.
  *
  * The folder, by role: parse.c parses one header line and one frame line (for the probe and
- * the reader alike), read.c builds the model from a stream of lines, format.c probes and
+ * the reader alike), split.c cuts the input into lines and runs of frame lines (on a thread of
+ * its own when there is a second processor), read.c builds the model from them, format.c probes and
  * registers the format.
  */
 #ifndef PK_FORMATS_PERF_SCRIPT_PERF_SCRIPT_H

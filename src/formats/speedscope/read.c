@@ -17,6 +17,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/arith.h"
@@ -72,6 +73,17 @@ typedef struct profile_info {
     pk_pair_value end;
 } profile_info;
 
+/* The first event of a kind of damage, which its warning names. */
+typedef struct event_ref {
+    bool set;
+    uint32_t profile; /* its index in the file */
+    uint64_t event;   /* its index in `events`; UINT64_MAX for none (a profile's end) */
+    uint32_t frame;   /* the frame index it names; NO_FRAME for none */
+    uint64_t offset;  /* the byte just past it */
+} event_ref;
+
+enum { BAD_CLOSE, BACKWARDS, BAD_EVENT, LEFT_OPEN, EVENT_DAMAGE };
+
 typedef struct reader {
     pk_profile *p;
     /* the prefix tree of frame indexes */
@@ -102,6 +114,7 @@ typedef struct reader {
     pk_sums sums; /* (profile << 32 | node) -> weight */
     /* what is reported once at the end */
     uint64_t unpaired[2], bad_closes, backwards, left_open, bad_events;
+    event_ref first[EVENT_DAMAGE];
     bool saw_profiles, saw_shared;
     bool in_profile; /* a profile was begun and not ended */
     uint32_t active_profile;
@@ -249,13 +262,24 @@ static bool negative(pk_pair_value v)
     return v.is_double ? v.d < 0 : v.i < 0;
 }
 
+/* Remembers the event being read (at an event's end) as the first of its kind of damage. */
+static void note_event(reader *r, const pk_json_parser *jp, int kind, uint32_t frame)
+{
+    if (r->first[kind].set)
+        return;
+    r->first[kind] = (event_ref){true, (uint32_t)r->profile_count,
+                                 jp ? pk_json_parser_index(jp, 3) : UINT64_MAX, frame,
+                                 jp ? pk_json_parser_offset(jp) : 0};
+}
+
 /* The open stack weighs the time from the last event to `at`. */
-static bool advance(reader *r, pk_pair_value at)
+static bool advance(reader *r, const pk_json_parser *jp, pk_pair_value at)
 {
     if (r->have_at) {
         pk_pair_value d = difference(r->at, at);
         if (negative(d)) {
             r->backwards++;
+            note_event(r, jp, BACKWARDS, r->event_frame);
             return true; /* weighs nothing; the later time stands */
         }
         if (r->open != ROOT && !weigh(r, r->open, d))
@@ -271,9 +295,10 @@ static bool event(reader *r, pk_json_parser *jp)
     if ((r->event_type != 'O' && r->event_type != 'C') || r->event_frame == NO_FRAME ||
         !r->event_has_at) {
         r->bad_events++;
+        note_event(r, jp, BAD_EVENT, r->event_frame);
         return true;
     }
-    if (!advance(r, r->event_at))
+    if (!advance(r, jp, r->event_at))
         return nomem(jp);
     if (r->event_type == 'O')
         return child(r, r->open, r->event_frame, &r->open) ? true : nomem(jp);
@@ -282,8 +307,10 @@ static bool event(reader *r, pk_json_parser *jp)
     uint32_t n = r->open;
     while (n != ROOT && r->nodes[n].frame != r->event_frame)
         n = r->nodes[n].parent;
-    if (n == ROOT || n != r->open)
+    if (n == ROOT || n != r->open) {
         r->bad_closes++;
+        note_event(r, jp, BAD_CLOSE, r->event_frame);
+    }
     if (n != ROOT)
         r->open = r->nodes[n].parent;
     return true;
@@ -324,7 +351,8 @@ static bool end_profile(reader *r)
     /* Frames left open last until the profile's end value. */
     if (r->open != ROOT) {
         r->left_open++;
-        if (r->current.have_end && !advance(r, r->current.end))
+        note_event(r, NULL, LEFT_OPEN, r->nodes[r->open].frame);
+        if (r->current.have_end && !advance(r, NULL, r->current.end))
             return false;
     }
     if (r->profile_count >= UINT32_MAX ||
@@ -340,8 +368,6 @@ static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
 {
     reader *r = ctx;
     uint32_t d = pk_json_parser_depth(jp);
-    if (d == 0)
-        return pk_json_parser_fail(jp, "not a speedscope file: the document is not an object");
     if (pk_json_parser_key_is(jp, 0, "profiles") && d >= 3 && pk_json_parser_in_array(jp, 1)) {
         if (d == 3)
             return profile_member(r, jp, v);
@@ -395,8 +421,7 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
     reader *r = ctx;
     uint32_t d = pk_json_parser_depth(jp);
     if (d == 0)
-        return is_array ? pk_json_parser_fail(jp, "not a speedscope file: the document is an array")
-                        : true;
+        return true;
     if (pk_json_parser_key_is(jp, 0, "profiles")) {
         r->saw_profiles = true;
         if (d == 2 && !is_array && pk_json_parser_in_array(jp, 1))
@@ -498,6 +523,37 @@ static pk_status make_threads(reader *r, pk_error *err)
     return pk_rename_threads_as_shown(r->p) ? PK_OK : out_of_memory(err);
 }
 
+/* "; the first: event 4 of profile 1 ("main"), frame 2 ("parse"), ending at byte 310": the
+ * first event of a kind of damage, for its warning (frames are named once all are defined). */
+static void describe_first(reader *r, const event_ref *e, char *text, size_t size)
+{
+    const char *profile = e->profile < pk_thread_count(r->p)
+                              ? pk_str(r->p, pk_thread_at(r->p, e->profile)->name)
+                              : "";
+    int n = e->event == UINT64_MAX
+                ? snprintf(text, size, "; the first: profile %" PRIu32 " (\"%s\")", e->profile + 1,
+                           profile)
+                : snprintf(text, size, "; the first: event %" PRIu64 " of profile %" PRIu32
+                                       " (\"%s\")",
+                           e->event + 1, e->profile + 1, profile);
+    if (n < 0 || (size_t)n >= size)
+        return;
+    if (e->frame != NO_FRAME) {
+        uint64_t undefined = 0;
+        uint32_t frame = model_frame(r, e->frame, &undefined);
+        const char *name = frame == PK_NONE
+                               ? ""
+                               : pk_str(r->p, pk_function_at(r->p, pk_frame_at(r->p, frame)->function)->name);
+        int m = snprintf(text + n, size - (size_t)n, ", %sframe %" PRIu32 " (\"%s\")",
+                         e->event == UINT64_MAX ? "innermost open " : "", e->frame, name);
+        if (m < 0 || (size_t)m >= size - (size_t)n)
+            return;
+        n += m;
+    }
+    if (e->event != UINT64_MAX)
+        snprintf(text + n, size - (size_t)n, ", ending at byte %" PRIu64, e->offset);
+}
+
 static pk_status finish(reader *r, pk_error *err)
 {
     pk_status status = make_threads(r, err);
@@ -551,19 +607,25 @@ static pk_status finish(reader *r, pk_error *err)
     if (r->unpaired[WEIGHTS])
         pk_warn(r->p, "%" PRIu64 " weight%s without a sample left out", r->unpaired[WEIGHTS],
                 r->unpaired[WEIGHTS] == 1 ? "" : "s");
+    char first[EVENT_DAMAGE][320];
+    for (int k = 0; k < EVENT_DAMAGE; k++) {
+        first[k][0] = '\0';
+        if (r->first[k].set)
+            describe_first(r, &r->first[k], first[k], sizeof first[k]);
+    }
     if (r->bad_events)
-        pk_warn(r->p, "%" PRIu64 " event%s without a type O or C, a frame or a time left out",
-                r->bad_events, r->bad_events == 1 ? "" : "s");
+        pk_warn(r->p, "%" PRIu64 " event%s without a type O or C, a frame or a time left out%s",
+                r->bad_events, r->bad_events == 1 ? "" : "s", first[BAD_EVENT]);
     if (r->bad_closes)
         pk_warn(r->p, "%" PRIu64 " close event%s not of the innermost open frame (frames inside "
-                      "closed with it, or the event left out)",
-                r->bad_closes, r->bad_closes == 1 ? "" : "s");
+                      "closed with it, or the event left out)%s",
+                r->bad_closes, r->bad_closes == 1 ? "" : "s", first[BAD_CLOSE]);
     if (r->backwards)
-        pk_warn(r->p, "%" PRIu64 " event%s earlier than the one before weighed nothing",
-                r->backwards, r->backwards == 1 ? "" : "s");
+        pk_warn(r->p, "%" PRIu64 " event%s earlier than the one before weighed nothing%s",
+                r->backwards, r->backwards == 1 ? "" : "s", first[BACKWARDS]);
     if (r->left_open)
-        pk_warn(r->p, "%" PRIu64 " profile%s with frames left open, closed at the end value",
-                r->left_open, r->left_open == 1 ? "" : "s");
+        pk_warn(r->p, "%" PRIu64 " profile%s with frames left open, closed at the end value%s",
+                r->left_open, r->left_open == 1 ? "" : "s", first[LEFT_OPEN]);
     return PK_OK;
 }
 
@@ -585,12 +647,8 @@ pk_status speedscope_read(pk_input *in, pk_profile *p, const pk_read_options *op
     }
     r.nodes[r.node_count++] = (node){ROOT, NO_FRAME, PK_NONE, true};
 
-    pk_json_parser jp;
-    pk_json_parser_init(&jp, &(pk_json_handler){on_scalar, on_begin, on_end}, &r);
-    pk_json_end how = pk_json_parser_run(&jp, in);
-    if (how != PK_JSON_COMPLETE)
-        status = pk_json_parser_error(&jp, how, "the speedscope file", err);
-    pk_json_parser_release(&jp);
+    status = pk_json_read(in, &(pk_json_handler){on_scalar, on_begin, on_end}, &r,
+                          "the speedscope file", "not a speedscope file", NULL, err);
     if (status == PK_OK || status == PK_ERR_INPUT) {
         if (!r.saw_profiles && !r.saw_shared) {
             if (status == PK_OK)

@@ -231,16 +231,16 @@ static void event_start(trace_reader *r, uint32_t level)
     v8_chunk_clear(&e->chunk);
 }
 
-/* Inside args.data of an event: where the profile object's members are. */
+/* Inside args.data of an event: where the profile object's members are. Every container in an
+ * event other than `args`, `args.data` and what is in those two is skipped (on_begin), so
+ * whatever is delivered three levels below the event is inside args.data: only the depth is
+ * compared. */
 static bool in_profile_data(const trace_reader *r, const pk_json_parser *jp, uint32_t *members)
 {
-    uint32_t e = r->level;
-    if (pk_json_parser_depth(jp) < e + 3 || !pk_json_parser_key_is(jp, e, "args") ||
-        !pk_json_parser_key_is(jp, e + 1, "data"))
+    uint32_t e = r->level, d = pk_json_parser_depth(jp);
+    if (d < e + 3)
         return false;
-    *members = pk_json_parser_depth(jp) > e + 3 && pk_json_parser_key_is(jp, e + 2, "cpuProfile")
-                   ? e + 3
-                   : e + 2;
+    *members = d > e + 3 && pk_json_parser_key_is(jp, e + 2, "cpuProfile") ? e + 3 : e + 2;
     return true;
 }
 
@@ -317,8 +317,8 @@ static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
             event_member(r, key, len, v);
         return true;
     }
-    if (d == e + 2 && pk_json_parser_key_is(jp, e, "args") &&
-        pk_json_parser_key_is(jp, e + 1, "name") && v->kind == PK_JSON_STRING) {
+    if (d == e + 2 && pk_json_parser_key_is(jp, e + 1, "name") && v->kind == PK_JSON_STRING) {
+        /* args.name (only `args` is not skipped among an event's containers) */
         pk_buffer_clear(&r->ev.arg_name);
         pk_buffer_append(&r->ev.arg_name, v->s, v->len);
         r->ev.has_arg_name = true;
@@ -400,20 +400,18 @@ pk_status trace_read(pk_input *in, pk_profile *p, const pk_read_options *options
         reader_free(&r);
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     }
-    pk_json_parser jp;
-    pk_json_parser_init(&jp, &(pk_json_handler){on_scalar, on_begin, on_end}, &r);
-    pk_json_end how = pk_json_parser_run(&jp, in);
-    pk_status status = PK_OK;
-    if (how == PK_JSON_CUT && r.events) {
+    pk_json_run run;
+    pk_status status = pk_json_read(in, &(pk_json_handler){on_scalar, on_begin, on_end}, &r,
+                                    "the trace", NULL, &run, err);
+    if (run.how == PK_JSON_CUT && r.events) {
         /* A trace whose writer stopped mid-file: the events before are whole. */
         pk_warn(p, "the trace ends early (byte %" PRIu64 "): the %" PRIu64 " whole event%s before "
                    "byte %" PRIu64 " are read",
-                pk_json_parser_error_offset(&jp), r.events, plural(r.events), r.last_event_end);
-    } else if (how == PK_JSON_CUT) {
-        status = pk_error_set(err, PK_ERR_INPUT, (int64_t)pk_json_parser_error_offset(&jp),
+                run.offset, r.events, plural(r.events), r.last_event_end);
+        status = PK_OK;
+    } else if (run.how == PK_JSON_CUT) {
+        status = pk_error_set(err, PK_ERR_INPUT, (int64_t)run.offset,
                               "not a trace: no events before the input ends");
-    } else if (how != PK_JSON_COMPLETE) {
-        status = pk_json_parser_error(&jp, how, "the trace", err);
     }
     if (status == PK_OK && !r.events)
         status = pk_error_set(err, PK_ERR_INPUT, 0, "not a trace: no events");
@@ -425,7 +423,6 @@ pk_status trace_read(pk_input *in, pk_profile *p, const pk_read_options *options
             status = finished;
         }
     }
-    pk_json_parser_release(&jp);
     reader_free(&r);
     return status;
 }

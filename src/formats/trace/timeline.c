@@ -80,13 +80,18 @@ static bool before(const timeline_item *a, const timeline_item *b)
     return a->seq < b->seq;
 }
 
+/* The window is a 4-ary heap: half the levels of a binary one, and the four children of a
+ * node side by side in memory. A full window of a busy thread is larger than the cache, so the
+ * levels walked are what placing an event costs. */
+#define HEAP_ARITY 4
+
 static bool heap_push(trace_timeline *t, const timeline_item *item)
 {
     if (!PK_ARRAY_RESERVE(t->heap, t->cap, t->count + 1))
         return false;
     size_t i = t->count++;
     while (i > 0) {
-        size_t parent = (i - 1) / 2;
+        size_t parent = (i - 1) / HEAP_ARITY;
         if (!before(item, &t->heap[parent]))
             break;
         t->heap[i] = t->heap[parent];
@@ -96,25 +101,35 @@ static bool heap_push(trace_timeline *t, const timeline_item *item)
     return true;
 }
 
-static timeline_item heap_pop(trace_timeline *t)
+/* Takes the earliest item out and puts `in` in its place, in one walk down the heap. */
+static timeline_item heap_replace_top(trace_timeline *t, const timeline_item *in)
 {
     timeline_item top = t->heap[0];
-    timeline_item last = t->heap[--t->count];
     size_t i = 0;
     for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= t->count)
+        size_t first = HEAP_ARITY * i + 1;
+        if (first >= t->count)
             break;
-        if (child + 1 < t->count && before(&t->heap[child + 1], &t->heap[child]))
-            child++;
-        if (!before(&t->heap[child], &last))
+        size_t last = first + HEAP_ARITY < t->count ? first + HEAP_ARITY : t->count;
+        size_t child = first;
+        for (size_t c = first + 1; c < last; c++)
+            if (before(&t->heap[c], &t->heap[child]))
+                child = c;
+        if (!before(&t->heap[child], in))
             break;
         t->heap[i] = t->heap[child];
         i = child;
     }
-    if (t->count)
-        t->heap[i] = last;
+    t->heap[i] = *in;
     return top;
+}
+
+static timeline_item heap_pop(trace_timeline *t)
+{
+    timeline_item last = t->heap[--t->count];
+    if (!t->count)
+        return last;
+    return heap_replace_top(t, &last);
 }
 
 typedef struct placing {
@@ -254,12 +269,13 @@ bool trace_timeline_add(trace_timeline *t, pk_profile *p, uint32_t thread, uint3
 {
     timeline_item item = {ts, phase == TRACE_BEGIN ? INT64_MAX : phase == TRACE_END ? 0 : dur,
                           t->seq++, frame, (uint8_t)phase};
-    if (!heap_push(t, &item))
-        return false;
-    if (t->count <= TRACE_REORDER_WINDOW)
-        return true;
+    if (t->count < TRACE_REORDER_WINDOW)
+        return heap_push(t, &item);
+    /* The window is full: the earliest of it and the new event is placed. */
     placing c = {t, p, thread, value};
-    timeline_item next = heap_pop(t);
+    if (before(&item, &t->heap[0]))
+        return place(&c, &item);
+    timeline_item next = heap_replace_top(t, &item);
     return place(&c, &next);
 }
 
