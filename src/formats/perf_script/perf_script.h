@@ -67,4 +67,13 @@ int pk_perf_script_probe(const uint8_t *data, size_t size);
 pk_status pk_perf_script_read(pk_input *in, pk_profile *p, const pk_read_options *options,
                               pk_error *err);
 
+/* True when the line holds only blanks (it ends a sample). */
+static inline bool perf_blank_line(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (text[i] != ' ' && text[i] != '\t')
+            return false;
+    return true;
+}
+
 #endif

@@ -76,9 +76,13 @@ typedef struct perf_reader {
     size_t run_count, run_cap;
     pk_index frame_index;
 
-    /* The splitter's runs by their number: the text, for a run under a new root, and the block
-     * it made last (most runs are seen under one root only). */
+    /* The splitter's runs by their number: the text, for a run under a new root (from batches,
+     * which give a run seen before by its number alone), and the block it made last (most runs
+     * are seen under one root only). */
     pk_buffer kept_texts;
+    /* The splitter, when its pieces come one by one on this thread: it keeps the runs this
+     * stage remembers (perf_split_keep); NULL with batches. */
+    struct perf_splitter *splitter;
     perf_kept_run *kept;
     size_t kept_count, kept_cap;
     /* Distinct whole samples: blocks by run and root stack. */
@@ -88,6 +92,7 @@ typedef struct perf_reader {
 
     /* The sample being read. */
     bool in_sample;
+    bool block_ready;    /* its header came last: a run next may be its frames (split.h) */
     bool sample_skipped; /* a record that is not a sample, or of a dropped event */
     bool callchain_less; /* its header carried its frame */
     bool has_frame_lines;

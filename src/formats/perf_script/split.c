@@ -42,35 +42,17 @@ void perf_batch_free(perf_batch *b)
     pk_buffer_free(&b->bytes);
 }
 
-static bool is_blank_line(const char *text, size_t len)
+/* Copies the piece's text into the batch when it would not stay put: only the input's own bytes
+ * in memory mode do (not a long line gathered apart). */
+static bool keep_text(const perf_splitter *s, perf_batch *b, perf_piece *p)
 {
-    for (size_t i = 0; i < len; i++)
-        if (text[i] != ' ' && text[i] != '\t')
-            return false;
-    return true;
-}
-
-/* A new piece of the batch (room for BATCH_PIECES was made). */
-static inline perf_piece *add_piece(perf_batch *b, perf_piece_kind kind, uint64_t number,
-                                    uint64_t offset)
-{
-    perf_piece *p = &b->pieces[b->count++];
-    *p = (perf_piece){.kind = (uint8_t)kind, .run = UINT32_MAX, .number = number, .offset = offset};
-    return p;
-}
-
-/* Gives the piece its text: in place when the bytes stay put, else a copy. */
-static bool give_text(const perf_splitter *s, perf_batch *b, perf_piece *p, const char *text,
-                      size_t len)
-{
-    p->len = (uint32_t)len;
     const pk_input *in = s->lines.in;
-    if (s->stable && (const uint8_t *)text >= in->start && (const uint8_t *)text + len <= in->end) {
-        p->text = text;
+    const uint8_t *text = (const uint8_t *)p->text;
+    if (s->stable && text >= in->start && text + p->len <= in->end)
         return true;
-    }
+    p->text = NULL;
     p->at = (uint32_t)b->bytes.len;
-    pk_buffer_append(&b->bytes, text, len);
+    pk_buffer_append(&b->bytes, text, p->len);
     return !b->bytes.failed;
 }
 
@@ -121,39 +103,63 @@ static bool run_equal(const void *context, uint32_t entry, const void *key)
     return run->len == k->len && memcmp(s->texts.data + run->text, k->text, k->len) == 0;
 }
 
-/* The run's number, or its text when it is new or not kept. False when memory runs out. */
-static bool describe_run(perf_splitter *s, perf_batch *b, perf_piece *p, const char *text,
-                         size_t len)
+/* Keeps a run under the next number. False when memory runs out. */
+static bool keep_run(perf_splitter *s, uint64_t hash, const char *text, size_t len,
+                     uint64_t lines)
 {
+    if (!PK_ARRAY_RESERVE(s->runs, s->run_cap, s->run_count + 1))
+        return false;
+    s->runs[s->run_count] = (perf_split_run){s->texts.len, len, lines};
+    pk_buffer_append(&s->texts, text, len);
+    if (s->texts.failed || !pk_index_insert(&s->index, hash, (uint32_t)s->run_count))
+        return false;
+    s->run_count++;
+    return true;
+}
+
+/* The run's number, and whether it is new or not kept. False when memory runs out. */
+static bool describe_run(perf_splitter *s, perf_piece *p, const char *text, size_t len)
+{
+    p->text = text;
+    p->len = (uint32_t)len;
     run_key key = {text, len};
     uint64_t hash = pk_hash_bytes(text, len);
     uint32_t entry = pk_index_find(&s->index, hash, run_equal, s, &key);
     if (entry != UINT32_MAX) {
         p->run = entry;
         p->lines = (uint32_t)s->runs[entry].lines;
-        p->len = (uint32_t)len;
         return true;
     }
     uint64_t lines;
-    if (s->run_count < UINT32_MAX - 1 && frame_lines_only(text, len, &lines)) {
-        if (!PK_ARRAY_RESERVE(s->runs, s->run_cap, s->run_count + 1))
+    bool keep = s->batched && s->run_count < UINT32_MAX - 1 &&
+                frame_lines_only(text, len, &lines);
+    if (keep) {
+        if (!keep_run(s, hash, text, len, lines))
             return false;
-        s->runs[s->run_count] = (perf_split_run){s->texts.len, len, lines};
-        pk_buffer_append(&s->texts, text, len);
-        if (s->texts.failed || !pk_index_insert(&s->index, hash, (uint32_t)s->run_count))
-            return false;
-        p->run = (uint32_t)s->run_count++;
+        p->run = (uint32_t)(s->run_count - 1);
         p->new_run = true;
     } else {
         lines = count_lines(text, len);
+        s->unkept_hash = hash;
     }
     p->lines = (uint32_t)lines;
-    return give_text(s, b, p, text, len);
+    return true;
+}
+
+bool perf_split_keep(perf_splitter *s, const perf_piece *p, uint32_t *run)
+{
+    *run = UINT32_MAX;
+    if (s->run_count >= UINT32_MAX - 1)
+        return true;
+    if (!keep_run(s, s->unkept_hash, p->text, p->len, p->lines))
+        return false;
+    *run = (uint32_t)(s->run_count - 1);
+    return true;
 }
 
 /* The run of lines after a line that may have started a sample, as a RUN piece when the lines
  * are buffered whole (*taken). Returns false when memory runs out. */
-static bool take_run(perf_splitter *s, perf_batch *b, bool *taken)
+static bool take_run(perf_splitter *s, perf_piece *p, bool *taken)
 {
     *taken = false;
     const char *text;
@@ -161,71 +167,87 @@ static bool take_run(perf_splitter *s, perf_batch *b, bool *taken)
     /* (A run is at most the buffered bytes: only a huge block of memory holds more.) */
     if (!pk_text_lines_paragraph(&s->lines, &text, &len) || len >= UINT32_MAX)
         return true;
-    perf_piece *p = add_piece(b, PERF_PIECE_RUN, s->lines.number + 1,
-                              pk_in_offset(s->lines.in));
-    if (!describe_run(s, b, p, text, len)) {
-        b->count--;
+    *p = (perf_piece){.kind = PERF_PIECE_RUN, .run = UINT32_MAX, .number = s->lines.number + 1,
+                      .offset = pk_in_offset(s->lines.in)};
+    if (!describe_run(s, p, text, len))
         return false;
-    }
     /* The lines and the empty line after them. */
     pk_text_lines_consume(&s->lines, len + 1, p->lines + 1);
     *taken = true;
     return true;
 }
 
+perf_split_result perf_split_next(perf_splitter *s, perf_piece *p)
+{
+    if (s->want_run) {
+        s->want_run = false;
+        bool taken;
+        if (!take_run(s, p, &taken))
+            return PERF_SPLIT_NOMEM;
+        if (taken) {
+            s->after_gap = true;
+            return PERF_SPLIT_PIECE;
+        }
+    }
+    const char *text = NULL;
+    size_t len = 0;
+    pk_text_line_result got = pk_text_lines_next(&s->lines, &text, &len);
+    if (got == PK_TEXT_END)
+        return PERF_SPLIT_END;
+    if (got == PK_TEXT_NOMEM)
+        return PERF_SPLIT_NOMEM;
+    *p = (perf_piece){.kind = PERF_PIECE_LINE, .run = UINT32_MAX, .number = s->lines.number,
+                      .offset = s->lines.offset};
+    if (got == PK_TEXT_TOO_LONG) {
+        p->kind = PERF_PIECE_TOO_LONG;
+        return PERF_SPLIT_PIECE;
+    }
+    p->text = text;
+    p->len = (uint32_t)len;
+    p->unterminated = s->lines.unterminated;
+    if (!s->batched)
+        return PERF_SPLIT_PIECE;
+    bool gap = len == 0 || text[0] == '#' || perf_blank_line(text, len);
+    s->want_run = s->after_gap && !gap;
+    s->after_gap = gap;
+    return PERF_SPLIT_PIECE;
+}
+
 bool perf_split_fill(void *splitter, void *batch)
 {
     perf_splitter *s = splitter;
     perf_batch *b = batch;
+    /* The model reads the pieces later: this stage decides where runs are and which to keep. */
+    s->batched = true;
     b->count = 0;
     b->nomem = false;
     if (b->bytes.cap > BATCH_BYTES_KEPT)
         pk_buffer_free(&b->bytes);
     pk_buffer_clear(&b->bytes);
-    /* A run and a line may come after the last check of the count. */
-    if (!PK_ARRAY_RESERVE(b->pieces, b->cap, BATCH_PIECES + 2)) {
+    if (!PK_ARRAY_RESERVE(b->pieces, b->cap, BATCH_PIECES)) {
         b->nomem = true;
         return false;
     }
-    bool nomem = false;
-    while (!nomem && b->count < BATCH_PIECES && b->bytes.len < BATCH_BYTES) {
-        if (s->want_run) {
-            s->want_run = false;
-            bool taken;
-            if (!take_run(s, b, &taken)) {
-                nomem = true;
-                continue;
-            }
-            if (taken) {
-                s->after_gap = true;
-                continue;
-            }
-        }
-        const char *text = NULL;
-        size_t len = 0;
-        pk_text_line_result got = pk_text_lines_next(&s->lines, &text, &len);
-        if (got == PK_TEXT_END)
+    while (b->count < BATCH_PIECES && b->bytes.len < BATCH_BYTES) {
+        perf_piece *p = &b->pieces[b->count];
+        perf_split_result got = perf_split_next(s, p);
+        if (got == PERF_SPLIT_END)
             return false;
-        if (got == PK_TEXT_TOO_LONG) {
-            add_piece(b, PERF_PIECE_TOO_LONG, s->lines.number, s->lines.offset);
+        /* Memory ran out: the pieces before are good, and nothing comes after them. */
+        if (got == PERF_SPLIT_NOMEM) {
+            b->nomem = true;
             return false;
         }
-        if (got == PK_TEXT_NOMEM) {
-            nomem = true;
-            continue;
+        /* A run seen before is known by its number: its text stays behind. */
+        if (p->kind == PERF_PIECE_RUN && p->run != UINT32_MAX && !p->new_run)
+            p->text = NULL;
+        else if (p->kind != PERF_PIECE_TOO_LONG && !keep_text(s, b, p)) {
+            b->nomem = true;
+            return false;
         }
-        perf_piece *p = add_piece(b, PERF_PIECE_LINE, s->lines.number, s->lines.offset);
-        if (!give_text(s, b, p, text, len)) {
-            b->count--;
-            nomem = true;
-            continue;
-        }
-        p->unterminated = s->lines.unterminated;
-        bool gap = len == 0 || text[0] == '#' || is_blank_line(text, len);
-        s->want_run = s->after_gap && !gap;
-        s->after_gap = gap;
+        b->count++;
+        if (p->kind == PERF_PIECE_TOO_LONG)
+            return false;
     }
-    /* Memory ran out: the pieces before are good, and nothing comes after them. */
-    b->nomem = nomem;
-    return !nomem;
+    return true;
 }

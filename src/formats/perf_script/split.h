@@ -30,8 +30,9 @@ typedef struct perf_piece {
     uint32_t len;      /* the text's length (lines and runs are at most 16 MiB) */
     uint64_t number;   /* the line's number (RUN: its first line's), 1-based */
     uint64_t offset;   /* where it starts */
-    const char *text;  /* the text where it stays put, else NULL (see at); none for a RUN that
-                        * is neither new nor UINT32_MAX */
+    const char *text;  /* the text (from perf_split_next: valid until the next call); in a batch,
+                        * where it stays put, else NULL (see at), and none for a RUN that is
+                        * neither new nor UINT32_MAX */
 } perf_piece;
 
 typedef struct perf_batch {
@@ -52,6 +53,12 @@ typedef struct perf_splitter {
     bool stable;    /* the input's bytes stay where they are until it is released */
     bool after_gap; /* at the start, or after an empty or comment line: a sample may start */
     bool want_run;  /* the last line may have started a sample */
+    /* Filling batches, which the model reads later: this stage decides where a run may start
+     * (after_gap) and keeps the new runs of frame lines only. Else the model, which takes each
+     * piece as it comes, asks for a run after a sample's header (perf_split_expect_run) and
+     * keeps the runs that made a sample's stack (perf_split_keep). */
+    bool batched;
+    uint64_t unkept_hash; /* of the last run not kept */
     pk_buffer texts;
     perf_split_run *runs;
     size_t run_count, run_cap;
@@ -60,15 +67,35 @@ typedef struct perf_splitter {
 
 void perf_splitter_init(perf_splitter *s, pk_input *in, size_t max_line);
 void perf_splitter_free(perf_splitter *s);
-/* Fills a perf_batch (a pk_batch_fill_fn): false with the last one. */
+typedef enum perf_split_result {
+    PERF_SPLIT_PIECE, /* *p is the next piece (a TOO_LONG one is the last) */
+    PERF_SPLIT_END,   /* no piece is left */
+    PERF_SPLIT_NOMEM  /* memory ran out: nothing comes after the pieces before */
+} perf_split_result;
+
+/* The next piece, its text given where it is (on a single thread the reader takes each piece as
+ * it comes, without batches). */
+perf_split_result perf_split_next(perf_splitter *s, perf_piece *p);
+/* The next piece may be a run: the line perf_split_next returned last started a sample. */
+static inline void perf_split_expect_run(perf_splitter *s)
+{
+    s->want_run = true;
+}
+/* Keeps the run of the RUN piece perf_split_next returned last, not kept then, under the next
+ * number (*run; UINT32_MAX when there are too many). False when memory runs out. */
+bool perf_split_keep(perf_splitter *s, const perf_piece *p, uint32_t *run);
+/* Fills a perf_batch (a pk_batch_fill_fn) with pieces whose texts stay valid while the batch is
+ * in the ring: false with the last one. */
 bool perf_split_fill(void *splitter, void *batch);
 void perf_batch_free(perf_batch *b);
 
-/* A piece's text (a RUN's when it was given). */
+/* A piece's text in a batch; NULL for a RUN given by its number alone. */
 static inline const char *perf_piece_text(const perf_batch *b, const perf_piece *p)
 {
     if (p->text)
         return p->text;
+    if (p->kind == PERF_PIECE_RUN && p->run != UINT32_MAX && !p->new_run)
+        return NULL;
     return b->bytes.data ? (const char *)b->bytes.data + p->at : "";
 }
 
