@@ -20,6 +20,8 @@
 # pprof -top, without symbolization for the gperftools profile): the peer's wall and CPU time
 # over profkit's (how many times faster), and profkit's peak memory over the peer's.
 # PARTS (default "gperftools pprof") picks the tables: the gperftools profile, its pprof form.
+# SYMBOLIZING_PEERS=no leaves out the two peers that symbolize (they run until PEER_TIMEOUT on
+# these files), for a run of minutes.
 # RUNS (default 3) repeats the profkit commands and keeps the fastest; peers run once. SIZE
 # (default 200M) sets the size of the profiles generated. The load average is printed with
 # each table: on a busy machine the CPU columns are the steadier ones.
@@ -97,8 +99,10 @@ bench_shape() {
   if [[ $parts == *" gperftools "* ]]; then
   # The peers first: their numbers are the reference of the profkit rows.
   run_measured "$tmp/go-none" timeout "$peer_timeout" go tool pprof -top -symbolize=none "$program" "$profile"
-  run_measured "$tmp/go-sym" timeout "$peer_timeout" go tool pprof -top "$program" "$profile"
-  run_measured "$tmp/perl" timeout "$peer_timeout" google-pprof --text "$program" "$profile"
+  if [ "${SYMBOLIZING_PEERS:-yes}" != no ]; then
+    run_measured "$tmp/go-sym" timeout "$peer_timeout" go tool pprof -top "$program" "$profile"
+    run_measured "$tmp/perl" timeout "$peer_timeout" google-pprof --text "$program" "$profile"
+  fi
   ref=$(cat "$tmp/go-none")
   run_measured "$tmp/info" "$profkit" info --quiet "$profile"
   run_measured "$tmp/info-ns" "$profkit" info --no-symbols --quiet "$profile"
@@ -109,8 +113,10 @@ bench_shape() {
   echo
   header
   row "go tool pprof -top -symbolize=none bench_prog big.prof" "$tmp/go-none"
-  row "go tool pprof -top bench_prog big.prof" "$tmp/go-sym"
-  row "google-pprof --text bench_prog big.prof" "$tmp/perl"
+  if [ -s "$tmp/go-sym" ]; then
+    row "go tool pprof -top bench_prog big.prof" "$tmp/go-sym"
+    row "google-pprof --text bench_prog big.prof" "$tmp/perl"
+  fi
   row "profkit info big.prof" "$tmp/info" "$ref"
   row "profkit info --no-symbols big.prof" "$tmp/info-ns" "$ref"
   row "profkit report --top 20 big.prof" "$tmp/top" "$ref"

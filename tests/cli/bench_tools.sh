@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The benchmark tools decode and generate what they claim: the plain .bsprof decode loop finds
 # every entry and field that profkit's dump finds, and the gperftools generator's shapes are
-# real profiles of a real program with the records, samples and repetitions it reports.
-# Extra arguments: gen_bsprof, naive_bsprof_decode, gen_gperftools.
+# real profiles of a real program with the records, samples and repetitions it reports;
+# wall_split runs the command it is given and reports its threads.
+# Extra arguments: gen_bsprof, naive_bsprof_decode, gen_gperftools, wall_split.
 . "$(dirname "$0")/lib.sh"
 GEN_BSPROF=$4
 NAIVE=$5
 GEN_GPERFTOOLS=$6
+WALL_SPLIT=$7
 
 # ---- naive_bsprof_decode against the reader's codec ----------------------------------------------
 expect_status 0 "$GEN_BSPROF" --size 200K channel.bsprof
@@ -75,5 +77,16 @@ expect_status 0 "$GEN_GPERFTOOLS" --shape wide --functions 60 --size 150K wide a
 expect_status 0 cmp wide/big.prof again.prof
 expect_status 1 "$GEN_GPERFTOOLS" --shape round wide x.prof
 expect_contains "$ERR" "unknown shape" "bad shape"
+
+# ---- wall_split: the command's own status and output, a line of times ----------------------------
+expect_status 0 "$WALL_SPLIT" "$PROFKIT" info --no-symbols wide/big.prof
+expect_contains "$OUT" "samples                count" "wall_split: the command's output"
+expect_contains "$ERR" "; main: CPU " "wall_split: the main thread"
+expect_contains "$ERR" "; main blocked " "wall_split: the main thread's blocked time"
+expect_status 3 "$WALL_SPLIT" sh -c 'exit 3'
+expect_status 137 "$WALL_SPLIT" sh -c 'kill -KILL $$'
+expect_status 127 "$WALL_SPLIT" ./no-such-command
+expect_status 2 "$WALL_SPLIT"
+expect_contains "$ERR" "usage" "wall_split without a command"
 
 finish
