@@ -5,6 +5,7 @@
 #include "core/json_input.h"
 
 #include <errno.h>
+#include <float.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -249,6 +250,52 @@ static bool parse_integer(const char *s, size_t len, int64_t *out)
     return true;
 }
 
+/* Exact powers of ten: every one up to 10^22 is a double exactly. */
+static const double exact_powers_of_ten[] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* The double nearest a number whose digits, read as an integer, are at most 2^53 and whose
+ * decimal exponent is within +-22 (the times and weights profiles write, "11775663636.899"):
+ * the integer and the power of ten are both doubles exactly, so one multiplication or division,
+ * correctly rounded, gives the correctly rounded value, the one strtod gives. False for any
+ * other number (strtod's), and where double arithmetic is done at a greater precision (x87),
+ * which would round twice. */
+static bool parse_short_decimal(const char *s, size_t len, double *out)
+{
+    if (FLT_EVAL_METHOD != 0)
+        return false;
+    const char *end = s + len;
+    bool negative = s < end && *s == '-';
+    s += negative;
+    uint64_t mantissa = 0;
+    int digits = 0, exponent = 0;
+    for (; s < end && (unsigned)(*s - '0') <= 9; s++, digits++)
+        mantissa = mantissa * 10 + (unsigned)(*s - '0');
+    if (s < end && *s == '.')
+        for (s++; s < end && (unsigned)(*s - '0') <= 9; s++, digits++, exponent--)
+            mantissa = mantissa * 10 + (unsigned)(*s - '0');
+    /* Up to 19 digits cannot overflow the mantissa. */
+    if (digits > 19 || mantissa > (uint64_t)1 << 53)
+        return false;
+    if (s < end) { /* an exponent (yajl checked the grammar) */
+        s++;
+        bool minus = s < end && *s == '-';
+        s += s < end && (*s == '-' || *s == '+');
+        int e = 0;
+        for (; s < end; s++)
+            if ((e = e * 10 + (*s - '0')) > 100)
+                return false;
+        exponent += minus ? -e : e;
+    }
+    if (exponent < -22 || exponent > 22)
+        return false;
+    double d = (double)mantissa; /* exact: below 2^53 */
+    d = exponent < 0 ? d / exact_powers_of_ten[-exponent] : d * exact_powers_of_ten[exponent];
+    *out = negative ? -d : d;
+    return true;
+}
+
 static int on_number(void *ctx, const char *s, size_t len)
 {
     pk_json_parser *jp = ctx;
@@ -259,6 +306,11 @@ static int on_number(void *ctx, const char *s, size_t len)
         v.d = (double)v.i;
         return jp->handler.scalar(jp->ctx, jp, &v);
     }
+    v.kind = PK_JSON_DOUBLE;
+    v.s = s;
+    v.len = len;
+    if (parse_short_decimal(s, len, &v.d))
+        return jp->handler.scalar(jp->ctx, jp, &v);
     /* yajl checked the grammar; strtod wants a terminated string. */
     char small[64];
     const char *text = small;
@@ -281,10 +333,7 @@ static int on_number(void *ctx, const char *s, size_t len)
             return 0;
         }
     }
-    v.kind = PK_JSON_DOUBLE;
     v.d = strtod_l(text, NULL, (locale_t)jp->c_locale); /* overflow gives ±HUGE_VAL */
-    v.s = s;
-    v.len = len;
     return jp->handler.scalar(jp->ctx, jp, &v);
 }
 
