@@ -78,35 +78,6 @@ bool pk_json_parser_match(const pk_json_parser *jp, uint32_t from, const char *p
     }
 }
 
-bool pk_json_scalar_is(const pk_json_scalar *v, const char *string)
-{
-    return v->kind == PK_JSON_STRING && strlen(string) == v->len &&
-           memcmp(v->s, string, v->len) == 0;
-}
-
-bool pk_json_scalar_i64(const pk_json_scalar *v, int64_t *out)
-{
-    if (v->kind == PK_JSON_INT) {
-        *out = v->i;
-        return true;
-    }
-    /* 2^63 is exact in a double; anything in [-2^63, 2^63) without a fraction converts. */
-    if (v->kind == PK_JSON_DOUBLE && v->d >= -9223372036854775808.0 &&
-        v->d < 9223372036854775808.0 && (double)(int64_t)v->d == v->d) {
-        *out = (int64_t)v->d;
-        return true;
-    }
-    return false;
-}
-
-bool pk_json_scalar_double(const pk_json_scalar *v, double *out)
-{
-    if (v->kind != PK_JSON_INT && v->kind != PK_JSON_DOUBLE)
-        return false;
-    *out = v->d;
-    return true;
-}
-
 /* value * 10^shift into *out, exactly: false when it does not fit or (shift < 0) leaves a
  * fraction. */
 static bool shift_decimal(uint64_t value, bool negative, int shift, int64_t *out)
