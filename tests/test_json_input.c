@@ -2,6 +2,7 @@
  * exact numbers, strings with their length, the same callbacks whatever the chunking, cut and
  * invalid documents with their offsets, handler failures, skipped containers, and probing the
  * keys of a document's first bytes. */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -358,6 +359,92 @@ static void test_numbers(void **state)
     assert_false(pk_json_scalar_is(&v, "12"));
 }
 
+/* The doubles delivered for an array of numbers, in order. */
+typedef struct double_run {
+    double *values;
+    size_t count;
+} double_run;
+
+static bool double_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
+{
+    (void)jp;
+    double_run *d = ctx;
+    assert_int_equal(v->kind, PK_JSON_DOUBLE);
+    d->values[d->count++] = v->d;
+    return true;
+}
+
+/* Numbers with a fraction or an exponent come out as strtod reads them, bit for bit: the short
+ * ones the parser converts itself, the rest through strtod, on both sides of the line between. */
+static void test_doubles_as_strtod(void **state)
+{
+    (void)state;
+    enum { RANDOM = 20000 };
+    static const char *const fixed[] = {
+        "0.1", "-0.0", "0.0", "1.5", "1e22", "1e23", "9007199254740992.5", "9007199254740993.0",
+        "9007199254740.993", "900719925474099.3e1", "0.30000000000000004", "1e-22", "1e-23",
+        "123456789012345678.9", "4.9406564584124654e-324", "1.7976931348623157e308", "2e308",
+        "-2e308", "11775663636.899", "197.936632", "0.000000000000000000001", "1E+2", "5e-0",
+        "120682095.466", "1.0", "00.5"};
+    size_t count = sizeof fixed / sizeof fixed[0] + RANDOM;
+    pk_buffer text = PK_BUFFER_INIT;
+    char **numbers = calloc(count, sizeof *numbers);
+    assert_non_null(numbers);
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < count; i++) {
+        char number[64];
+        if (i < sizeof fixed / sizeof fixed[0]) {
+            if (strcmp(fixed[i], "00.5") == 0)
+                continue; /* not JSON: checks the list only */
+            snprintf(number, sizeof number, "%s", fixed[i]);
+        } else {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t digits = (seed >> 11) % 10000000000000000000ull;
+            int fraction = (int)((seed >> 3) % 21), exponent = (int)((seed >> 40) % 61) - 30;
+            int n = snprintf(number, sizeof number, "%s%" PRIu64, seed & 4 ? "-" : "",
+                             digits >> (seed >> 58));
+            size_t int_len = strlen(number + (number[0] == '-'));
+            if (fraction && (size_t)fraction < int_len) {
+                /* a point inside the digits */
+                size_t at = (size_t)n - (size_t)fraction;
+                memmove(number + at + 1, number + at, (size_t)fraction + 1);
+                number[at] = '.';
+                n++;
+            }
+            if (seed & 8)
+                snprintf(number + n, sizeof number - (size_t)n, "e%d", exponent);
+            else if (!strchr(number, '.'))
+                snprintf(number + n, sizeof number - (size_t)n, ".5");
+        }
+        numbers[i] = strdup(number);
+        assert_non_null(numbers[i]);
+        pk_buffer_append(&text, text.len ? "," : "[", 1);
+        pk_buffer_append(&text, number, strlen(number));
+    }
+    pk_buffer_append(&text, "]", 1);
+    assert_false(text.failed);
+    double_run run = {calloc(count, sizeof(double)), 0};
+    assert_non_null(run.values);
+    pk_json_parser jp;
+    pk_json_parser_init(&jp, &(pk_json_handler){.scalar = double_scalar}, &run);
+    assert_int_equal(pk_json_parser_run_memory(&jp, text.data, text.len), PK_JSON_COMPLETE);
+    pk_json_parser_release(&jp);
+    size_t at = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (!numbers[i])
+            continue;
+        double expected = strtod(numbers[i], NULL);
+        if (memcmp(&expected, &run.values[at], sizeof expected) != 0)
+            fail_msg("%s: %.17g, strtod %.17g", numbers[i], run.values[at], expected);
+        at++;
+        free(numbers[i]);
+    }
+    assert_int_equal(at, run.count);
+    free(numbers);
+    free(run.values);
+    pk_buffer_free(&text);
+}
+
 /* A number's exact value at a scale, from its text, as the parser delivers it. */
 typedef struct decimal_run {
     unsigned digits;
@@ -450,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_skip),
         cmocka_unit_test(test_match),
         cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_doubles_as_strtod),
         cmocka_unit_test(test_decimal),
         cmocka_unit_test(test_probe),
     };

@@ -5,6 +5,7 @@
 #include "core/json_input.h"
 
 #include <errno.h>
+#include <float.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -75,35 +76,6 @@ bool pk_json_parser_match(const pk_json_parser *jp, uint32_t from, const char *p
             return level == jp->depth;
         p = slash + 1;
     }
-}
-
-bool pk_json_scalar_is(const pk_json_scalar *v, const char *string)
-{
-    return v->kind == PK_JSON_STRING && strlen(string) == v->len &&
-           memcmp(v->s, string, v->len) == 0;
-}
-
-bool pk_json_scalar_i64(const pk_json_scalar *v, int64_t *out)
-{
-    if (v->kind == PK_JSON_INT) {
-        *out = v->i;
-        return true;
-    }
-    /* 2^63 is exact in a double; anything in [-2^63, 2^63) without a fraction converts. */
-    if (v->kind == PK_JSON_DOUBLE && v->d >= -9223372036854775808.0 &&
-        v->d < 9223372036854775808.0 && (double)(int64_t)v->d == v->d) {
-        *out = (int64_t)v->d;
-        return true;
-    }
-    return false;
-}
-
-bool pk_json_scalar_double(const pk_json_scalar *v, double *out)
-{
-    if (v->kind != PK_JSON_INT && v->kind != PK_JSON_DOUBLE)
-        return false;
-    *out = v->d;
-    return true;
 }
 
 /* value * 10^shift into *out, exactly: false when it does not fit or (shift < 0) leaves a
@@ -218,29 +190,15 @@ static int on_boolean(void *ctx, int b)
     return deliver(ctx, &v);
 }
 
-/* Integers without fraction or exponent that fit int64 exactly; false otherwise. */
-static bool parse_integer(const char *s, size_t len, int64_t *out)
+/* An integer of 19 digits or more (no fraction, no exponent) that fits int64; false
+ * otherwise. */
+static bool parse_long_integer(const char *s, size_t len, int64_t *out)
 {
-    size_t i = 0;
-    bool negative = len && s[0] == '-';
-    if (negative)
-        i++;
-    if (i == len)
-        return false;
-    uint64_t magnitude = 0;
-    /* Up to 18 digits cannot overflow: no check per digit (the times of a trace have 10 to 16). */
-    size_t unchecked = len - i <= 18 ? len : i;
-    for (; i < unchecked; i++) {
-        unsigned digit = (unsigned)(s[i] - '0');
-        if (digit > 9)
-            return false;
-        magnitude = magnitude * 10 + digit;
-    }
+    bool negative = s[0] == '-';
     const uint64_t limit = negative ? (uint64_t)1 << 63 : ((uint64_t)1 << 63) - 1;
-    for (; i < len; i++) {
+    uint64_t magnitude = 0;
+    for (size_t i = negative; i < len; i++) {
         unsigned digit = (unsigned)(s[i] - '0');
-        if (digit > 9)
-            return false;
         if (magnitude > (limit - digit) / 10)
             return false;
         magnitude = magnitude * 10 + digit;
@@ -249,16 +207,82 @@ static bool parse_integer(const char *s, size_t len, int64_t *out)
     return true;
 }
 
+/* Exact powers of ten: every one up to 10^22 is a double exactly. */
+static const double exact_powers_of_ten[] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* A number's value in one pass over its text (yajl checked its grammar:
+ * -?digits(.digits)?([eE][+-]?digits)?), false for the numbers left to strtod.
+ *
+ * Integers that fit int64 are PK_JSON_INT; up to 18 digits cannot overflow, so they are read
+ * without a check per digit (the times of a trace have 10 to 16). Other numbers whose digits,
+ * read as an integer, are at most 2^53 and whose decimal exponent is within +-22 (the times and
+ * weights profiles write, "11775663636.899") are PK_JSON_DOUBLE: the integer and the power of
+ * ten are both doubles exactly, so one multiplication or division, correctly rounded, gives the
+ * correctly rounded value, the one strtod gives. Not where double arithmetic is done at a
+ * greater precision (x87), which would round twice. */
+static bool convert_number(const char *s, size_t len, pk_json_scalar *v)
+{
+    const char *p = s, *end = s + len;
+    bool negative = *p == '-';
+    p += negative;
+    const char *first = p;
+    uint64_t mantissa = 0;
+    for (; p < end && (unsigned)(*p - '0') <= 9; p++)
+        mantissa = mantissa * 10 + (unsigned)(*p - '0'); /* wraps beyond 19 digits: unused */
+    size_t digits = (size_t)(p - first);
+    if (p == end) {
+        int64_t i;
+        if (digits <= 18)
+            i = negative ? (int64_t)(0 - mantissa) : (int64_t)mantissa;
+        else if (!parse_long_integer(s, len, &i))
+            return false;
+        *v = (pk_json_scalar){.kind = PK_JSON_INT, .i = i, .d = (double)i};
+        return true;
+    }
+    if (FLT_EVAL_METHOD != 0)
+        return false;
+    int exponent = 0;
+    if (*p == '.') {
+        const char *fraction = ++p;
+        for (; p < end && (unsigned)(*p - '0') <= 9; p++)
+            mantissa = mantissa * 10 + (unsigned)(*p - '0');
+        if ((size_t)(p - fraction) > 22)
+            return false;
+        digits += (size_t)(p - fraction);
+        exponent = -(int)(p - fraction);
+    }
+    /* Up to 19 digits cannot overflow the mantissa. */
+    if (digits > 19 || mantissa > (uint64_t)1 << 53)
+        return false;
+    if (p < end) { /* the exponent */
+        p++;
+        bool minus = *p == '-';
+        p += *p == '-' || *p == '+';
+        int e = 0;
+        for (; p < end; p++)
+            if ((e = e * 10 + (*p - '0')) > 100)
+                return false;
+        exponent += minus ? -e : e;
+    }
+    if (exponent < -22 || exponent > 22)
+        return false;
+    double d = (double)mantissa; /* exact: at most 2^53 */
+    d = exponent < 0 ? d / exact_powers_of_ten[-exponent] : d * exact_powers_of_ten[exponent];
+    *v = (pk_json_scalar){.kind = PK_JSON_DOUBLE, .d = negative ? -d : d, .s = s, .len = len};
+    return true;
+}
+
 static int on_number(void *ctx, const char *s, size_t len)
 {
     pk_json_parser *jp = ctx;
     if (!wanted(jp))
         return 1;
-    pk_json_scalar v = {.kind = PK_JSON_INT};
-    if (parse_integer(s, len, &v.i)) {
-        v.d = (double)v.i;
+    pk_json_scalar v;
+    if (convert_number(s, len, &v))
         return jp->handler.scalar(jp->ctx, jp, &v);
-    }
+    v = (pk_json_scalar){.kind = PK_JSON_DOUBLE, .s = s, .len = len};
     /* yajl checked the grammar; strtod wants a terminated string. */
     char small[64];
     const char *text = small;
@@ -281,10 +305,7 @@ static int on_number(void *ctx, const char *s, size_t len)
             return 0;
         }
     }
-    v.kind = PK_JSON_DOUBLE;
     v.d = strtod_l(text, NULL, (locale_t)jp->c_locale); /* overflow gives ±HUGE_VAL */
-    v.s = s;
-    v.len = len;
     return jp->handler.scalar(jp->ctx, jp, &v);
 }
 

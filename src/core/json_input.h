@@ -210,12 +210,35 @@ static inline uint64_t pk_json_parser_index(const pk_json_parser *jp, uint32_t l
 /* True when the levels from `from` to the current value match pattern exactly. */
 bool pk_json_parser_match(const pk_json_parser *jp, uint32_t from, const char *pattern);
 
-/* Values. */
-bool pk_json_scalar_is(const pk_json_scalar *v, const char *string);
+/* Values (inline: the readers ask them of every value). */
+static inline bool pk_json_scalar_is(const pk_json_scalar *v, const char *string)
+{
+    return v->kind == PK_JSON_STRING && strlen(string) == v->len &&
+           memcmp(v->s, string, v->len) == 0;
+}
 /* An integral number (an int, or a double with no fraction within int64): *out. */
-bool pk_json_scalar_i64(const pk_json_scalar *v, int64_t *out);
+static inline bool pk_json_scalar_i64(const pk_json_scalar *v, int64_t *out)
+{
+    if (v->kind == PK_JSON_INT) {
+        *out = v->i;
+        return true;
+    }
+    /* 2^63 is exact in a double; anything in [-2^63, 2^63) without a fraction converts. */
+    if (v->kind == PK_JSON_DOUBLE && v->d >= -9223372036854775808.0 &&
+        v->d < 9223372036854775808.0 && (double)(int64_t)v->d == v->d) {
+        *out = (int64_t)v->d;
+        return true;
+    }
+    return false;
+}
 /* Any number: *out. */
-bool pk_json_scalar_double(const pk_json_scalar *v, double *out);
+static inline bool pk_json_scalar_double(const pk_json_scalar *v, double *out)
+{
+    if (v->kind != PK_JSON_INT && v->kind != PK_JSON_DOUBLE)
+        return false;
+    *out = v->d;
+    return true;
+}
 /* A number times 10^digits, exactly, from its text: false when that is not an integer (more
  * fractional digits than `digits` that are not zeros) or does not fit int64. For numbers written
  * as decimals of a smaller unit ("1152921504606.846976" ms is 1152921504606846976 ns, which no

@@ -268,9 +268,8 @@ static bool offer(fx_reader *r, pk_json_parser *jp, int kind, pk_pair_value valu
 
 static bool sample_value(fx_reader *r, pk_json_parser *jp, const pk_json_scalar *v)
 {
-    uint32_t b = r->thread_level;
     fxr_thread *t = current_thread(r);
-    if (pk_json_parser_key_is(jp, b + 1, "stack")) {
+    if (r->sample_column == 0) {
         int64_t stack = 0;
         if (v->kind != PK_JSON_NULL) {
             if (!pk_json_scalar_i64(v, &stack) || stack < 0 || stack >= UINT32_MAX - 1)
@@ -279,7 +278,7 @@ static bool sample_value(fx_reader *r, pk_json_parser *jp, const pk_json_scalar 
         }
         return offer(r, jp, 0, pk_pair_int(stack));
     }
-    if (pk_json_parser_key_is(jp, b + 1, "weight")) {
+    if (r->sample_column == 1) {
         if (!t->weight_column) {
             t->weight_column = true;
             /* Milliseconds whose type is known before them (as writers write them) are taken
@@ -326,6 +325,16 @@ static bool samples_end(fx_reader *r, pk_json_parser *jp)
 static bool thread_scalar(fx_reader *r, pk_json_parser *jp, const pk_json_scalar *v)
 {
     uint32_t b = r->thread_level, d = pk_json_parser_depth(jp);
+    if (r->row_table >= 0) { /* in a Gecko row */
+        if (d == b + 4) {
+            uint64_t c = pk_json_parser_index(jp, b + 3);
+            if (c < FXR_GECKO_MAX_COLUMNS)
+                r->row[c] = cell(v);
+        }
+        return true;
+    }
+    if (r->sample_column >= 0) /* in samples.stack or samples.weight */
+        return d == b + 3 ? sample_value(r, jp, v) : true;
     fxr_thread *t = current_thread(r);
     if (d == b + 1) {
         if (pk_json_parser_key_is(jp, b, "name") && v->kind == PK_JSON_STRING) {
@@ -363,10 +372,7 @@ static bool thread_scalar(fx_reader *r, pk_json_parser *jp, const pk_json_scalar
                         : pk_json_scalar_is(v, "bytes")    ? FXR_WEIGHT_BYTES
                                                            : FXR_WEIGHT_SAMPLES;
             t->weight_known = true;
-            return true;
         }
-        if (d == b + 3 && pk_json_parser_in_array(jp, b + 2))
-            return sample_value(r, jp, v);
         return true;
     }
     return table_value(r, jp, current_set(r), b, v);
@@ -532,6 +538,7 @@ static bool begin_thread(fx_reader *r, pk_json_parser *jp, uint32_t d)
         (fxr_thread){.pid = -1, .tid = -1, .set = set, .weight = FXR_WEIGHT_SAMPLES};
     r->in_thread = true;
     r->thread_level = d;
+    r->row_table = r->sample_column = -1;
     r->saw_threads = true;
     pk_pairs_free(&r->pairs);
     pk_pairs_init(&r->pairs);
@@ -552,6 +559,8 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
     }
     if (r->in_thread) {
         uint32_t b = r->thread_level;
+        if (r->row_table >= 0 || r->sample_column >= 0)
+            return true; /* a container in a row or a column: nothing in it is read */
         /* Markers are left aside: their contents are not walked. */
         if (d == b + 3 && pk_json_parser_key_is(jp, b, "markers")) {
             if (is_array && pk_json_parser_key_is(jp, b + 1, "data"))
@@ -564,6 +573,15 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
                    gecko_table(jp, b) >= 0) {
             for (int c = 0; c < FXR_GECKO_MAX_COLUMNS; c++)
                 r->row[c] = FXR_NULL;
+            r->row_table = (int8_t)gecko_table(jp, b);
+        } else if (d == b + 2 && is_array && pk_json_parser_key_is(jp, b, "samples")) {
+            if (pk_json_parser_key_is(jp, b + 1, "stack"))
+                r->sample_column = 0;
+            else if (pk_json_parser_key_is(jp, b + 1, "weight"))
+                r->sample_column = 1;
+            else if (!pk_json_parser_key_is(jp, b + 1, "data") &&
+                     !pk_json_parser_key_is(jp, b + 1, "schema"))
+                pk_json_parser_skip(jp); /* times, CPU deltas...: nothing in them is kept */
         }
         return true;
     }
@@ -581,13 +599,23 @@ static bool on_end(void *ctx, pk_json_parser *jp, bool is_array)
     if (!r->in_thread)
         return true;
     uint32_t b = r->thread_level;
+    if (r->row_table >= 0) {
+        if (d != b + 3)
+            return true;
+        int table = r->row_table;
+        r->row_table = -1;
+        return gecko_row_end(r, jp, table);
+    }
+    if (r->sample_column >= 0) {
+        if (d == b + 2)
+            r->sample_column = -1;
+        return true;
+    }
     if (d == b && !is_array) {
         r->in_thread = false;
         return samples_end(r, jp);
     }
     int table = gecko_table(jp, b);
-    if (table >= 0 && d == b + 3 && is_array && pk_json_parser_key_is(jp, b + 1, "data"))
-        return gecko_row_end(r, jp, table);
     if (table == GECKO_SAMPLES && d == b + 1 && !is_array)
         return samples_end(r, jp);
     return true;
@@ -599,6 +627,7 @@ pk_status fx_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
     fx_reader r;
     memset(&r, 0, sizeof r);
     r.p = p;
+    r.row_table = r.sample_column = -1;
     pk_pairs_init(&r.pairs);
     pk_sums_init(&r.sums);
     pk_status status = PK_OK;

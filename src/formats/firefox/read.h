@@ -114,6 +114,10 @@ typedef struct fx_reader {
     int8_t schema[3][FXR_GECKO_MAX_COLUMNS]; /* samples, stackTable, frameTable: column -> kept */
     bool schema_seen[3];
     int64_t row[FXR_GECKO_MAX_COLUMNS];
+    /* Where the values being read go, known at their container's begin (-1: elsewhere), so
+     * that each is routed without comparing the keys of its path: the table of the Gecko row
+     * being read, and the processed `samples` column (0 stack, 1 weight). */
+    int8_t row_table, sample_column;
     /* what is reported once */
     uint64_t markers, unpaired[2], bad_prefixes, bad_indexes;
     bool gecko, processed, saw_threads;

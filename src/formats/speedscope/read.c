@@ -59,6 +59,9 @@ typedef struct node {
     uint32_t frame; /* speedscope frame index */
     uint32_t stack; /* model stack, once resolved */
     bool resolved;
+    /* The child found last, the one the next sample or event asks for most of the time. */
+    uint32_t last_frame; /* NO_FRAME before any */
+    uint32_t last_child;
 } node;
 
 typedef struct frame_def {
@@ -84,6 +87,10 @@ typedef struct event_ref {
 
 enum { BAD_CLOSE, BACKWARDS, BAD_EVENT, LEFT_OPEN, EVENT_DAMAGE };
 
+/* The member of a profile whose container is being read (profiles/?/KEY), known from its begin
+ * on: its values are routed without comparing the keys of their path one by one. */
+typedef enum section { OTHER, IN_SAMPLES, IN_WEIGHTS, IN_EVENTS } section;
+
 typedef struct reader {
     pk_profile *p;
     /* the prefix tree of frame indexes */
@@ -101,6 +108,7 @@ typedef struct reader {
     profile_info *profiles;
     size_t profile_count, profile_cap;
     profile_info current;
+    section in;           /* the profile member being read */
     uint32_t sample_node; /* the stack of the sample being read */
     pk_pairs pairs;
     /* evented: the open stack and when it was opened */
@@ -147,6 +155,10 @@ static bool frame_index(pk_json_parser *jp, const pk_json_scalar *v, uint32_t *o
 /* The child of parent for frame, made when new; ROOT's index is never returned. */
 static bool child(reader *r, uint32_t parent, uint32_t frame, uint32_t *out)
 {
+    if (r->nodes[parent].last_frame == frame) {
+        *out = r->nodes[parent].last_child;
+        return true;
+    }
     uint64_t key = (uint64_t)parent << 32 | frame;
     uint32_t *slot;
     bool inserted;
@@ -158,9 +170,11 @@ static bool child(reader *r, uint32_t parent, uint32_t frame, uint32_t *out)
             pk_u64map_remove(&r->children, key, NULL);
             return false;
         }
-        r->nodes[r->node_count++] = (node){parent, frame, PK_NONE, false};
+        r->nodes[r->node_count++] = (node){parent, frame, PK_NONE, false, NO_FRAME, 0};
     }
     *out = *slot;
+    r->nodes[parent].last_frame = frame;
+    r->nodes[parent].last_child = *out;
     return true;
 }
 
@@ -368,18 +382,18 @@ static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
 {
     reader *r = ctx;
     uint32_t d = pk_json_parser_depth(jp);
-    if (pk_json_parser_key_is(jp, 0, "profiles") && d >= 3 && pk_json_parser_in_array(jp, 1)) {
-        if (d == 3)
-            return profile_member(r, jp, v);
-        if (d == 4 && pk_json_parser_key_is(jp, 2, "weights"))
+    if (r->in != OTHER) { /* in profiles/?/samples, weights or events */
+        if (!pk_json_parser_in_array(jp, 1))
+            return true;
+        if (r->in == IN_WEIGHTS && d == 4)
             return weight_or_sample(r, jp, WEIGHTS, number_of(v));
-        if (d == 5 && pk_json_parser_key_is(jp, 2, "samples")) {
+        if (r->in == IN_SAMPLES && d == 5) {
             uint32_t frame = NO_FRAME;
             if (!frame_index(jp, v, &frame))
                 return false;
             return child(r, r->sample_node, frame, &r->sample_node) ? true : nomem(jp);
         }
-        if (d == 5 && pk_json_parser_key_is(jp, 2, "events")) {
+        if (r->in == IN_EVENTS && d == 5) {
             if (pk_json_parser_key_is(jp, 4, "type"))
                 r->event_type = pk_json_scalar_is(v, "O") ? 'O' : pk_json_scalar_is(v, "C") ? 'C' : '?';
             else if (pk_json_parser_key_is(jp, 4, "frame"))
@@ -392,6 +406,8 @@ static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
         }
         return true;
     }
+    if (pk_json_parser_key_is(jp, 0, "profiles"))
+        return d == 3 && pk_json_parser_in_array(jp, 1) ? profile_member(r, jp, v) : true;
     if (d == 4 && pk_json_parser_match(jp, 0, "shared/frames/#/*"))
         return frame_member(r, jp, v);
     if (d == 1) {
@@ -422,17 +438,30 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
     uint32_t d = pk_json_parser_depth(jp);
     if (d == 0)
         return true;
-    if (pk_json_parser_key_is(jp, 0, "profiles")) {
-        r->saw_profiles = true;
-        if (d == 2 && !is_array && pk_json_parser_in_array(jp, 1))
-            return begin_profile(r);
-        if (d == 4 && is_array && pk_json_parser_key_is(jp, 2, "samples"))
+    if (r->in == IN_SAMPLES) {
+        if (d == 4 && is_array)
             r->sample_node = ROOT;
-        else if (d == 4 && !is_array && pk_json_parser_key_is(jp, 2, "events")) {
+        return true;
+    }
+    if (r->in == IN_EVENTS) {
+        if (d == 4 && !is_array) {
             r->event_type = 0;
             r->event_frame = NO_FRAME;
             r->event_has_at = false;
         }
+        return true;
+    }
+    if (r->in == IN_WEIGHTS)
+        return true;
+    if (pk_json_parser_key_is(jp, 0, "profiles")) {
+        r->saw_profiles = true;
+        if (d == 2 && !is_array && pk_json_parser_in_array(jp, 1))
+            return begin_profile(r);
+        if (d == 3)
+            r->in = pk_json_parser_key_is(jp, 2, "samples")   ? IN_SAMPLES
+                    : pk_json_parser_key_is(jp, 2, "weights") ? IN_WEIGHTS
+                    : pk_json_parser_key_is(jp, 2, "events")  ? IN_EVENTS
+                                                              : OTHER;
         return true;
     }
     if (d == 3 && !is_array && pk_json_parser_match(jp, 0, "shared/frames/#")) {
@@ -449,13 +478,18 @@ static bool on_end(void *ctx, pk_json_parser *jp, bool is_array)
 {
     reader *r = ctx;
     uint32_t d = pk_json_parser_depth(jp);
+    if (r->in != OTHER) {
+        if (d == 3)
+            r->in = OTHER; /* the member ends */
+        else if (r->in == IN_SAMPLES && d == 4 && is_array)
+            return weight_or_sample(r, jp, SAMPLES, pk_pair_int(r->sample_node));
+        else if (r->in == IN_EVENTS && d == 4 && !is_array)
+            return event(r, jp);
+        return true;
+    }
     if (pk_json_parser_key_is(jp, 0, "profiles")) {
         if (d == 2 && !is_array && pk_json_parser_in_array(jp, 1))
             return end_profile(r) ? true : nomem(jp);
-        if (d == 4 && is_array && pk_json_parser_key_is(jp, 2, "samples"))
-            return weight_or_sample(r, jp, SAMPLES, pk_pair_int(r->sample_node));
-        if (d == 4 && !is_array && pk_json_parser_key_is(jp, 2, "events"))
-            return event(r, jp);
         return true;
     }
     if (d == 3 && !is_array && pk_json_parser_match(jp, 0, "shared/frames/#"))
@@ -645,7 +679,7 @@ pk_status speedscope_read(pk_input *in, pk_profile *p, const pk_read_options *op
         status = out_of_memory(err);
         goto done;
     }
-    r.nodes[r.node_count++] = (node){ROOT, NO_FRAME, PK_NONE, true};
+    r.nodes[r.node_count++] = (node){ROOT, NO_FRAME, PK_NONE, true, NO_FRAME, 0};
 
     status = pk_json_read(in, &(pk_json_handler){on_scalar, on_begin, on_end}, &r,
                           "the speedscope file", "not a speedscope file", NULL, err);

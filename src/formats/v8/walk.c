@@ -68,6 +68,7 @@ static bool integer(pk_json_parser *jp, const pk_json_scalar *v, const char *wha
 {
     if (pk_json_scalar_i64(v, out))
         return true;
+    *out = 0; /* set on every path: the caller's value is never read uninitialized */
     return pk_json_parser_fail(jp, "%s is not an integer", what);
 }
 
