@@ -12,9 +12,10 @@
 #    50% reallocs): `info`, `report --memory` and `convert --to folded --value live-bytes`,
 #    whose peak memory should follow the live allocations, not the events.
 # 4. The reader against a plain decode loop (bench/naive_bsprof_decode: every varint byte by
-#    byte, nothing built) on a 330 MiB file of CPU and call-count entries only: CPU time of the
-#    loop, `profkit info` and `convert --to folded` (taking turns, RUNS rounds, the least time
-#    of each kept), and the loop's time over profkit's.
+#    byte, nothing built) on two 330 MiB files of CPU and call-count entries only, with short
+#    and with long increments: CPU time of the loop, `profkit info` and `convert --to folded`
+#    (taking turns, RUNS rounds, the least time of each kept), and the loop's time over
+#    profkit's.
 # MB/s is the file size (MiB) over the wall-clock time; "cpu MB/s" over user + system time,
 # which is steadier on a busy machine. Peak memory is the maximum resident set size. Each
 # command runs RUNS times (default 3); the fastest run is reported. SECTIONS (default
@@ -142,7 +143,13 @@ cpu_of() {
 min_of() { awk -v a="$1" -v b="$2" 'BEGIN {print (b == "" || a < b) ? a : b}'; }
 
 if [[ $sections == *" naive "* ]]; then
-cpu=$(generate cpu-330m 330M --no-memory)
+# Two shapes of 330 MiB of CPU and call-count entries: the generator's default increments (about
+# 4.8 bytes an entry), and increments of up to 2,000,000,000 CPU operations (longer varints,
+# about 6.9 bytes an entry, nearer the 8 of a device that counts finer).
+for shape in "cpu-330m" "cpu-long-330m --cpu-max 2000000000"; do
+read -r name args <<<"$shape"
+# shellcheck disable=SC2086
+cpu=$(generate "$name" 330M --no-memory $args)
 counts=$("$build/bench/naive_bsprof_decode" "$cpu")
 echo "## $cpu: $(stat -c %s "$cpu") bytes, $(echo "$counts" | awk '{print $10 " cpu and " $12 " call-count entries"}')"
 echo
@@ -166,4 +173,6 @@ echo "|---|---:|---:|"
 echo "| naive_bsprof_decode (byte-wise varint loop) | $naive | 1.00 |"
 echo "| profkit info | $info | $(ratio "$naive" "$info") |"
 echo "| profkit convert --to folded | $folded | $(ratio "$naive" "$folded") |"
+echo
+done
 fi

@@ -15,6 +15,15 @@
 #                     file of duration events (speedscope's Trace Event importer)
 #   trace-100MB, trace-1GB (BIG_MB, default 1000): the same at 100 MB and 1 GB, where memory
 #                     must stay flat
+# and speedscope and Firefox Profiler files, made by bench/gen_json_profiles.py from the
+# processed Firefox file profkit writes from cpuprofile-6M (its frames, stacks and sample order,
+# repeated to the size):
+#   speedscope-sampled-*, speedscope-evented-*: speedscope files (evented as speedscope's own
+#                     exporter writes them), read by speedscope's speedscope importer
+#   gecko-*           the Gecko format in an old DevTools export, the one Firefox form
+#                     speedscope's Firefox importer reads
+#   firefox-*         the processed format (profkit's own layout), which speedscope does not read
+# ONLY=chrome or ONLY=json runs one of the two sets.
 # profkit converts each to folded stacks (`convert --to folded -o /dev/null`, the whole read plus
 # a writer); bench/yajl_parse (yajl alone, no callbacks: the floor under the readers) parses it; speedscope imports each (the peer is skipped above PEER_MAX_MB, default 150: it
 # cannot hold them) under PEER_TIMEOUT seconds (default 300); a failure is shown with its exit
@@ -63,22 +72,43 @@ row() {
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '| %-16s | %8s | %-10s | %8s | %7s | %9s | %8s | %s\n' input MB tool "wall s" "cpu s" \
   "cpu MB/s" "peak MB" ""
+# measure_all NAME FILE: profkit, yajl alone and speedscope on FILE, a row each
+measure_all() {
+  local name=$1 file=$2 size wall cpu peak status
+  size=$(awk -v b="$(stat -c %s "$file")" 'BEGIN { printf "%.1f", b / 1e6 }')
+  read -r wall cpu peak status < <(measure "$profkit" convert "$file" --to folded -o /dev/null)
+  row "$name" "$size" profkit "$wall" "$cpu" "$peak" "$status"
+  if [ -x "$yajl_parse" ]; then
+    read -r wall cpu peak status < <(measure "$yajl_parse" "$file")
+    row "$name" "$size" "yajl alone" "$wall" "$cpu" "$peak" "$status"
+  fi
+  if [ -d "$speedscope" ] && awk -v s="$size" -v m="$peer_max_mb" 'BEGIN { exit !(s <= m) }'; then
+    read -r wall cpu peak status < <(SPEEDSCOPE_IMPORT_ONLY=1 measure node \
+      tests/tools/speedscope_import.js "$speedscope" "$file")
+    row "$name" "$size" speedscope "$wall" "$cpu" "$peak" "$status"
+  fi
+}
+
+[ "${ONLY:-chrome}" = chrome ] || [ -z "${ONLY:-}" ] &&
 for spec in "cpuprofile-700k.cpuprofile cpuprofile 700000" \
             "cpuprofile-6M.cpuprofile cpuprofile 6000000" "trace-20MB.json trace 20" \
             "events-20MB.json events 20" "events-100MB.json events 100" \
             "trace-100MB.json trace 100" "trace-${big_mb}MB.json trace $big_mb"; do
   set -- $spec
-  file=$(make_input "$1" "$2" "$3")
-  size=$(awk -v b="$(stat -c %s "$file")" 'BEGIN { printf "%.1f", b / 1e6 }')
-  read -r wall cpu peak status < <(measure "$profkit" convert "$file" --to folded -o /dev/null)
-  row "${1%.*}" "$size" profkit "$wall" "$cpu" "$peak" "$status"
-  if [ -x "$yajl_parse" ]; then
-    read -r wall cpu peak status < <(measure "$yajl_parse" "$file")
-    row "${1%.*}" "$size" "yajl alone" "$wall" "$cpu" "$peak" "$status"
-  fi
-  if [ -d "$speedscope" ] && awk -v s="$size" -v m="$peer_max_mb" 'BEGIN { exit !(s <= m) }'; then
-    read -r wall cpu peak status < <(SPEEDSCOPE_IMPORT_ONLY=1 measure node \
-      tests/tools/speedscope_import.js "$speedscope" "$file")
-    row "${1%.*}" "$size" speedscope "$wall" "$cpu" "$peak" "$status"
-  fi
+  measure_all "${1%.*}" "$(make_input "$1" "$2" "$3")"
+done
+
+[ "${ONLY:-json}" = json ] || [ -z "${ONLY:-}" ] || exit 0
+source=$data/cpuprofile-6M.firefox.json
+[ -s "$source" ] || "$profkit" convert "$(make_input cpuprofile-6M.cpuprofile cpuprofile 6000000)" \
+  --to firefox -o "$source" || exit 1
+for spec in "speedscope-sampled 20 100" "speedscope-evented 20 100" "gecko 20 100" "firefox 20 100"; do
+  set -- $spec
+  kind=$1
+  shift
+  for mb in "$@"; do
+    file=$data/$kind-${mb}MB.json
+    [ -s "$file" ] || python3 bench/gen_json_profiles.py "$kind" "$source" "$mb" "$file" || exit 1
+    measure_all "$kind-${mb}MB" "$file"
+  done
 done

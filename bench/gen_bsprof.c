@@ -6,14 +6,15 @@
  * before its first use.
  *
  * usage: gen_bsprof [--size SIZE] [--seed N] [--no-lines] [--no-memory] [--max-memory-ops N]
- *                   [--alloc-percent N] [--realloc-percent N] OUTPUT
+ *                   [--alloc-percent N] [--realloc-percent N] [--cpu-max N] OUTPUT
  * SIZE is a byte count with an optional K, M or G suffix (default 1M); the file ends with the
  * first complete entry past it. --max-memory-ops caps the memory operations, so that larger
  * files only add CPU and call-count entries. --alloc-percent is the share of memory activities
  * that are plain allocations (default 45), --realloc-percent the share of reallocs (default
  * 10), frees take the rest: with more allocations than frees the live allocations pile up, as
  * in a process that caches or leaks (62 and 10 leave about half of all allocations live at the
- * end).
+ * end). --cpu-max is the largest CPU increment of one entry (default 4000, at least 100; wall
+ * increments follow it): larger ones make longer varints, as on a device that counts finer.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -409,13 +410,14 @@ static void memory_activity(uint32_t path, uint32_t length)
 /* ---- execution ------------------------------------------------------------------------------- */
 
 static uint64_t target_size = 1u << 20;
+static uint32_t cpu_max = 4000;
 static uint64_t entry_count;
 static uint64_t wall_total;
 
 static void cpu_entry(uint32_t path, uint32_t length)
 {
-    uint32_t cpu = rng_skewed(4000);
-    uint32_t wall = cpu / 8 + rng_skewed(300);
+    uint32_t cpu = rng_skewed(cpu_max);
+    uint32_t wall = cpu / 8 + rng_skewed((uint32_t)((uint64_t)cpu_max * 3 / 40));
     put_varint((uint64_t)path << 3 | 4);
     if (line_data)
         put_varint(1 + rng_below(length));
@@ -513,13 +515,16 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--realloc-percent") == 0 && i + 1 < argc &&
                  (realloc_percent = (uint32_t)strtoul(argv[++i], NULL, 10)) <= 100)
             ;
+        else if (strcmp(argv[i], "--cpu-max") == 0 && i + 1 < argc &&
+                 (cpu_max = (uint32_t)strtoul(argv[++i], NULL, 10)) >= 100)
+            ;
         else if (argv[i][0] != '-' && !path)
             path = argv[i];
         else {
             fprintf(stderr,
                     "usage: gen_bsprof [--size SIZE] [--seed N] [--no-lines] [--no-memory]\n"
                     "                  [--max-memory-ops N] [--alloc-percent N]\n"
-                    "                  [--realloc-percent N] OUTPUT\n");
+                    "                  [--realloc-percent N] [--cpu-max N] OUTPUT\n");
             return 2;
         }
     }

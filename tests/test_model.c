@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -226,6 +227,54 @@ static void samples_aggregate_per_thread_and_stack(void **state)
     pk_profile_free(p);
 }
 
+/* One row per (thread, stack) however rows are asked for: threads sharing stacks, in any
+ * order, the empty stack, and stacks interned after rows exist. */
+static void rows_are_per_thread_and_stack(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    assert_int_equal(pk_add_value_type(p, "samples", "count"), 0);
+    uint32_t threads[3];
+    for (int t = 0; t < 3; t++)
+        threads[t] = pk_add_thread(p, pk_intern_printf(p, "t%d", t), 1, (int64_t)t + 1);
+    enum { STACKS = 200 };
+    uint32_t stacks[STACKS + 1];
+    stacks[STACKS] = PK_NONE;
+    size_t rows[3][STACKS + 1];
+    int asked[3][STACKS + 1] = {{0}};
+    for (int round = 0; round < 2; round++) {
+        for (int k = 0; k <= STACKS; k++) {
+            if (round == 0 && k < STACKS) {
+                char name[16];
+                snprintf(name, sizeof name, "f%d", k);
+                stacks[k] =
+                    pk_intern_stack(p, k ? stacks[k - 1] : PK_NONE, make_frame(p, name, 0));
+            }
+            /* Each stack first in a different thread; later threads in turn. */
+            for (int i = 0; i < 3; i++) {
+                int t = (k + i) % 3;
+                if (round == 0 && i == 2 && k % 2)
+                    continue; /* some stacks in two threads only, until the second round */
+                size_t row = pk_sample_row(p, threads[t], stacks[k]);
+                assert_int_not_equal(row, SIZE_MAX);
+                if (round == 0 || (i == 2 && k % 2))
+                    rows[t][k] = row;
+                else
+                    assert_int_equal(row, rows[t][k]);
+                assert_int_equal(pk_sample_thread(p, row), threads[t]);
+                assert_int_equal(pk_sample_stack(p, row), stacks[k]);
+                pk_sample_row_add(p, row, 0, 1);
+                asked[t][k]++;
+            }
+        }
+    }
+    assert_int_equal(pk_sample_count(p), 3 * (STACKS + 1));
+    for (int t = 0; t < 3; t++)
+        for (int k = 0; k <= STACKS; k++)
+            assert_int_equal(pk_sample_values(p, rows[t][k])[0], asked[t][k]);
+    pk_profile_free(p);
+}
+
 static void frees_match_allocations_by_address(void **state)
 {
     (void)state;
@@ -421,6 +470,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(strings_are_interned),
+        cmocka_unit_test(rows_are_per_thread_and_stack),
         cmocka_unit_test(stacks_form_a_prefix_tree),
         cmocka_unit_test(stacks_are_sequences_however_built),
         cmocka_unit_test(stacks_split_anywhere_are_one),

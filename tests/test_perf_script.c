@@ -3,6 +3,8 @@
  * lines, the --header block), folded output equal to stackcollapse-perf.pl's (the expected
  * files under tests/data/perf/ were derived by hand from its rules), the probe against folded,
  * damage with line numbers, and every truncation point of a recording. */
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -456,6 +458,91 @@ static void test_many_threads(void **state)
     free(text);
 }
 
+/* The reader splits lines on a second thread when it may use two processors, and in turn on
+ * one thread when it may use one; text read from memory stays in place, a file's is copied. A
+ * recording repeated into many batches reads the same all four ways. */
+static char *folded_of_file(const char *path, bool one_cpu, uint64_t *threads)
+{
+    cpu_set_t all, one;
+    assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
+    if (one_cpu) {
+        CPU_ZERO(&one);
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &all)) {
+                CPU_SET(c, &one);
+                break;
+            }
+        assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+    }
+    pk_profile *p = NULL;
+    pk_error err;
+    pk_status status = pk_read_file(path, &pk_format_perf_script, NULL, &p, &err);
+    if (one_cpu)
+        assert_int_equal(sched_setaffinity(0, sizeof all, &all), 0);
+    if (status != PK_OK)
+        fail_msg("read failed: %s", err.message);
+    *threads = pk_thread_count(p);
+    char *folded = folded_of(p, PK_NONE);
+    pk_profile_free(p);
+    return folded;
+}
+
+static void test_same_on_one_or_two_threads(void **state)
+{
+    (void)state;
+    size_t size;
+    char *one = tb_read_data_file("perf/prog-pid-cpu.perf", &size);
+    enum { COPIES = 300 };
+    char *text = malloc(size * COPIES);
+    assert_non_null(text);
+    for (size_t i = 0; i < COPIES; i++)
+        memcpy(text + i * size, one, size);
+    const char *dir = getenv("PK_TEST_TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/perf-repeated.perf", dir ? dir : ".");
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, size * COPIES, f), size * COPIES);
+    assert_int_equal(fclose(f), 0);
+
+    pk_profile *p = read_ok(text, size * COPIES);
+    char *in_memory = folded_of(p, PK_NONE);
+    uint64_t memory_threads = pk_thread_count(p);
+    pk_profile_free(p);
+    p = read_ok(one, size);
+    char *once = folded_of(p, PK_NONE);
+    pk_profile_free(p);
+    uint64_t threads_two, threads_one;
+    char *two_cpus = folded_of_file(path, false, &threads_two);
+    char *one_cpu = folded_of_file(path, true, &threads_one);
+    assert_string_equal(two_cpus, in_memory);
+    assert_string_equal(one_cpu, in_memory);
+    assert_int_equal(threads_two, memory_threads);
+    assert_int_equal(threads_one, memory_threads);
+    /* Each stack's count is 300 times the recording's. */
+    char *line = once, *copies = in_memory;
+    while (*line) {
+        char *space = strrchr(strtok(line, "\n"), ' ');
+        assert_non_null(space);
+        size_t stack_len = (size_t)(space - line);
+        char *other_end = strchr(copies, '\n');
+        assert_non_null(other_end);
+        assert_memory_equal(copies, line, stack_len + 1);
+        assert_int_equal(strtoull(copies + stack_len + 1, NULL, 10),
+                         COPIES * strtoull(space + 1, NULL, 10));
+        line += strlen(line) + 1;
+        copies = other_end + 1;
+    }
+    assert_int_equal(*copies, '\0');
+    free(once);
+    free(in_memory);
+    free(two_cpus);
+    free(one_cpu);
+    free(text);
+    free(one);
+    remove(path);
+}
+
 /* ---- probing ------------------------------------------------------------------------------- */
 
 static void test_probe(void **state)
@@ -576,6 +663,7 @@ int main(void)
         cmocka_unit_test(test_last_sample_without_newline),
         cmocka_unit_test(test_repeated_samples),
         cmocka_unit_test(test_many_threads),
+        cmocka_unit_test(test_same_on_one_or_two_threads),
         cmocka_unit_test(test_probe),
         cmocka_unit_test(test_damage_names_the_line),
         cmocka_unit_test(test_every_truncation),

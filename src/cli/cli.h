@@ -124,6 +124,9 @@ int cli_inputs_open(cli_inputs *inputs, char **paths, size_t count,
  * status. */
 int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *input,
                     pk_profile **out);
+/* Prints the records of input index with its format's dumper (--raw: every field as stored)
+ * to standard output, with the common input options. Returns an exit status. */
+int cli_inputs_dump(cli_inputs *inputs, size_t index, const cli_input_options *input, bool raw);
 void cli_inputs_close(cli_inputs *inputs);
 /* The three in one, for a single input. */
 int cli_read_profile(const char *path, const cli_input_options *input, const pk_format *output,

@@ -382,6 +382,23 @@ int cli_inputs_open(cli_inputs *inputs, char **paths, size_t count,
     return status;
 }
 
+/* The reader of input index: standard input's, kept open since cli_inputs_open, or the file
+ * opened again. */
+static pk_status take_reader(cli_inputs *inputs, size_t index, const cli_input_options *input,
+                             pk_reader **r, pk_error *err)
+{
+    const char *path = inputs->paths[index];
+    *r = NULL;
+    if (strcmp(path, "-") == 0) {
+        *r = inputs->stdin_reader;
+        inputs->stdin_reader = NULL;
+        return PK_OK;
+    }
+    /* Probed again rather than opened as the format found, so that the reader knows the
+     * format was not given (pk_read_options.format_given): the same bytes, the same format. */
+    return pk_reader_open_file(path, input->from ? inputs->formats[index] : NULL, r, err);
+}
+
 int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *input,
                     pk_profile **out)
 {
@@ -390,15 +407,7 @@ int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *i
     pk_reader *r = NULL;
     pk_error err;
     pk_error_clear(&err);
-    pk_status status = PK_OK;
-    if (strcmp(path, "-") == 0) {
-        r = inputs->stdin_reader;
-        inputs->stdin_reader = NULL;
-    } else {
-        /* Probed again rather than opened as the format found, so that the reader knows the
-         * format was not given (pk_read_options.format_given): the same bytes, the same format. */
-        status = pk_reader_open_file(path, input->from ? inputs->formats[index] : NULL, &r, &err);
-    }
+    pk_status status = take_reader(inputs, index, input, &r, &err);
     if (status == PK_OK) {
         pk_read_options options = {
             .salvage = input->salvage,
@@ -437,6 +446,34 @@ int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *i
             cli_error("%s: warning: %zu more warnings", shown, pk_warnings_dropped(*out));
     }
     return PK_EXIT_OK;
+}
+
+int cli_inputs_dump(cli_inputs *inputs, size_t index, const cli_input_options *input, bool raw)
+{
+    pk_reader *r = NULL;
+    pk_output *out = NULL;
+    pk_error err;
+    pk_error_clear(&err);
+    pk_status status = take_reader(inputs, index, input, &r, &err);
+    if (status == PK_OK)
+        status = pk_output_create("-", NULL, &out, &err);
+    if (status == PK_OK) {
+        pk_read_options options = {.salvage = input->salvage,
+                                   .extra = {input->extra, input->extra_count}};
+        status = pk_reader_dump(r, raw, &options, out, &err);
+        /* The records before the damage stay on standard output: they are what a person reading
+         * a broken file wants to see. */
+        pk_error finish_err;
+        pk_error_clear(&finish_err);
+        pk_status finished = pk_output_finish(out, &finish_err);
+        if (status == PK_OK && finished != PK_OK) {
+            status = finished;
+            err = finish_err;
+        }
+    }
+    pk_reader_close(r);
+    return status == PK_OK ? PK_EXIT_OK
+                           : cli_report_error(cli_shown_name(inputs->paths[index]), &err);
 }
 
 void cli_inputs_close(cli_inputs *inputs)

@@ -46,18 +46,12 @@ int pk_cmd_dump(int argc, char **argv)
         cli_free_input_options(&input);
         return PK_EXIT_USAGE;
     }
-    const pk_format *format = NULL;
-    if (input.from && !(format = cli_format_named(input.from, true, false))) {
-        cli_free_input_options(&input);
-        return PK_EXIT_USAGE;
-    }
-    pk_read_options read_options = {.salvage = input.salvage,
-                                    .extra = {input.extra, input.extra_count}};
-    pk_error err;
-    pk_error_clear(&err);
-    pk_status dumped = pk_dump_file(rest[0], format, raw, &read_options, "-", &err);
-    if (dumped != PK_OK)
-        status = cli_report_error(strcmp(rest[0], "-") == 0 ? "standard input" : rest[0], &err);
+    /* The input opened first, so that a format option of another reader is refused. */
+    cli_inputs inputs;
+    status = cli_inputs_open(&inputs, rest, 1, &input, NULL);
+    if (status == PK_EXIT_OK)
+        status = cli_inputs_dump(&inputs, 0, &input, raw);
+    cli_inputs_close(&inputs);
     cli_free_input_options(&input);
     return status;
 }

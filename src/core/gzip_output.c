@@ -1,13 +1,12 @@
 /* The compressing output filter: a gzip member written in pieces as the output flushes, on a
  * second thread when the process may run on more than one processor (see gzip.h). */
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <assert.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <zlib.h>
 
 #include "core/gzip.h"
+#include "core/processors.h"
 
 #define DEFLATE_CHUNK (256u << 10)
 
@@ -98,20 +97,11 @@ static void *deflate_worker(void *arg)
     return NULL;
 }
 
-/* With a single processor a worker would only add switches between the two threads. */
-static bool several_processors(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0)
-        return false;
-    return CPU_COUNT(&set) > 1;
-}
-
 bool pk_deflate_start_worker(pk_deflate *d)
 {
     if (d->worker)
         return true;
-    if (!several_processors())
+    if (!pk_several_processors())
         return false;
     if (pthread_mutex_init(&d->lock, NULL) != 0)
         return false;

@@ -64,6 +64,13 @@ void pk_input_release(pk_input *in);
  * the input ends first. Returns the number of bytes available from pos. */
 size_t pk_input_fill(pk_input *in, size_t want);
 
+/* True when buffered bytes stay at their addresses until the input is released (memory mode):
+ * a reader may keep pointers to them past the next refill. */
+static inline bool pk_in_stable(const pk_input *in)
+{
+    return in->owned == NULL;
+}
+
 static inline uint64_t pk_in_offset(const pk_input *in)
 {
     return in->base + (uint64_t)(in->pos - in->start);

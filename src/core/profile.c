@@ -49,6 +49,7 @@ void pk_profile_free(pk_profile *p)
     free(p->sample_orders);
     free(p->sample_values);
     pk_u64map_free(&p->sample_index);
+    free(p->stack_rows);
     pk_memory_table_free(&p->memory);
     free(p->property_keys);
     free(p->property_values);
@@ -369,18 +370,44 @@ size_t pk_stack_run(const pk_profile *p, uint32_t stack, uint32_t *prefix,
 
 /* ---- samples -------------------------------------------------------------------------------- */
 
+/* Makes stack_rows cover every stack; false when memory runs out. */
+static bool cover_stacks(pk_profile *p)
+{
+    size_t count = p->stacks.count;
+    if (p->stack_rows_count >= count)
+        return true;
+    if (!PK_ARRAY_RESERVE(p->stack_rows, p->stack_rows_capacity, count))
+        return false;
+    for (size_t s = p->stack_rows_count; s < count; s++)
+        p->stack_rows[s] = PK_NONE;
+    p->stack_rows_count = count;
+    return true;
+}
+
 size_t pk_sample_row(pk_profile *p, uint32_t thread, uint32_t stack)
 {
     uint64_t key = ((uint64_t)thread << 32) | stack;
-    uint32_t *slot;
-    bool inserted;
     if (thread >= p->thread_count || (stack != PK_NONE && stack >= p->stacks.count) ||
         p->sample_count >= PK_NONE - 1)
         return SIZE_MAX;
-    if (!pk_u64map_put(&p->sample_index, key, (uint32_t)p->sample_count, &slot, &inserted))
-        return SIZE_MAX;
-    if (!inserted)
-        return *slot;
+    /* The stack's first row, when it is this thread's; the stack's slot when it has none. */
+    bool first_of_stack = false;
+    if (stack != PK_NONE) {
+        if (!cover_stacks(p))
+            return SIZE_MAX;
+        uint32_t first = p->stack_rows[stack];
+        if (first != PK_NONE && p->sample_threads[first] == thread)
+            return first;
+        first_of_stack = first == PK_NONE;
+    }
+    if (!first_of_stack) {
+        uint32_t *slot;
+        bool inserted;
+        if (!pk_u64map_put(&p->sample_index, key, (uint32_t)p->sample_count, &slot, &inserted))
+            return SIZE_MAX;
+        if (!inserted)
+            return *slot;
+    }
     size_t row = p->sample_count;
     size_t capacity = p->sample_capacity;
     bool ok = PK_ARRAY_RESERVE(p->sample_threads, capacity, row + 1);
@@ -392,9 +419,12 @@ size_t pk_sample_row(pk_profile *p, uint32_t thread, uint32_t stack)
                 PK_ARRAY_RESERVE(p->sample_values, p->sample_values_capacity,
                                  (row + 1) * p->value_count));
     if (!ok) {
-        pk_u64map_remove(&p->sample_index, key, NULL);
+        if (!first_of_stack)
+            pk_u64map_remove(&p->sample_index, key, NULL);
         return SIZE_MAX;
     }
+    if (first_of_stack)
+        p->stack_rows[stack] = (uint32_t)row;
     p->sample_capacity = capacity;
     p->sample_threads[row] = thread;
     p->sample_stacks[row] = stack;

@@ -89,7 +89,13 @@ struct pk_profile {
     int64_t *sample_values; /* row * value_count + value */
     size_t sample_count, sample_capacity;
     size_t sample_values_capacity;
-    pk_u64map sample_index; /* (thread << 32 | stack) -> row */
+    /* The row of (thread, stack): most stacks have rows of one thread only, so each stack
+     * keeps the row of the first thread that had one (4 bytes a stack, where a hash table
+     * entry per row costs ten times that), and the table holds the rest: rows of a stack that
+     * another thread had first, and rows of the empty stack. */
+    uint32_t *stack_rows; /* stack -> its first row, PK_NONE for none; stack_rows_count set */
+    size_t stack_rows_count, stack_rows_capacity;
+    pk_u64map sample_index; /* (thread << 32 | stack) -> row, for the rows stack_rows lacks */
 
     uint64_t next_order;
 

@@ -43,6 +43,25 @@ expect_status 0 "$NAIVE" plain.bsprof
 expect_contains "$OUT" "memory 0 " "no memory operations"
 expect_eq "$(printf '%s\n' "$OUT" | awk '{print $10 + $12}')" \
     "$("$PROFKIT" dump --raw plain.bsprof | grep -cE ' type=(4|5) ')" "cpu and call-count entries"
+# Long increments (--cpu-max): longer varints, still found by the loop, and summed exactly by the
+# reader (the folded totals of cpu, wall and calls against the fields that dump lists).
+expect_status 0 "$GEN_BSPROF" --size 300K --no-memory --cpu-max 2000000000 long.bsprof
+expect_status 0 "$NAIVE" long.bsprof
+naive=$OUT
+expect_status 0 "$PROFKIT" dump --raw long.bsprof
+dump=$OUT
+for value in cpu wall count; do
+    expected=$(printf '%s\n' "$dump" | awk -v k="$value" '
+        / type=[45] / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) s += kv[2] } }
+        END { printf "%.0f\n", s }')
+    name=$value
+    [ "$value" = count ] && name=calls
+    expect_status 0 "$PROFKIT" convert long.bsprof --to folded --value "$name"
+    expect_eq "$(printf '%s\n' "$OUT" | awk '{ s += $NF } END { printf "%.0f\n", s }')" "$expected" \
+        "long increments: total $name"
+done
+expect_contains "$naive" " cpu " "naive decode loop on long increments"
+expect_status 2 "$GEN_BSPROF" --cpu-max 10 small.bsprof
 # What is not a .bsprof file is refused with the byte offset.
 printf 'bsprof\0\0\x01\x00\x00\x7f' > cut.bsprof
 expect_status 1 "$NAIVE" cut.bsprof

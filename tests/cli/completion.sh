@@ -83,9 +83,17 @@ only_written=$("$PROFKIT" formats --tab | awk -F '\t' '$2 !~ /read/ { print $1 }
 expect_contains "$writers" "svg" "formats written"
 expect_eq "$([ -n "$only_written" ] && echo yes)" "yes" "a format profkit only writes"
 
+# Every shell of the set-up's test packages: one that is missing fails its checks.
 shells="bash"
-command -v fish >/dev/null 2>&1 && shells="$shells fish"
-command -v zsh >/dev/null 2>&1 && zsh -f -c 'zmodload zsh/zpty' 2>/dev/null && shells="$shells zsh"
+need_tool fish fish && shells="$shells fish"
+if need_tool zsh zsh; then
+    CHECKS=$((CHECKS + 1))
+    if zsh -f -c 'zmodload zsh/zpty' 2>/dev/null; then
+        shells="$shells zsh"
+    else
+        fail "zsh cannot load zsh/zpty, which drives its completion here"
+    fi
+fi
 for shell in $shells; do
     complete_in $shell "$PROFKIT con" "convert"
     complete_in $shell "$PROFKIT " "convert info dump formats report diff merge view capture"
@@ -101,14 +109,13 @@ for shell in $shells; do
     complete_in $shell "$PROFKIT convert x --symbol-path data/" "data/symbols" "data/run1.bsprof"
 done
 # bash splits --to=FORMAT (bash-completion's _init_completion -s).
+CHECKS=$((CHECKS + 1))
 if [ -r /usr/share/bash-completion/bash_completion ]; then
     complete_in bash "$PROFKIT convert x --to=fol" "folded"
+else
+    fail "bash-completion is not installed (Debian package bash-completion, which scripts/setup.sh installs)"
 fi
 
-if command -v zsh >/dev/null 2>&1; then
-    expect_status 0 zsh -n "$COMPLETIONS/_profkit"
-fi
-if command -v fish >/dev/null 2>&1; then
-    expect_status 0 fish --no-execute "$COMPLETIONS/profkit.fish"
-fi
+case " $shells " in *" zsh "*) expect_status 0 zsh -n "$COMPLETIONS/_profkit" ;; esac
+case " $shells " in *" fish "*) expect_status 0 fish --no-execute "$COMPLETIONS/profkit.fish" ;; esac
 finish

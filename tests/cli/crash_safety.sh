@@ -47,19 +47,37 @@ fds_into() {
     done
 }
 
+# The names in directory $1, one per line, hidden ones too.
+listing() {
+    (cd "$1" && ls -A)
+}
+
+# The output's name as the run found it: the inode of $OUT_DIR/profile.svg, or "none".
+output_inode() {
+    stat -c %i "$OUT_DIR/profile.svg" 2>/dev/null || echo none
+}
+
+# The run has not begun to name its output: the output's name holds what it held before
+# ($BEFORE_INODE) and, where the output is an unnamed file, no hidden temporary links it yet
+# (commit links it under one, renames that over the old output, syncs the directory and only then
+# closes it). Every point interrupted here comes before; a loaded machine can let a run go from
+# writing to naming between two polls, and the descriptor stays open through the naming.
+not_named() {
+    [ "$(output_inode)" = "$BEFORE_INODE" ] || return 1
+    [ -n "${EXPECT_TEMPORARY:-}" ] || ! listing "$OUT_DIR" | grep -q '^\.profkit-'
+}
+
 # Conditions on a stopped process $1, with the output directory in $OUT_DIR.
 reading_input() { # the input open, no output yet
     [ -n "$(fds_into "$1" "$SCRATCH/in")" ] && [ -z "$(fds_into "$1" "$OUT_DIR")" ]
 }
 writer_open() {
-    [ -n "$(fds_into "$1" "$OUT_DIR")" ]
+    [ -n "$(fds_into "$1" "$OUT_DIR")" ] && not_named
 }
-# A stop that lands after the output got its name (the run between naming and closing it) is past
-# every point interrupted here: a loaded machine can let a run go that far between two polls.
 written_half_a_megabyte() {
     local fd size
+    not_named || return 1
     for fd in $(fds_into "$1" "$OUT_DIR"); do
-        [ "$(readlink "/proc/$1/fd/$fd" 2>/dev/null)" != "$OUT_DIR/profile.svg" ] || continue
         size=$(stat -L -c %s "/proc/$1/fd/$fd" 2>/dev/null) || continue
         [ "$size" -ge 524288 ] && return 0
     done
@@ -83,11 +101,6 @@ stop_at() {
     return 1
 }
 
-# The names in directory $1, one per line, hidden ones too.
-listing() {
-    (cd "$1" && ls -A)
-}
-
 # ---- one interrupted run ----
 
 # interrupt NAME SIGNAL CONDITION [ENV...]: converts into a directory holding an old output
@@ -102,6 +115,7 @@ interrupt() {
     [ "$name" = fresh ] || printf '%s\n' "$OLD_CONTENT" > "$OUT_DIR/profile.svg"
     local before
     before=$(listing "$OUT_DIR")
+    BEFORE_INODE=$(output_inode)
     # A background job of a non-interactive shell ignores SIGINT; profkit keeps dispositions
     # it inherits, so give it the default one.
     env --default-signal=INT "$@" "$PROFKIT" convert in/big.folded -o "$OUT_DIR/profile.svg" \
@@ -176,7 +190,7 @@ done
 # ---- the output's name taken while it is written ----
 # An output open in $OUT_DIR and not named yet.
 writing_unnamed() {
-    writer_open "$1" && [ ! -e "$OUT_DIR/profile.svg" ]
+    [ -n "$(fds_into "$1" "$OUT_DIR")" ] && [ ! -e "$OUT_DIR/profile.svg" ]
 }
 
 # appears NAME [ENV...]: stops a fresh conversion once its output is open, makes a directory at

@@ -83,13 +83,15 @@ expect_status 0 examples-pkg-config/embed "$SRC/examples/roku-channel.bsprof" pc
 expect_contains "$OUT" "HomeScene" "embed built through pkg-config"
 
 # Each installed header is self-contained, in C and in C++ (extern "C").
+cxx=
+need_tool c++ "g++, of build-essential" && cxx=c++
 for header in "$PREFIX"/include/profkit/*.h; do
     name=$(basename "$header")
     [ "$name" = export.h ] && continue
     printf '#include <profkit/%s>\nint profkit_header_check;\n' "$name" > header.c
     expect_status 0 "${PK_CC:-cc}" -std=c11 -Wall -Wextra -Werror -pedantic -fsyntax-only \
         $(pkg-config --cflags profkit) header.c
-    if command -v c++ >/dev/null 2>&1; then
+    if [ -n "$cxx" ]; then
         cp header.c header.cpp
         expect_status 0 c++ -Wall -Wextra -Werror -fsyntax-only $(pkg-config --cflags profkit) \
             header.cpp

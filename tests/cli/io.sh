@@ -89,6 +89,19 @@ expect_status 0 "$PROFKIT" convert channel.folded --folded-threads --to folded
 expect_status 2 "$PROFKIT" merge channel.bsprof channel.folded -o m.json --inverted
 expect_contains "$ERR" "--inverted is an option of svg output" "writer option checked in merge"
 expect_status 0 "$PROFKIT" merge channel.folded channel.folded.gz --folded-threads -o m.json
+# dump reads with the input's reader: an option of another reader is refused, as elsewhere,
+# from a file and from standard input, which is then dumped as a file is.
+expect_status 2 "$PROFKIT" dump channel.bsprof --perf-pid
+expect_contains "$ERR" "--perf-pid is an option of perf-script input" "reader option checked in dump"
+expect_contains "$ERR" "not apply to bsprof input" "dump: the input's format"
+expect_eq "$OUT" "" "dump prints nothing when it refuses an option"
+expect_status 2 "$PROFKIT" dump - --perf-pid < channel.bsprof
+expect_contains "$ERR" "--perf-pid is an option of perf-script input" "dump of standard input"
+expect_status 0 "$PROFKIT" dump channel.bsprof
+dumped=$OUT
+expect_contains "$dumped" "HomeScene" "dump of a file"
+expect_status 0 "$PROFKIT" dump - < channel.bsprof
+expect_eq "$OUT" "$dumped" "dump of standard input"
 
 # ---- sums that int64 cannot hold are refused, never clamped ------------------------------------
 printf 'a;b 9223372036854775807\na;c 9223372036854775807\n' > over.folded

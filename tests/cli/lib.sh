@@ -75,6 +75,21 @@ require_tool() {
     command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed ($2)"
 }
 
+# need_tool COMMAND PACKAGE: for a check of a test that runs without the tool otherwise, whose
+# tool scripts/setup.sh installs (PACKAGE, in BUILD_PACKAGES or TEST_PACKAGES). Returns 0 when
+# COMMAND is there; when it is missing, the check fails, named, and need_tool returns 1: a check
+# of a declared tool is never dropped quietly.
+need_tool() {
+    command -v "$1" >/dev/null 2>&1 && return 0
+    fail "$1 is not installed (Debian package $2, which scripts/setup.sh installs): its checks cannot run"
+    return 1
+}
+
+# note_not_run WHAT: says that checks of a genuinely optional part were not run, and why.
+note_not_run() {
+    echo "NOT RUN: $*"
+}
+
 # require_file FILE HOW: the same for a file a tool is made of.
 require_file() {
     [ -e "$1" ] || skip "$1 is missing ($2)"

@@ -63,8 +63,8 @@ while read -r format; do
     done
 done < formats.txt
 
-# The pages are well-formed for man: no warnings from groff.
-if command -v groff >/dev/null 2>&1; then
+# The pages are well-formed for man: no warnings from groff (groff-base, as man uses it).
+if need_tool groff groff-base; then
     for page in "$MAN"/*.1; do
         expect_status 0 groff -man -Tutf8 -ww -z "$page"
         expect_eq "$ERR" "" "groff warnings of $(basename "$page")"

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "core/array.h"
 #include "core/hex.h"
 
 typedef struct spec_name {
@@ -46,6 +47,14 @@ cg_namespace cg_spec_namespace(cg_spec spec)
     default:
         return CG_NS_FILE;
     }
+}
+
+bool cg_costs_add_entry(int64_t **costs, size_t *cap, size_t index, unsigned values)
+{
+    if (!pk_array_reserve((void **)costs, cap, sizeof **costs, (index + 1) * values))
+        return false;
+    memset(*costs + index * values, 0, values * sizeof **costs);
+    return true;
 }
 
 void cg_skip_blanks(const char *s, size_t len, size_t *pos)

@@ -1,6 +1,6 @@
 /* The line grammar of callgrind files (valgrind's "Callgrind Format Specification"), shared by
  * the reader and the writer: numbers, subpositions with their compression, and names with
- * theirs. Documented in docs/formats/callgrind.md. */
+ * theirs; and the cost columns both keep per entry. Documented in docs/formats/callgrind.md. */
 #ifndef PK_FORMATS_CALLGRIND_CODEC_H
 #define PK_FORMATS_CALLGRIND_CODEC_H
 
@@ -52,6 +52,11 @@ bool cg_positions_set(cg_positions *p, const char *value, size_t len);
  * positions. False when a column is missing or malformed. */
 bool cg_positions_parse(cg_positions *p, const char *s, size_t len, size_t *pos, bool update,
                         uint64_t out[CG_MAX_POSITIONS]);
+
+/* Costs of entries kept apart from the entries, `values` per entry (a profile of one event
+ * pays for one): makes room for entry index in *costs and zeroes its costs. False when memory
+ * runs out. */
+bool cg_costs_add_entry(int64_t **costs, size_t *cap, size_t index, unsigned values);
 
 /* Decoding compressed names: `(N) name` defines N, `(N)` refers to it, anything else is a name
  * as it stands (cachegrind writes `(below main)` uncompressed). Names are interned in the

@@ -8,6 +8,7 @@
 #include "core/arith.h"
 #include "core/array.h"
 #include "core/path.h"
+#include "formats/callgrind/codec.h"
 
 #define NONE32 UINT32_MAX
 
@@ -28,7 +29,7 @@ void cg_graph_init(cg_graph *g)
     memset(g, 0, sizeof *g);
     pk_index_init(&g->node_index);
     pk_index_init(&g->self_index);
-    pk_u64map_init(&g->edge_index);
+    pk_index_init(&g->edge_index);
 }
 
 void cg_graph_free(cg_graph *g)
@@ -40,7 +41,7 @@ void cg_graph_free(cg_graph *g)
     free(g->edge_costs);
     pk_index_free(&g->node_index);
     pk_index_free(&g->self_index);
-    pk_u64map_free(&g->edge_index);
+    pk_index_free(&g->edge_index);
 }
 
 /* The costs of count items at a new stride; *cap counts int64s. */
@@ -70,14 +71,6 @@ bool cg_graph_set_values(cg_graph *g, unsigned values)
 }
 
 /* Zeroed costs for item `index`, the next one. */
-static bool new_costs(int64_t **costs, size_t *cap, size_t index, unsigned values)
-{
-    if (!pk_array_reserve((void **)costs, cap, sizeof **costs, (index + 1) * values))
-        return false;
-    memset(*costs + index * values, 0, values * sizeof **costs);
-    return true;
-}
-
 static bool node_equal(const void *context, uint32_t entry, const void *key)
 {
     const cg_node *a = &((const cg_graph *)context)->nodes[entry];
@@ -125,7 +118,7 @@ bool cg_graph_add_self(cg_graph *g, uint32_t node, uint32_t file, uint32_t line,
     if (found == UINT32_MAX) {
         if (g->self_count >= UINT32_MAX - 1 ||
             !PK_ARRAY_RESERVE(g->selfs, g->self_cap, g->self_count + 1) ||
-            !new_costs(&g->self_costs, &g->self_costs_cap, g->self_count, g->values))
+            !cg_costs_add_entry(&g->self_costs, &g->self_costs_cap, g->self_count, g->values))
             return false;
         found = (uint32_t)g->self_count;
         cg_self *s = &g->selfs[found];
@@ -144,21 +137,25 @@ bool cg_graph_add_self(cg_graph *g, uint32_t node, uint32_t file, uint32_t line,
     return true;
 }
 
+static bool edge_equal(const void *context, uint32_t entry, const void *key)
+{
+    const cg_edge *a = &((const cg_graph *)context)->edges[entry];
+    const uint32_t *k = key;
+    return a->caller == k[0] && a->callee == k[1];
+}
+
 bool cg_graph_add_call(cg_graph *g, uint32_t caller, uint32_t callee, uint64_t calls,
                        const int64_t *cost)
 {
-    uint64_t key = (uint64_t)caller << 32 | callee;
-    uint32_t *slot;
-    bool inserted;
-    if (!pk_u64map_put(&g->edge_index, key, (uint32_t)g->edge_count, &slot, &inserted))
-        return false;
-    if (inserted) {
+    uint32_t key[2] = {caller, callee};
+    uint64_t hash = pk_hash_bytes(key, sizeof key);
+    uint32_t found = pk_index_find(&g->edge_index, hash, edge_equal, g, key);
+    if (found == UINT32_MAX) {
         if (g->edge_count >= UINT32_MAX - 1 ||
             !PK_ARRAY_RESERVE(g->edges, g->edge_cap, g->edge_count + 1) ||
-            !new_costs(&g->edge_costs, &g->edge_costs_cap, g->edge_count, g->values)) {
-            pk_u64map_remove(&g->edge_index, key, NULL);
+            !cg_costs_add_entry(&g->edge_costs, &g->edge_costs_cap, g->edge_count, g->values))
             return false;
-        }
+        found = (uint32_t)g->edge_count;
         cg_edge *e = &g->edges[g->edge_count];
         memset(e, 0, sizeof *e);
         e->caller = caller;
@@ -171,11 +168,13 @@ bool cg_graph_add_call(cg_graph *g, uint32_t caller, uint32_t callee, uint64_t c
             g->edges[from->last_edge].next = (uint32_t)g->edge_count;
         from->last_edge = (uint32_t)g->edge_count;
         g->nodes[callee].callee = true;
+        if (!pk_index_insert(&g->edge_index, hash, found))
+            return false;
         g->edge_count++;
     }
-    cg_edge *e = &g->edges[*slot];
+    cg_edge *e = &g->edges[found];
     e->calls = e->calls > UINT64_MAX - calls ? UINT64_MAX : e->calls + calls;
-    add_costs(cg_edge_cost(g, *slot), cost, g->values);
+    add_costs(cg_edge_cost(g, found), cost, g->values);
     return true;
 }
 

@@ -45,7 +45,7 @@ typedef struct cg_graph {
     pk_index self_index;
     cg_edge *edges;
     size_t edge_count, edge_cap;
-    pk_u64map edge_index; /* caller << 32 | callee -> edge */
+    pk_index edge_index;
     /* Costs, `values` per position and per edge (a file of one event pays for one). */
     int64_t *self_costs, *edge_costs;
     size_t self_costs_cap, edge_costs_cap;

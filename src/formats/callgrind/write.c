@@ -17,18 +17,19 @@
 #include "formats/callgrind/codec.h"
 #include "profkit/version.h"
 
-/* Self cost of one function at one line. */
+/* Self cost of one function at one line; its costs are the writer's self_costs at costs
+ * (the entry's place before sorting). */
 typedef struct out_self {
     uint32_t function, line; /* the key */
-    int64_t cost[PK_MAX_VALUES];
+    uint32_t costs;
 } out_self;
 
-/* The calls from one function at one line to another. */
+/* The calls from one function at one line to another; costs as out_self's, in call_costs. */
 typedef struct out_call {
     uint32_t caller, line, callee; /* the key */
+    uint32_t costs;
     uint64_t stacks;               /* distinct rows through the call */
     size_t last_row;               /* the row that counted it last: counted once per row */
-    int64_t cost[PK_MAX_VALUES];
 } out_call;
 
 typedef struct cg_writer {
@@ -36,6 +37,8 @@ typedef struct cg_writer {
     unsigned values;
     out_self *selfs;
     size_t self_count, self_cap;
+    int64_t *self_costs, *call_costs; /* `values` per entry */
+    size_t self_costs_cap, call_costs_cap;
     pk_u64map self_index; /* function << 32 | line -> self */
     out_call *calls;
     size_t call_count, call_cap;
@@ -50,6 +53,8 @@ static void writer_free(cg_writer *w)
 {
     free(w->selfs);
     free(w->calls);
+    free(w->self_costs);
+    free(w->call_costs);
     free(w->frames);
     pk_u64map_free(&w->self_index);
     pk_index_free(&w->call_index);
@@ -73,16 +78,15 @@ static bool add_self(cg_writer *w, uint32_t function, uint32_t line, const int64
     if (!pk_u64map_put(&w->self_index, key, (uint32_t)w->self_count, &slot, &inserted))
         return false;
     if (inserted) {
-        if (!PK_ARRAY_RESERVE(w->selfs, w->self_cap, w->self_count + 1)) {
+        if (!PK_ARRAY_RESERVE(w->selfs, w->self_cap, w->self_count + 1) ||
+            !cg_costs_add_entry(&w->self_costs, &w->self_costs_cap, w->self_count, w->values)) {
             pk_u64map_remove(&w->self_index, key, NULL);
             return false;
         }
-        memset(&w->selfs[w->self_count], 0, sizeof *w->selfs);
-        w->selfs[w->self_count].function = function;
-        w->selfs[w->self_count].line = line;
+        w->selfs[w->self_count] = (out_self){function, line, (uint32_t)w->self_count};
         w->self_count++;
     }
-    add_costs(w->selfs[*slot].cost, values, w->values);
+    add_costs(w->self_costs + (size_t)w->selfs[*slot].costs * w->values, values, w->values);
     add_costs(w->totals, values, w->values);
     return true;
 }
@@ -102,15 +106,11 @@ static bool add_call(cg_writer *w, uint32_t caller, uint32_t line, uint32_t call
     uint32_t entry = pk_index_find(&w->call_index, hash, call_equal, w, key);
     if (entry == UINT32_MAX) {
         if (w->call_count >= UINT32_MAX - 1 ||
-            !PK_ARRAY_RESERVE(w->calls, w->call_cap, w->call_count + 1))
+            !PK_ARRAY_RESERVE(w->calls, w->call_cap, w->call_count + 1) ||
+            !cg_costs_add_entry(&w->call_costs, &w->call_costs_cap, w->call_count, w->values))
             return false;
         entry = (uint32_t)w->call_count;
-        out_call *c = &w->calls[entry];
-        memset(c, 0, sizeof *c);
-        c->caller = caller;
-        c->line = line;
-        c->callee = callee;
-        c->last_row = SIZE_MAX;
+        w->calls[entry] = (out_call){caller, line, callee, entry, 0, SIZE_MAX};
         if (!pk_index_insert(&w->call_index, hash, entry))
             return false;
         w->call_count++;
@@ -120,7 +120,7 @@ static bool add_call(cg_writer *w, uint32_t caller, uint32_t line, uint32_t call
         return true; /* recursion: this row's cost is in the call once */
     c->last_row = row;
     c->stacks++;
-    add_costs(c->cost, values, w->values);
+    add_costs(w->call_costs + (size_t)c->costs * w->values, values, w->values);
     return true;
 }
 
@@ -303,7 +303,8 @@ static bool write_body(cg_writer *w, pk_output *out)
         if (!write_spec(w, out, "fn=", CG_NS_FUNCTION, pk_function_at(p, function)->name, "???"))
             return false;
         for (; s < w->self_count && w->selfs[s].function == function; s++)
-            write_costs(w, out, w->selfs[s].line, w->selfs[s].cost);
+            write_costs(w, out, w->selfs[s].line,
+                        w->self_costs + (size_t)w->selfs[s].costs * w->values);
         for (; c < w->call_count && w->calls[c].caller == function; c++) {
             const out_call *call = &w->calls[c];
             uint32_t cobject = object_of(p, call->callee), cfile = file_of(p, call->callee);
@@ -316,7 +317,7 @@ static bool write_body(cg_writer *w, pk_output *out)
                 return false;
             pk_out_printf(out, "calls=%llu %u\n", (unsigned long long)call->stacks,
                           pk_function_at(p, call->callee)->start_line);
-            write_costs(w, out, call->line, call->cost);
+            write_costs(w, out, call->line, w->call_costs + (size_t)call->costs * w->values);
         }
         if (pk_out_failed(out))
             break;

@@ -7,7 +7,8 @@
  * A `--header` block of `# key : value` lines may come first.
  *
  * The folder, by role: parse.c parses one header line and one frame line (for the probe and
- * the reader alike), read.c builds the model from a stream of lines, format.c probes and
+ * the reader alike), split.c cuts the input into lines and runs of frame lines (on a thread of
+ * its own when there is a second processor), read.c builds the model from them, format.c probes and
  * registers the format.
  */
 #ifndef PK_FORMATS_PERF_SCRIPT_PERF_SCRIPT_H
@@ -65,5 +66,14 @@ bool perf_parse_srcline(const char *line, size_t len, const char **file, size_t 
 int pk_perf_script_probe(const uint8_t *data, size_t size);
 pk_status pk_perf_script_read(pk_input *in, pk_profile *p, const pk_read_options *options,
                               pk_error *err);
+
+/* True when the line holds only blanks (it ends a sample). */
+static inline bool perf_blank_line(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (text[i] != ' ' && text[i] != '\t')
+            return false;
+    return true;
+}
 
 #endif

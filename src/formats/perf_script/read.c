@@ -10,24 +10,31 @@
  *   keeps perf's.
  * - Each event is two values (metadata.c); the first event's period is the default.
  *
- * Speed: a sample's frame lines are taken as one run of bytes up to the empty line that ends
- * the sample (pk_text_lines_paragraph); a run seen before gives its stack (and the row of its
- * last thread) at the cost of hashing and comparing its bytes. Other runs are read line by
- * line, each distinct frame line parsed once.
+ * Speed: the input is cut into lines by split.c, on a second thread when the process may use
+ * two processors (core/batch_ring.h), while this one builds the model; with one processor this
+ * thread takes each piece as the splitter finds it (no batch, no copy). After a line that may
+ * start a sample the splitter takes the frame lines up to the empty line that ends it as one run
+ * of bytes and numbers the distinct runs; a run seen before under the same root gives its stack
+ * (and the row of its last thread) at once. Other runs are read line by line, each distinct
+ * frame line parsed once.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/array.h"
+#include "core/batch_ring.h"
 #include "core/damage.h"
 #include "core/input.h"
-#include "core/text_lines.h"
+#include "core/processors.h"
 #include "formats/perf_script/reader.h"
+#include "formats/perf_script/split.h"
 
 /* perf's lines are short; a tracepoint's fields or a deep C++ name may make one long. */
 #define PERF_MAX_LINE ((size_t)16 << 20)
 #define PERF_MAX_LINE_TEXT "16 MiB"
+/* Batches between the splitter and the model: enough to ride out a few uneven ones. */
+#define PERF_BATCHES 4
 
 static void reader_free(perf_reader *r)
 {
@@ -38,9 +45,10 @@ static void reader_free(perf_reader *r)
     free(r->frame_lines);
     free(r->runs);
     pk_index_free(&r->frame_index);
-    pk_buffer_free(&r->block_texts);
+    pk_buffer_free(&r->kept_texts);
+    free(r->kept);
     free(r->blocks);
-    pk_index_free(&r->block_index);
+    pk_u64map_free(&r->block_map);
     free(r->frames);
     free(r->ordered);
 }
@@ -264,14 +272,6 @@ static pk_status start_sample(perf_reader *r, const perf_header *h)
 
 /* ---- lines --------------------------------------------------------------------------------- */
 
-static bool is_blank_line(const char *text, size_t len)
-{
-    for (size_t i = 0; i < len; i++)
-        if (text[i] != ' ' && text[i] != '\t')
-            return false;
-    return true;
-}
-
 /* Where a line is, for messages; unterminated: it ends the input without a line end. */
 typedef struct line_place {
     uint64_t number, offset;
@@ -311,7 +311,7 @@ static pk_status take_line(perf_reader *r, const char *text, size_t len, line_pl
         return pk_damage(err, at.offset + (uint64_t)(nul - text),
                          "line %llu holds a NUL byte: this is not text",
                          (unsigned long long)at.number);
-    if (is_blank_line(text, len))
+    if (perf_blank_line(text, len))
         return end_sample(r) ? PK_OK : PK_ERR_NOMEM;
     if (text[0] == '#') {
         if (r->in_header_block && !perf_header_comment(r, text, len))
@@ -366,73 +366,135 @@ static pk_status take_line(perf_reader *r, const char *text, size_t len, line_pl
 
 /* ---- whole samples' frame lines ------------------------------------------------------------ */
 
-/* A run of frame lines under a root: the same lines under another command name make another
- * stack. */
-typedef struct block_key {
-    const char *text;
-    size_t len;
-    uint32_t root;
-} block_key;
-
-static bool block_equal(const void *context, uint32_t entry, const void *key)
+/* Takes the run's lines one by one, as any others. */
+static pk_status take_run_lines(perf_reader *r, const char *text, size_t len, line_place at,
+                                pk_error *err)
 {
-    const perf_reader *r = context;
-    const block_key *k = key;
-    const perf_block *b = &r->blocks[entry];
-    return b->root == k->root && b->text_len == k->len &&
-           memcmp(r->block_texts.data + b->text, k->text, k->len) == 0;
-}
-
-/* After a sample's header: its frame lines, up to the empty line that ends the sample, as one
- * run of bytes. A run seen before is the sample's stack at once; another is read line by line
- * and, when it was the sample's frames alone, remembered. When the lines are not buffered as one
- * run, nothing is taken: the caller reads them one by one. */
-static pk_status take_block(perf_reader *r, pk_text_lines *lines, pk_error *err)
-{
-    const char *span;
-    size_t len;
-    if (!pk_text_lines_paragraph(lines, &span, &len))
-        return PK_OK;
-    block_key key = {span, len, r->root_stack};
-    uint64_t hash = pk_hash_bytes(span, len) ^ pk_hash_u64(r->root_stack);
-    uint32_t entry = pk_index_find(&r->block_index, hash, block_equal, r, &key);
-    if (entry != UINT32_MAX) {
-        /* The lines and the empty line after them, which ends the sample. */
-        pk_text_lines_consume(lines, len + 1, r->blocks[entry].lines + 1);
-        r->block = entry;
-        return end_sample(r) ? PK_OK : PK_ERR_NOMEM;
-    }
-    uint64_t serial = r->sample_serial, count = 0;
-    line_place at = {lines->number, pk_in_offset(lines->in), false};
     for (size_t pos = 0; pos < len;) {
-        const char *lf = memchr(span + pos, '\n', len - pos);
-        size_t n = (size_t)(lf - span) - pos;
-        at.number++;
-        pk_status s = take_line(r, span + pos, n, at, err);
+        const char *lf = memchr(text + pos, '\n', len - pos);
+        size_t n = (size_t)(lf - text) - pos;
+        pk_status s = take_line(r, text + pos, n, at, err);
         if (s != PK_OK)
             return s;
-        count++;
+        at.number++;
         at.offset += n + 1;
         pos += n + 1;
     }
-    pk_text_lines_consume(lines, len, count);
-    /* Frames of this sample alone (no header, empty or source line among them): remembered. */
-    if (!r->in_sample || r->sample_serial != serial || r->sample_skipped ||
-        r->block_count >= UINT32_MAX - 1)
-        return PK_OK;
-    uint32_t stack = sample_stack(r);
-    if (stack == PK_NONE && (r->frame_count > 0 || r->root_stack != PK_NONE))
-        return PK_ERR_NOMEM;
-    if (!PK_ARRAY_RESERVE(r->blocks, r->block_cap, r->block_count + 1))
-        return PK_ERR_NOMEM;
-    size_t text = r->block_texts.len;
-    pk_buffer_append(&r->block_texts, span, len);
-    if (r->block_texts.failed ||
-        !pk_index_insert(&r->block_index, hash, (uint32_t)r->block_count))
-        return PK_ERR_NOMEM;
-    r->blocks[r->block_count] = (perf_block){text, len, count, r->root_stack, stack, PK_NONE, 0};
-    r->block = (uint32_t)r->block_count++;
     return PK_OK;
+}
+
+/* A run of lines up to the empty line that ends a sample (split.h), then that empty line. Right
+ * after the header that started a sample (block_ready), a run seen before under the same root
+ * is the sample's stack at once; another is read line by line and, when it was the sample's
+ * frames alone, remembered. Elsewhere its lines are lines as any others. */
+static pk_status take_run(perf_reader *r, const perf_piece *piece, const char *text,
+                          bool block_ready, pk_error *err)
+{
+    uint32_t run = piece->run;
+    if (run != UINT32_MAX && piece->new_run) {
+        /* Kept, and its text for a later sample under another root (a batch gives none). */
+        if (run != r->kept_count || !PK_ARRAY_RESERVE(r->kept, r->kept_cap, r->kept_count + 1))
+            return PK_ERR_NOMEM;
+        r->kept[r->kept_count++] = (perf_kept_run){r->kept_texts.len, PK_NONE};
+        pk_buffer_append(&r->kept_texts, text, piece->len);
+        if (r->kept_texts.failed)
+            return PK_ERR_NOMEM;
+    }
+    if (!text)
+        text = (const char *)r->kept_texts.data + r->kept[run].text;
+    line_place at = {piece->number, piece->offset, false};
+    line_place empty = {piece->number + piece->lines, piece->offset + piece->len, false};
+    if (block_ready && run != UINT32_MAX) {
+        uint32_t last = r->kept[run].block;
+        uint32_t *known = last != PK_NONE && r->blocks[last].root == r->root_stack
+                              ? &r->kept[run].block
+                              : pk_u64map_find(&r->block_map, (uint64_t)run << 32 | r->root_stack);
+        if (known) {
+            r->block = r->kept[run].block = *known;
+            /* The sample ends (the empty line after it would end nothing more). */
+            return end_sample(r) ? PK_OK : PK_ERR_NOMEM;
+        }
+    }
+    uint64_t serial = r->sample_serial;
+    pk_status status = take_run_lines(r, text, piece->len, at, err);
+    if (status != PK_OK)
+        return status;
+    /* Frames of this sample alone (no header, empty or source line among them): remembered,
+     * and the run kept now when the splitter left that to this stage. */
+    if (block_ready && r->in_sample && r->sample_serial == serial && !r->sample_skipped &&
+        r->block_count < UINT32_MAX - 1 && (run != UINT32_MAX || r->splitter)) {
+        if (run == UINT32_MAX) {
+            if (!perf_split_keep(r->splitter, piece, &run) ||
+                !PK_ARRAY_RESERVE(r->kept, r->kept_cap, r->kept_count + 1))
+                return PK_ERR_NOMEM;
+            if (run == UINT32_MAX || run != r->kept_count)
+                return take_line(r, "", 0, empty, err);
+            r->kept[r->kept_count++] = (perf_kept_run){0, PK_NONE};
+        }
+        uint32_t stack = sample_stack(r);
+        if (stack == PK_NONE && (r->frame_count > 0 || r->root_stack != PK_NONE))
+            return PK_ERR_NOMEM;
+        uint32_t *slot;
+        bool inserted;
+        if (!PK_ARRAY_RESERVE(r->blocks, r->block_cap, r->block_count + 1) ||
+            !pk_u64map_put(&r->block_map, (uint64_t)run << 32 | r->root_stack,
+                           (uint32_t)r->block_count, &slot, &inserted))
+            return PK_ERR_NOMEM;
+        r->blocks[r->block_count] = (perf_block){r->root_stack, stack, PK_NONE, 0};
+        r->block = r->kept[run].block = (uint32_t)r->block_count++;
+    }
+    return take_line(r, "", 0, empty, err);
+}
+
+/* One piece (split.h), its text given where it is (a RUN seen before needs none). */
+static pk_status take_piece(perf_reader *r, const perf_piece *piece, const char *text,
+                            pk_error *err)
+{
+    if (piece->kind == PERF_PIECE_LINE) {
+        line_place at = {piece->number, piece->offset, piece->unterminated};
+        uint64_t serial = r->sample_serial;
+        pk_status status = take_line(r, text, piece->len, at, err);
+        /* A new sample with call graphs: its frame lines may come next as a run. */
+        r->block_ready = r->sample_serial != serial && r->in_sample && !r->callchain_less;
+        return status;
+    }
+    if (piece->kind == PERF_PIECE_RUN) {
+        bool block_ready = r->block_ready;
+        r->block_ready = false;
+        return take_run(r, piece, text, block_ready, err);
+    }
+    return pk_damage(err, piece->offset, "line %llu is longer than " PERF_MAX_LINE_TEXT,
+                     (unsigned long long)piece->number);
+}
+
+/* The pieces of one batch, in order. */
+static pk_status take_batch(perf_reader *r, const perf_batch *b, pk_error *err)
+{
+    for (size_t i = 0; i < b->count; i++) {
+        const perf_piece *piece = &b->pieces[i];
+        pk_status status = take_piece(r, piece, perf_piece_text(b, piece), err);
+        if (status != PK_OK)
+            return status;
+    }
+    return b->nomem ? PK_ERR_NOMEM : PK_OK;
+}
+
+/* The pieces as the splitter finds them, on this thread. */
+static pk_status take_pieces(perf_reader *r, perf_splitter *splitter, pk_error *err)
+{
+    r->splitter = splitter;
+    for (;;) {
+        perf_piece piece;
+        perf_split_result got = perf_split_next(splitter, &piece);
+        if (got != PERF_SPLIT_PIECE)
+            return got == PERF_SPLIT_END ? PK_OK : PK_ERR_NOMEM;
+        /* Every piece comes with its text where the splitter found it. */
+        pk_status status = take_piece(r, &piece, piece.text, err);
+        if (status != PK_OK || piece.kind == PERF_PIECE_TOO_LONG)
+            return status;
+        if (r->block_ready)
+            perf_split_expect_run(splitter);
+    }
 }
 
 /* ---- the reader ---------------------------------------------------------------------------- */
@@ -459,36 +521,33 @@ pk_status pk_perf_script_read(pk_input *in, pk_profile *p, const pk_read_options
     r.annotate_jit = all || (extra && pk_option_get(extra, "perf-jit"));
     pk_u64map_init(&r.threads);
     pk_u64map_init(&r.roots);
+    pk_u64map_init(&r.block_map);
     pk_index_init(&r.frame_index);
-    pk_index_init(&r.block_index);
-    pk_text_lines lines;
-    pk_text_lines_init(&lines, in, PERF_MAX_LINE);
     pk_status status = PK_OK;
     /* Folded output names frames as FlameGraph's collapsers tidy them (folded.c). */
     if (pk_property_set(p, "folded names", "flamegraph") != PK_OK)
         status = PK_ERR_NOMEM;
-    while (status == PK_OK) {
-        const char *text = NULL;
-        size_t len = 0;
-        pk_text_line_result got = pk_text_lines_next(&lines, &text, &len);
-        if (got == PK_TEXT_END)
-            break;
-        if (got == PK_TEXT_NOMEM) {
-            status = PK_ERR_NOMEM;
-            break;
-        }
-        if (got == PK_TEXT_TOO_LONG) {
-            status = pk_damage(err, lines.offset, "line %llu is longer than " PERF_MAX_LINE_TEXT,
-                               (unsigned long long)lines.number);
-            break;
-        }
-        line_place at = {lines.number, lines.offset, lines.unterminated};
-        uint64_t serial = r.sample_serial;
-        status = take_line(&r, text, len, at, err);
-        /* A new sample with call graphs: its frame lines, whole when they can be. */
-        if (status == PK_OK && r.sample_serial != serial && r.in_sample && !r.callchain_less)
-            status = take_block(&r, &lines, err);
+    /* The lines are split (split.c) on a second thread when there is a second processor, while
+     * this one builds the model; with one, this thread takes each piece as it is split. */
+    perf_splitter splitter;
+    perf_splitter_init(&splitter, in, PERF_MAX_LINE);
+    if (status == PK_OK && pk_several_processors()) {
+        perf_batch batches[PERF_BATCHES];
+        void *slots[PERF_BATCHES];
+        memset(batches, 0, sizeof batches);
+        for (size_t i = 0; i < PERF_BATCHES; i++)
+            slots[i] = &batches[i];
+        pk_batch_ring ring;
+        pk_batch_ring_start(&ring, slots, PERF_BATCHES, perf_split_fill, &splitter, true);
+        for (const perf_batch *b; status == PK_OK && (b = pk_batch_ring_next(&ring));)
+            status = take_batch(&r, b, err);
+        pk_batch_ring_finish(&ring);
+        for (size_t i = 0; i < PERF_BATCHES; i++)
+            perf_batch_free(&batches[i]);
+    } else if (status == PK_OK) {
+        status = take_pieces(&r, &splitter, err);
     }
+    perf_splitter_free(&splitter);
     if (status == PK_OK && !end_sample(&r))
         status = PK_ERR_NOMEM;
     if (status == PK_OK && !pk_in_error(in) && r.samples == 0)
@@ -498,7 +557,6 @@ pk_status pk_perf_script_read(pk_input *in, pk_profile *p, const pk_read_options
     if (status == PK_ERR_NOMEM)
         status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     perf_finish_metadata(&r);
-    pk_text_lines_free(&lines);
     reader_free(&r);
     return status;
 }

@@ -30,16 +30,18 @@ typedef struct perf_frame_line {
     size_t run, run_len;   /* in perf_reader.runs */
 } perf_frame_line;
 
-/* A distinct run of frame lines that made a whole sample's stack under a root: found again by
- * its bytes. */
+/* A distinct run of frame lines (split.h) that made a whole sample's stack under a root. */
 typedef struct perf_block {
-    size_t text, text_len; /* in perf_reader.block_texts */
-    uint64_t lines;
     uint32_t root;  /* the root stack it is under */
     uint32_t stack;
     uint32_t thread; /* the thread of the last sample with this block, and its row */
     size_t row;
 } perf_block;
+
+typedef struct perf_kept_run {
+    size_t text;    /* in perf_reader.kept_texts */
+    uint32_t block; /* PK_NONE before the first */
+} perf_kept_run;
 
 /* Per thread: the root stack of its command name as last seen. */
 typedef struct perf_thread_root {
@@ -74,14 +76,23 @@ typedef struct perf_reader {
     size_t run_count, run_cap;
     pk_index frame_index;
 
-    /* Distinct whole samples. */
-    pk_buffer block_texts;
+    /* The splitter's runs by their number: the text, for a run under a new root (from batches,
+     * which give a run seen before by its number alone), and the block it made last (most runs
+     * are seen under one root only). */
+    pk_buffer kept_texts;
+    /* The splitter, when its pieces come one by one on this thread: it keeps the runs this
+     * stage remembers (perf_split_keep); NULL with batches. */
+    struct perf_splitter *splitter;
+    perf_kept_run *kept;
+    size_t kept_count, kept_cap;
+    /* Distinct whole samples: blocks by run and root stack. */
     perf_block *blocks;
     size_t block_count, block_cap;
-    pk_index block_index;
+    pk_u64map block_map;
 
     /* The sample being read. */
     bool in_sample;
+    bool block_ready;    /* its header came last: a run next may be its frames (split.h) */
     bool sample_skipped; /* a record that is not a sample, or of a dropped event */
     bool callchain_less; /* its header carried its frame */
     bool has_frame_lines;
