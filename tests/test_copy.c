@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "core/profile_internal.h"
 #include "profkit/merge.h"
 #include "profkit/profile.h"
 #include "report_fixture.h"
@@ -211,6 +212,71 @@ static void copy_hook_replaces_frames_by_chains(void **state)
     pk_profile_free(src);
 }
 
+/* Many long distinct stacks of 200 functions ("bar" among them), the same for a given seed:
+ * a pool of frames several megabytes large. */
+static pk_profile *wide_profile(void)
+{
+    pk_profile *p = pk_profile_new();
+    assert_int_not_equal(pk_add_value_type(p, "samples", "count"), PK_NONE);
+    uint32_t thread = pk_add_thread(p, pk_intern_cstr(p, "main"), 1, 1);
+    uint32_t frames[200], stack[150];
+    for (uint32_t i = 0; i < 200; i++) {
+        char name[16];
+        snprintf(name, sizeof name, i == 7 ? "bar" : "f%u", (unsigned)i);
+        pk_function fn = {pk_intern_cstr(p, name), 0, 0, PK_NONE};
+        pk_frame fr = {pk_intern_function(p, &fn), 0, 0, PK_NONE, 0};
+        frames[i] = pk_intern_frame(p, &fr);
+    }
+    uint64_t x = 42;
+    for (int s = 0; s < 4000; s++) {
+        size_t depth = 100 + (size_t)s % 50;
+        for (size_t k = 0; k < depth; k++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            stack[k] = frames[(x >> 33) % 200];
+        }
+        int64_t value = 1 + s % 5;
+        assert_int_equal(pk_add_sample(p, thread, pk_intern_stack_frames(p, PK_NONE, stack, depth),
+                                       &value),
+                         PK_OK);
+    }
+    return p;
+}
+
+/* A copy that gives the source's memory back as it goes (the symbolization pass's, before the
+ * source is freed) is the same copy, over a pool of frames larger than what it releases at a
+ * time. */
+static void copy_releasing_the_source_gives_the_same_copy(void **state)
+{
+    (void)state;
+    pk_profile *kept = wide_profile(), *released = wide_profile();
+    pk_profile *a = pk_profile_new(), *b = pk_profile_new();
+    expand_bar xa = {{0, 0}, 0}, xb = {{0, 0}, 0};
+    pk_copy_options oa = {.map_frame = expand_bar_frame, .map_context = &xa};
+    pk_copy_options ob = {.map_frame = expand_bar_frame, .map_context = &xb};
+    pk_error err;
+    assert_int_equal(pk_profile_copy(a, kept, &oa, &err), PK_OK);
+    assert_int_equal(pk_profile_copy_releasing(b, released, &ob, &err), PK_OK);
+    pk_profile_free(released);
+    assert_int_equal(pk_stack_count(a), pk_stack_count(b));
+    assert_int_equal(pk_sample_count(a), 4000);
+    assert_int_equal(pk_sample_count(b), 4000);
+    uint32_t fa[300], fb[300];
+    for (size_t row = 0; row < pk_sample_count(a); row++) {
+        assert_int_equal(pk_sample_stack(a, row), pk_sample_stack(b, row));
+        assert_int_equal(pk_sample_values(a, row)[0], pk_sample_values(b, row)[0]);
+        size_t na = pk_stack_frames(a, pk_sample_stack(a, row), fa, 300);
+        size_t nb = pk_stack_frames(b, pk_sample_stack(b, row), fb, 300);
+        assert_int_equal(na, nb);
+        assert_true(na >= 100 && na < 300);
+        for (size_t k = 0; k < na; k++)
+            assert_string_equal(pk_frame_name(a, fa[k]), pk_frame_name(b, fb[k]));
+    }
+    assert_int_equal(pk_value_total(b, 0), pk_value_total(kept, 0));
+    pk_profile_free(a);
+    pk_profile_free(b);
+    pk_profile_free(kept);
+}
+
 static bool add_build_id(void *context, const pk_profile *src, uint32_t index, pk_profile *dst,
                          pk_resource *resource)
 {
@@ -293,6 +359,7 @@ int main(void)
         cmocka_unit_test(copy_maps_values_and_matches_threads_by_name),
         cmocka_unit_test(copy_hook_replaces_frames_by_chains),
         cmocka_unit_test(copy_hook_completes_resources),
+        cmocka_unit_test(copy_releasing_the_source_gives_the_same_copy),
         cmocka_unit_test(merge_adds_threads_of_one_name_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -49,6 +49,11 @@ PK_API bool pk_profile_has_unresolved_frames(const pk_profile *p);
  * directories are only read during the call. */
 PK_API pk_status pk_symbolize(const pk_profile *p, const pk_symbolize_options *options,
                               pk_profile **out, pk_error *err);
+/* pk_symbolize followed by pk_profile_free(p), whatever the outcome, with p's memory given
+ * back as the pass copies it: the peak is about one profile and the symbolizer's tables rather
+ * than two profiles (for a profile of many distinct stacks, its largest part). */
+PK_API pk_status pk_symbolize_consume(pk_profile *p, const pk_symbolize_options *options,
+                                      pk_profile **out, pk_error *err);
 
 #ifdef __cplusplus
 }

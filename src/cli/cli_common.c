@@ -424,8 +424,7 @@ int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *i
         /* Native addresses are named from the binaries they came from. */
         pk_symbolize_options symbols = {input->symbol_paths, input->symbol_path_count, NULL, 0};
         pk_profile *named;
-        status = pk_symbolize(*out, &symbols, &named, &err);
-        pk_profile_free(*out);
+        status = pk_symbolize_consume(*out, &symbols, &named, &err);
         *out = named;
     }
     if (status == PK_OK && inputs->source) {

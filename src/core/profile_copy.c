@@ -7,6 +7,7 @@
 
 #include "core/array.h"
 #include "core/hashmap.h"
+#include "core/pages.h"
 #include "core/profile_internal.h"
 #include "profkit/merge.h"
 
@@ -32,6 +33,7 @@ typedef struct copy_state {
     uint32_t *stacks;               /* src stack -> dst stack */
     uint32_t *run;                  /* scratch: a run of src mapped to dst frames */
     size_t run_capacity;
+    pk_profile *releasing;          /* src, when its memory is given back as the copy goes */
 } copy_state;
 
 static pk_status out_of_memory(pk_error *err)
@@ -263,10 +265,14 @@ static pk_status map_frame(copy_state *c, uint32_t id, const uint32_t **frames, 
  * each stack is its mapped prefix followed by its run, frame by frame mapped. */
 static pk_status copy_stacks(copy_state *c, pk_error *err)
 {
+    /* Runs lie in the pool in the order of their stacks: the frames before a run are passed. */
+    char *released = c->releasing ? (char *)c->releasing->stacks.pool : NULL;
     for (size_t i = 0; i < pk_stack_count(c->src); i++) {
         uint32_t prefix;
         const uint32_t *run;
         size_t length = pk_stack_run(c->src, (uint32_t)i, &prefix, &run);
+        if (released)
+            pk_release_passed(&released, run);
         size_t mapped = 0;
         if (!PK_ARRAY_RESERVE(c->run, c->run_capacity, length))
             return out_of_memory(err);
@@ -293,6 +299,11 @@ static pk_status copy_stacks(copy_state *c, pk_error *err)
         if (stack == PK_NONE && mapped > 0)
             return out_of_memory(err);
         c->stacks[i] = stack;
+    }
+    if (released) {
+        const pk_stack_store *s = &c->releasing->stacks;
+        pk_release_pages(released, (size_t)((const char *)(s->pool + s->pool_count) - released));
+        pk_release_pages(s->entries, s->count * sizeof *s->entries);
     }
     return PK_OK;
 }
@@ -347,10 +358,10 @@ static pk_status replay(copy_state *c)
     return status != PK_OK ? status : closed;
 }
 
-pk_status pk_profile_copy(pk_profile *dst, const pk_profile *src, const pk_copy_options *options,
-                          pk_error *err)
+static pk_status copy_profile(pk_profile *dst, const pk_profile *src, pk_profile *releasing,
+                              const pk_copy_options *options, pk_error *err)
 {
-    copy_state c = {.dst = dst, .src = src, .options = options};
+    copy_state c = {.dst = dst, .src = src, .options = options, .releasing = releasing};
     for (size_t v = 0; v < PK_MAX_VALUES; v++)
         c.values[v] = PK_NONE;
     size_t frames = pk_frame_count(src);
@@ -384,6 +395,11 @@ pk_status pk_profile_copy(pk_profile *dst, const pk_profile *src, const pk_copy_
         out_of_memory(err);
         goto done;
     }
+    if (releasing) {
+        /* Only read in order from here: what finds stacks and rows in src is not needed. */
+        pk_stack_store_drop_index(&releasing->stacks);
+        pk_u64map_free(&releasing->sample_index);
+    }
     status = copy_stacks(&c, err);
     if (status != PK_OK)
         goto done;
@@ -402,4 +418,16 @@ done:
     free(c.stacks);
     free(c.run);
     return status;
+}
+
+pk_status pk_profile_copy(pk_profile *dst, const pk_profile *src, const pk_copy_options *options,
+                          pk_error *err)
+{
+    return copy_profile(dst, src, NULL, options, err);
+}
+
+pk_status pk_profile_copy_releasing(pk_profile *dst, pk_profile *src,
+                                    const pk_copy_options *options, pk_error *err)
+{
+    return copy_profile(dst, src, src, options, err);
 }

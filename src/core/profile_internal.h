@@ -50,6 +50,14 @@ void pk_profile_set_overflow_hook(pk_profile *p, void (*hook)(void *context), vo
 pk_status pk_memory_copy_sums(pk_profile *dst, const pk_profile *src, const uint32_t *threads,
                               const uint32_t *stacks, uint64_t address_tag);
 
+/* pk_profile_copy of a source that is freed right after: src's memory is given back as the
+ * copy goes (its lookup tables first, then its stacks' frames as they are copied), so that the
+ * two profiles are never whole at once. Nothing but pk_profile_free may use src afterwards,
+ * whatever the outcome. */
+struct pk_copy_options;
+pk_status pk_profile_copy_releasing(pk_profile *dst, pk_profile *src,
+                                    const struct pk_copy_options *options, pk_error *err);
+
 struct pk_profile {
     pk_strtab strings;
 

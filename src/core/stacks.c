@@ -51,6 +51,13 @@ void pk_stack_store_free(pk_stack_store *s)
     memset(s, 0, sizeof *s);
 }
 
+void pk_stack_store_drop_index(pk_stack_store *s)
+{
+    free(s->slots);
+    s->slots = NULL;
+    s->mask = 0;
+}
+
 /* Reads a sequence backwards, from its innermost frame: first the frames given, then the runs
  * of a stack and its prefixes. */
 typedef struct cursor {
@@ -142,6 +149,9 @@ static uint32_t stack_lookup(const pk_stack_store *s, uint64_t hash, uint32_t de
 static bool grow_slots(pk_stack_store *s)
 {
     size_t size = s->slots ? (s->mask + 1) * 2 : 1024;
+    /* After pk_stack_store_drop_index the table starts again for all the stacks there are. */
+    while ((s->count + 1) * 2 > size)
+        size *= 2;
     pk_stack_slot *slots = calloc(size, sizeof *slots);
     if (!slots)
         return false;

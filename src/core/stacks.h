@@ -37,6 +37,9 @@ typedef struct pk_stack_store {
 } pk_stack_store;
 
 void pk_stack_store_free(pk_stack_store *s);
+/* Frees the table that finds stacks, for a store read only by index from then on: until
+ * pk_stack_store_intern rebuilds it, pk_stack_store_find finds nothing. */
+void pk_stack_store_drop_index(pk_stack_store *s);
 
 /* The stack of prefix's frames (none for PK_NONE) followed by frames[0..n), interned; n == 0
  * gives prefix itself. frame_count bounds valid frames. PK_NONE when memory runs out or an index

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/profile_internal.h"
 #include "core/symbolize.h"
 #include "profkit/merge.h"
 
@@ -71,8 +72,9 @@ static size_t name_unresolved_frame(void *context, const pk_profile *src, uint32
     return n == 0 ? SIZE_MAX : n;
 }
 
-pk_status pk_symbolize(const pk_profile *p, const pk_symbolize_options *options,
-                       pk_profile **out, pk_error *err)
+/* The pass; when releasing is p, p's memory is given back as the copy goes. */
+static pk_status symbolize(const pk_profile *p, pk_profile *releasing,
+                           const pk_symbolize_options *options, pk_profile **out, pk_error *err)
 {
     *out = NULL;
     pk_profile *dst = pk_profile_new();
@@ -96,7 +98,8 @@ pk_status pk_symbolize(const pk_profile *p, const pk_symbolize_options *options,
         }
         pk_copy_options copy = {.map_frame = name_unresolved_frame, .map_context = &pass,
                                 .map_resource = complete_resource};
-        status = pk_profile_copy(dst, p, &copy, err);
+        status = releasing ? pk_profile_copy_releasing(dst, releasing, &copy, err)
+                           : pk_profile_copy(dst, p, &copy, err);
     }
     /* Adds a warning per binary that could not be used. */
     pk_symbolizer_free(pass.symbolizer);
@@ -109,4 +112,18 @@ pk_status pk_symbolize(const pk_profile *p, const pk_symbolize_options *options,
     }
     *out = dst;
     return PK_OK;
+}
+
+pk_status pk_symbolize(const pk_profile *p, const pk_symbolize_options *options,
+                       pk_profile **out, pk_error *err)
+{
+    return symbolize(p, NULL, options, out, err);
+}
+
+pk_status pk_symbolize_consume(pk_profile *p, const pk_symbolize_options *options,
+                               pk_profile **out, pk_error *err)
+{
+    pk_status status = symbolize(p, p, options, out, err);
+    pk_profile_free(p);
+    return status;
 }

@@ -11,6 +11,7 @@
 
 #include "core/array.h"
 #include "core/hashmap.h"
+#include "core/pages.h"
 #include "core/path.h"
 #include "core/procmaps.h"
 #include "core/symbolize.h"
@@ -494,11 +495,16 @@ static pk_status gp_build(gp_reader *r, pk_error *err)
     free(r->address_slots);
     r->address_slots = NULL;
 
-    /* Each distinct stack, its addresses turned into their frames in place. */
+    /* Each distinct stack, its addresses turned into their frames in place. The model copies
+     * them: the part of the reader's tables passed is given back, so that the two are not both
+     * whole at the end. */
     uint64_t period_ns = gp_saturating_mul(gp_header_period_us(&r->header), 1000);
+    char *released_stacks = (char *)r->stacks, *released_pool = (char *)r->pool;
     for (size_t i = 0; i < r->stack_count && !failed; i++) {
         const gp_stack *s = &r->stacks[i];
         uint32_t *ids = r->pool + s->first;
+        pk_release_passed(&released_stacks, s);
+        pk_release_passed(&released_pool, ids);
         for (size_t k = 0; k < s->depth; k++)
             ids[k] = frames[ids[k]];
         uint32_t stack = pk_intern_stack_frames(p, PK_NONE, ids, s->depth);
