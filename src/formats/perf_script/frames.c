@@ -134,15 +134,10 @@ static size_t make_frames(perf_reader *r, const perf_frame *f, uint32_t file, ui
     return made;
 }
 
-typedef struct frame_key {
-    const char *text;
-    size_t len;
-} frame_key;
-
 static bool frame_line_equal(const void *context, uint32_t entry, const void *key)
 {
     const perf_reader *r = context;
-    const frame_key *k = key;
+    const perf_text_key *k = key;
     const perf_frame_line *l = &r->frame_lines[entry];
     return l->text_len == k->len && memcmp(r->texts.data + l->text, k->text, k->len) == 0;
 }
@@ -160,7 +155,7 @@ static bool push_frames(perf_reader *r, size_t run, size_t run_len)
 
 bool perf_add_frame_line(perf_reader *r, const char *text, size_t len, const perf_frame *f)
 {
-    frame_key key = {text, len};
+    perf_text_key key = {text, len};
     uint64_t hash = pk_hash_bytes(text, len);
     uint32_t entry = pk_index_find(&r->frame_index, hash, frame_line_equal, r, &key);
     if (entry == UINT32_MAX) {

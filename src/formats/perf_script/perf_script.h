@@ -67,6 +67,13 @@ int pk_perf_script_probe(const uint8_t *data, size_t size);
 pk_status pk_perf_script_read(pk_input *in, pk_profile *p, const pk_read_options *options,
                               pk_error *err);
 
+/* Text looked up in a table of texts kept elsewhere (distinct frame lines, distinct runs of
+ * them): the key the tables' equality callbacks receive. */
+typedef struct perf_text_key {
+    const char *text;
+    size_t len;
+} perf_text_key;
+
 /* True when the line holds only blanks (it ends a sample). */
 static inline bool perf_blank_line(const char *text, size_t len)
 {

@@ -90,15 +90,10 @@ static uint64_t count_lines(const char *text, size_t len)
     return count;
 }
 
-typedef struct run_key {
-    const char *text;
-    size_t len;
-} run_key;
-
 static bool run_equal(const void *context, uint32_t entry, const void *key)
 {
     const perf_splitter *s = context;
-    const run_key *k = key;
+    const perf_text_key *k = key;
     const perf_split_run *run = &s->runs[entry];
     return run->len == k->len && memcmp(s->texts.data + run->text, k->text, k->len) == 0;
 }
@@ -122,7 +117,7 @@ static bool describe_run(perf_splitter *s, perf_piece *p, const char *text, size
 {
     p->text = text;
     p->len = (uint32_t)len;
-    run_key key = {text, len};
+    perf_text_key key = {text, len};
     uint64_t hash = pk_hash_bytes(text, len);
     uint32_t entry = pk_index_find(&s->index, hash, run_equal, s, &key);
     if (entry != UINT32_MAX) {
