@@ -58,7 +58,7 @@ static void check_input(const char *name, const uint8_t *data, size_t size, cons
     expect_same(name, data, size, "whole");
 
     char how[64];
-    size_t step = size <= v->every_cut_bytes ? 1 : size / v->spread_cuts;
+    size_t step = size <= v->every_cut_bytes || size < v->spread_cuts ? 1 : size / v->spread_cuts;
     for (size_t cut = 0; cut < size; cut += step) {
         snprintf(how, sizeof how, "cut at byte %zu", cut);
         expect_same(name, data, cut, how);
