@@ -1,9 +1,14 @@
 /* libFuzzer harness for the .bsprof reader and dump: any bytes, with and without salvage. What
- * is read is written back as .bsprof, and that output must read again without error. */
+ * is read is written back as .bsprof, and that output must read again without error. The
+ * reader's two decoders of CPU and call-count entries, the wide one where this processor runs
+ * it and the byte-wise loop of every other processor, must read the bytes alike: the same
+ * outcome, error offset and model. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "bsprof_decoders.h"
 #include "core/output.h"
 #include "formats/formats.h"
 #include "profkit/format.h"
@@ -54,6 +59,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (pk_read_memory(data, size, &pk_format_bsprof, &options, &p, &err) == PK_OK && p)
             write_and_read_back(p);
         pk_profile_free(p);
+        const char *difference = tb_bsprof_decoders_difference(data, size, options.salvage);
+        if (difference) {
+            fprintf(stderr, "the decoders differ: %s\n", difference);
+            abort();
+        }
     }
     dump(data, size, size > 0 && (data[size - 1] & 1), size > 0 && (data[size - 1] & 2));
     return 0;

@@ -22,7 +22,11 @@ const char *tb_data_path(const char *relative)
 
 char *tb_read_data_file(const char *relative, size_t *size)
 {
-    const char *path = tb_data_path(relative);
+    return tb_read_whole_file(tb_data_path(relative), size);
+}
+
+char *tb_read_whole_file(const char *path, size_t *size)
+{
     FILE *f = fopen(path, "rb");
     if (!f)
         die("cannot open", path);

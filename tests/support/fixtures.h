@@ -13,6 +13,8 @@
 const char *tb_data_path(const char *relative);
 /* The whole file tests/data/RELATIVE, malloc'ed, NUL-terminated; *size excludes the NUL. */
 char *tb_read_data_file(const char *relative, size_t *size);
+/* The same for any path. */
+char *tb_read_whole_file(const char *path, size_t *size);
 /* The text format->dump prints for [data, data + size); *status receives what dump returned. */
 char *tb_dump_text(const pk_format *format, const void *data, size_t size, bool raw,
                    pk_status *status, pk_error *err);

@@ -163,6 +163,12 @@ void pk_bsprof_scan_free(bs_scan *s);
 
 pk_status pk_bsprof_read(pk_input *in, pk_profile *p, const pk_read_options *options,
                          pk_error *err);
+/* Makes the reads that this thread starts from now on decode CPU and call-count entries with the
+ * byte-wise loop even where the wide decoder would run (x86-64 with a fast pext), or, with
+ * false, with the fastest decoder again. For the tests and the fuzz harness, which check that
+ * both decoders read every input alike: on such a processor the byte-wise loop, what every
+ * other processor runs, is otherwise never used. Not exported. */
+void pk_bsprof_force_bytewise(bool on);
 pk_status pk_bsprof_dump(pk_input *in, pk_output *out, bool raw, const pk_read_options *options,
                          pk_error *err);
 pk_status pk_bsprof_write(const pk_profile *p, pk_output *out, const pk_write_options *options,

@@ -142,7 +142,8 @@ typedef struct bs_reader {
     bs_tally undefined[BS_KIND_COUNT];
     bs_tally redefined[BS_KIND_COUNT];
     bool memory_flag;              /* the header's memory operations flag */
-    bool wide;                     /* the wide decoder works on this processor */
+    bool wide;                     /* the wide decoder runs: it works on this processor and
+                                      the byte-wise loop is not forced */
     uint64_t folded_at;            /* input offset of the last bs_cells_fold */
     uint64_t memory_ops;
 } bs_reader;
@@ -900,6 +901,15 @@ static bool bs_wide_usable(void)
 }
 #endif
 
+/* Set by pk_bsprof_force_bytewise: per thread, so that a test forcing the byte-wise loop does
+ * not change what reads in other threads run. */
+static _Thread_local bool bs_bytewise_forced;
+
+void pk_bsprof_force_bytewise(bool on)
+{
+    bs_bytewise_forced = on;
+}
+
 /* Decodes entries with the fastest decoder for this processor while they last. */
 static bool bs_fast(bs_reader *r, pk_input *in)
 {
@@ -1057,7 +1067,7 @@ pk_status pk_bsprof_read(pk_input *in, pk_profile *p, const pk_read_options *opt
                    .unknown_thread = PK_NONE, .unnamed = PK_NONE};
     bs_decoder d = {.in = in, .line_data = line_data, .err = err};
 #ifdef BS_HAVE_WIDE
-    r.wide = bs_wide_usable();
+    r.wide = !bs_bytewise_forced && bs_wide_usable();
 #endif
     pk_u64map_init(&r.strings);
     pk_u64map_init(&r.string_placeholders);
