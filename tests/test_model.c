@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "profkit/calltree.h"
+#include "core/distinct.h"
 #include "core/hashmap.h"
 #include "profkit/profile.h"
 #include "memory_events.h"
@@ -275,6 +276,71 @@ static void rows_are_per_thread_and_stack(void **state)
     pk_profile_free(p);
 }
 
+/* Stacks and rows handed over as distinct (core/distinct.h) are not looked up when added, but
+ * they are found, and not made twice, by what interns, finds or asks for rows afterwards; and
+ * more can be handed over after interning resumed. */
+static void distinct_stacks_and_rows_are_found_afterwards(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    assert_int_equal(pk_add_value_type(p, "samples", "count"), 0);
+    uint32_t t0 = pk_add_thread(p, pk_intern_cstr(p, "t0"), 1, 1);
+    uint32_t t1 = pk_add_thread(p, pk_intern_cstr(p, "t1"), 1, 2);
+    enum { FRAMES = 64, STACKS = 3000 };
+    uint32_t frames[FRAMES];
+    for (int f = 0; f < FRAMES; f++) {
+        char name[16];
+        snprintf(name, sizeof name, "f%d", f);
+        frames[f] = make_frame(p, name, 0);
+    }
+    /* Stack k: frames[0], then the bits of k + 1 as frames 1 or 2, then frames[3 + k % 61]. */
+    uint32_t seq[16], stacks[STACKS];
+    size_t lengths[STACKS];
+    for (int k = 0; k < STACKS; k++) {
+        size_t n = 0;
+        seq[n++] = frames[0];
+        for (unsigned bits = (unsigned)k + 1; bits; bits >>= 1)
+            seq[n++] = frames[1 + (bits & 1)];
+        seq[n++] = frames[3 + k % 61];
+        lengths[k] = n;
+        /* The first half distinct, then interned, then distinct again. */
+        bool distinct = k < STACKS / 2 || k >= STACKS * 3 / 4;
+        stacks[k] = distinct ? pk_add_distinct_stack(p, seq, n)
+                             : pk_intern_stack_frames(p, PK_NONE, seq, n);
+        assert_int_equal(stacks[k], k);
+        int64_t one = 1;
+        assert_int_equal(distinct ? pk_add_distinct_sample(p, t0, stacks[k], &one)
+                                  : pk_add_sample(p, t0, stacks[k], &one),
+                         PK_OK);
+        if (k == STACKS / 4 || k == STACKS - 1)
+            assert_int_equal(pk_find_stack_frames(p, PK_NONE, seq, n), stacks[k]);
+    }
+    int64_t one = 1;
+    assert_int_equal(pk_add_distinct_sample(p, t1, PK_NONE, &one), PK_OK);
+    assert_int_equal(pk_add_distinct_stack(p, seq, 0), PK_NONE);
+    uint32_t bad = (uint32_t)pk_frame_count(p);
+    assert_int_equal(pk_add_distinct_stack(p, &bad, 1), PK_NONE);
+    assert_int_equal(pk_add_distinct_sample(p, 9, stacks[0], &one), PK_ERR_USAGE);
+    assert_int_equal(pk_stack_count(p), STACKS);
+    assert_int_equal(pk_sample_count(p), STACKS + 1);
+    /* Every stack and row again: the same ones, found. */
+    for (int k = 0; k < STACKS; k++) {
+        uint32_t again[16];
+        assert_int_equal(pk_stack_frames(p, stacks[k], again, 16), lengths[k]);
+        assert_int_equal(pk_find_stack_frames(p, PK_NONE, again, lengths[k]), stacks[k]);
+        assert_int_equal(pk_intern_stack_frames(p, PK_NONE, again, lengths[k]), stacks[k]);
+        assert_int_equal(pk_add_sample(p, t0, stacks[k], &one), PK_OK);
+        assert_int_equal(pk_add_sample(p, t1, stacks[k], &one), PK_OK);
+    }
+    assert_int_equal(pk_add_sample(p, t1, PK_NONE, &one), PK_OK);
+    assert_int_equal(pk_stack_count(p), STACKS);
+    assert_int_equal(pk_sample_count(p), 2 * STACKS + 1);
+    for (size_t row = 0; row < STACKS; row++)
+        assert_int_equal(pk_sample_values(p, row)[0], 2);
+    assert_int_equal(pk_sample_values(p, STACKS)[0], 2);
+    pk_profile_free(p);
+}
+
 static void frees_match_allocations_by_address(void **state)
 {
     (void)state;
@@ -476,6 +542,7 @@ int main(void)
         cmocka_unit_test(stacks_split_anywhere_are_one),
         cmocka_unit_test(deep_stacks_share_nothing_but_their_runs),
         cmocka_unit_test(samples_aggregate_per_thread_and_stack),
+        cmocka_unit_test(distinct_stacks_and_rows_are_found_afterwards),
         cmocka_unit_test(frees_match_allocations_by_address),
         cmocka_unit_test(values_overflow_is_known),
         cmocka_unit_test(metadata_properties_and_warnings),

@@ -7,6 +7,7 @@
 
 #include "core/arith.h"
 #include "core/array.h"
+#include "core/distinct.h"
 #include "core/profile_internal.h"
 
 pk_profile *pk_profile_new(void)
@@ -315,6 +316,11 @@ uint32_t pk_intern_stack_frames(pk_profile *p, uint32_t prefix, const uint32_t *
     return pk_stack_store_intern(&p->stacks, prefix, frames, count, p->frame_count);
 }
 
+uint32_t pk_add_distinct_stack(pk_profile *p, const uint32_t *frames, size_t count)
+{
+    return pk_stack_store_append(&p->stacks, PK_NONE, frames, count, p->frame_count);
+}
+
 uint32_t pk_find_stack_frames(const pk_profile *p, uint32_t prefix, const uint32_t *frames,
                               size_t count)
 {
@@ -384,11 +390,67 @@ static bool cover_stacks(pk_profile *p)
     return true;
 }
 
+/* Places in stack_rows and sample_index the rows appended by pk_add_distinct_sample since they
+ * were last brought up to date; false when memory runs out. */
+static bool index_appended_rows(pk_profile *p)
+{
+    if (!cover_stacks(p))
+        return false;
+    for (size_t row = p->indexed_rows; row < p->sample_count; row++) {
+        uint32_t thread = p->sample_threads[row], stack = p->sample_stacks[row];
+        if (stack != PK_NONE && p->stack_rows[stack] == PK_NONE) {
+            p->stack_rows[stack] = (uint32_t)row;
+            continue;
+        }
+        uint32_t *slot;
+        bool inserted;
+        if (!pk_u64map_put(&p->sample_index, ((uint64_t)thread << 32) | stack, (uint32_t)row,
+                           &slot, &inserted)) {
+            p->indexed_rows = row;
+            return false;
+        }
+    }
+    p->indexed_rows = p->sample_count;
+    return true;
+}
+
+static bool row_addable(const pk_profile *p, uint32_t thread, uint32_t stack)
+{
+    return thread < p->thread_count && (stack == PK_NONE || stack < p->stacks.count) &&
+           p->sample_count < PK_NONE - 1;
+}
+
+/* A new row of zeros, not indexed; SIZE_MAX when memory runs out. */
+static size_t append_row(pk_profile *p, uint32_t thread, uint32_t stack)
+{
+    size_t row = p->sample_count;
+    size_t capacity = p->sample_capacity;
+    bool ok = PK_ARRAY_RESERVE(p->sample_threads, capacity, row + 1);
+    capacity = p->sample_capacity;
+    ok = ok && PK_ARRAY_RESERVE(p->sample_stacks, capacity, row + 1);
+    capacity = p->sample_capacity;
+    ok = ok && PK_ARRAY_RESERVE(p->sample_orders, capacity, row + 1);
+    ok = ok && (p->value_count == 0 ||
+                PK_ARRAY_RESERVE(p->sample_values, p->sample_values_capacity,
+                                 (row + 1) * p->value_count));
+    if (!ok)
+        return SIZE_MAX;
+    p->sample_capacity = capacity;
+    p->sample_threads[row] = thread;
+    p->sample_stacks[row] = stack;
+    p->sample_orders[row] = p->next_order;
+    for (uint32_t v = 0; v < p->value_count; v++)
+        p->sample_values[row * p->value_count + v] = 0;
+    p->sample_count++;
+    return row;
+}
+
 size_t pk_sample_row(pk_profile *p, uint32_t thread, uint32_t stack)
 {
     uint64_t key = ((uint64_t)thread << 32) | stack;
-    if (thread >= p->thread_count || (stack != PK_NONE && stack >= p->stacks.count) ||
-        p->sample_count >= PK_NONE - 1)
+    if (!row_addable(p, thread, stack))
+        return SIZE_MAX;
+    if (p->indexed_rows < p->sample_count && !index_appended_rows(p))
         return SIZE_MAX;
     /* The stack's first row, when it is this thread's; the stack's slot when it has none. */
     bool first_of_stack = false;
@@ -408,30 +470,15 @@ size_t pk_sample_row(pk_profile *p, uint32_t thread, uint32_t stack)
         if (!inserted)
             return *slot;
     }
-    size_t row = p->sample_count;
-    size_t capacity = p->sample_capacity;
-    bool ok = PK_ARRAY_RESERVE(p->sample_threads, capacity, row + 1);
-    capacity = p->sample_capacity;
-    ok = ok && PK_ARRAY_RESERVE(p->sample_stacks, capacity, row + 1);
-    capacity = p->sample_capacity;
-    ok = ok && PK_ARRAY_RESERVE(p->sample_orders, capacity, row + 1);
-    ok = ok && (p->value_count == 0 ||
-                PK_ARRAY_RESERVE(p->sample_values, p->sample_values_capacity,
-                                 (row + 1) * p->value_count));
-    if (!ok) {
+    size_t row = append_row(p, thread, stack);
+    if (row == SIZE_MAX) {
         if (!first_of_stack)
             pk_u64map_remove(&p->sample_index, key, NULL);
         return SIZE_MAX;
     }
     if (first_of_stack)
         p->stack_rows[stack] = (uint32_t)row;
-    p->sample_capacity = capacity;
-    p->sample_threads[row] = thread;
-    p->sample_stacks[row] = stack;
-    p->sample_orders[row] = p->next_order;
-    for (uint32_t v = 0; v < p->value_count; v++)
-        p->sample_values[row * p->value_count + v] = 0;
-    p->sample_count++;
+    p->indexed_rows = p->sample_count;
     return row;
 }
 
@@ -492,13 +539,16 @@ bool pk_values_overflow(const pk_profile *p, uint32_t *value_out)
     return false;
 }
 
-pk_status pk_add_sample(pk_profile *p, uint32_t thread, uint32_t stack, const int64_t *values)
+/* Why a row of (thread, stack) could not be had. */
+static pk_status row_failure(const pk_profile *p, uint32_t thread, uint32_t stack)
 {
-    size_t row = pk_sample_row(p, thread, stack);
-    if (row == SIZE_MAX)
-        return thread >= p->thread_count || (stack != PK_NONE && stack >= p->stacks.count)
-                   ? PK_ERR_USAGE
-                   : PK_ERR_NOMEM;
+    return thread >= p->thread_count || (stack != PK_NONE && stack >= p->stacks.count)
+               ? PK_ERR_USAGE
+               : PK_ERR_NOMEM;
+}
+
+static void add_row_values(pk_profile *p, size_t row, const int64_t *values)
+{
     if (values) {
         int64_t *cells = &p->sample_values[row * p->value_count];
         for (uint32_t v = 0; v < p->value_count; v++)
@@ -506,6 +556,24 @@ pk_status pk_add_sample(pk_profile *p, uint32_t thread, uint32_t stack, const in
                 add_to_cell(p, &cells[v], v, values[v]);
     }
     p->next_order++;
+}
+
+pk_status pk_add_sample(pk_profile *p, uint32_t thread, uint32_t stack, const int64_t *values)
+{
+    size_t row = pk_sample_row(p, thread, stack);
+    if (row == SIZE_MAX)
+        return row_failure(p, thread, stack);
+    add_row_values(p, row, values);
+    return PK_OK;
+}
+
+pk_status pk_add_distinct_sample(pk_profile *p, uint32_t thread, uint32_t stack,
+                                 const int64_t *values)
+{
+    size_t row = row_addable(p, thread, stack) ? append_row(p, thread, stack) : SIZE_MAX;
+    if (row == SIZE_MAX)
+        return row_failure(p, thread, stack);
+    add_row_values(p, row, values);
     return PK_OK;
 }
 
@@ -516,9 +584,7 @@ pk_status pk_add_sample_value(pk_profile *p, uint32_t thread, uint32_t stack, ui
         return PK_ERR_USAGE;
     size_t row = pk_sample_row(p, thread, stack);
     if (row == SIZE_MAX)
-        return thread >= p->thread_count || (stack != PK_NONE && stack >= p->stacks.count)
-                   ? PK_ERR_USAGE
-                   : PK_ERR_NOMEM;
+        return row_failure(p, thread, stack);
     pk_sample_row_add(p, row, value, v);
     return PK_OK;
 }

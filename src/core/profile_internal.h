@@ -96,6 +96,8 @@ struct pk_profile {
     uint32_t *stack_rows; /* stack -> its first row, PK_NONE for none; stack_rows_count set */
     size_t stack_rows_count, stack_rows_capacity;
     pk_u64map sample_index; /* (thread << 32 | stack) -> row, for the rows stack_rows lacks */
+    size_t indexed_rows;    /* rows [0, indexed_rows) are in the two; pk_add_distinct_sample
+                             * leaves the rest to the next pk_sample_row */
 
     uint64_t next_order;
 

@@ -56,6 +56,7 @@ void pk_stack_store_drop_index(pk_stack_store *s)
     free(s->slots);
     s->slots = NULL;
     s->mask = 0;
+    s->indexed = 0;
 }
 
 /* Reads a sequence backwards, from its innermost frame: first the frames given, then the runs
@@ -146,26 +147,43 @@ static uint32_t stack_lookup(const pk_stack_store *s, uint64_t hash, uint32_t de
     }
 }
 
+static void place(pk_stack_slot *slots, size_t mask, uint32_t id, uint64_t hash)
+{
+    uint64_t placed = slot_hash(hash);
+    size_t i = (size_t)placed & mask;
+    while (slots[i].stack)
+        i = (i + 1) & mask;
+    slots[i] = (pk_stack_slot){id + 1, (uint32_t)(placed >> 32)};
+}
+
 static bool grow_slots(pk_stack_store *s)
 {
     size_t size = s->slots ? (s->mask + 1) * 2 : 1024;
-    /* After pk_stack_store_drop_index the table starts again for all the stacks there are. */
+    /* After pk_stack_store_drop_index, or when appended stacks wait to be placed, the table
+     * starts again for all the stacks there are. */
     while ((s->count + 1) * 2 > size)
         size *= 2;
     pk_stack_slot *slots = calloc(size, sizeof *slots);
     if (!slots)
         return false;
     size_t mask = size - 1;
-    for (size_t id = 0; id < s->count; id++) {
-        uint64_t placed = slot_hash(s->entries[id].hash);
-        size_t i = (size_t)placed & mask;
-        while (slots[i].stack)
-            i = (i + 1) & mask;
-        slots[i] = (pk_stack_slot){(uint32_t)id + 1, (uint32_t)(placed >> 32)};
-    }
+    for (size_t id = 0; id < s->count; id++)
+        place(slots, mask, (uint32_t)id, s->entries[id].hash);
     free(s->slots);
     s->slots = slots;
     s->mask = mask;
+    s->indexed = s->count;
+    return true;
+}
+
+/* Places the stacks appended since the table was last brought up to date. */
+static bool place_appended(pk_stack_store *s)
+{
+    if (!s->slots || s->count * 2 > s->mask + 1)
+        return grow_slots(s);
+    for (size_t id = s->indexed; id < s->count; id++)
+        place(s->slots, s->mask, (uint32_t)id, s->entries[id].hash);
+    s->indexed = s->count;
     return true;
 }
 
@@ -178,37 +196,87 @@ static uint64_t sequence_hash(const pk_stack_store *s, uint32_t prefix, const ui
     return hash_frames(h, frames, n);
 }
 
+/* The answer of every lookup that does not depend on the frames: PK_NONE for a prefix out of
+ * range, the prefix itself for no frames. */
+static bool answered_without_frames(const pk_stack_store *s, uint32_t prefix, size_t n,
+                                    uint32_t *answer)
+{
+    *answer = prefix != PK_NONE && prefix >= s->count ? PK_NONE : prefix;
+    return *answer != prefix || n == 0;
+}
+
+/* Whether a sequence of that depth can be stored: its frames valid, and its depth, frames
+ * and entry within the 32-bit indexes. */
+static bool storable(const pk_stack_store *s, const uint32_t *frames, size_t n,
+                     size_t frame_count, uint64_t depth)
+{
+    for (size_t i = 0; i < n; i++)
+        if (frames[i] >= frame_count)
+            return false;
+    return depth <= UINT32_MAX && n <= UINT32_MAX - s->pool_count && s->count < PK_NONE - 1;
+}
+
+/* A new entry for the sequence, not placed in the table; PK_NONE when memory runs out. */
+static uint32_t add_entry(pk_stack_store *s, uint64_t hash, uint32_t prefix, uint64_t depth,
+                          const uint32_t *frames, size_t n)
+{
+    if (!PK_ARRAY_RESERVE(s->entries, s->capacity, s->count + 1) ||
+        !PK_ARRAY_RESERVE(s->pool, s->pool_capacity, s->pool_count + n))
+        return PK_NONE;
+    uint32_t id = (uint32_t)s->count++;
+    s->entries[id] = (pk_stack_entry){hash, prefix, (uint32_t)depth, (uint32_t)s->pool_count,
+                                      (uint32_t)n};
+    memcpy(s->pool + s->pool_count, frames, n * sizeof *frames);
+    s->pool_count += n;
+    return id;
+}
+
 uint32_t pk_stack_store_find(const pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
                              size_t n)
 {
-    if (prefix != PK_NONE && prefix >= s->count)
-        return PK_NONE;
-    if (n == 0)
-        return prefix;
+    uint32_t answer;
+    if (answered_without_frames(s, prefix, n, &answer))
+        return answer;
     uint64_t depth;
     uint64_t hash = sequence_hash(s, prefix, frames, n, &depth);
     size_t slot;
     if (depth > UINT32_MAX)
         return PK_NONE;
-    return stack_lookup(s, hash, (uint32_t)depth, prefix, frames, n, &slot);
+    uint32_t found = stack_lookup(s, hash, (uint32_t)depth, prefix, frames, n, &slot);
+    for (size_t id = s->indexed; id < s->count && found == PK_NONE; id++)
+        if (s->entries[id].hash == hash && s->entries[id].depth == depth &&
+            stack_equals(s, (uint32_t)id, prefix, frames, n))
+            found = (uint32_t)id;
+    return found;
+}
+
+uint32_t pk_stack_store_append(pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
+                               size_t n, size_t frame_count)
+{
+    uint32_t answer;
+    if (answered_without_frames(s, prefix, n, &answer))
+        return answer;
+    uint64_t depth;
+    uint64_t hash = sequence_hash(s, prefix, frames, n, &depth);
+    if (!storable(s, frames, n, frame_count, depth))
+        return PK_NONE;
+    return add_entry(s, hash, prefix, depth, frames, n);
 }
 
 uint32_t pk_stack_store_intern(pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
                                size_t n, size_t frame_count)
 {
-    if (prefix != PK_NONE && prefix >= s->count)
+    uint32_t answer;
+    if (answered_without_frames(s, prefix, n, &answer))
+        return answer;
+    if (s->indexed < s->count && !place_appended(s))
         return PK_NONE;
-    if (n == 0)
-        return prefix;
     uint64_t depth;
     uint64_t hash = sequence_hash(s, prefix, frames, n, &depth);
     /* The slot is most often a cache miss: ask for it before checking the frames. */
     if (s->slots)
         __builtin_prefetch(&s->slots[(size_t)slot_hash(hash) & s->mask]);
-    for (size_t i = 0; i < n; i++)
-        if (frames[i] >= frame_count)
-            return PK_NONE;
-    if (depth > UINT32_MAX || n > UINT32_MAX - s->pool_count || s->count >= PK_NONE - 1)
+    if (!storable(s, frames, n, frame_count, depth))
         return PK_NONE;
     size_t slot;
     uint32_t found = stack_lookup(s, hash, (uint32_t)depth, prefix, frames, n, &slot);
@@ -220,14 +288,10 @@ uint32_t pk_stack_store_intern(pk_stack_store *s, uint32_t prefix, const uint32_
             return PK_NONE;
         stack_lookup(s, hash, (uint32_t)depth, prefix, frames, n, &slot);
     }
-    if (!PK_ARRAY_RESERVE(s->entries, s->capacity, s->count + 1) ||
-        !PK_ARRAY_RESERVE(s->pool, s->pool_capacity, s->pool_count + n))
+    uint32_t id = add_entry(s, hash, prefix, depth, frames, n);
+    if (id == PK_NONE)
         return PK_NONE;
-    uint32_t id = (uint32_t)s->count++;
-    s->entries[id] = (pk_stack_entry){hash, prefix, (uint32_t)depth, (uint32_t)s->pool_count,
-                                      (uint32_t)n};
-    memcpy(s->pool + s->pool_count, frames, n * sizeof *frames);
-    s->pool_count += n;
     s->slots[slot] = (pk_stack_slot){id + 1, (uint32_t)(slot_hash(hash) >> 32)};
+    s->indexed = s->count;
     return id;
 }

@@ -33,12 +33,13 @@ typedef struct pk_stack_store {
     uint32_t *pool;
     size_t pool_count, pool_capacity;
     pk_stack_slot *slots;
-    size_t mask; /* slot count - 1 */
+    size_t mask;    /* slot count - 1 */
+    size_t indexed; /* entries[0, indexed) are in slots; the rest are placed when next needed */
 } pk_stack_store;
 
 void pk_stack_store_free(pk_stack_store *s);
-/* Frees the table that finds stacks, for a store read only by index from then on: until
- * pk_stack_store_intern rebuilds it, pk_stack_store_find finds nothing. */
+/* Frees the table that finds stacks, for a store read only by index from then on:
+ * pk_stack_store_intern rebuilds it. */
 void pk_stack_store_drop_index(pk_stack_store *s);
 
 /* The stack of prefix's frames (none for PK_NONE) followed by frames[0..n), interned; n == 0
@@ -46,7 +47,14 @@ void pk_stack_store_drop_index(pk_stack_store *s);
  * is out of range. */
 uint32_t pk_stack_store_intern(pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
                                size_t n, size_t frame_count);
-/* The same lookup without interning: PK_NONE when there is no such stack. */
+/* Adds a stack that the caller knows is unlike every stack of the store, without placing it
+ * in the table that finds stacks: a reader that hands over stacks it has already made distinct
+ * pays for that table only if something interns into the store later (which places every
+ * stack added so far first). The same arguments and failures as pk_stack_store_intern. */
+uint32_t pk_stack_store_append(pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
+                               size_t n, size_t frame_count);
+/* The same lookup as pk_stack_store_intern without interning: PK_NONE when there is no such
+ * stack. Stacks appended since the table was last brought up to date are compared one by one. */
 uint32_t pk_stack_store_find(const pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
                              size_t n);
 

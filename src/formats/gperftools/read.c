@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/array.h"
+#include "core/distinct.h"
 #include "core/hashmap.h"
 #include "core/pages.h"
 #include "core/path.h"
@@ -499,6 +500,11 @@ static pk_status gp_build(gp_reader *r, pk_error *err)
      * them: the part of the reader's tables passed is given back, so that the two are not both
      * whole at the end. */
     uint64_t period_ns = gp_saturating_mul(gp_header_period_us(&r->header), 1000);
+    /* Distinct stacks of addresses are distinct stacks of frames when each address has a frame
+     * of its own (a Java profile's symbols may give addresses one frame) and the profile had no
+     * stacks: the model then takes them, and their rows of the new thread, without looking
+     * them up. */
+    bool distinct = !r->java_frames && pk_stack_count(p) == 0;
     char *released_stacks = (char *)r->stacks, *released_pool = (char *)r->pool;
     for (size_t i = 0; i < r->stack_count && !failed; i++) {
         const gp_stack *s = &r->stacks[i];
@@ -507,10 +513,12 @@ static pk_status gp_build(gp_reader *r, pk_error *err)
         pk_release_passed(&released_pool, ids);
         for (size_t k = 0; k < s->depth; k++)
             ids[k] = frames[ids[k]];
-        uint32_t stack = pk_intern_stack_frames(p, PK_NONE, ids, s->depth);
+        uint32_t stack = distinct ? pk_add_distinct_stack(p, ids, s->depth)
+                                  : pk_intern_stack_frames(p, PK_NONE, ids, s->depth);
         int64_t values[2] = {gp_clamp(s->count), gp_clamp(gp_saturating_mul(s->count, period_ns))};
         failed = (stack == PK_NONE && s->depth > 0) ||
-                 pk_add_sample(p, thread, stack, values) != PK_OK;
+                 (distinct ? pk_add_distinct_sample(p, thread, stack, values)
+                           : pk_add_sample(p, thread, stack, values)) != PK_OK;
     }
     free(frames);
     if (failed)
