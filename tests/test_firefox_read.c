@@ -147,15 +147,22 @@ static void test_gecko(void **state)
         const pk_frame *fr = pk_frame_at(p, (uint32_t)f);
         const pk_function *fn = pk_function_at(p, fr->function);
         const char *name = pk_str(p, fn->name);
+        /* A location's line and column are where the function starts. */
         if (strcmp(name, "render") == 0) {
             assert_string_equal(pk_str(p, fn->file), "https://example.com/app.js");
             assert_int_equal(fr->line, 12);
+            assert_int_equal(fn->start_line, 12);
+            assert_int_equal(fn->start_column, 5);
         } else if (strcmp(name, "layout") == 0) { /* with a source index after it */
             assert_string_equal(pk_str(p, fn->file), "https://example.com/app.js");
             assert_int_equal(fr->line, 40);
-        } else if (strcmp(name, "onLoad") == 0) {
+            assert_int_equal(fn->start_line, 40);
+            assert_int_equal(fn->start_column, 1);
+        } else if (strcmp(name, "onLoad") == 0) { /* no column */
             assert_string_equal(pk_str(p, fn->file), "https://example.com/page.js");
             assert_int_equal(fr->line, 7);
+            assert_int_equal(fn->start_line, 7);
+            assert_int_equal(fn->start_column, 0);
         } else if (strcmp(name, "0x2345") == 0) { /* inside libxul.so's mapping */
             assert_true(fr->flags & PK_FRAME_HAS_ADDRESS);
             assert_int_equal(fr->address, 0x2345);
@@ -225,7 +232,8 @@ static void test_gecko_old_versions(void **state)
 
 static uint32_t function_of(pk_profile *p, const char *name, const char *file, uint32_t line)
 {
-    pk_function f = {pk_intern_cstr(p, name), file ? pk_intern_cstr(p, file) : 0, line, PK_NONE};
+    pk_function f = {.name = pk_intern_cstr(p, name), .file = file ? pk_intern_cstr(p, file) : 0,
+                     .start_line = line, .resource = PK_NONE};
     return pk_intern_function(p, &f);
 }
 
@@ -252,13 +260,19 @@ static void test_write_read(void **state)
         uint32_t worker = pk_add_thread(p, pk_intern_cstr(p, "worker"), 7, 8);
         uint32_t f_main = function_of(p, "main", "a.c", 1);
         uint32_t f_work = function_of(p, "work", "b.c", 5);
+        /* A second function on the same line, further right. */
+        pk_function later = *pk_function_at(p, f_work);
+        later.start_column = 30;
+        uint32_t f_later = pk_intern_function(p, &later);
         uint32_t s_main = pk_intern_stack(p, PK_NONE, frame_of(p, f_main, 2));
         uint32_t s_work = pk_intern_stack(p, s_main, frame_of(p, f_work, 6));
         uint32_t s_work7 = pk_intern_stack(p, s_main, frame_of(p, f_work, 7));
+        uint32_t s_later = pk_intern_stack(p, s_work7, frame_of(p, f_later, 5));
         assert_int_equal(pk_add_sample_value(p, main_thread, s_main, 0, 7), PK_OK);
         assert_int_equal(pk_add_sample_value(p, main_thread, s_work, 0, 1234567), PK_OK);
         assert_int_equal(pk_add_sample_value(p, worker, s_work7, 0, 13), PK_OK);
         assert_int_equal(pk_add_sample_value(p, worker, PK_NONE, 0, 17), PK_OK);
+        assert_int_equal(pk_add_sample_value(p, worker, s_later, 0, 19), PK_OK);
         pk_write_options options = {0};
         options.value = PK_NONE;
         char *out = NULL;
@@ -274,20 +288,24 @@ static void test_write_read(void **state)
         char want[256];
         long long k = (long long)units[u].scale;
         snprintf(want, sizeof want, "main;main %lld\nmain;main;work %lld\nworker %lld\n"
-                 "worker;main;work %lld\n", 7 * k, 1234567 * k, 17 * k, 13 * k);
+                 "worker;main;work %lld\nworker;main;work;work %lld\n", 7 * k, 1234567 * k,
+                 17 * k, 13 * k, 19 * k);
         expect_folded(q, 0, want);
-        /* Lines within a function are kept. */
-        size_t lines = 0;
+        /* Lines within a function are kept, and so is the column of the one further right. */
+        size_t seen = 0, frames = 0;
         for (size_t f = 0; f < pk_frame_count(q); f++) {
             const pk_frame *fr = pk_frame_at(q, (uint32_t)f);
             const pk_function *fn = pk_function_at(q, fr->function);
-            if (strcmp(pk_str(q, fn->name), "work") == 0) {
-                assert_string_equal(pk_str(q, fn->file), "b.c");
-                assert_int_equal(fn->start_line, 5);
-                lines |= fr->line == 6 ? 1 : fr->line == 7 ? 2 : 4;
-            }
+            if (strcmp(pk_str(q, fn->name), "work") != 0)
+                continue;
+            assert_string_equal(pk_str(q, fn->file), "b.c");
+            assert_int_equal(fn->start_line, 5);
+            assert_int_equal(fn->start_column, fr->line == 5 ? 30 : 0);
+            seen |= fr->line == 5 ? 1 : fr->line == 6 ? 2 : fr->line == 7 ? 4 : 8;
+            frames++;
         }
-        assert_int_equal(lines, 3);
+        assert_int_equal(seen, 7);
+        assert_int_equal(frames, 3);
         assert_int_equal(pk_warning_count(q), 0);
         free(out);
         pk_profile_free(q);

@@ -115,6 +115,7 @@ static const struct {
     {"funcTable", "fileName", FXR_FUNC_FILE},
     {"funcTable", "source", FXR_FUNC_SOURCE},
     {"funcTable", "lineNumber", FXR_FUNC_LINE},
+    {"funcTable", "columnNumber", FXR_FUNC_COLUMN},
     {"funcTable", "resource", FXR_FUNC_RESOURCE},
     {"resourceTable", "lib", FXR_RESOURCE_LIB},
     {"sources", "filename", FXR_SOURCE_FILE},

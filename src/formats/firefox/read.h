@@ -44,6 +44,7 @@ typedef enum fxr_col {
     FXR_FUNC_FILE,           /* until version 57 */
     FXR_FUNC_SOURCE,         /* version 58 on: a row of `sources` */
     FXR_FUNC_LINE,
+    FXR_FUNC_COLUMN,
     FXR_FUNC_RESOURCE,
     FXR_RESOURCE_LIB,
     FXR_SOURCE_FILE,

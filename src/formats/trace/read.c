@@ -132,9 +132,10 @@ static bool duration_event(trace_reader *r, pk_json_parser *jp, int phase)
         e->dur = 0;
     uint32_t frame = PK_NONE;
     if (e->name.len || phase != TRACE_END) {
-        pk_function f = {e->name.len ? pk_intern(r->p, (const char *)e->name.data, e->name.len)
+        pk_function f = {.name = e->name.len
+                                     ? pk_intern(r->p, (const char *)e->name.data, e->name.len)
                                      : pk_intern_cstr(r->p, "(unnamed)"),
-                         0, 0, PK_NONE};
+                         .resource = PK_NONE};
         pk_frame fr = {f.name == PK_NONE ? PK_NONE : pk_intern_function(r->p, &f), 0, 0,
                        PK_NONE, 0};
         frame = fr.function == PK_NONE ? PK_NONE : pk_intern_frame(r->p, &fr);
