@@ -518,6 +518,27 @@ static void test_unmatched_and_overlapping(void **state)
     pk_profile_free(p);
 }
 
+/* Reading a fixture cut short at `cuts` places (every byte when 0): what is whole is read with
+ * a warning, or the input is refused for holding no event. */
+static void assert_cuts_read(const char *fixture, size_t cuts)
+{
+    size_t size;
+    char *data = tb_read_data_file(fixture, &size);
+    while (size && data[size - 1] != '}' && data[size - 1] != ']')
+        size--; /* every shorter input is cut */
+    for (size_t cut = 1; cut < size; cut += cuts ? size / cuts + 1 : 1) {
+        pk_status status;
+        pk_error err;
+        pk_profile *p = tb_read_memory_with(data, cut, trace(), NULL, 0, false, &status, &err);
+        if (p)
+            assert_true(tb_has_warning(p, "ends early"));
+        else
+            assert_non_null(strstr(err.message, "no events"));
+        pk_profile_free(p);
+    }
+    free(data);
+}
+
 /* A trace whose writer stopped: what is whole is read, with a warning. */
 static void test_cut_trace(void **state)
 {
@@ -530,20 +551,10 @@ static void test_cut_trace(void **state)
     assert_int_equal(stack_value(p, "b", wall), 0);
     assert_true(tb_has_warning(p, "the trace ends early"));
     pk_profile_free(p);
-    /* Every cut of a real trace reads, or is refused for holding no event. */
-    size_t size;
-    char *data = tb_read_data_file("chrome/node-inspector-trace.json", &size);
-    for (size_t cut = 1; cut < size; cut += size / 97 + 1) {
-        pk_status status;
-        pk_error err;
-        p = tb_read_memory_with(data, cut, trace(), NULL, 0, false, &status, &err);
-        if (p)
-            assert_true(tb_has_warning(p, "ends early"));
-        else
-            assert_non_null(strstr(err.message, "no events"));
-        pk_profile_free(p);
-    }
-    free(data);
+    /* Every cut of a real trace reads, or is refused for holding no event; so does every cut
+     * of the object form's sampled stacks, inside samples or stackFrames. */
+    assert_cuts_read("chrome/node-inspector-trace.json", 97);
+    assert_cuts_read("chrome/hermes-samples.json", 0);
 }
 
 /* Chrome's key order (args first) and a profile whose chunks come from another thread. */
@@ -749,6 +760,73 @@ static void test_legacy_columns(void **state)
         seen |= fn->start_column == 12 ? 1u : 2u;
     }
     assert_int_equal(seen, 3);
+/* The object form's sampled stacks (Hermes): samples before the stackFrames they name, numbers
+ * quoted; each sample lasts until the next of its thread, the last the thread's mean interval. */
+static void test_sampled_stack_frames(void **state)
+{
+    (void)state;
+    size_t size;
+    char *data = tb_read_data_file("chrome/hermes-samples.json", &size);
+    pk_status status;
+    pk_error err;
+    pk_profile *p = tb_read_memory_with(data, size, trace(), NULL, 0, false, &status, &err);
+    free(data);
+    if (!p)
+        fail_msg("%s", err.message);
+    uint32_t cpu = pk_value_find(p, "cpu"), count = pk_value_find(p, "samples");
+    assert_int_equal(pk_default_value(p), cpu);
+    const char *render = "[root];render(http://localhost:8081/index.bundle:12:3)";
+    const char *layout = "[root];render(http://localhost:8081/index.bundle:12:3);"
+                         "layout(http://localhost:8081/index.bundle:40:9)";
+    const char *measure = "[root];render(http://localhost:8081/index.bundle:12:3);"
+                          "layout(http://localhost:8081/index.bundle:40:9);"
+                          "measure(http://localhost:8081/index.bundle:77:5)";
+    assert_int_equal(stack_value(p, render, cpu), 2000000);
+    assert_int_equal(stack_value(p, "[root];[GC Young Gen]", cpu), 1000000);
+    assert_int_equal(stack_value(p, layout, cpu), 4000000);
+    assert_int_equal(stack_value(p, measure, cpu), 1000000);
+    assert_int_equal(stack_value(p, measure, count), 2); /* its weight */
+    /* The other thread: 500 µs, then the mean interval as the last sample. */
+    assert_int_equal(stack_value(p, "[root]", cpu), 1000000);
+    assert_int_equal(stack_value(p, "[root]", count), 2);
+    assert_int_equal(pk_value_total(p, cpu), 9000000);
+    assert_true(tb_has_warning(p, "1 sample of frames stackFrames does not list"));
+    /* Threads by their tid (quoted), named by thread_name, else the process. */
+    assert_int_equal(pk_thread_count(p), 2);
+    for (uint32_t i = 0; i < 2; i++) {
+        const pk_thread *t = pk_thread_at(p, i);
+        assert_int_equal(t->pid, 4100);
+        assert_string_equal(pk_str(p, t->name), t->tid == 21 ? "mqt_js" : "hermes");
+    }
+    /* A frame's line. */
+    for (size_t row = 0; row < pk_sample_count(p); row++)
+        if (strstr(pk_frame_name(p, pk_stack_leaf(p, pk_sample_stack(p, row))), "layout("))
+            assert_int_equal(pk_frame_at(p, pk_stack_leaf(p, pk_sample_stack(p, row)))->line, 40);
+    pk_profile_free(p);
+}
+
+/* stackFrames first, parents that loop, samples without sf; an X event with only tdur. */
+static void test_sampled_stack_frames_damage(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        trace(), "{\"stackFrames\":{\"1\":{\"name\":\"main\"},\"2\":{\"name\":\"f\",\"parent\":\"1\"},"
+                 "\"3\":{\"name\":\"a\",\"parent\":4},\"4\":{\"name\":\"b\",\"parent\":3},"
+                 "\"5\":{\"parent\":1}},"
+                 "\"samples\":[{\"tid\":1,\"ts\":10,\"sf\":2},{\"tid\":1,\"ts\":30,\"sf\":3},"
+                 "{\"tid\":1,\"ts\":35,\"stack\":[1,2]},{\"tid\":1,\"ts\":40,\"sf\":\"5\"},"
+                 "{\"tid\":1,\"ts\":20,\"sf\":\"2\"}],"
+                 "\"traceEvents\":[{\"name\":\"x\",\"ph\":\"X\",\"tid\":2,\"ts\":\"3\",\"tdur\":4}]}");
+    uint32_t cpu = pk_value_find(p, "cpu"), wall = pk_value_find(p, "wall");
+    /* f: 20 µs, then the sample at 20 µs, earlier than 40: placed at 40, the mean interval. */
+    assert_int_equal(stack_value(p, "main;f", cpu), 20000 + 10000);
+    assert_int_equal(stack_value(p, "main;(unnamed)", cpu), 0);
+    assert_true(tb_has_warning(p, "1 sample of frames stackFrames does not list (or whose parents "
+                                  "loop) left out"));
+    assert_true(tb_has_warning(p, "1 sample without ts or sf left out"));
+    assert_true(tb_has_warning(p, "1 sample earlier than the previous one"));
+    assert_int_equal(stack_value(p, "x", wall), 4000);
+    assert_true(tb_has_warning(p, "1 X event without dur"));
     pk_profile_free(p);
 }
 
@@ -806,6 +884,8 @@ int main(void)
         cmocka_unit_test(test_cpu_profile_event),
         cmocka_unit_test(test_minified_columns),
         cmocka_unit_test(test_legacy_columns),
+        cmocka_unit_test(test_sampled_stack_frames),
+        cmocka_unit_test(test_sampled_stack_frames_damage),
         cmocka_unit_test(test_probing_by_content),
     };
     return cmocka_run_group_tests_name("chrome", tests, NULL, NULL);
