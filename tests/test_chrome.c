@@ -760,6 +760,9 @@ static void test_legacy_columns(void **state)
         seen |= fn->start_column == 12 ? 1u : 2u;
     }
     assert_int_equal(seen, 3);
+    pk_profile_free(p);
+}
+
 /* The object form's sampled stacks (Hermes): samples before the stackFrames they name, numbers
  * quoted; each sample lasts until the next of its thread, the last the thread's mean interval. */
 static void test_sampled_stack_frames(void **state)
