@@ -1,7 +1,7 @@
 /* Firefox Profiler reader: the processed profiles of every version in tests/data/firefox (the
  * Firefox Profiler's and the samply crate's fixtures, handwritten ones of versions 55, 66 and
- * 70), a Gecko profile with a child process, one in a DevTools recording, what profkit's writer writes read back, keys in
- * other orders, cut and damaged files, probing by content. */
+ * 70), a Gecko profile with a child process, one in a DevTools recording, what profkit's writer
+ * writes read back, keys in other orders, cut and damaged files, probing by content. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -172,10 +172,10 @@ static void test_gecko(void **state)
     pk_profile_free(p);
 }
 
-/* A recording saved by Firefox's old DevTools Performance panel (Firefox 59 to 67): the Gecko
- * profile in its `profile` is read; its own timeline (markers, framerate ticks, memory, the
- * allocation log) is counted in warnings. Found by content even when thousands of markers put
- * the profile far beyond the probe's bytes. */
+/* A recording saved by Firefox's old DevTools Performance panel (Firefox 59 to 79 at least):
+ * the Gecko profile in its `profile` is read; its own timeline (markers, framerate ticks,
+ * memory, the allocation log) is counted in warnings. Found by content even when thousands of
+ * markers put the profile far beyond the probe's bytes. */
 static void test_devtools_recording(void **state)
 {
     (void)state;
@@ -212,8 +212,8 @@ static void test_devtools_recording(void **state)
     n += (size_t)snprintf(big + n, cap - n, "],%s", rest);
     assert_true(n > 3 * PK_PROBE_BYTES && n < cap);
     int score;
-    assert_ptr_equal(pk_format_probe((const uint8_t *)big, PK_PROBE_BYTES, "Recording.json", &score),
-                     firefox());
+    assert_ptr_equal(
+        pk_format_probe((const uint8_t *)big, PK_PROBE_BYTES, "Recording.json", &score), firefox());
     pk_status status;
     pk_error err;
     p = read_bytes(big, n, false, &status, &err);

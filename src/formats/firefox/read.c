@@ -497,11 +497,11 @@ static bool string_document(fx_reader *r, pk_json_parser *jp, const pk_json_scal
 
 /* ---- the DevTools export ------------------------------------------------------------------------ */
 
-/* Firefox's old DevTools Performance panel (Firefox 59 to 67) saved a recording: its own
- * timeline at the top (`markers`, framerate `ticks`, `memory` measurements, an allocation log in
- * `allocations` with the `frames` of its stacks) beside the Gecko profile in `profile`, which is
- * what is read. The timeline is counted, for a warning, and not walked. Which of these a member
- * at the top is: */
+/* Firefox's old DevTools Performance panel (Firefox 59 to 79 at least) saved a recording: its
+ * own timeline at the top (`markers`, framerate `ticks`, `memory` measurements, an allocation
+ * log in `allocations` with the `frames` of its stacks) beside the Gecko profile in `profile`,
+ * which is what is read. The timeline is counted, for a warning, and not walked. Which of these
+ * a member at the top is: */
 typedef enum {
     DEVTOOLS_NONE,
     DEVTOOLS_MARKERS,
