@@ -83,9 +83,10 @@ typedef struct pk_function {
     uint32_t start_line;   /* 1-based line where the function starts, 0 when unknown */
     uint32_t resource;     /* PK_NONE when unknown */
     uint32_t start_column; /* 1-based column of start_line where the function starts, 0 when
-                            * unknown; last, so that initializers written for the four fields
-                            * before it still mean what they meant */
+                            * unknown */
     uint32_t flags;        /* pk_function_flags; not part of the identity (above) */
+    /* start_column and flags come after the four fields before them, so that initializers
+     * written for those four still mean what they meant */
 } pk_function;
 
 enum pk_frame_flags {

@@ -109,8 +109,8 @@ static bool node_member(v8_pending_node *n, pk_json_parser *jp, const char *key,
         pk_json_scalar_i64(v, &n->column);
     } else if (KEY("scriptId")) { /* a string in CPU profiles, a number in traces */
         int64_t id;
-        n->in_script = v->kind == PK_JSON_STRING ? !(v->len == 0 || (v->len == 1 && v->s[0] == '0'))
-                                                 : pk_json_scalar_i64(v, &id) && id != 0;
+        bool none = v->len == 0 || (v->len == 1 && v->s[0] == '0');
+        n->in_script = v->kind == PK_JSON_STRING ? !none : pk_json_scalar_i64(v, &id) && id != 0;
     }
     return !n->name.failed && !n->url.failed ? true : nomem(jp);
 #undef KEY
@@ -129,8 +129,8 @@ static bool named(const char *name, size_t len, const char *what)
     return len == strlen(what) && memcmp(name, what, len) == 0;
 }
 
-/* What kind of code a node's function is, as DevTools and the Firefox Profiler's importer of
- * V8 profiles tell it: the entries V8 makes for the time it accounts itself are not code; a
+/* What kind of code a node's function is, as the Firefox Profiler's importer of V8 profiles
+ * tells it (docs/formats/cpuprofile.md): the entries V8 makes for the time it accounts itself are not code; a
  * function with a place in a script (a URL, a script id, a line) is script; so are the code
  * V8 could not attribute and unnamed WebAssembly, which have none; any other function is one
  * of V8's built-ins or the embedder's native functions (Node's bindings), which script called
