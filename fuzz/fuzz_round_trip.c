@@ -5,7 +5,7 @@
  *   1. P -> Q: what F can carry of P arrives in Q (per format, below).
  *   2. Q -> R: Q holds only what F carries, so a second pass is a fixed point: the same value
  *      types in the same order, the same totals, the same rows (thread name, every frame's
- *      function name, file, line and address, values) and the same memory events.
+ *      function name, file, line, address and kind of code, values) and the same memory events.
  *
  * A difference is a finding: the harness says what differs and aborts, so libFuzzer saves the
  * input. A writer may refuse P (PK_ERR_UNSUPPORTED, PK_ERR_LIMIT: a negative value, names
@@ -96,7 +96,8 @@ enum stack_key {
     KEY_ADDRESSES = 1u << 3,   /* every frame's address */
     KEY_NATIVE_ONLY = 1u << 4, /* only frames with an address that are not inlined */
     KEY_THREAD = 1u << 5,
-    KEY_FULL = KEY_NAMES | KEY_FILES | KEY_LINES | KEY_ADDRESSES | KEY_THREAD
+    KEY_KINDS = 1u << 6,       /* every frame's function's flags (script code or not) */
+    KEY_FULL = KEY_NAMES | KEY_FILES | KEY_LINES | KEY_ADDRESSES | KEY_THREAD | KEY_KINDS
 };
 
 /* Which rows of a profile are compared, and by what. */
@@ -201,6 +202,8 @@ NOT_FUZZED static uint64_t stack_key_hash(const pk_profile *p, size_t row, unsig
             h = mix(h, f->line);
         if (key & KEY_ADDRESSES)
             h = mix(h, f->address);
+        if (key & KEY_KINDS)
+            h = mix(h, fn->flags);
     }
     *frames_used = used;
     return h;

@@ -228,6 +228,113 @@ static void test_node_cpu_prof_weights(void **state)
     json_decref(doc);
 }
 
+/* ---- what kind of code a function is ------------------------------------------------------------ */
+
+/* The kind of a callFrame's function, as the Firefox Profiler's importer of V8 profiles tells
+ * it: V8's own entries are no code, a place in a script makes script, anything else is a
+ * built-in or native function that script called. */
+static uint32_t expected_kind(json_t *frame)
+{
+    const char *name = json_string_value(json_object_get(frame, "functionName"));
+    const char *url = json_string_value(json_object_get(frame, "url"));
+    json_t *script = json_object_get(frame, "scriptId");
+    json_t *line = json_object_get(frame, "lineNumber");
+    static const char *const not_code[] = {"(root)", "(program)", "(idle)",
+                                           "(garbage collector)"};
+    for (size_t i = 0; i < sizeof not_code / sizeof not_code[0]; i++)
+        if (strcmp(name, not_code[i]) == 0)
+            return 0;
+    bool in_script = json_is_string(script) ? strcmp(json_string_value(script), "0") != 0
+                                            : json_integer_value(script) != 0;
+    if ((url && *url) || in_script || (line && json_integer_value(line) >= 0))
+        return PK_FUNCTION_SCRIPT;
+    return PK_FUNCTION_SCRIPT_RELEVANT;
+}
+
+/* Every node's function has the flags of its kind; counts[flags] counts the nodes. */
+static void expect_function_kinds(const pk_profile *p, json_t *nodes, size_t counts[4])
+{
+    size_t i;
+    json_t *node;
+    json_array_foreach(nodes, i, node) {
+        json_t *frame = json_object_get(node, "callFrame");
+        const char *name = json_string_value(json_object_get(frame, "functionName"));
+        const char *url = json_string_value(json_object_get(frame, "url"));
+        json_t *line = json_object_get(frame, "lineNumber");
+        json_t *column = json_object_get(frame, "columnNumber");
+        if (strcmp(name, "(root)") == 0)
+            continue; /* no frame */
+        bool found = false;
+        for (uint32_t f = 0; f < pk_function_count(p) && !found; f++) {
+            const pk_function *fn = pk_function_at(p, f);
+            found = strcmp(pk_str(p, fn->name), *name ? name : "(anonymous)") == 0 &&
+                    strcmp(pk_str(p, fn->file), url ? url : "") == 0 &&
+                    fn->start_line == (line ? (uint32_t)(json_integer_value(line) + 1) : 0) &&
+                    fn->start_column == (column ? (uint32_t)(json_integer_value(column) + 1) : 0);
+            if (found) {
+                uint32_t want = expected_kind(frame);
+                if (fn->flags != want)
+                    fail_msg("%s (%s): flags %u, not %u", name, url ? url : "", fn->flags, want);
+                counts[want]++;
+            }
+        }
+        if (!found)
+            fail_msg("no function for node %s (%s)", name, url ? url : "");
+    }
+}
+
+/* Script functions, V8's own entries and the built-ins between them, in a .cpuprofile and in a
+ * trace's CPU profile (where script ids are numbers). */
+static void test_function_kinds(void **state)
+{
+    (void)state;
+    json_t *doc = load_fixture("chrome/node-cpu-prof.cpuprofile");
+    pk_profile *p = tb_read_data_ok(cpuprofile(), "chrome/node-cpu-prof.cpuprofile");
+    size_t counts[4] = {0};
+    expect_function_kinds(p, json_object_get(doc, "nodes"), counts);
+    assert_true(counts[0] >= 2); /* (program), (garbage collector) */
+    assert_true(counts[PK_FUNCTION_SCRIPT] > 10);
+    assert_true(counts[PK_FUNCTION_SCRIPT_RELEVANT] >= 1); /* Node's bindings */
+    pk_profile_free(p);
+    json_decref(doc);
+
+    doc = load_fixture("chrome/node-inspector-trace.json");
+    p = tb_read_data_ok(trace(), "chrome/node-inspector-trace.json");
+    memset(counts, 0, sizeof counts);
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(doc, "traceEvents"), i, e) {
+        json_t *profile = json_object_get(json_object_get(json_object_get(e, "args"), "data"),
+                                          "cpuProfile");
+        if (json_object_get(profile, "nodes"))
+            expect_function_kinds(p, json_object_get(profile, "nodes"), counts);
+    }
+    assert_true(counts[0] >= 1);
+    assert_true(counts[PK_FUNCTION_SCRIPT] > 10);
+    assert_true(counts[PK_FUNCTION_SCRIPT_RELEVANT] >= 1);
+    pk_profile_free(p);
+    json_decref(doc);
+
+    /* Unattributed code and unnamed WebAssembly are script without a place. */
+    p = read_ok(cpuprofile(),
+                "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\"},"
+                "\"children\":[2,3]},{\"id\":2,\"callFrame\":{\"functionName\":"
+                "\"(unresolved function)\",\"scriptId\":\"0\",\"url\":\"\","
+                "\"lineNumber\":-1}},{\"id\":3,\"callFrame\":{\"functionName\":"
+                "\"<WASM UNNAMED>\"}}],\"samples\":[2,3],\"timeDeltas\":[1,1],"
+                "\"startTime\":0,\"endTime\":2}");
+    size_t unplaced = 0;
+    for (uint32_t f = 0; f < pk_function_count(p); f++) {
+        const pk_function *fn = pk_function_at(p, f);
+        if (strcmp(pk_str(p, fn->name), "(root)") != 0) {
+            assert_int_equal(fn->flags, PK_FUNCTION_SCRIPT);
+            unplaced++;
+        }
+    }
+    assert_int_equal(unplaced, 2);
+    pk_profile_free(p);
+}
+
 /* positionTicks: a node's self time split over frames of its lines, in proportion. */
 static void test_position_ticks(void **state)
 {
@@ -873,6 +980,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_node_cpu_prof_weights),
+        cmocka_unit_test(test_function_kinds),
         cmocka_unit_test(test_position_ticks),
         cmocka_unit_test(test_any_key_order),
         cmocka_unit_test(test_legacy_form),

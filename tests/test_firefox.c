@@ -1127,7 +1127,7 @@ static void test_random_profiles_stay_valid(void **state)
                                                        r % 2 ? "c" : "py")
                                     : 0,
                               (uint32_t)(r % 50), r % 7 == 0 ? resources[1] : PK_NONE,
-                              (uint32_t)(r % 3)};
+                              (uint32_t)(r % 3), (uint32_t)(r / 7 % 4)};
             bool native = r % 3 == 0;
             pk_frame fr = {pk_intern_function(p, &fn), (uint32_t)(r % 90),
                            native ? 0x800 + (r % 0x9000) : 0, native ? resources[0] : PK_NONE,

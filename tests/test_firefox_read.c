@@ -225,6 +225,58 @@ static void test_devtools_recording(void **state)
     free(data);
 }
 
+/* The flags of the function called name (which must exist). */
+static uint32_t flags_of(const pk_profile *p, const char *name)
+{
+    for (uint32_t f = 0; f < pk_function_count(p); f++)
+        if (strcmp(pk_str(p, pk_function_at(p, f)->name), name) == 0)
+            return pk_function_at(p, f)->flags;
+    fail_msg("no function %s", name);
+    return 0;
+}
+
+/* What kind of code a function is: funcTable's isJS and relevantForJS (to version 74), its
+ * flags bits (version 75 on), and in Gecko files the location (a url and a line: JavaScript)
+ * and, for a label, the frame's relevantForJS. */
+static void test_script_functions(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("samply-crate-0.8.1-test-profile_with_js.v55.json");
+    assert_int_equal(flags_of(p, "Some label string"), PK_FUNCTION_SCRIPT);
+    assert_int_equal(flags_of(p, "0x7f76b7ffc0e6"), 0);
+    pk_profile_free(p);
+    p = read_fixture("gecko-handmade.v27.json");
+    assert_int_equal(flags_of(p, "render"), PK_FUNCTION_SCRIPT);
+    assert_int_equal(flags_of(p, "onLoad"), PK_FUNCTION_SCRIPT);
+    assert_int_equal(flags_of(p, "js::RunScript"), 0);
+    assert_int_equal(flags_of(p, "0x2345"), 0);
+    pk_profile_free(p);
+    p = read_ok("{\"meta\":{\"version\":27},\"threads\":[{\"name\":\"t\","
+                "\"samples\":{\"schema\":{\"stack\":0},\"data\":[[2],[3]]},"
+                "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},"
+                "\"data\":[[null,0],[0,1],[1,2],[1,3]]},"
+                "\"frameTable\":{\"schema\":{\"location\":0,\"relevantForJS\":1},"
+                "\"data\":[[0,false],[1,true],[2],[3,false]]},"
+                "\"stringTable\":[\"(root)\",\"setTimeout handler\","
+                "\"tick (https://example.com/a.js:3:9)\",\"Paint\"]}]}");
+    assert_int_equal(flags_of(p, "setTimeout handler"), PK_FUNCTION_SCRIPT_RELEVANT);
+    assert_int_equal(flags_of(p, "tick"), PK_FUNCTION_SCRIPT);
+    assert_int_equal(flags_of(p, "Paint"), 0);
+    assert_int_equal(flags_of(p, "(root)"), 0);
+    pk_profile_free(p);
+    p = read_ok("{\"meta\":{\"preprocessedProfileVersion\":75},"
+                "\"threads\":[{\"name\":\"t\",\"samples\":{\"stack\":[2,3]}}],"
+                "\"shared\":{\"stackTable\":{\"prefix\":[null,0,1,1],\"frame\":[0,1,2,3]},"
+                "\"frameTable\":{\"func\":[0,1,2,3]},"
+                "\"funcTable\":{\"name\":[0,1,2,3],\"flags\":[0,2,1,60]},"
+                "\"stringArray\":[\"main\",\"setTimeout\",\"tick\",\"native\"]}}");
+    assert_int_equal(flags_of(p, "main"), 0);
+    assert_int_equal(flags_of(p, "setTimeout"), PK_FUNCTION_SCRIPT_RELEVANT);
+    assert_int_equal(flags_of(p, "tick"), PK_FUNCTION_SCRIPT);
+    assert_int_equal(flags_of(p, "native"), 0); /* bits that say which columns are not null */
+    pk_profile_free(p);
+}
+
 /* The library (name and path) of the frame of function `name`. */
 static void expect_library(const pk_profile *p, const char *function, const char *name,
                            const char *path)
@@ -525,7 +577,7 @@ int main(void)
         cmocka_unit_test(test_versions_agree), cmocka_unit_test(test_other_fixtures),
         cmocka_unit_test(test_gecko),          cmocka_unit_test(test_gecko_old_versions),
         cmocka_unit_test(test_devtools_recording),
-        cmocka_unit_test(test_write_read),
+        cmocka_unit_test(test_write_read),    cmocka_unit_test(test_script_functions),
         cmocka_unit_test(test_key_orders),     cmocka_unit_test(test_library_without_address),
         cmocka_unit_test(test_exact_milliseconds),
         cmocka_unit_test(test_damage),

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "profkit/calltree.h"
+#include "profkit/diff.h"
 #include "core/distinct.h"
 #include "core/hashmap.h"
 #include "profkit/profile.h"
@@ -45,6 +46,54 @@ static void strings_are_interned(void **state)
     assert_ptr_equal(first, pk_str(p, a));
     assert_int_equal(pk_intern_printf(p, "s%d", 77), pk_intern_cstr(p, "s77"));
     pk_profile_free(p);
+}
+
+/* A profile of one function f (file a.js, line 3) with flags, one sample of 1. */
+static pk_profile *one_function(uint32_t flags)
+{
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "samples", "count");
+    pk_function fn = {pk_intern_cstr(p, "f"), pk_intern_cstr(p, "a.js"), 3, PK_NONE, 0, flags};
+    pk_frame fr = {pk_intern_function(p, &fn), 3, 0, PK_NONE, 0};
+    uint32_t thread = pk_add_thread(p, pk_intern_cstr(p, "main"), 1, 1);
+    assert_int_equal(pk_add_sample_value(p, thread, pk_intern_stack(p, PK_NONE,
+                                                                    pk_intern_frame(p, &fr)),
+                                         0, 1),
+                     PK_OK);
+    return p;
+}
+
+/* A function's flags are not part of what makes it one: interning it again adds to them, and
+ * profiles whose formats knew more or less of it compare function for function. */
+static void function_flags_are_what_is_known(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_function fn = {pk_intern_cstr(p, "f"), pk_intern_cstr(p, "a.js"), 3, PK_NONE, 7, 0};
+    uint32_t plain = pk_intern_function(p, &fn);
+    fn.flags = PK_FUNCTION_SCRIPT;
+    assert_int_equal(pk_intern_function(p, &fn), plain);
+    assert_int_equal(pk_function_at(p, plain)->flags, PK_FUNCTION_SCRIPT);
+    fn.flags = 0;
+    assert_int_equal(pk_intern_function(p, &fn), plain);
+    assert_int_equal(pk_function_at(p, plain)->flags, PK_FUNCTION_SCRIPT);
+    fn.flags = PK_FUNCTION_SCRIPT_RELEVANT;
+    assert_int_equal(pk_intern_function(p, &fn), plain);
+    assert_int_equal(pk_function_at(p, plain)->flags,
+                     PK_FUNCTION_SCRIPT | PK_FUNCTION_SCRIPT_RELEVANT);
+    assert_int_equal(pk_function_count(p), 1);
+    pk_profile_free(p);
+
+    /* A diff of a profile that says f is script with one that does not know. */
+    pk_profile *known = one_function(PK_FUNCTION_SCRIPT), *unknown = one_function(0), *d = NULL;
+    pk_error err;
+    assert_int_equal(pk_diff_profiles(unknown, PK_NONE, known, PK_NONE, false, &d, &err), PK_OK);
+    assert_int_equal(pk_function_count(d), 1);
+    assert_int_equal(pk_function_at(d, 0)->flags, PK_FUNCTION_SCRIPT);
+    assert_int_equal(pk_sample_count(d), 1);
+    pk_profile_free(d);
+    pk_profile_free(known);
+    pk_profile_free(unknown);
 }
 
 static void stacks_form_a_prefix_tree(void **state)
@@ -537,6 +586,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(strings_are_interned),
+        cmocka_unit_test(function_flags_are_what_is_known),
         cmocka_unit_test(rows_are_per_thread_and_stack),
         cmocka_unit_test(stacks_form_a_prefix_tree),
         cmocka_unit_test(stacks_are_sequences_however_built),

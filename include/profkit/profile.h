@@ -4,7 +4,8 @@
  *   strings    - bytes (UTF-8 where the format says so) with a terminating NUL; index 0 is
  *                always the empty string
  *   resources  - a library, binary or script module that code comes from
- *   functions  - (name, file, start line, resource, start column)
+ *   functions  - (name, file, start line, resource, start column), and flags saying whether
+ *                it is script code
  *   frames     - (function, line, address, resource, flags)
  *   stacks     - sequences of frames, root first, each stored once as a prefix stack and a
  *                run of its own frames
@@ -60,16 +61,32 @@ typedef struct pk_resource {
     uint64_t offset;
 } pk_resource;
 
-/* A function is identified by all its fields: in minified JavaScript every function of a bundle
- * starts on line 1, and only the column tells them apart. */
+/* What kind of code a function is, where the format says so (0: not known). */
+enum pk_function_flags {
+    /* Script code: interpreted or JIT-compiled by a language runtime (JavaScript, WebAssembly,
+     * BrightScript, ...), as opposed to the runtime's own code. */
+    PK_FUNCTION_SCRIPT = 1u << 0,
+    /* Not script, but belongs with it in a view of script code alone: a built-in or native
+     * function that script called, a label the runtime puts on the work script asked for. */
+    PK_FUNCTION_SCRIPT_RELEVANT = 1u << 1
+};
+
+/* A function is identified by its fields up to start_column: in minified JavaScript every
+ * function of a bundle starts on line 1, and only the column tells them apart. Its flags are
+ * what is known about it, not what makes it one: interning a function that exists adds the
+ * flags given to those it has, so that a profile read from a format that does not say (a
+ * speedscope file) meets the same functions as one that does when they are merged or
+ * compared. */
 typedef struct pk_function {
     uint32_t name;         /* string; never PK_NONE (an unnamed function gets a placeholder) */
     uint32_t file;         /* string: source file, 0 when unknown */
     uint32_t start_line;   /* 1-based line where the function starts, 0 when unknown */
     uint32_t resource;     /* PK_NONE when unknown */
     uint32_t start_column; /* 1-based column of start_line where the function starts, 0 when
-                            * unknown; last, so that initializers written for the four fields
-                            * before it still mean what they meant */
+                            * unknown */
+    uint32_t flags;        /* pk_function_flags; not part of the identity (above) */
+    /* start_column and flags come after the four fields before them, so that initializers
+     * written for those four still mean what they meant */
 } pk_function;
 
 enum pk_frame_flags {
@@ -178,6 +195,8 @@ PK_API uint32_t pk_intern_resource(pk_profile *p, const pk_resource *r);
 PK_API size_t pk_resource_count(const pk_profile *p);
 PK_API const pk_resource *pk_resource_at(const pk_profile *p, uint32_t index);
 
+/* Functions are interned on every field but flags, which are added to those of the function
+ * found (see pk_function). */
 PK_API uint32_t pk_intern_function(pk_profile *p, const pk_function *f);
 PK_API size_t pk_function_count(const pk_profile *p);
 PK_API const pk_function *pk_function_at(const pk_profile *p, uint32_t index);

@@ -248,8 +248,10 @@ uint32_t pk_intern_function(pk_profile *p, const pk_function *f)
     uint32_t fields[5] = {f->name, f->file, f->start_line, f->resource, f->start_column};
     uint64_t hash = pk_hash_bytes(fields, sizeof fields);
     uint32_t found = pk_index_find(&p->function_index, hash, function_equal, p, f);
-    if (found != UINT32_MAX)
+    if (found != UINT32_MAX) {
+        p->functions[found].flags |= f->flags;
         return found;
+    }
     if (p->function_count >= PK_NONE - 1 ||
         !PK_ARRAY_RESERVE(p->functions, p->function_capacity, p->function_count + 1) ||
         !pk_index_insert(&p->function_index, hash, (uint32_t)p->function_count))

@@ -214,7 +214,9 @@ static uint32_t br_intern_frame(br_reader *r, const br_pending_frame *f)
     if (!pk_u64map_put(&r->function_cache, function_key, PK_NONE, &slot, &inserted))
         return PK_NONE;
     if (inserted) {
-        pk_function fn = {.name = name, .file = m->file, .start_line = 0, .resource = m->resource};
+        /* A BR program's code is interpreted: script, as a view of script code takes it. */
+        pk_function fn = {.name = name, .file = m->file, .start_line = 0, .resource = m->resource,
+                          .flags = PK_FUNCTION_SCRIPT};
         *slot = pk_intern_function(r->p, &fn);
     }
     uint32_t function = *slot;

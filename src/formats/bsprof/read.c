@@ -573,7 +573,10 @@ static pk_status bs_define_module(bs_reader *r, const bs_entry *e, pk_error *err
 
 static pk_status bs_define_path(bs_reader *r, const bs_entry *e, pk_error *err)
 {
-    pk_function fn = {.start_line = e->line, .resource = PK_NONE};
+    /* Every function a .bsprof names is BrightScript: the device's profiler records the
+     * script's calls only (time in the firmware's native components is the calling function's
+     * own), so all of it is script code (docs/formats/bsprof.md says why it is marked). */
+    pk_function fn = {.start_line = e->line, .resource = PK_NONE, .flags = PK_FUNCTION_SCRIPT};
     fn.name = bs_string_ref(r, e->function, PK_NONE);
     if (e->function == 0)
         fn.name = bs_unnamed(r);

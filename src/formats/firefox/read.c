@@ -117,6 +117,9 @@ static const struct {
     {"funcTable", "lineNumber", FXR_FUNC_LINE},
     {"funcTable", "columnNumber", FXR_FUNC_COLUMN},
     {"funcTable", "resource", FXR_FUNC_RESOURCE},
+    {"funcTable", "isJS", FXR_FUNC_IS_JS},
+    {"funcTable", "relevantForJS", FXR_FUNC_RELEVANT_FOR_JS},
+    {"funcTable", "flags", FXR_FUNC_FLAGS},
     {"resourceTable", "lib", FXR_RESOURCE_LIB},
     {"sources", "filename", FXR_SOURCE_FILE},
 };
@@ -196,6 +199,7 @@ static void schema_entry(fx_reader *r, pk_json_parser *jp, int table, const pk_j
         {GECKO_SAMPLES, "stack", FXR_SAMPLE_STACK}, {GECKO_SAMPLES, "weight", FXR_SAMPLE_WEIGHT},
         {GECKO_STACKS, "prefix", FXR_STACK_PREFIX}, {GECKO_STACKS, "frame", FXR_STACK_FRAME},
         {GECKO_FRAMES, "location", FXR_FRAME_LOCATION}, {GECKO_FRAMES, "line", FXR_FRAME_LINE},
+        {GECKO_FRAMES, "relevantForJS", FXR_FRAME_RELEVANT_FOR_JS},
     };
     int64_t index;
     size_t len;
@@ -247,7 +251,9 @@ static bool gecko_row_end(fx_reader *r, pk_json_parser *jp, int table)
              fxr_append(&s->col[FXR_STACK_FRAME], row_value(r, table, FXR_STACK_FRAME));
     } else {
         ok = fxr_append(&s->col[FXR_FRAME_LOCATION], row_value(r, table, FXR_FRAME_LOCATION)) &&
-             fxr_append(&s->col[FXR_FRAME_LINE], row_value(r, table, FXR_FRAME_LINE));
+             fxr_append(&s->col[FXR_FRAME_LINE], row_value(r, table, FXR_FRAME_LINE)) &&
+             fxr_append(&s->col[FXR_FRAME_RELEVANT_FOR_JS],
+                        row_value(r, table, FXR_FRAME_RELEVANT_FOR_JS));
     }
     return ok ? true : nomem(jp);
 }

@@ -41,12 +41,16 @@ typedef enum fxr_col {
     FXR_FRAME_INLINE_DEPTH,
     FXR_FRAME_LIB,           /* version 70 on */
     FXR_FRAME_LOCATION,      /* Gecko: the string that names the frame */
+    FXR_FRAME_RELEVANT_FOR_JS, /* Gecko: a label that the JavaScript-only call tree keeps */
     FXR_FUNC_NAME,
     FXR_FUNC_FILE,           /* until version 57 */
     FXR_FUNC_SOURCE,         /* version 58 on: a row of `sources` */
     FXR_FUNC_LINE,
     FXR_FUNC_COLUMN,
     FXR_FUNC_RESOURCE,
+    FXR_FUNC_IS_JS,          /* until version 74 */
+    FXR_FUNC_RELEVANT_FOR_JS, /* until version 74 */
+    FXR_FUNC_FLAGS,          /* version 75 on: isJS (1), relevantForJS (2) and others */
     FXR_RESOURCE_LIB,
     FXR_SOURCE_FILE,
     FXR_COLUMNS

@@ -77,6 +77,12 @@ static uint32_t string_at(const fxr_set *strings, int64_t index)
     return index >= 0 && (uint64_t)index < strings->string_count ? strings->strings[index] : 0;
 }
 
+/* A boolean cell: true, or a number other than 0 (null and missing cells are false). */
+static bool flag(int64_t cell)
+{
+    return cell != FXR_NULL && cell != 0;
+}
+
 /* The resource of lib index `lib` in the libs of set s, else of the profile. */
 static uint32_t lib_resource(const fx_reader *r, const fxr_set *s, int64_t lib)
 {
@@ -87,7 +93,9 @@ static uint32_t lib_resource(const fx_reader *r, const fxr_set *s, int64_t lib)
 /* A Gecko location: "0x7f..." (an address), "name (in lib)", "name (url:line[:col])" with an
  * optional " [source]" after it, else a label. A JavaScript function's line and column are
  * where it starts (SpiderMonkey names a function by its script's position; the Firefox
- * Profiler makes them its funcTable's lineNumber and columnNumber). */
+ * Profiler makes them its funcTable's lineNumber and columnNumber). The profiler takes a
+ * location with a url and a line for JavaScript, and a label for what its frame's
+ * relevantForJS says. */
 typedef struct location {
     const char *name;
     size_t name_len;
@@ -95,6 +103,7 @@ typedef struct location {
     size_t file_len;
     uint32_t line, column;
     bool has_address;
+    bool script, label;
     uint64_t address;
 } location;
 
@@ -114,7 +123,7 @@ static bool parse_digits(const char *s, size_t n, uint32_t *out)
 
 static location parse_location(const char *s, size_t n)
 {
-    location l = {s, n, NULL, 0, 0, 0, false, 0};
+    location l = {s, n, NULL, 0, 0, 0, false, false, true, 0};
     if (n > 2 && s[0] == '0' && s[1] == 'x' && n <= 18) {
         uint64_t a = 0;
         size_t i = 2;
@@ -128,6 +137,7 @@ static location parse_location(const char *s, size_t n)
         }
         if (i == n) {
             l.has_address = true;
+            l.label = false;
             l.address = a;
             return l;
         }
@@ -151,8 +161,10 @@ static location parse_location(const char *s, size_t n)
     const char *inside = s + open;
     size_t inside_len = end - 1 - open;
     l.name_len = open - 2;
-    if (inside_len > 3 && memcmp(inside, "in ", 3) == 0)
+    if (inside_len > 3 && memcmp(inside, "in ", 3) == 0) {
+        l.label = false;
         return l; /* native, with its library's name */
+    }
     /* url:line[:col]: the line is the last or second-to-last number. */
     size_t colon = inside_len;
     uint32_t a, b;
@@ -175,6 +187,8 @@ static location parse_location(const char *s, size_t n)
         l.line = a;
     }
     l.file = inside;
+    l.script = l.file_len > 0;
+    l.label = !l.script;
     return l;
 }
 
@@ -189,6 +203,10 @@ static uint32_t gecko_frame(fx_reader *r, const fxr_set *s, const fxr_set *strin
         .start_line = l.line,
         .start_column = l.column,
     };
+    if (l.script)
+        fn.flags = PK_FUNCTION_SCRIPT;
+    else if (l.label && flag(at(s, FXR_FRAME_RELEVANT_FOR_JS, f)))
+        fn.flags = PK_FUNCTION_SCRIPT_RELEVANT;
     if (fn.name == PK_NONE || fn.file == PK_NONE)
         return PK_NONE;
     pk_frame fr = {0, l.line ? l.line : pk_position(at(s, FXR_FRAME_LINE, f)), 0, PK_NONE, 0};
@@ -218,6 +236,11 @@ static uint32_t processed_frame(fx_reader *r, const fxr_set *s, const fxr_set *s
         .start_line = pk_position(at(s, FXR_FUNC_LINE, func)),
         .start_column = pk_position(at(s, FXR_FUNC_COLUMN, func)),
     };
+    int64_t flags = at(s, FXR_FUNC_FLAGS, func);
+    if (flag(at(s, FXR_FUNC_IS_JS, func)) || (flags > 0 && (flags & 1)))
+        fn.flags |= PK_FUNCTION_SCRIPT;
+    if (flag(at(s, FXR_FUNC_RELEVANT_FOR_JS, func)) || (flags > 0 && (flags & 2)))
+        fn.flags |= PK_FUNCTION_SCRIPT_RELEVANT;
     /* A library is what a frame's address is relative to: a frame without an address keeps
      * none (as the writer lists libraries only for frames with addresses, which keeps what is
      * written and read back the same). */

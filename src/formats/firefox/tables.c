@@ -125,8 +125,16 @@ static void write_func_table(fx_writer *w)
     for (size_t i = 0; i < n; i++)
         pk_json_u64(j, local_string(w, pk_function_at(p, items[i])->name));
     pk_json_array_end(j);
-    repeat_column(j, "isJS", "false", n);
-    repeat_column(j, "relevantForJS", "false", n);
+    /* What the profiler's "JavaScript" call tree keeps: script functions, and the functions
+     * that belong with them. */
+    fx_column_begin(j, "isJS");
+    for (size_t i = 0; i < n; i++)
+        pk_json_bool(j, (pk_function_at(p, items[i])->flags & PK_FUNCTION_SCRIPT) != 0);
+    pk_json_array_end(j);
+    fx_column_begin(j, "relevantForJS");
+    for (size_t i = 0; i < n; i++)
+        pk_json_bool(j, (pk_function_at(p, items[i])->flags & PK_FUNCTION_SCRIPT_RELEVANT) != 0);
+    pk_json_array_end(j);
     fx_column_begin(j, "resource");
     for (size_t i = 0; i < n; i++) {
         uint32_t r = w->func_resource[i];

@@ -141,6 +141,7 @@ typedef struct v8_pending_node {
     v8_node node;
     bool has_id;
     int64_t line, column; /* as written: -1 unknown */
+    bool in_script;       /* a scriptId other than 0 */
     pk_buffer name, url;
     int64_t *children;    /* ids of children seen inside the node */
     size_t child_count, child_cap;

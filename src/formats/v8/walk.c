@@ -52,6 +52,7 @@ static bool push_node(v8_walk *w, pk_json_parser *jp, uint32_t level, bool legac
     n->node = (v8_node){0};
     n->has_id = false;
     n->line = n->column = -1;
+    n->in_script = false;
     pk_buffer_clear(&n->name);
     pk_buffer_clear(&n->url);
     n->child_count = 0;
@@ -106,6 +107,10 @@ static bool node_member(v8_pending_node *n, pk_json_parser *jp, const char *key,
         pk_json_scalar_i64(v, &n->line);
     } else if (KEY("columnNumber")) {
         pk_json_scalar_i64(v, &n->column);
+    } else if (KEY("scriptId")) { /* a string in CPU profiles, a number in traces */
+        int64_t id;
+        bool none = v->len == 0 || (v->len == 1 && v->s[0] == '0');
+        n->in_script = v->kind == PK_JSON_STRING ? !none : pk_json_scalar_i64(v, &id) && id != 0;
     }
     return !n->name.failed && !n->url.failed ? true : nomem(jp);
 #undef KEY
@@ -119,6 +124,34 @@ static uint32_t one_based(int64_t written, bool legacy)
     return pk_position(legacy || written == INT64_MAX ? written : written + 1);
 }
 
+static bool named(const char *name, size_t len, const char *what)
+{
+    return len == strlen(what) && memcmp(name, what, len) == 0;
+}
+
+/* What kind of code a node's function is, as the Firefox Profiler's importer of V8 profiles
+ * tells it (docs/formats/cpuprofile.md): the entries V8 makes for the time it accounts itself are not code; a
+ * function with a place in a script (a URL, a script id, a line) is script; so are the code
+ * V8 could not attribute and unnamed WebAssembly, which have none; any other function is one
+ * of V8's built-ins or the embedder's native functions (Node's bindings), which script called
+ * and which a view of script code keeps. */
+static uint32_t function_flags(const v8_pending_node *n, const char *name, size_t len,
+                               uint32_t line)
+{
+    static const char *const not_code[] = {"(root)", "(program)", "(idle)",
+                                           "(garbage collector)"};
+    static const char *const unplaced_script[] = {"(unresolved function)", "<WASM UNNAMED>"};
+    for (size_t i = 0; i < sizeof not_code / sizeof not_code[0]; i++)
+        if (named(name, len, not_code[i]))
+            return 0;
+    if (n->url.len || n->in_script || line)
+        return PK_FUNCTION_SCRIPT;
+    for (size_t i = 0; i < sizeof unplaced_script / sizeof unplaced_script[0]; i++)
+        if (named(name, len, unplaced_script[i]))
+            return PK_FUNCTION_SCRIPT;
+    return PK_FUNCTION_SCRIPT_RELEVANT;
+}
+
 static bool finish_node(v8_walk *w, pk_json_parser *jp)
 {
     v8_pending_node *n = top(w);
@@ -127,7 +160,7 @@ static bool finish_node(v8_walk *w, pk_json_parser *jp)
     static const char anonymous[] = "(anonymous)";
     const char *name = n->name.len ? (const char *)n->name.data : anonymous;
     size_t name_len = n->name.len ? n->name.len : sizeof anonymous - 1;
-    n->node.is_root = name_len == 6 && memcmp(name, "(root)", 6) == 0;
+    n->node.is_root = named(name, name_len, "(root)");
     pk_function f = {
         .name = pk_intern(w->p, name, name_len),
         .file = n->url.len ? pk_intern(w->p, (const char *)n->url.data, n->url.len) : 0,
@@ -135,6 +168,7 @@ static bool finish_node(v8_walk *w, pk_json_parser *jp)
         .resource = PK_NONE,
         .start_column = one_based(n->column, n->legacy),
     };
+    f.flags = function_flags(n, name, name_len, f.start_line);
     if (f.name == PK_NONE || f.file == PK_NONE ||
         (n->node.function = pk_intern_function(w->p, &f)) == PK_NONE)
         return nomem(jp);

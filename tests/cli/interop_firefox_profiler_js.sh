@@ -1,0 +1,78 @@
+# Script functions in the Firefox Profiler: a node --cpu-prof profile converted by profkit is
+# loaded with the profiler's own code (profiler-cli), beside the same .cpuprofile loaded through
+# the profiler's own importer of V8 profiles. Every function is the kind of code (isJS,
+# relevantForJS) the importer makes it, and the call tree of script code alone (what the
+# profiler's "JavaScript" filter shows: other functions merged away, here with the profiler's
+# merge transform, which profiler-cli offers where it does not offer the filter) holds the
+# script's functions and none of V8's own entries.
+. "$2/tests/cli/lib.sh"
+. "$SRC/tests/cli/profiler_cli.sh"
+
+CPUPROFILE="$SRC/tests/data/chrome/node-cpu-prof.cpuprofile"
+expect_status 0 "$PROFKIT" convert "$CPUPROFILE" -o "$SCRATCH/node.json" --quiet
+
+# kinds FILE: loads FILE and writes "name<TAB>isJS<TAB>relevantForJS<TAB>handle" per function
+# to FILE.kinds, as the profiler reads them.
+kinds() {
+    load "$1"
+    query thread functions --json --limit 0
+    : >"$1.kinds"
+    local handle
+    for handle in $(json_get '" ".join(f["functionHandle"] for f in d["functions"])'); do
+        query function info "$handle" --json
+        json_get '"\t".join([d["name"], str(d["isJS"]), str(d["relevantForJS"]), d["functionHandle"]])' \
+            >>"$1.kinds"
+    done
+}
+
+# script_tree FILE: the names in the call tree of FILE's script code alone (FILE loaded, its
+# kinds known), one per line, sorted.
+script_tree() {
+    local others
+    others=$(awk -F'\t' '$2 == "False" && $3 == "False" { print $4 }' "$1.kinds" | paste -sd,)
+    query thread samples-top-down --json --max-lines 100000 --merge "$others"
+    json_get '
+(lambda walk: sorted(walk(walk, d["regularCallTree"])))(
+    lambda walk, n: {n["name"]} | set().union(*[walk(walk, c) for c in n.get("children", [])]))' |
+        python3 -c 'import ast, sys; print("\n".join(ast.literal_eval(sys.stdin.read())))' |
+        grep -v '^<root>$' >"$1.tree"
+}
+
+cp "$CPUPROFILE" "$SCRATCH/imported.cpuprofile"
+kinds "$SCRATCH/imported.cpuprofile"
+script_tree "$SCRATCH/imported.cpuprofile"
+kinds "$SCRATCH/node.json"
+script_tree "$SCRATCH/node.json"
+
+# Each of profkit's functions is of a kind the importer gives a function of that name.
+mismatched=$(python3 - "$SCRATCH/imported.cpuprofile.kinds" "$SCRATCH/node.json.kinds" <<'PY'
+import sys
+def kinds(path):
+    out = {}
+    for line in open(path):
+        name, js, relevant, _ = line.rstrip("\n").split("\t")
+        out.setdefault(name, set()).add((js, relevant))
+    return out
+imported, converted = kinds(sys.argv[1]), kinds(sys.argv[2])
+print(" ".join(sorted(n for n in converted if n in imported and not converted[n] <= imported[n])))
+PY
+)
+expect_eq "$mismatched" "" "functions of another kind than the profiler's importer makes them"
+expect_eq "$(grep -c $'\tTrue\tFalse\t' "$SCRATCH/node.json.kinds")" \
+    "$(grep -c $'\tTrue\tFalse\t' "$SCRATCH/imported.cpuprofile.kinds")" "script functions"
+# Node's bindings (no script of their own) are kept beside script, as the importer keeps them.
+expect_contains "$(cat "$SCRATCH/node.json.kinds")" $'\tFalse\tTrue\t' "native functions kept with script"
+
+# The script-only call tree: the script's functions, none of V8's own entries.
+tree=$(cat "$SCRATCH/node.json.tree")
+expect_contains "$tree" "sortMany" "script-only call tree"
+for entry in "(program)" "(garbage collector)" "(idle)" "(root)"; do
+    CHECKS=$((CHECKS + 1))
+    grep -qxF -- "$entry" "$SCRATCH/node.json.tree" && fail "$entry in the script-only call tree"
+done
+# What the importer's script-only tree holds, profkit's holds too (the importer resamples at
+# 0.5 ms and may leave out a function profkit keeps, not the other way round).
+missing=$(comm -23 "$SCRATCH/imported.cpuprofile.tree" "$SCRATCH/node.json.tree" | paste -sd' ')
+expect_eq "$missing" "" "functions of the importer's script-only tree missing from profkit's"
+
+finish
