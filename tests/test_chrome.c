@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "fixtures.h"
+#include "folded_rows.h"
 #include "fn_totals.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
@@ -352,24 +353,6 @@ static void test_cpuprofile_cut(void **state)
     free(data);
 }
 
-/* The folded line of stack "a;b" on thread 0 with value `value`, 0 when absent. */
-static int64_t stack_value(const pk_profile *p, const char *path, uint32_t value)
-{
-    for (size_t row = 0; row < pk_sample_count(p); row++) {
-        uint32_t frames[64];
-        size_t depth = pk_stack_frames(p, pk_sample_stack(p, row), frames, 64);
-        char text[512] = "";
-        for (size_t i = 0; i < depth && i < 64; i++) {
-            if (i)
-                strcat(text, ";");
-            strncat(text, pk_frame_name(p, frames[i]), 100);
-        }
-        if (strcmp(text, path) == 0)
-            return pk_sample_values(p, row)[value];
-    }
-    return 0;
-}
-
 /* ---- .heapprofile ----------------------------------------------------------------------------- */
 
 /* What a heap profile's tree should give: bytes by function (self, and total once per stack),
@@ -505,9 +488,9 @@ static void test_heap_profile_members(void **state)
         "{\"callFrame\":{\"functionName\":\"odd\"},\"selfSize\":-5,\"id\":4,\"children\":[]}]}}";
     pk_profile *p = read_ok(heapprofile(), text);
     uint32_t space = pk_value_find(p, "space"), samples = pk_value_find(p, "samples");
-    assert_int_equal(stack_value(p, "main", space), 100);
-    assert_int_equal(stack_value(p, "main;(anonymous)", space), 96);
-    assert_int_equal(stack_value(p, "main;(anonymous)", samples), 2);
+    assert_int_equal(tb_stack_value(p, "main", space), 100);
+    assert_int_equal(tb_stack_value(p, "main;(anonymous)", space), 96);
+    assert_int_equal(tb_stack_value(p, "main;(anonymous)", samples), 2);
     assert_int_equal(pk_value_total(p, space), 196);
     assert_true(tb_has_warning(p, "1 sample of nodes the profile does not list left out"));
     assert_true(tb_has_warning(p, "1 node with a negative selfSize left out"));
@@ -526,7 +509,7 @@ static void test_heap_profile_members(void **state)
     p = read_ok(heapprofile(), "{\"head\":{\"callFrame\":{\"functionName\":\"f\"},\"selfSize\":7,"
                                "\"id\":1,\"children\":[]}}");
     assert_int_equal(pk_value_type_count(p), 1);
-    assert_int_equal(stack_value(p, "f", pk_value_find(p, "space")), 7);
+    assert_int_equal(tb_stack_value(p, "f", pk_value_find(p, "space")), 7);
     pk_profile_free(p);
 }
 
@@ -578,14 +561,10 @@ static void test_heapprofile_cut(void **state)
         assert_true(pk_value_total(p, space) <= total);
         some |= pk_value_total(p, space) > 0;
         for (size_t row = 0; row < pk_sample_count(p); row++) {
-            uint32_t frames[256];
-            size_t depth = pk_stack_frames(p, pk_sample_stack(p, row), frames, 256);
-            char text[8192] = "";
-            for (size_t f = 0; f < depth && f < 256; f++)
-                snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", f ? ";" : "",
-                         pk_frame_name(p, frames[f]));
-            if (!json_object_get(paths, text))
-                fail_msg("cut at %zu: %s is not a stack of the profile", cut, text);
+            char *names = tb_stack_names(p, pk_sample_stack(p, row));
+            if (!json_object_get(paths, names))
+                fail_msg("cut at %zu: %s is not a stack of the profile", cut, names);
+            free(names);
         }
         pk_profile_free(p);
     }
@@ -695,9 +674,9 @@ static void test_begin_end_and_names(void **state)
                  "{\"name\":\"mark\",\"ph\":\"i\",\"pid\":1,\"tid\":2,\"ts\":50}]");
     uint32_t wall = pk_value_find(p, "wall");
     assert_int_equal(pk_default_value(p), wall);
-    assert_int_equal(stack_value(p, "outer", wall), 80000);
-    assert_int_equal(stack_value(p, "outer;inner", wall), 20000);
-    assert_int_equal(stack_value(p, "other", wall), 1500); /* fractional µs */
+    assert_int_equal(tb_stack_value(p, "outer", wall), 80000);
+    assert_int_equal(tb_stack_value(p, "outer;inner", wall), 20000);
+    assert_int_equal(tb_stack_value(p, "other", wall), 1500); /* fractional µs */
     assert_int_equal(pk_thread_count(p), 2);
     assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "worker");
     assert_string_equal(pk_str(p, pk_thread_at(p, 1)->name), "app"); /* the process's name */
@@ -716,10 +695,10 @@ static void test_complete_events_out_of_order(void **state)
                                      "{\"name\":\"d\",\"ph\":\"X\",\"ts\":20,\"dur\":4}],"
                                      "\"displayTimeUnit\":\"ns\"}");
     uint32_t wall = pk_value_find(p, "wall");
-    assert_int_equal(stack_value(p, "a", wall), 10000);
-    assert_int_equal(stack_value(p, "a;b", wall), 5000);
-    assert_int_equal(stack_value(p, "a;b;c", wall), 5000);
-    assert_int_equal(stack_value(p, "d", wall), 4000);
+    assert_int_equal(tb_stack_value(p, "a", wall), 10000);
+    assert_int_equal(tb_stack_value(p, "a;b", wall), 5000);
+    assert_int_equal(tb_stack_value(p, "a;b;c", wall), 5000);
+    assert_int_equal(tb_stack_value(p, "d", wall), 4000);
     assert_int_equal(pk_warning_count(p), 0);
     assert_string_equal(pk_property_get(p, "trace.display_time_unit"), "ns");
     /* The stack chart's order: a's row comes first. */
@@ -742,11 +721,11 @@ static void test_unmatched_and_overlapping(void **state)
     assert_true(tb_has_warning(p, "overlapping"));
     assert_true(tb_has_warning(p, "1 B event never ended"));
     /* b is cut at a's end; the open B lasts to the thread's last time, around y. */
-    assert_int_equal(stack_value(p, "a", wall), 5000);
-    assert_int_equal(stack_value(p, "a;b", wall), 5000);
-    assert_int_equal(stack_value(p, "open", wall), 20000);
-    assert_int_equal(stack_value(p, "open;y", wall), 2000);
-    assert_int_equal(stack_value(p, "open;z", wall), 0);
+    assert_int_equal(tb_stack_value(p, "a", wall), 5000);
+    assert_int_equal(tb_stack_value(p, "a;b", wall), 5000);
+    assert_int_equal(tb_stack_value(p, "open", wall), 20000);
+    assert_int_equal(tb_stack_value(p, "open;y", wall), 2000);
+    assert_int_equal(tb_stack_value(p, "open;z", wall), 0);
     pk_profile_free(p);
 }
 
@@ -779,8 +758,8 @@ static void test_cut_trace(void **state)
                                      "\"dur\":5},\n{\"name\":\"b\",\"ph\":\"X\",\"pid\":1,"
                                      "\"tid\":1,\"ts\":10,\"dur");
     uint32_t wall = pk_value_find(p, "wall");
-    assert_int_equal(stack_value(p, "a", wall), 5000);
-    assert_int_equal(stack_value(p, "b", wall), 0);
+    assert_int_equal(tb_stack_value(p, "a", wall), 5000);
+    assert_int_equal(tb_stack_value(p, "b", wall), 0);
     assert_true(tb_has_warning(p, "the trace ends early"));
     pk_profile_free(p);
     /* Every cut of a real trace reads, or is refused for holding no event; so does every cut
@@ -808,8 +787,8 @@ static void test_profile_chunks(void **state)
     uint32_t cpu = pk_value_find(p, "cpu");
     assert_int_equal(pk_default_value(p), cpu);
     /* f: 10 µs then 20 µs (the chunk boundary in between); g: the mean interval, 15 µs. */
-    assert_int_equal(stack_value(p, "f", cpu), 30000);
-    assert_int_equal(stack_value(p, "f;g", cpu), 15000);
+    assert_int_equal(tb_stack_value(p, "f", cpu), 30000);
+    assert_int_equal(tb_stack_value(p, "f;g", cpu), 15000);
     assert_int_equal(pk_thread_count(p), 1);
     assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "main");
     assert_int_equal(pk_thread_at(p, 0)->pid, 7);
@@ -833,8 +812,8 @@ static void test_cpu_profile_event(void **state)
         "\"args\":{\"name\":\"CrRendererMain\"}}]}");
     uint32_t cpu = pk_value_find(p, "cpu");
     /* h: 40 µs, then the mean interval (30 µs) as the last sample; GC 20 µs, a frame of its own. */
-    assert_int_equal(stack_value(p, "h", cpu), 70000);
-    assert_int_equal(stack_value(p, "(garbage collector)", cpu), 20000);
+    assert_int_equal(tb_stack_value(p, "h", cpu), 70000);
+    assert_int_equal(tb_stack_value(p, "(garbage collector)", cpu), 20000);
     assert_int_equal(pk_thread_count(p), 1);
     assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "CrRendererMain");
     assert_int_equal(pk_thread_at(p, 0)->tid, 4);
@@ -1030,14 +1009,14 @@ static void test_sampled_stack_frames(void **state)
     const char *measure = "[root];render(http://localhost:8081/index.bundle:12:3);"
                           "layout(http://localhost:8081/index.bundle:40:9);"
                           "measure(http://localhost:8081/index.bundle:77:5)";
-    assert_int_equal(stack_value(p, render, cpu), 2000000);
-    assert_int_equal(stack_value(p, "[root];[GC Young Gen]", cpu), 1000000);
-    assert_int_equal(stack_value(p, layout, cpu), 4000000);
-    assert_int_equal(stack_value(p, measure, cpu), 1000000);
-    assert_int_equal(stack_value(p, measure, count), 2); /* its weight */
+    assert_int_equal(tb_stack_value(p, render, cpu), 2000000);
+    assert_int_equal(tb_stack_value(p, "[root];[GC Young Gen]", cpu), 1000000);
+    assert_int_equal(tb_stack_value(p, layout, cpu), 4000000);
+    assert_int_equal(tb_stack_value(p, measure, cpu), 1000000);
+    assert_int_equal(tb_stack_value(p, measure, count), 2); /* its weight */
     /* The other thread: 500 µs, then the mean interval as the last sample. */
-    assert_int_equal(stack_value(p, "[root]", cpu), 1000000);
-    assert_int_equal(stack_value(p, "[root]", count), 2);
+    assert_int_equal(tb_stack_value(p, "[root]", cpu), 1000000);
+    assert_int_equal(tb_stack_value(p, "[root]", count), 2);
     assert_int_equal(pk_value_total(p, cpu), 9000000);
     assert_true(tb_has_warning(p, "1 sample of frames stackFrames does not list"));
     /* Threads by their tid (quoted), named by thread_name, else the process. */
@@ -1068,13 +1047,13 @@ static void test_sampled_stack_frames_damage(void **state)
                  "\"traceEvents\":[{\"name\":\"x\",\"ph\":\"X\",\"tid\":2,\"ts\":\"3\",\"tdur\":4}]}");
     uint32_t cpu = pk_value_find(p, "cpu"), wall = pk_value_find(p, "wall");
     /* f: 20 µs, then the sample at 20 µs, earlier than 40: placed at 40, the mean interval. */
-    assert_int_equal(stack_value(p, "main;f", cpu), 20000 + 10000);
-    assert_int_equal(stack_value(p, "main;(unnamed)", cpu), 0);
+    assert_int_equal(tb_stack_value(p, "main;f", cpu), 20000 + 10000);
+    assert_int_equal(tb_stack_value(p, "main;(unnamed)", cpu), 0);
     assert_true(tb_has_warning(p, "1 sample of frames stackFrames does not list (or whose parents "
                                   "loop) left out"));
     assert_true(tb_has_warning(p, "1 sample without ts or sf left out"));
     assert_true(tb_has_warning(p, "1 sample earlier than the previous one"));
-    assert_int_equal(stack_value(p, "x", wall), 4000);
+    assert_int_equal(tb_stack_value(p, "x", wall), 4000);
     assert_true(tb_has_warning(p, "1 X event without dur"));
     pk_profile_free(p);
 }
