@@ -148,12 +148,11 @@ static pk_status heapprofile_read(pk_input *in, pk_profile *p, const pk_read_opt
     heapprofile_reader r = {0};
     v8_builder_init(&r.builder, p);
     v8_walk_init(&r.walk, p, &heap_sink, &r);
-    pk_json_run run;
     pk_status status = pk_json_read(in, &(pk_json_handler){on_scalar, on_begin, on_end}, &r,
-                                    "the heap profile", "not a heap profile", &run, err);
-    /* Cut inside the tree: the nodes still open are the ancestors of what was read, and their
-     * own members come before their children. */
-    if (status == PK_ERR_INPUT && run.how == PK_JSON_CUT && !v8_walk_close(&r.walk))
+                                    "the heap profile", "not a heap profile", NULL, err);
+    /* Damage inside the tree (a cut, bad JSON, nesting too deep): the nodes still open are the
+     * ancestors of what was read, and their own members come before their children. */
+    if (status == PK_ERR_INPUT && !v8_walk_close(&r.walk))
         status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     if (status == PK_OK || status == PK_ERR_INPUT) {
         if (!r.walk.saw_head) {

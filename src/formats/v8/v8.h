@@ -178,8 +178,8 @@ void v8_walk_free(v8_walk *w);
 bool v8_walk_scalar(v8_walk *w, pk_json_parser *jp, uint32_t members, const pk_json_scalar *v);
 bool v8_walk_begin(v8_walk *w, pk_json_parser *jp, uint32_t members, bool is_array);
 bool v8_walk_end(v8_walk *w, pk_json_parser *jp, uint32_t members, bool is_array);
-/* For a document cut short: the nodes still open (a `head` tree's ancestors of where the input
- * ended) are finished with the members they had, so that what was read below them keeps its
+/* For a damaged document: the nodes still open (a `head` tree's ancestors of where the damage
+ * is) are finished with the members they had, so that what was read below them keeps its
  * stacks. False when memory fails. */
 bool v8_walk_close(v8_walk *w);
 

@@ -43,3 +43,8 @@ done
 kill "$browser" 2>/dev/null || true
 wait "$browser" 2>/dev/null || true
 gzip -9n < startup.json > "$here"/chromium-startup.trace.json.gz
+
+# The inspector's HeapProfiler.startSampling / stopSampling, as DevTools' Memory panel takes a
+# profile ("Allocation sampling", with the objects the garbage collector discarded kept).
+node heap_sample.js inspector.heapprofile ./alloc.js
+cp inspector.heapprofile "$here"/node-inspector-sampling.heapprofile
