@@ -520,6 +520,35 @@ static void test_heap_profile_members(void **state)
     pk_profile_free(p);
 }
 
+/* A tree nested deeper than the parser goes (100,000 levels: 50,000 nodes, each an object and its
+ * children's array): damage where it passes the limit; salvage keeps the bytes read above it, on
+ * their stacks, the nodes open there being their ancestors. */
+static void test_heap_profile_too_deep(void **state)
+{
+    (void)state;
+    enum { NODES = 60000 };
+    static const char node[] = "{\"callFrame\":{\"functionName\":\"f\"},\"selfSize\":%d,\"id\":%d,"
+                               "\"children\":[";
+    size_t cap = NODES * (sizeof node + 16) + 64, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text + len, cap - len, "{\"head\":");
+    for (int i = 0; i < NODES; i++)
+        len += (size_t)snprintf(text + len, cap - len, node, i == 2 ? 5 : 0, i + 1);
+    pk_status status;
+    pk_error err;
+    pk_profile *p = tb_read_memory_with(text, len, heapprofile(), NULL, 0, false, &status, &err);
+    assert_null(p);
+    assert_int_equal(status, PK_ERR_INPUT);
+    assert_non_null(strstr(err.message, "nested deeper"));
+    p = tb_read_memory_with(text, len, heapprofile(), NULL, 0, true, &status, &err);
+    assert_non_null(p);
+    assert_int_equal(tb_stack_value(p, "f;f;f", pk_value_find(p, "space")), 5);
+    assert_int_equal(pk_value_total(p, pk_value_find(p, "space")), 5);
+    pk_profile_free(p);
+    free(text);
+}
+
 /* The node paths (function names, root first, without "(root)") of a heap profile's tree. */
 static void heap_paths(json_t *node, char *path, json_t *paths)
 {
@@ -1117,6 +1146,7 @@ int main(void)
         cmocka_unit_test(test_cpuprofile_cut),
         cmocka_unit_test(test_node_heap_profiles),
         cmocka_unit_test(test_heap_profile_members),
+        cmocka_unit_test(test_heap_profile_too_deep),
         cmocka_unit_test(test_heapprofile_cut),
         cmocka_unit_test(test_node_inspector_trace),
         cmocka_unit_test(test_chromium_trace),
