@@ -386,6 +386,12 @@ pk_status fxr_finish(fx_reader *r, pk_error *err)
     if (r->markers)
         pk_warn(r->p, "%" PRIu64 " marker%s left aside (profkit reads samples)", r->markers,
                 r->markers == 1 ? "" : "s");
+    if (r->devtools_ticks || r->devtools_memory || r->devtools_allocations)
+        pk_warn(r->p,
+                "the DevTools recording's own timeline left aside (%" PRIu64
+                " framerate ticks, %" PRIu64 " memory measurements, %" PRIu64
+                " logged allocations): profkit reads the samples of its profile",
+                r->devtools_ticks, r->devtools_memory, r->devtools_allocations);
     if (r->bad_indexes)
         pk_warn(r->p, "%" PRIu64 " reference%s to a stack or frame the tables do not hold",
                 r->bad_indexes, r->bad_indexes == 1 ? "" : "s");

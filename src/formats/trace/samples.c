@@ -4,6 +4,7 @@
  * Either may come first in the object, so samples are summed per (thread, frame id) as they
  * come, and each sum becomes a stack once every frame is known: memory grows with the distinct
  * frames and stacks, not with the samples. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,7 @@ static resolved resolve(trace_samples *s, uint32_t key, uint32_t *stack)
             break;
         key = f->parent;
     }
+    assert(depth == 0 || s->frames); /* the path holds indexes of frames found */
     while (depth) {
         trace_stack_frame *f = &s->frames[s->path[--depth]];
         if (!known) {

@@ -44,6 +44,11 @@ kill "$browser" 2>/dev/null || true
 wait "$browser" 2>/dev/null || true
 gzip -9n < startup.json > "$here"/chromium-startup.trace.json.gz
 
+# node --heap-prof: a sampling heap profile (a head tree with selfSize, samples), with a small
+# sampling interval so that a short script gives a few hundred samples.
+node --heap-prof --heap-prof-interval 16384 --heap-prof-name=alloc.heapprofile alloc.js
+cp alloc.heapprofile "$here"/node-heap-prof.heapprofile
+
 # The inspector's HeapProfiler.startSampling / stopSampling, as DevTools' Memory panel takes a
 # profile ("Allocation sampling", with the objects the garbage collector discarded kept).
 node heap_sample.js inspector.heapprofile ./alloc.js
