@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "formats/callgrind/codec.h"
+#include "folded_rows.h"
 #include "formats/formats.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
@@ -34,25 +35,6 @@ static pk_profile *read_ok(const char *text)
     assert_int_equal(status, PK_OK);
     assert_non_null(p);
     return p;
-}
-
-/* The value of the row whose stack's names, root first and ';'-separated, are `path`. */
-static int64_t stack_value(const pk_profile *p, const char *path, uint32_t value)
-{
-    int64_t sum = 0;
-    for (size_t row = 0; row < pk_sample_count(p); row++) {
-        uint32_t frames[64];
-        size_t depth = pk_stack_frames(p, pk_sample_stack(p, row), frames, 64);
-        char text[512] = "";
-        for (size_t i = 0; i < depth && i < 64; i++) {
-            if (i)
-                strcat(text, ";");
-            strcat(text, pk_frame_name(p, frames[i]));
-        }
-        if (strcmp(text, path) == 0)
-            sum += pk_sample_values(p, row)[value];
-    }
-    return sum;
 }
 
 /* Self value of every row whose leaf is a function called name. */
@@ -176,8 +158,8 @@ static void test_diamond(void **state)
     assert_int_equal(self_of(p, "a", 0), 10);
     assert_int_equal(self_of(p, "b", 0), 20);
     assert_int_equal(self_of(p, "c", 0), 70);
-    assert_int_equal(stack_value(p, "main;a;c", 0), 50);
-    assert_int_equal(stack_value(p, "main;b;c", 0), 20);
+    assert_int_equal(tb_stack_value(p, "main;a;c", 0), 50);
+    assert_int_equal(tb_stack_value(p, "main;b;c", 0), 20);
     assert_int_equal(pk_warning_count(p), 0);
     /* Lines are kept: c's self is at lines 30 and 31. */
     int64_t at30 = 0;
@@ -221,7 +203,7 @@ static void test_rounding(void **state)
     for (int i = 0; i < 3; i++) {
         char path[32];
         snprintf(path, sizeof path, "main;%c;leaf", 'a' + i);
-        int64_t v = stack_value(p, path, 0);
+        int64_t v = tb_stack_value(p, path, 0);
         assert_true(v == 3 || v == 4);
     }
     pk_profile_free(p);

@@ -1,4 +1,5 @@
-/* Chrome's and Node's JSON profiles: the .cpuprofile reader and the Chrome trace reader, on
+/* Chrome's and Node's JSON profiles: the .cpuprofile reader, the .heapprofile reader and the
+ * Chrome trace reader, on
  * fixtures made by node and chromium (tests/data/chrome/README.md) and on constructed inputs.
  * What a fixture should give is computed here from the file itself with jansson, the way
  * DevTools weighs samples: sample i lasts until sample i + 1, the last one the mean interval. */
@@ -14,6 +15,7 @@
 #include <jansson.h>
 
 #include "fixtures.h"
+#include "folded_rows.h"
 #include "fn_totals.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
@@ -22,6 +24,11 @@
 static const pk_format *cpuprofile(void)
 {
     return pk_format_by_name("cpuprofile");
+}
+
+static const pk_format *heapprofile(void)
+{
+    return pk_format_by_name("heapprofile");
 }
 
 static const pk_format *trace(void)
@@ -453,6 +460,264 @@ static void test_cpuprofile_cut(void **state)
     free(data);
 }
 
+/* ---- .heapprofile ----------------------------------------------------------------------------- */
+
+/* What a heap profile's tree should give: bytes by function (self, and total once per stack),
+ * and the samples of nodes the tree lists. */
+typedef struct heap_expect {
+    tb_fn_totals space;
+    json_t *ids;        /* object: the tree's node ids (text) */
+    json_t *functions;  /* object: "name url line column" of each node, positions 1-based */
+    int64_t total;
+    const char *path[256];
+} heap_expect;
+
+static void expect_heap_node(heap_expect *x, json_t *node, size_t depth)
+{
+    json_t *frame = json_object_get(node, "callFrame");
+    const char *name = json_string_value(json_object_get(frame, "functionName"));
+    name = name && *name ? name : "(anonymous)";
+    int64_t self = json_integer_value(json_object_get(node, "selfSize"));
+    char id[32];
+    snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(node, "id")));
+    json_object_set_new(x->ids, id, json_true());
+    const char *url = json_string_value(json_object_get(frame, "url"));
+    char function[1024];
+    snprintf(function, sizeof function, "%s %s %lld %lld", name, url ? url : "",
+             (long long)json_integer_value(json_object_get(frame, "lineNumber")) + 1,
+             (long long)json_integer_value(json_object_get(frame, "columnNumber")) + 1);
+    json_object_set_new(x->functions, function, json_true());
+    bool root = depth == 0 && strcmp(name, "(root)") == 0;
+    if (!root) {
+        assert_true(depth < 256);
+        x->path[depth] = name;
+        tb_fn_totals_get(&x->space, name)->self += self;
+        for (size_t i = 1; i <= depth; i++) {
+            bool seen = false;
+            for (size_t j = 1; j < i; j++)
+                seen |= strcmp(x->path[j], x->path[i]) == 0;
+            if (!seen)
+                tb_fn_totals_get(&x->space, x->path[i])->total += self;
+        }
+    }
+    x->total += self;
+    size_t i;
+    json_t *child;
+    json_array_foreach(json_object_get(node, "children"), i, child)
+        expect_heap_node(x, child, depth + 1);
+}
+
+/* A heap profile made by node: bytes by stack, the samples counted, lines 1-based from the
+ * callFrames. */
+static void check_node_heap_profile(const char *relative)
+{
+    json_t *doc = load_fixture(relative);
+    heap_expect x = {.ids = json_object(), .functions = json_object()};
+    expect_heap_node(&x, json_object_get(doc, "head"), 0);
+    int64_t listed = 0, unlisted = 0;
+    size_t i;
+    json_t *sample;
+    json_array_foreach(json_object_get(doc, "samples"), i, sample) {
+        char id[32];
+        snprintf(id, sizeof id, "%lld",
+                 (long long)json_integer_value(json_object_get(sample, "nodeId")));
+        if (json_object_get(x.ids, id))
+            listed++;
+        else
+            unlisted++;
+    }
+    assert_true(listed > 100);
+
+    pk_status status;
+    pk_error err;
+    pk_profile *p = tb_read_file_with(tb_data_path(relative), NULL, NULL, 0, &status, &err);
+    if (!p)
+        fail_msg("%s", err.message);
+    assert_string_equal(pk_str(p, pk_metadata_get(p)->source_format), "heapprofile");
+    assert_int_equal(pk_value_type_count(p), 2);
+    uint32_t space = pk_value_find(p, "space"), samples = pk_value_find(p, "samples");
+    assert_int_equal(pk_default_value(p), space);
+    assert_string_equal(pk_str(p, pk_value_type_at(p, space)->unit), "bytes");
+    assert_int_equal(pk_value_total(p, space), x.total);
+    assert_int_equal(pk_value_total(p, samples), listed);
+    assert_int_equal(pk_thread_count(p), 1);
+    assert_true(unlisted == 0 ? pk_warning_count(p) == 0
+                              : tb_has_warning(p, "of nodes the profile does not list left out"));
+    tb_fn_totals got = {0};
+    tb_fn_totals_add_profile(&got, p, space);
+    for (size_t f = 0; f < x.space.count; f++) {
+        const tb_fn_total *e = &x.space.items[f];
+        const tb_fn_total *g = tb_fn_totals_find(&got, e->name);
+        if (!g)
+            fail_msg("function %s missing", e->name);
+        if (g->self != e->self || g->total != e->total)
+            fail_msg("function %s: self %lld total %lld, expected %lld and %lld", e->name,
+                     (long long)g->self, (long long)g->total, (long long)e->self,
+                     (long long)e->total);
+    }
+    assert_int_equal(got.count, x.space.count);
+    /* The script's functions, and a callFrame's 0-based line as the 1-based start line. */
+    assert_true(tb_fn_totals_find(&got, "makeStrings")->total > 0);
+    assert_true(tb_fn_totals_find(&got, "makeObjects")->total > 0);
+    size_t positioned = 0;
+    for (size_t f = 0; f < pk_function_count(p); f++) {
+        const pk_function *fn = pk_function_at(p, (uint32_t)f);
+        char function[1024];
+        snprintf(function, sizeof function, "%s %s %u %u", pk_str(p, fn->name), pk_str(p, fn->file),
+                 fn->start_line, fn->start_column);
+        if (!json_object_get(x.functions, function))
+            fail_msg("function %s is none of the profile's", function);
+        positioned += fn->start_line > 0 && fn->start_column > 0;
+    }
+    assert_true(positioned > 3);
+    tb_fn_totals_free(&got);
+    tb_fn_totals_free(&x.space);
+    json_decref(x.ids);
+    json_decref(x.functions);
+    pk_profile_free(p);
+    json_decref(doc);
+}
+
+/* node --heap-prof, and the inspector's sampling as DevTools' Memory panel takes it. */
+static void test_node_heap_profiles(void **state)
+{
+    (void)state;
+    check_node_heap_profile("chrome/node-heap-prof.heapprofile");
+    check_node_heap_profile("chrome/node-inspector-sampling.heapprofile");
+}
+
+/* Constructed: samples before the tree, a sample of an unlisted node, a negative size, columns. */
+static void test_heap_profile_members(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"samples\":[{\"size\":64,\"nodeId\":3,\"ordinal\":1},{\"nodeId\":3,\"size\":32},"
+        "{\"size\":8,\"nodeId\":9}],"
+        "\"head\":{\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\",\"url\":\"\","
+        "\"lineNumber\":-1,\"columnNumber\":-1},\"selfSize\":0,\"id\":1,\"children\":["
+        "{\"callFrame\":{\"functionName\":\"main\",\"url\":\"file:///a.js\",\"lineNumber\":4,"
+        "\"columnNumber\":0},\"selfSize\":100,\"id\":2,\"children\":["
+        "{\"id\":3,\"selfSize\":96,\"children\":[],\"callFrame\":{\"functionName\":\"\","
+        "\"url\":\"file:///a.js\",\"lineNumber\":0,\"columnNumber\":17}}]},"
+        "{\"callFrame\":{\"functionName\":\"odd\"},\"selfSize\":-5,\"id\":4,\"children\":[]}]}}";
+    pk_profile *p = read_ok(heapprofile(), text);
+    uint32_t space = pk_value_find(p, "space"), samples = pk_value_find(p, "samples");
+    assert_int_equal(tb_stack_value(p, "main", space), 100);
+    assert_int_equal(tb_stack_value(p, "main;(anonymous)", space), 96);
+    assert_int_equal(tb_stack_value(p, "main;(anonymous)", samples), 2);
+    assert_int_equal(pk_value_total(p, space), 196);
+    assert_true(tb_has_warning(p, "1 sample of nodes the profile does not list left out"));
+    assert_true(tb_has_warning(p, "1 node with a negative selfSize left out"));
+    for (size_t f = 0; f < pk_function_count(p); f++) {
+        const pk_function *fn = pk_function_at(p, (uint32_t)f);
+        if (strcmp(pk_str(p, fn->name), "main") == 0) {
+            assert_int_equal(fn->start_line, 5);
+            assert_int_equal(fn->start_column, 1);
+        } else if (strcmp(pk_str(p, fn->name), "(anonymous)") == 0) {
+            assert_int_equal(fn->start_line, 1);
+            assert_int_equal(fn->start_column, 18);
+        }
+    }
+    pk_profile_free(p);
+    /* Without samples (older V8): bytes alone. */
+    p = read_ok(heapprofile(), "{\"head\":{\"callFrame\":{\"functionName\":\"f\"},\"selfSize\":7,"
+                               "\"id\":1,\"children\":[]}}");
+    assert_int_equal(pk_value_type_count(p), 1);
+    assert_int_equal(tb_stack_value(p, "f", pk_value_find(p, "space")), 7);
+    pk_profile_free(p);
+}
+
+/* A tree nested deeper than the parser goes (100,000 levels: 50,000 nodes, each an object and its
+ * children's array): damage where it passes the limit; salvage keeps the bytes read above it, on
+ * their stacks, the nodes open there being their ancestors. */
+static void test_heap_profile_too_deep(void **state)
+{
+    (void)state;
+    enum { NODES = 60000 };
+    static const char node[] = "{\"callFrame\":{\"functionName\":\"f\"},\"selfSize\":%d,\"id\":%d,"
+                               "\"children\":[";
+    size_t cap = NODES * (sizeof node + 16) + 64, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text + len, cap - len, "{\"head\":");
+    for (int i = 0; i < NODES; i++)
+        len += (size_t)snprintf(text + len, cap - len, node, i == 2 ? 5 : 0, i + 1);
+    pk_status status;
+    pk_error err;
+    pk_profile *p = tb_read_memory_with(text, len, heapprofile(), NULL, 0, false, &status, &err);
+    assert_null(p);
+    assert_int_equal(status, PK_ERR_INPUT);
+    assert_non_null(strstr(err.message, "nested deeper"));
+    p = tb_read_memory_with(text, len, heapprofile(), NULL, 0, true, &status, &err);
+    assert_non_null(p);
+    assert_int_equal(tb_stack_value(p, "f;f;f", pk_value_find(p, "space")), 5);
+    assert_int_equal(pk_value_total(p, pk_value_find(p, "space")), 5);
+    pk_profile_free(p);
+    free(text);
+}
+
+/* The node paths (function names, root first, without "(root)") of a heap profile's tree. */
+static void heap_paths(json_t *node, char *path, json_t *paths)
+{
+    json_t *frame = json_object_get(node, "callFrame");
+    const char *name = json_string_value(json_object_get(frame, "functionName"));
+    name = name && *name ? name : "(anonymous)";
+    size_t len = strlen(path);
+    if (strcmp(name, "(root)") != 0 || len) {
+        snprintf(path + len, 8192 - len, "%s%s", len ? ";" : "", name);
+        json_object_set_new(paths, path, json_true());
+    }
+    size_t i;
+    json_t *child;
+    json_array_foreach(json_object_get(node, "children"), i, child)
+        heap_paths(child, path, paths);
+    path[len] = '\0';
+}
+
+/* A heap profile cut anywhere: damage at the cut; salvage keeps bytes only on true stacks (the
+ * nodes open at the cut are the ancestors of what was read), never more than the whole. */
+static void test_heapprofile_cut(void **state)
+{
+    (void)state;
+    json_t *doc = load_fixture("chrome/node-heap-prof.heapprofile");
+    json_t *paths = json_object();
+    char path[8192] = "";
+    heap_paths(json_object_get(doc, "head"), path, paths);
+    size_t size;
+    char *data = tb_read_data_file("chrome/node-heap-prof.heapprofile", &size);
+    pk_profile *whole = tb_read_data_ok(heapprofile(), "chrome/node-heap-prof.heapprofile");
+    int64_t total = pk_value_total(whole, pk_value_find(whole, "space"));
+    pk_status status;
+    pk_error err;
+    pk_profile *p = tb_read_memory_with(data, size / 2, heapprofile(), NULL, 0, false, &status,
+                                        &err);
+    assert_null(p);
+    assert_int_equal(status, PK_ERR_INPUT);
+    assert_true(err.salvageable);
+    assert_int_equal(err.offset, (int64_t)(size / 2));
+    bool some = false;
+    for (size_t cut = 1; cut < size; cut += 211) {
+        p = tb_read_memory_with(data, cut, heapprofile(), NULL, 0, true, &status, &err);
+        if (!p)
+            continue; /* nothing of a profile yet */
+        uint32_t space = pk_value_find(p, "space");
+        assert_true(pk_value_total(p, space) <= total);
+        some |= pk_value_total(p, space) > 0;
+        for (size_t row = 0; row < pk_sample_count(p); row++) {
+            char *names = tb_stack_names(p, pk_sample_stack(p, row));
+            if (!json_object_get(paths, names))
+                fail_msg("cut at %zu: %s is not a stack of the profile", cut, names);
+            free(names);
+        }
+        pk_profile_free(p);
+    }
+    assert_true(some);
+    pk_profile_free(whole);
+    free(data);
+    json_decref(paths);
+    json_decref(doc);
+}
+
 /* ---- traces ----------------------------------------------------------------------------------- */
 
 /* Every V8 profile of a trace document, by (pid, id), in chunk order. */
@@ -538,24 +803,6 @@ static void test_chromium_trace(void **state)
     pk_profile_free(p);
 }
 
-/* The folded line of stack "a;b" on thread 0 with value `value`, 0 when absent. */
-static int64_t stack_value(const pk_profile *p, const char *path, uint32_t value)
-{
-    for (size_t row = 0; row < pk_sample_count(p); row++) {
-        uint32_t frames[64];
-        size_t depth = pk_stack_frames(p, pk_sample_stack(p, row), frames, 64);
-        char text[512] = "";
-        for (size_t i = 0; i < depth && i < 64; i++) {
-            if (i)
-                strcat(text, ";");
-            strncat(text, pk_frame_name(p, frames[i]), 100);
-        }
-        if (strcmp(text, path) == 0)
-            return pk_sample_values(p, row)[value];
-    }
-    return 0;
-}
-
 static void test_begin_end_and_names(void **state)
 {
     (void)state;
@@ -570,9 +817,9 @@ static void test_begin_end_and_names(void **state)
                  "{\"name\":\"mark\",\"ph\":\"i\",\"pid\":1,\"tid\":2,\"ts\":50}]");
     uint32_t wall = pk_value_find(p, "wall");
     assert_int_equal(pk_default_value(p), wall);
-    assert_int_equal(stack_value(p, "outer", wall), 80000);
-    assert_int_equal(stack_value(p, "outer;inner", wall), 20000);
-    assert_int_equal(stack_value(p, "other", wall), 1500); /* fractional µs */
+    assert_int_equal(tb_stack_value(p, "outer", wall), 80000);
+    assert_int_equal(tb_stack_value(p, "outer;inner", wall), 20000);
+    assert_int_equal(tb_stack_value(p, "other", wall), 1500); /* fractional µs */
     assert_int_equal(pk_thread_count(p), 2);
     assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "worker");
     assert_string_equal(pk_str(p, pk_thread_at(p, 1)->name), "app"); /* the process's name */
@@ -591,10 +838,10 @@ static void test_complete_events_out_of_order(void **state)
                                      "{\"name\":\"d\",\"ph\":\"X\",\"ts\":20,\"dur\":4}],"
                                      "\"displayTimeUnit\":\"ns\"}");
     uint32_t wall = pk_value_find(p, "wall");
-    assert_int_equal(stack_value(p, "a", wall), 10000);
-    assert_int_equal(stack_value(p, "a;b", wall), 5000);
-    assert_int_equal(stack_value(p, "a;b;c", wall), 5000);
-    assert_int_equal(stack_value(p, "d", wall), 4000);
+    assert_int_equal(tb_stack_value(p, "a", wall), 10000);
+    assert_int_equal(tb_stack_value(p, "a;b", wall), 5000);
+    assert_int_equal(tb_stack_value(p, "a;b;c", wall), 5000);
+    assert_int_equal(tb_stack_value(p, "d", wall), 4000);
     assert_int_equal(pk_warning_count(p), 0);
     assert_string_equal(pk_property_get(p, "trace.display_time_unit"), "ns");
     /* The stack chart's order: a's row comes first. */
@@ -617,11 +864,11 @@ static void test_unmatched_and_overlapping(void **state)
     assert_true(tb_has_warning(p, "overlapping"));
     assert_true(tb_has_warning(p, "1 B event never ended"));
     /* b is cut at a's end; the open B lasts to the thread's last time, around y. */
-    assert_int_equal(stack_value(p, "a", wall), 5000);
-    assert_int_equal(stack_value(p, "a;b", wall), 5000);
-    assert_int_equal(stack_value(p, "open", wall), 20000);
-    assert_int_equal(stack_value(p, "open;y", wall), 2000);
-    assert_int_equal(stack_value(p, "open;z", wall), 0);
+    assert_int_equal(tb_stack_value(p, "a", wall), 5000);
+    assert_int_equal(tb_stack_value(p, "a;b", wall), 5000);
+    assert_int_equal(tb_stack_value(p, "open", wall), 20000);
+    assert_int_equal(tb_stack_value(p, "open;y", wall), 2000);
+    assert_int_equal(tb_stack_value(p, "open;z", wall), 0);
     pk_profile_free(p);
 }
 
@@ -654,8 +901,8 @@ static void test_cut_trace(void **state)
                                      "\"dur\":5},\n{\"name\":\"b\",\"ph\":\"X\",\"pid\":1,"
                                      "\"tid\":1,\"ts\":10,\"dur");
     uint32_t wall = pk_value_find(p, "wall");
-    assert_int_equal(stack_value(p, "a", wall), 5000);
-    assert_int_equal(stack_value(p, "b", wall), 0);
+    assert_int_equal(tb_stack_value(p, "a", wall), 5000);
+    assert_int_equal(tb_stack_value(p, "b", wall), 0);
     assert_true(tb_has_warning(p, "the trace ends early"));
     pk_profile_free(p);
     /* Every cut of a real trace reads, or is refused for holding no event; so does every cut
@@ -683,8 +930,8 @@ static void test_profile_chunks(void **state)
     uint32_t cpu = pk_value_find(p, "cpu");
     assert_int_equal(pk_default_value(p), cpu);
     /* f: 10 µs then 20 µs (the chunk boundary in between); g: the mean interval, 15 µs. */
-    assert_int_equal(stack_value(p, "f", cpu), 30000);
-    assert_int_equal(stack_value(p, "f;g", cpu), 15000);
+    assert_int_equal(tb_stack_value(p, "f", cpu), 30000);
+    assert_int_equal(tb_stack_value(p, "f;g", cpu), 15000);
     assert_int_equal(pk_thread_count(p), 1);
     assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "main");
     assert_int_equal(pk_thread_at(p, 0)->pid, 7);
@@ -708,8 +955,8 @@ static void test_cpu_profile_event(void **state)
         "\"args\":{\"name\":\"CrRendererMain\"}}]}");
     uint32_t cpu = pk_value_find(p, "cpu");
     /* h: 40 µs, then the mean interval (30 µs) as the last sample; GC 20 µs, a frame of its own. */
-    assert_int_equal(stack_value(p, "h", cpu), 70000);
-    assert_int_equal(stack_value(p, "(garbage collector)", cpu), 20000);
+    assert_int_equal(tb_stack_value(p, "h", cpu), 70000);
+    assert_int_equal(tb_stack_value(p, "(garbage collector)", cpu), 20000);
     assert_int_equal(pk_thread_count(p), 1);
     assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "CrRendererMain");
     assert_int_equal(pk_thread_at(p, 0)->tid, 4);
@@ -868,6 +1115,20 @@ static void test_legacy_columns(void **state)
     }
     assert_int_equal(seen, 3);
     pk_profile_free(p);
+    /* The form between (a head tree of callFrames, as DevTools reads it): 0-based positions. */
+    p = read_ok(cpuprofile(),
+                "{\"head\":{\"callFrame\":{\"functionName\":\"(root)\"},\"id\":1,\"children\":["
+                "{\"callFrame\":{\"functionName\":\"f\",\"url\":\"a.js\",\"lineNumber\":4,"
+                "\"columnNumber\":2},\"id\":2,\"hitCount\":1,\"children\":[]}]},"
+                "\"startTime\":0,\"endTime\":1}");
+    for (size_t f = 0; f < pk_function_count(p); f++) {
+        const pk_function *fn = pk_function_at(p, (uint32_t)f);
+        if (strcmp(pk_str(p, fn->name), "f") == 0) {
+            assert_int_equal(fn->start_line, 5);
+            assert_int_equal(fn->start_column, 3);
+        }
+    }
+    pk_profile_free(p);
 }
 
 /* The object form's sampled stacks (Hermes): samples before the stackFrames they name, numbers
@@ -891,14 +1152,14 @@ static void test_sampled_stack_frames(void **state)
     const char *measure = "[root];render(http://localhost:8081/index.bundle:12:3);"
                           "layout(http://localhost:8081/index.bundle:40:9);"
                           "measure(http://localhost:8081/index.bundle:77:5)";
-    assert_int_equal(stack_value(p, render, cpu), 2000000);
-    assert_int_equal(stack_value(p, "[root];[GC Young Gen]", cpu), 1000000);
-    assert_int_equal(stack_value(p, layout, cpu), 4000000);
-    assert_int_equal(stack_value(p, measure, cpu), 1000000);
-    assert_int_equal(stack_value(p, measure, count), 2); /* its weight */
+    assert_int_equal(tb_stack_value(p, render, cpu), 2000000);
+    assert_int_equal(tb_stack_value(p, "[root];[GC Young Gen]", cpu), 1000000);
+    assert_int_equal(tb_stack_value(p, layout, cpu), 4000000);
+    assert_int_equal(tb_stack_value(p, measure, cpu), 1000000);
+    assert_int_equal(tb_stack_value(p, measure, count), 2); /* its weight */
     /* The other thread: 500 µs, then the mean interval as the last sample. */
-    assert_int_equal(stack_value(p, "[root]", cpu), 1000000);
-    assert_int_equal(stack_value(p, "[root]", count), 2);
+    assert_int_equal(tb_stack_value(p, "[root]", cpu), 1000000);
+    assert_int_equal(tb_stack_value(p, "[root]", count), 2);
     assert_int_equal(pk_value_total(p, cpu), 9000000);
     assert_true(tb_has_warning(p, "1 sample of frames stackFrames does not list"));
     /* Threads by their tid (quoted), named by thread_name, else the process. */
@@ -929,13 +1190,13 @@ static void test_sampled_stack_frames_damage(void **state)
                  "\"traceEvents\":[{\"name\":\"x\",\"ph\":\"X\",\"tid\":2,\"ts\":\"3\",\"tdur\":4}]}");
     uint32_t cpu = pk_value_find(p, "cpu"), wall = pk_value_find(p, "wall");
     /* f: 20 µs, then the sample at 20 µs, earlier than 40: placed at 40, the mean interval. */
-    assert_int_equal(stack_value(p, "main;f", cpu), 20000 + 10000);
-    assert_int_equal(stack_value(p, "main;(unnamed)", cpu), 0);
+    assert_int_equal(tb_stack_value(p, "main;f", cpu), 20000 + 10000);
+    assert_int_equal(tb_stack_value(p, "main;(unnamed)", cpu), 0);
     assert_true(tb_has_warning(p, "1 sample of frames stackFrames does not list (or whose parents "
                                   "loop) left out"));
     assert_true(tb_has_warning(p, "1 sample without ts or sf left out"));
     assert_true(tb_has_warning(p, "1 sample earlier than the previous one"));
-    assert_int_equal(stack_value(p, "x", wall), 4000);
+    assert_int_equal(tb_stack_value(p, "x", wall), 4000);
     assert_true(tb_has_warning(p, "1 X event without dur"));
     pk_profile_free(p);
 }
@@ -948,6 +1209,7 @@ static void test_probing_by_content(void **state)
     } cases[] = {
         {"chrome/node-cpu-prof.cpuprofile", "cpuprofile"},
         {"chrome/legacy.cpuprofile", "cpuprofile"},
+        {"chrome/node-heap-prof.heapprofile", "heapprofile"},
         {"chrome/node-inspector-trace.json", "chrome-trace"},
         {"chrome/node-trace-events.json", "chrome-trace"},
     };
@@ -968,6 +1230,11 @@ static void test_probing_by_content(void **state)
     assert_non_null(f);
     assert_string_equal(f->name, "chrome-trace");
     assert_string_equal(pk_format_by_extension("x.cpuprofile", false)->name, "cpuprofile");
+    assert_string_equal(pk_format_by_extension("x.heapprofile", false)->name, "heapprofile");
+    /* A heap profile's head is not the legacy CPU profile's. */
+    const char *heap = "{\"head\":{\"callFrame\":{\"functionName\":\"(root)\"},\"selfSize\":0,";
+    assert_int_equal(cpuprofile()->probe((const uint8_t *)heap, strlen(heap)), PK_PROBE_NO);
+    assert_true(heapprofile()->probe((const uint8_t *)heap, strlen(heap)) > 80);
     /* A DevTools save whose metadata fills the first block. */
     const char *devtools = "{\"metadata\":{\"source\":\"DevTools\",\"startTime\":\"2024\","
                            "\"annotations\":[";
@@ -985,6 +1252,10 @@ int main(void)
         cmocka_unit_test(test_any_key_order),
         cmocka_unit_test(test_legacy_form),
         cmocka_unit_test(test_cpuprofile_cut),
+        cmocka_unit_test(test_node_heap_profiles),
+        cmocka_unit_test(test_heap_profile_members),
+        cmocka_unit_test(test_heap_profile_too_deep),
+        cmocka_unit_test(test_heapprofile_cut),
         cmocka_unit_test(test_node_inspector_trace),
         cmocka_unit_test(test_chromium_trace),
         cmocka_unit_test(test_begin_end_and_names),

@@ -18,7 +18,8 @@
 static const char *const cpuprofile_extensions[] = {".cpuprofile", NULL};
 static const char *const cpuprofile_aliases[] = {"chrome-cpuprofile", "v8-cpuprofile", NULL};
 
-/* The keys that make a document a CPU profile, from the top. */
+/* The keys that make a document a CPU profile, from the top. A `head` whose nodes have a
+ * `selfSize` is a heap profile's (formats/heapprofile.c), not the legacy form's. */
 static int cpuprofile_probe(const uint8_t *data, size_t size)
 {
     pk_json_probe_key keys[] = {
@@ -30,9 +31,12 @@ static int cpuprofile_probe(const uint8_t *data, size_t size)
         {"head/functionName", NULL, false}, /* the legacy form */
         {"head/callFrame", NULL, false},
         {"head/children", NULL, false},
+        {"head/selfSize", NULL, false},
+        {"head/children/#/selfSize", NULL, false},
     };
     if (pk_json_first_byte(data, size) != '{' ||
-        pk_json_probe(data, size, keys, sizeof keys / sizeof keys[0]) <= 0)
+        pk_json_probe(data, size, keys, sizeof keys / sizeof keys[0]) <= 0 || keys[8].found ||
+        keys[9].found)
         return PK_PROBE_NO;
     if (keys[0].found)
         return 90;

@@ -15,6 +15,7 @@ extern const pk_format pk_format_br;
 extern const pk_format pk_format_sampler;
 extern const pk_format pk_format_gperftools;
 extern const pk_format pk_format_cpuprofile;
+extern const pk_format pk_format_heapprofile;
 extern const pk_format pk_format_chrome_trace;
 extern const pk_format pk_format_callgrind;
 extern const pk_format pk_format_perf_script;

@@ -14,6 +14,7 @@ static const pk_format *const pk_format_table[] = {
     &pk_format_sampler,
     &pk_format_gperftools,
     &pk_format_cpuprofile,
+    &pk_format_heapprofile,
     &pk_format_chrome_trace,
     &pk_format_callgrind,
     &pk_format_perf_script,

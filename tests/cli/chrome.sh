@@ -22,6 +22,11 @@ expect_contains "$OUT" "format                   chrome-trace" "a gzipped Chromi
 expect_status 0 "$PROFKIT" formats
 expect_contains "$OUT" "cpuprofile" "listed"
 expect_contains "$OUT" "chrome-trace" "listed"
+expect_contains "$OUT" "heapprofile" "listed"
+cp "$DATA/node-heap-prof.heapprofile" heap.bin
+expect_status 0 "$PROFKIT" info heap.bin
+expect_contains "$OUT" "format                   heapprofile" "a .heapprofile by its keys"
+expect_contains "$OUT" "space                  bytes" "bytes by stack"
 
 # ---- conversions ----------------------------------------------------------------------------
 expect_status 0 "$PROFKIT" convert "$DATA/node-cpu-prof.cpuprofile" --to folded
@@ -43,6 +48,17 @@ expect_status 0 "$PROFKIT" convert "$DATA/node-trace-events.json" --to folded
 expect_contains "$OUT" "MinorGC;V8.GCScavenger " "duration events as stacks"
 expect_status 0 "$PROFKIT" report "$DATA/node-trace-events.json" --tree
 expect_contains "$OUT" "wall" "duration events weigh wall time"
+# A heap profile: its bytes (the selfSize of every node, summed with python3) by stack.
+bytes=$(python3 -c '
+import json, sys
+def size(node): return node["selfSize"] + sum(size(c) for c in node["children"])
+print(size(json.load(open(sys.argv[1]))["head"]))' "$DATA/node-heap-prof.heapprofile")
+expect_status 0 "$PROFKIT" convert "$DATA/node-heap-prof.heapprofile" --to folded
+expect_eq "$(printf '%s\n' "$OUT" | folded_total)" "$bytes" "the bytes of every node"
+expect_contains "$OUT" "makeStrings;repeat " "the script's allocations by stack"
+expect_status 0 "$PROFKIT" convert "$DATA/node-heap-prof.heapprofile" -o heap.pb.gz
+expect_status 0 "$PROFKIT" info heap.pb.gz
+expect_contains "$OUT" "space                  bytes          total $bytes" "pprof keeps the bytes"
 
 # ---- cut and damaged files --------------------------------------------------------------------
 size=$(stat -c %s "$DATA/node-inspector-trace.json")
@@ -54,6 +70,12 @@ expect_status 1 "$PROFKIT" convert cut.cpuprofile --to folded
 expect_contains "$ERR" "cut.cpuprofile: byte" "the error names the byte"
 expect_contains "$ERR" "--salvage" "salvage suggested"
 expect_status 0 "$PROFKIT" convert cut.cpuprofile --to folded --salvage
+size=$(stat -c %s "$DATA/node-heap-prof.heapprofile")
+head -c $((size / 4)) "$DATA/node-heap-prof.heapprofile" > cut.heapprofile # inside the tree
+expect_status 1 "$PROFKIT" convert cut.heapprofile --to folded
+expect_contains "$ERR" "cut.heapprofile: byte $((size / 4))" "a cut heap profile: the byte"
+expect_status 0 "$PROFKIT" convert cut.heapprofile --to folded --salvage
+expect_contains "$ERR" "ends early" "salvage keeps the nodes read"
 printf '{"nodes": [{"id": 1, "callFrame": {"functionName": "a"}}], "samples": [1,}' > bad.cpuprofile
 expect_status 1 "$PROFKIT" info bad.cpuprofile
 expect_contains "$ERR" "byte 74: the CPU profile is not valid JSON" "the offset of the syntax error"

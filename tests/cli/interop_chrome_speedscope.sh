@@ -43,6 +43,42 @@ for fixture in node-cpu-prof.cpuprofile node-inspector-trace.json; do
     [ "${count:-0}" -ge 5 ] || fail "$fixture: only ${count:-0} functions compared"
 done
 
+# Heap profiles (node --heap-prof; the inspector's sampling, as DevTools takes it): speedscope
+# weighs each node by its selfSize, as profkit does, so the stacks and their bytes are the same,
+# once speedscope's "(root)" frame is taken off and its anonymous functions' names
+# ("(anonymous FILE:LINE)") made profkit's "(anonymous)".
+for fixture in node-heap-prof.heapprofile node-inspector-sampling.heapprofile; do
+    expect_status 0 $IMPORT "$DATA/$fixture"
+    printf '%s\n' "$OUT" > "$fixture.speedscope"
+    expect_contains "$OUT" "Chrome Heap Profile" "speedscope imports it as a heap profile"
+    expect_status 0 "$PROFKIT" convert "$DATA/$fixture" --to folded -o "$fixture.folded"
+    expect_status 0 python3 - "$fixture.speedscope" "$fixture.folded" <<'PY'
+import collections, json, re, sys
+summary = json.load(open(sys.argv[1]))
+assert len(summary["profiles"]) == 1 and summary["profiles"][0]["unit"] == "bytes"
+theirs = collections.Counter()
+for line in summary["profiles"][0]["folded"]:
+    stack, weight = line.rsplit(" ", 1)
+    frames = [re.sub(r"^\(anonymous .*\)$", "(anonymous)", f) for f in stack.split(";")]
+    theirs[";".join(frames[1:] if frames[0] == "(root)" else frames)] += int(weight)
+ours = collections.Counter()
+for line in open(sys.argv[2]):
+    stack, weight = line.rstrip("\n").rsplit(" ", 1)
+    ours[stack] += int(weight)
+total = summary["profiles"][0]["total"]
+print(f"stacks {len(theirs)} {len(ours)} bytes {total} {sum(theirs.values())} {sum(ours.values())}")
+for stack in sorted(set(theirs) | set(ours)):
+    if theirs[stack] != ours[stack]:
+        print(f"differs: {stack}: speedscope {theirs[stack]}, profkit {ours[stack]}")
+PY
+    stacks=$(printf '%s\n' "$OUT" | sed -n 's/^stacks \([0-9]*\) .*/\1/p')
+    [ "${stacks:-0}" -ge 5 ] || fail "$fixture: only ${stacks:-0} stacks"
+    expect_contains "$OUT" "stacks $stacks $stacks bytes" "$fixture: as many stacks as speedscope"
+    bytes=$(printf '%s\n' "$OUT" | sed -n 's/.* bytes \([0-9]*\) .*/\1/p')
+    expect_contains "$OUT" "bytes $bytes $bytes $bytes" "$fixture: the same bytes as speedscope"
+    expect_not_contains "$OUT" "differs:" "$fixture: every stack's bytes as speedscope's"
+done
+
 # A minified script (node --cpu-prof): its anonymous functions are all on line 1. speedscope
 # keys a V8 frame by name, url, line and column, so it sees each function apart; profkit's
 # speedscope file carries the columns, and speedscope sees the same frames in it.

@@ -92,15 +92,20 @@ static int64_t ns_of_us(int64_t us)
     return pk_mul_saturating(us, 1000);
 }
 
-/* A sample of node lasting us. */
-static bool weigh(v8_builder *b, int64_t node, int64_t us, int64_t count)
+bool v8_builder_add(v8_builder *b, int64_t node, int64_t weight, int64_t count)
 {
     v8_sum *s = sum_of(b, node);
     if (!s)
         return false;
-    s->time_ns = pk_add_saturating(s->time_ns, ns_of_us(us));
+    s->weight = pk_add_saturating(s->weight, weight);
     s->count = pk_add_saturating(s->count, count);
     return true;
+}
+
+/* A sample of node lasting us. */
+static bool weigh(v8_builder *b, int64_t node, int64_t us, int64_t count)
+{
+    return v8_builder_add(b, node, ns_of_us(us), count);
 }
 
 /* Sample `node` at `delta` µs after the previous one: the previous sample's weight is known. */
@@ -319,27 +324,28 @@ static void apply_links(v8_builder *b)
 /* A node's sums as rows: split by its positionTicks over line-level leaf frames, in proportion
  * to the ticks (cumulative rounding keeps the sums exact). */
 static pk_status add_rows(v8_builder *b, const v8_sum *s, const v8_node_entry *e, uint32_t thread,
-                          uint32_t cpu, uint32_t count, pk_error *err)
+                          uint32_t weight, uint32_t count, pk_error *err)
 {
     int64_t values[PK_MAX_VALUES] = {0};
     int64_t total_ticks = 0;
     for (uint32_t t = e->ticks_first; t != NO_TICK; t = b->ticks[t].next)
         total_ticks = pk_add_saturating(total_ticks, b->ticks[t].ticks);
     if (total_ticks <= 0 || e->node.is_root) {
-        values[cpu] = s->time_ns;
-        values[count] = s->count;
+        values[weight] = s->weight;
+        if (count != PK_NONE)
+            values[count] = s->count;
         return pk_add_sample(b->p, thread, e->stack, values) == PK_OK ? PK_OK : nomem(err);
     }
     /* Ticks are chained last first: the cumulative split goes in that order, which only
      * decides where rounding lands. */
-    int64_t cumulative = 0, time_done = 0, count_done = 0;
+    int64_t cumulative = 0, weight_done = 0, count_done = 0;
     for (uint32_t t = e->ticks_first; t != NO_TICK; t = b->ticks[t].next) {
         cumulative += b->ticks[t].ticks;
         double share = (double)cumulative / (double)total_ticks;
-        int64_t time_to = (int64_t)((double)s->time_ns * share);
+        int64_t weight_to = (int64_t)((double)s->weight * share);
         int64_t count_to = (int64_t)((double)s->count * share);
         if (b->ticks[t].next == NO_TICK) {
-            time_to = s->time_ns;
+            weight_to = s->weight;
             count_to = s->count;
         }
         pk_frame f = {e->node.function, pk_position(b->ticks[t].line), 0, PK_NONE, 0};
@@ -347,9 +353,10 @@ static pk_status add_rows(v8_builder *b, const v8_sum *s, const v8_node_entry *e
         uint32_t stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(b->p, e->prefix, frame);
         if (stack == PK_NONE)
             return nomem(err);
-        values[cpu] = time_to - time_done;
-        values[count] = count_to - count_done;
-        time_done = time_to;
+        values[weight] = weight_to - weight_done;
+        if (count != PK_NONE)
+            values[count] = count_to - count_done;
+        weight_done = weight_to;
         count_done = count_to;
         if (pk_add_sample(b->p, thread, stack, values) != PK_OK)
             return nomem(err);
@@ -357,7 +364,7 @@ static pk_status add_rows(v8_builder *b, const v8_sum *s, const v8_node_entry *e
     return PK_OK;
 }
 
-pk_status v8_builder_finish(v8_builder *b, uint32_t thread, uint32_t cpu, uint32_t count,
+pk_status v8_builder_finish(v8_builder *b, uint32_t thread, uint32_t weight, uint32_t count,
                             uint64_t offset, pk_error *err)
 {
     if (!v8_builder_end_arrays(b) || !weigh_last(b))
@@ -375,7 +382,7 @@ pk_status v8_builder_finish(v8_builder *b, uint32_t thread, uint32_t cpu, uint32
         }
         pk_status status = e->state == 2 ? PK_OK : compute_stack(b, e, offset, err);
         if (status == PK_OK)
-            status = add_rows(b, s, e, thread, cpu, count, err);
+            status = add_rows(b, s, e, thread, weight, count, err);
         if (status != PK_OK)
             return status;
     }

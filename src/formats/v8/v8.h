@@ -1,6 +1,9 @@
 /* V8's CPU profile: what Node's --cpu-prof (.cpuprofile), Chrome DevTools' JavaScript profiler and
  * the Profile / ProfileChunk / CpuProfile events of Chrome traces carry. Shared by the
  * cpuprofile format and the Chrome trace format; docs/formats/cpuprofile.md says what is read.
+ * V8's sampling heap profile (.heapprofile) is the same tree of call frames, nested under `head`,
+ * with bytes on its nodes (`selfSize`) instead of samples in time: the heapprofile format walks
+ * it here too and weighs the nodes itself (v8_builder_add).
  *
  * The profile is a tree of nodes (a call frame each, linked by `children` ids, `parent` ids, or,
  * in the legacy form, by nesting under `head`) and two parallel arrays: `samples` (the leaf node
@@ -43,6 +46,7 @@ typedef struct v8_node {
     bool is_root;       /* the synthetic "(root)": no frame of its own */
     uint32_t function;  /* model function */
     int64_t hit_count;
+    int64_t self_size;  /* a heap profile's bytes */
 } v8_node;
 
 /* Where a walk's findings go. Every call returns false when memory (or the spool) fails. */
@@ -77,9 +81,10 @@ typedef struct v8_tick {
     uint32_t next; /* UINT32_MAX ends the chain */
 } v8_tick;
 
+/* What a node weighs: nanoseconds (a CPU profile) or bytes (a heap profile), and samples. */
 typedef struct v8_sum {
     int64_t node;
-    int64_t time_ns;
+    int64_t weight;
     int64_t count;
 } v8_sum;
 
@@ -126,10 +131,14 @@ bool v8_builder_pair(v8_builder *b, int64_t node, int64_t delta);
 /* Ends a run of samples and deltas (a document, a trace's chunk): values of one array that the
  * other did not pair are counted (samples still count, with no time). */
 bool v8_builder_end_arrays(v8_builder *b);
-/* Makes the rows on thread: value cpu (ns) and count (samples). Damage at offset for nodes
- * whose links form a cycle; warnings (naming the thread) for what was left out. */
-pk_status v8_builder_finish(v8_builder *b, uint32_t thread, uint32_t cpu, uint32_t count,
+/* Makes the rows on thread: value weight (cpu in ns, or a heap profile's bytes) and count
+ * (samples; PK_NONE: not kept). Damage at offset for nodes whose links form a cycle; warnings
+ * (naming the thread) for what was left out. */
+pk_status v8_builder_finish(v8_builder *b, uint32_t thread, uint32_t weight, uint32_t count,
                             uint64_t offset, pk_error *err);
+/* Adds weight and count to node's sums, as the builder does for a weighted sample. False when
+ * memory runs out. */
+bool v8_builder_add(v8_builder *b, int64_t node, int64_t weight, int64_t count);
 /* Whether anything was sampled or has hits. */
 bool v8_builder_has_samples(const v8_builder *b);
 
@@ -137,7 +146,8 @@ bool v8_builder_has_samples(const v8_builder *b);
 
 typedef struct v8_pending_node {
     uint32_t level;       /* the level of the node's members */
-    bool legacy;          /* nested under `head`: lines are 1-based */
+    bool legacy;          /* nested under `head`: lines are 1-based, unless in a callFrame */
+    bool call_frame;      /* the line and column came from a callFrame: 0-based */
     v8_node node;
     bool has_id;
     int64_t line, column; /* as written: -1 unknown */
@@ -169,6 +179,10 @@ void v8_walk_free(v8_walk *w);
 bool v8_walk_scalar(v8_walk *w, pk_json_parser *jp, uint32_t members, const pk_json_scalar *v);
 bool v8_walk_begin(v8_walk *w, pk_json_parser *jp, uint32_t members, bool is_array);
 bool v8_walk_end(v8_walk *w, pk_json_parser *jp, uint32_t members, bool is_array);
+/* For a damaged document: the nodes still open (a `head` tree's ancestors of where the damage
+ * is) are finished with the members they had, so that what was read below them keeps its
+ * stacks. False when memory fails. */
+bool v8_walk_close(v8_walk *w);
 
 /* ---- a buffered chunk ----------------------------------------------------------------------- */
 

@@ -49,6 +49,7 @@ static bool push_node(v8_walk *w, pk_json_parser *jp, uint32_t level, bool legac
     v8_pending_node *n = &w->pending[w->pending_depth++];
     n->level = level;
     n->legacy = legacy;
+    n->call_frame = false;
     n->node = (v8_node){0};
     n->has_id = false;
     n->line = n->column = -1;
@@ -84,7 +85,7 @@ static bool append_pair(int64_t **items, size_t *count, size_t *cap, int64_t a, 
 }
 
 static bool node_member(v8_pending_node *n, pk_json_parser *jp, const char *key, size_t len,
-                        const pk_json_scalar *v)
+                        bool in_call_frame, const pk_json_scalar *v)
 {
 #define KEY(k) (len == sizeof k - 1 && memcmp(key, k, len) == 0)
     if (KEY("id")) {
@@ -97,6 +98,8 @@ static bool node_member(v8_pending_node *n, pk_json_parser *jp, const char *key,
     }
     if (KEY("hitCount"))
         return integer(jp, v, "a node's hitCount", &n->node.hit_count);
+    if (KEY("selfSize"))
+        return integer(jp, v, "a node's selfSize", &n->node.self_size);
     if (KEY("functionName") && v->kind == PK_JSON_STRING) {
         pk_buffer_clear(&n->name);
         pk_buffer_append(&n->name, v->s, v->len);
@@ -105,8 +108,10 @@ static bool node_member(v8_pending_node *n, pk_json_parser *jp, const char *key,
         pk_buffer_append(&n->url, v->s, v->len);
     } else if (KEY("lineNumber")) {
         pk_json_scalar_i64(v, &n->line);
+        n->call_frame = in_call_frame;
     } else if (KEY("columnNumber")) {
         pk_json_scalar_i64(v, &n->column);
+        n->call_frame = in_call_frame;
     } else if (KEY("scriptId")) { /* a string in CPU profiles, a number in traces */
         int64_t id;
         bool none = v->len == 0 || (v->len == 1 && v->s[0] == '0');
@@ -116,12 +121,12 @@ static bool node_member(v8_pending_node *n, pk_json_parser *jp, const char *key,
 #undef KEY
 }
 
-/* A line or column as the model keeps it (1-based, 0 unknown): 0-based in callFrames and
- * 1-based in the legacy nodes (as DevTools, which subtracts one from the legacy ones, reads
- * them); -1 is unknown. */
-static uint32_t one_based(int64_t written, bool legacy)
+/* A line or column as the model keeps it (1-based, 0 unknown): 0-based in callFrames (of the
+ * `nodes` list and of a heap profile's `head` tree alike) and 1-based on the legacy nodes
+ * themselves (as DevTools, which subtracts one from those alone, reads them); -1 is unknown. */
+static uint32_t one_based(int64_t written, bool one_based_already)
 {
-    return pk_position(legacy || written == INT64_MAX ? written : written + 1);
+    return pk_position(one_based_already || written == INT64_MAX ? written : written + 1);
 }
 
 static bool named(const char *name, size_t len, const char *what)
@@ -130,11 +135,11 @@ static bool named(const char *name, size_t len, const char *what)
 }
 
 /* What kind of code a node's function is, as the Firefox Profiler's importer of V8 profiles
- * tells it (docs/formats/cpuprofile.md): the entries V8 makes for the time it accounts itself are not code; a
- * function with a place in a script (a URL, a script id, a line) is script; so are the code
- * V8 could not attribute and unnamed WebAssembly, which have none; any other function is one
- * of V8's built-ins or the embedder's native functions (Node's bindings), which script called
- * and which a view of script code keeps. */
+ * tells it (docs/formats/cpuprofile.md): the entries V8 makes for the time it accounts itself
+ * are not code; a function with a place in a script (a URL, a script id, a line) is script; so
+ * are the code V8 could not attribute and unnamed WebAssembly, which have none; any other
+ * function is one of V8's built-ins or the embedder's native functions (Node's bindings), which
+ * script called and which a view of script code keeps. */
 static uint32_t function_flags(const v8_pending_node *n, const char *name, size_t len,
                                uint32_t line)
 {
@@ -152,7 +157,8 @@ static uint32_t function_flags(const v8_pending_node *n, const char *name, size_
     return PK_FUNCTION_SCRIPT_RELEVANT;
 }
 
-static bool finish_node(v8_walk *w, pk_json_parser *jp)
+/* False when memory fails. */
+static bool close_node(v8_walk *w)
 {
     v8_pending_node *n = top(w);
     if (!n->has_id)
@@ -164,22 +170,22 @@ static bool finish_node(v8_walk *w, pk_json_parser *jp)
     pk_function f = {
         .name = pk_intern(w->p, name, name_len),
         .file = n->url.len ? pk_intern(w->p, (const char *)n->url.data, n->url.len) : 0,
-        .start_line = one_based(n->line, n->legacy),
+        .start_line = one_based(n->line, n->legacy && !n->call_frame),
         .resource = PK_NONE,
-        .start_column = one_based(n->column, n->legacy),
+        .start_column = one_based(n->column, n->legacy && !n->call_frame),
     };
     f.flags = function_flags(n, name, name_len, f.start_line);
     if (f.name == PK_NONE || f.file == PK_NONE ||
         (n->node.function = pk_intern_function(w->p, &f)) == PK_NONE)
-        return nomem(jp);
+        return false;
     if (!w->ops->node(w->sink, &n->node))
-        return nomem(jp);
+        return false;
     for (size_t i = 0; i < n->child_count; i++)
         if (!w->ops->link(w->sink, n->children[i], n->node.id))
-            return nomem(jp);
+            return false;
     for (size_t i = 0; i + 1 < n->tick_count; i += 2)
         if (!w->ops->tick(w->sink, n->node.id, n->ticks[i], n->ticks[i + 1]))
-            return nomem(jp);
+            return false;
     int64_t id = n->node.id;
     bool nested = n->legacy && w->pending_depth >= 2;
     w->pending_depth--;
@@ -187,9 +193,22 @@ static bool finish_node(v8_walk *w, pk_json_parser *jp)
         v8_pending_node *parent = top(w);
         if (!pk_array_reserve((void **)&parent->children, &parent->child_cap,
                               sizeof *parent->children, parent->child_count + 1))
-            return nomem(jp);
+            return false;
         parent->children[parent->child_count++] = id;
     }
+    return true;
+}
+
+static bool finish_node(v8_walk *w, pk_json_parser *jp)
+{
+    return close_node(w) ? true : nomem(jp);
+}
+
+bool v8_walk_close(v8_walk *w)
+{
+    while (w->pending_depth)
+        if (!close_node(w))
+            return false;
     return true;
 }
 
@@ -268,11 +287,11 @@ bool v8_walk_scalar(v8_walk *w, pk_json_parser *jp, uint32_t members, const pk_j
         uint32_t l = n->level;
         if (d == l + 1) {
             key = pk_json_parser_key(jp, l, &len);
-            return key ? node_member(n, jp, key, len, v) : true;
+            return key ? node_member(n, jp, key, len, false, v) : true;
         }
         if (d == l + 2 && pk_json_parser_key_is(jp, l, "callFrame")) {
             key = pk_json_parser_key(jp, l + 1, &len);
-            return key ? node_member(n, jp, key, len, v) : true;
+            return key ? node_member(n, jp, key, len, true, v) : true;
         }
         if (d == l + 2 && pk_json_parser_key_is(jp, l, "children") && !n->legacy) {
             int64_t child;

@@ -48,3 +48,8 @@ gzip -9n < startup.json > "$here"/chromium-startup.trace.json.gz
 # sampling interval so that a short script gives a few hundred samples.
 node --heap-prof --heap-prof-interval 16384 --heap-prof-name=alloc.heapprofile alloc.js
 cp alloc.heapprofile "$here"/node-heap-prof.heapprofile
+
+# The inspector's HeapProfiler.startSampling / stopSampling, as DevTools' Memory panel takes a
+# profile ("Allocation sampling", with the objects the garbage collector discarded kept).
+node heap_sample.js inspector.heapprofile ./alloc.js
+cp inspector.heapprofile "$here"/node-inspector-sampling.heapprofile

@@ -1,0 +1,14 @@
+/* libFuzzer harness for the .heapprofile reader (V8's sampling heap profile JSON): any bytes, with
+ * and without salvage, written back (read_write_back.h). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "read_write_back.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    read_write_back(&pk_format_heapprofile, data, size);
+    return 0;
+}
