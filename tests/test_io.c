@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "bytes.h"
+#include "gunzip.h"
 #include "reading.h"
 #include "core/gzip.h"
 #include "core/input.h"
@@ -597,22 +598,6 @@ static char *gzip_in_memory(const char *text, size_t size, size_t *compressed_si
     return pk_output_take_memory(&out, compressed_size);
 }
 
-/* The bytes of a gzip stream, decompressed: size of them, checked to be all there is. */
-static void assert_gunzips_to(const char *compressed, size_t compressed_size, const char *text,
-                              size_t size)
-{
-    pk_input source, in;
-    pk_error err;
-    pk_input_init_memory(&source, compressed, compressed_size);
-    assert_int_equal(pk_input_init_gzip(&in, &source, &err), PK_OK);
-    char *back = malloc(size + 1);
-    assert_non_null(back);
-    assert_int_equal(pk_in_read(&in, back, size + 1), size);
-    assert_memory_equal(back, text, size);
-    pk_input_release(&in);
-    free(back);
-}
-
 /* A writer that fills the output's buffer itself (pk_out_reserve, pk_out_advance): plain
  * memory grows for any size; a staged output (here through gzip) flushes to make room and
  * refuses more than a buffer holds, without failing, so that the writer takes pk_out_write
@@ -651,7 +636,7 @@ static void output_reserve(void **state)
         size_t written;
         char *data = pk_output_take_memory(&out, &written);
         if (staged) {
-            assert_gunzips_to(data, written, text, size);
+            tb_assert_gunzips_to(data, written, text, size);
         } else {
             assert_int_equal(written, size);
             assert_memory_equal(data, text, size);
@@ -691,7 +676,7 @@ static void gzip_output_worker(void **state)
     assert_int_equal(beside_size, inline_size);
     assert_memory_equal(beside, in_flushes, beside_size);
 
-    assert_gunzips_to(beside, beside_size, text, size);
+    tb_assert_gunzips_to(beside, beside_size, text, size);
     free(in_flushes);
     free(beside);
     free(text);
