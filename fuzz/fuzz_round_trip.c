@@ -38,10 +38,10 @@
  *               (non-empty, without blanks or ';'), as other names are rewritten and may merge.
  *   speedscope  the chosen value of rows with a positive one: a time in nanoseconds, a size in
  *               bytes, anything else as a count; every thread, one profile each (named as
- *               shown, so only their number is compared); frames as functions (name, file and
- *               start line: lines within a function and addresses are not carried). Distinct
- *               stacks by names and files when every name is plain (an empty name is written
- *               "(unnamed)").
+ *               shown, so only their number is compared); frames as functions (name, file,
+ *               start line and column: lines within a function and addresses are not
+ *               carried). Distinct stacks by names and files when every name is plain (an
+ *               empty name is written "(unnamed)").
  *   firefox     the chosen value of rows where it is not 0: a time in nanoseconds, a size in
  *               bytes, anything else as a count (compared when every row's value in that unit
  *               stays within 2^50, beyond which milliseconds with six decimals lose digits in

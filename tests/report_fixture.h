@@ -24,7 +24,8 @@ static uint32_t fixture_frame(pk_profile *p, const char *name, const char *file,
         pk_resource r = {pk_intern_cstr(p, library), 0, 0, 0, 0, 0};
         resource = pk_intern_resource(p, &r);
     }
-    pk_function fn = {pk_intern_cstr(p, name), pk_intern_cstr(p, file), line, resource};
+    pk_function fn = {.name = pk_intern_cstr(p, name), .file = pk_intern_cstr(p, file),
+                      .start_line = line, .resource = resource};
     pk_frame fr = {pk_intern_function(p, &fn), line, 0, resource, 0};
     return pk_intern_frame(p, &fr);
 }

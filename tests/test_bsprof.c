@@ -1033,8 +1033,9 @@ static void writer_takes_any_profile(void **state)
     assert_non_null(p);
     uint32_t samples = pk_add_value_type(p, "samples", "count");
     uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "worker"), 42, 77);
-    pk_function fa = {pk_intern_cstr(p, "alpha"), pk_intern_cstr(p, "a.c"), 0, PK_NONE};
-    pk_function fb = {pk_intern_cstr(p, "beta;x"), 0, 30, PK_NONE};
+    pk_function fa = {.name = pk_intern_cstr(p, "alpha"), .file = pk_intern_cstr(p, "a.c"),
+                      .resource = PK_NONE};
+    pk_function fb = {.name = pk_intern_cstr(p, "beta;x"), .start_line = 30, .resource = PK_NONE};
     pk_frame ra = {.function = pk_intern_function(p, &fa), .line = 12, .resource = PK_NONE};
     pk_frame rb = {.function = pk_intern_function(p, &fb), .line = 31, .resource = PK_NONE};
     pk_frame rb2 = {.function = rb.function, .line = 5, .resource = PK_NONE}; /* before start */
@@ -1369,7 +1370,8 @@ static void names_with_nul_bytes_are_written_readably(void **state)
     pk_profile *p = pk_profile_new();
     uint32_t v = pk_add_value_type(p, "cpu", "operations");
     uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 0, 1);
-    pk_function fn = {pk_intern(p, "mid\0nul", 7), pk_intern_cstr(p, "pkg:/a.brs"), 1, PK_NONE};
+    pk_function fn = {.name = pk_intern(p, "mid\0nul", 7), .file = pk_intern_cstr(p, "pkg:/a.brs"),
+                      .start_line = 1, .resource = PK_NONE};
     pk_frame fr = {pk_intern_function(p, &fn), 0, 0, PK_NONE, 0};
     uint32_t s = pk_intern_stack(p, PK_NONE, pk_intern_frame(p, &fr));
     assert_int_equal(pk_add_sample_value(p, t, s, v, 3), PK_OK);

@@ -111,7 +111,8 @@ static void test_files(void **state)
 
 static uint32_t frame_of(pk_profile *p, const char *file, bool address)
 {
-    pk_function fn = {pk_intern_cstr(p, "f"), pk_intern_cstr(p, file), 1, PK_NONE};
+    pk_function fn = {.name = pk_intern_cstr(p, "f"), .file = pk_intern_cstr(p, file),
+                      .start_line = 1, .resource = PK_NONE};
     pk_frame fr = {pk_intern_function(p, &fn), 2, address ? 0x1000 : 0, PK_NONE,
                    address ? PK_FRAME_HAS_ADDRESS : 0u};
     return pk_intern_frame(p, &fr);
@@ -156,10 +157,10 @@ static void test_annotations_and_functions(void **state)
     pk_profile *p = pk_profile_new();
     pk_metadata_of(p)->source_format = pk_intern_cstr(p, "bsprof");
     pk_category format = pk_profile_category(p);
-    pk_function kernel = {pk_intern_cstr(p, "page_fault_[k]"), 0, 0, PK_NONE};
-    pk_function jit = {pk_intern_cstr(p, "Interpreter_[j]"), 0, 0, PK_NONE};
-    pk_function inlined = {pk_intern_cstr(p, "helper_[i]"), 0, 0, PK_NONE};
-    pk_function short_name = {pk_intern_cstr(p, "[k]"), 0, 0, PK_NONE};
+    pk_function kernel = {.name = pk_intern_cstr(p, "page_fault_[k]"), .resource = PK_NONE};
+    pk_function jit = {.name = pk_intern_cstr(p, "Interpreter_[j]"), .resource = PK_NONE};
+    pk_function inlined = {.name = pk_intern_cstr(p, "helper_[i]"), .resource = PK_NONE};
+    pk_function short_name = {.name = pk_intern_cstr(p, "[k]"), .resource = PK_NONE};
     uint32_t k = pk_intern_function(p, &kernel), j = pk_intern_function(p, &jit);
     uint32_t i = pk_intern_function(p, &inlined), s = pk_intern_function(p, &short_name);
     for (int address = 0; address < 2; address++) {

@@ -246,6 +246,7 @@ static void test_position_ticks(void **state)
         const pk_frame *f = pk_frame_at(p, pk_stack_leaf(p, pk_sample_stack(p, row)));
         assert_string_equal(pk_str(p, pk_function_at(p, f->function)->name), "hot");
         assert_int_equal(pk_function_at(p, f->function)->start_line, 5);
+        assert_int_equal(pk_function_at(p, f->function)->start_column, 3);
         if (f->line == 6) {
             line6 = pk_sample_values(p, row)[cpu];
             count6 = pk_sample_values(p, row)[samples];
@@ -517,6 +518,27 @@ static void test_unmatched_and_overlapping(void **state)
     pk_profile_free(p);
 }
 
+/* Reading a fixture cut short at `cuts` places (every byte when 0): what is whole is read with
+ * a warning, or the input is refused for holding no event. */
+static void assert_cuts_read(const char *fixture, size_t cuts)
+{
+    size_t size;
+    char *data = tb_read_data_file(fixture, &size);
+    while (size && data[size - 1] != '}' && data[size - 1] != ']')
+        size--; /* every shorter input is cut */
+    for (size_t cut = 1; cut < size; cut += cuts ? size / cuts + 1 : 1) {
+        pk_status status;
+        pk_error err;
+        pk_profile *p = tb_read_memory_with(data, cut, trace(), NULL, 0, false, &status, &err);
+        if (p)
+            assert_true(tb_has_warning(p, "ends early"));
+        else
+            assert_non_null(strstr(err.message, "no events"));
+        pk_profile_free(p);
+    }
+    free(data);
+}
+
 /* A trace whose writer stopped: what is whole is read, with a warning. */
 static void test_cut_trace(void **state)
 {
@@ -529,20 +551,10 @@ static void test_cut_trace(void **state)
     assert_int_equal(stack_value(p, "b", wall), 0);
     assert_true(tb_has_warning(p, "the trace ends early"));
     pk_profile_free(p);
-    /* Every cut of a real trace reads, or is refused for holding no event. */
-    size_t size;
-    char *data = tb_read_data_file("chrome/node-inspector-trace.json", &size);
-    for (size_t cut = 1; cut < size; cut += size / 97 + 1) {
-        pk_status status;
-        pk_error err;
-        p = tb_read_memory_with(data, cut, trace(), NULL, 0, false, &status, &err);
-        if (p)
-            assert_true(tb_has_warning(p, "ends early"));
-        else
-            assert_non_null(strstr(err.message, "no events"));
-        pk_profile_free(p);
-    }
-    free(data);
+    /* Every cut of a real trace reads, or is refused for holding no event; so does every cut
+     * of the object form's sampled stacks, inside samples or stackFrames. */
+    assert_cuts_read("chrome/node-inspector-trace.json", 97);
+    assert_cuts_read("chrome/hermes-samples.json", 0);
 }
 
 /* Chrome's key order (args first) and a profile whose chunks come from another thread. */
@@ -594,6 +606,230 @@ static void test_cpu_profile_event(void **state)
     assert_int_equal(pk_thread_count(p), 1);
     assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "CrRendererMain");
     assert_int_equal(pk_thread_at(p, 0)->tid, 4);
+    pk_profile_free(p);
+}
+
+/* ---- columns: functions of a minified script -------------------------------------------------- */
+
+/* Sample counts per start column of the functions of one file, all on line 1. */
+#define MAX_COLUMNS 16
+typedef struct by_column {
+    size_t count;
+    uint32_t column[MAX_COLUMNS];
+    int64_t samples[MAX_COLUMNS];
+} by_column;
+
+static void by_column_add(by_column *b, uint32_t column, int64_t samples)
+{
+    size_t i = 0;
+    while (i < b->count && b->column[i] != column)
+        i++;
+    if (i == b->count) {
+        assert_true(b->count < MAX_COLUMNS);
+        b->column[b->count++] = column;
+    }
+    b->samples[i] += samples;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* What p has of the functions of minified.js: their columns (each function once) and the
+ * samples whose leaf is in each. */
+static void columns_of_profile(const pk_profile *p, by_column *functions, by_column *leaves)
+{
+    for (size_t f = 0; f < pk_function_count(p); f++) {
+        const pk_function *fn = pk_function_at(p, (uint32_t)f);
+        if (!ends_with(pk_str(p, fn->file), "/minified.js"))
+            continue;
+        assert_string_equal(pk_str(p, fn->name), "(anonymous)");
+        assert_int_equal(fn->start_line, 1);
+        by_column_add(functions, fn->start_column, 1);
+    }
+    uint32_t samples = pk_value_find(p, "samples");
+    assert_int_not_equal(samples, PK_NONE);
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        uint32_t leaf = pk_stack_leaf(p, pk_sample_stack(p, row));
+        if (leaf == PK_NONE)
+            continue;
+        const pk_function *fn = pk_function_at(p, pk_frame_at(p, leaf)->function);
+        if (ends_with(pk_str(p, fn->file), "/minified.js"))
+            by_column_add(leaves, fn->start_column, pk_sample_values(p, row)[samples]);
+    }
+}
+
+static void assert_same_columns(const by_column *got, const by_column *expected)
+{
+    assert_int_equal(got->count, expected->count);
+    for (size_t i = 0; i < expected->count; i++) {
+        size_t j = 0;
+        while (j < got->count && got->column[j] != expected->column[i])
+            j++;
+        if (j == got->count)
+            fail_msg("no function at column %u", (unsigned)expected->column[i]);
+        if (got->samples[j] != expected->samples[i])
+            fail_msg("column %u: %lld samples, expected %lld", (unsigned)expected->column[i],
+                     (long long)got->samples[j], (long long)expected->samples[i]);
+    }
+}
+
+/* A minified script (node --cpu-prof): its anonymous functions all start on line 1 and are told
+ * apart by their columns, 0-based in callFrames and 1-based in the model; they stay apart
+ * through speedscope and the Firefox Profiler's format, both of which carry columns. */
+static void test_minified_columns(void **state)
+{
+    (void)state;
+    json_t *doc = load_fixture("chrome/node-minified.cpuprofile");
+    by_column want_functions = {0}, want_leaves = {0};
+    json_t *nodes = json_object_get(doc, "nodes"), *node;
+    size_t i;
+    json_array_foreach(nodes, i, node) {
+        json_t *frame = json_object_get(node, "callFrame");
+        if (!ends_with(json_string_value(json_object_get(frame, "url")), "/minified.js"))
+            continue;
+        assert_int_equal(json_integer_value(json_object_get(frame, "lineNumber")), 0);
+        uint32_t column = (uint32_t)json_integer_value(json_object_get(frame, "columnNumber")) + 1;
+        size_t before = want_functions.count;
+        by_column_add(&want_functions, column, 0);
+        if (want_functions.count > before)
+            want_functions.samples[want_functions.count - 1] = 1;
+        json_t *sample;
+        size_t k;
+        json_array_foreach(json_object_get(doc, "samples"), k, sample)
+            if (json_integer_value(sample) == json_integer_value(json_object_get(node, "id")))
+                by_column_add(&want_leaves, column, 1);
+    }
+    /* The script, the function it calls and the two closures that function is given. */
+    assert_int_equal(want_functions.count, 4);
+
+    pk_profile *p = tb_read_data_ok(cpuprofile(), "chrome/node-minified.cpuprofile");
+    by_column functions = {0}, leaves = {0};
+    columns_of_profile(p, &functions, &leaves);
+    assert_same_columns(&functions, &want_functions);
+    assert_same_columns(&leaves, &want_leaves);
+
+    static const char *const through[] = {"speedscope", "firefox"};
+    for (size_t t = 0; t < sizeof through / sizeof through[0]; t++) {
+        pk_write_options options = {.value = pk_value_find(p, "samples")};
+        char *data = NULL;
+        size_t size = 0;
+        pk_error err;
+        pk_error_clear(&err);
+        if (pk_write_memory(p, pk_format_by_name(through[t]), &options, &data, &size, &err) !=
+            PK_OK)
+            fail_msg("%s: %s", through[t], err.message);
+        pk_status status;
+        pk_profile *back = tb_read_memory_with(data, size, pk_format_by_name(through[t]), NULL, 0,
+                                               false, &status, &err);
+        if (!back)
+            fail_msg("%s read back: %s", through[t], err.message);
+        by_column back_functions = {0}, back_leaves = {0};
+        columns_of_profile(back, &back_functions, &back_leaves);
+        assert_same_columns(&back_functions, &want_functions);
+        assert_same_columns(&back_leaves, &want_leaves);
+        pk_profile_free(back);
+        free(data);
+    }
+    pk_profile_free(p);
+    json_decref(doc);
+}
+
+/* The legacy form's columns are 1-based like its lines; 0 is unknown. */
+static void test_legacy_columns(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"head\":{\"functionName\":\"(root)\",\"url\":\"\",\"lineNumber\":0,\"columnNumber\":0,"
+        "\"id\":1,\"hitCount\":0,\"children\":["
+        "{\"functionName\":\"\",\"url\":\"a.js\",\"lineNumber\":1,\"columnNumber\":12,\"id\":2,"
+        "\"hitCount\":1,\"children\":[]},"
+        "{\"functionName\":\"\",\"url\":\"a.js\",\"lineNumber\":1,\"columnNumber\":40,\"id\":3,"
+        "\"hitCount\":1,\"children\":[]}]},"
+        "\"startTime\":1.0,\"endTime\":1.002,\"samples\":[2,3],\"timestamps\":[1000000,1001000]}";
+    pk_profile *p = read_ok(cpuprofile(), text);
+    uint32_t seen = 0;
+    for (size_t f = 0; f < pk_function_count(p); f++) {
+        const pk_function *fn = pk_function_at(p, (uint32_t)f);
+        if (strcmp(pk_str(p, fn->file), "a.js") != 0)
+            continue;
+        assert_int_equal(fn->start_line, 1);
+        assert_true(fn->start_column == 12 || fn->start_column == 40);
+        seen |= fn->start_column == 12 ? 1u : 2u;
+    }
+    assert_int_equal(seen, 3);
+    pk_profile_free(p);
+}
+
+/* The object form's sampled stacks (Hermes): samples before the stackFrames they name, numbers
+ * quoted; each sample lasts until the next of its thread, the last the thread's mean interval. */
+static void test_sampled_stack_frames(void **state)
+{
+    (void)state;
+    size_t size;
+    char *data = tb_read_data_file("chrome/hermes-samples.json", &size);
+    pk_status status;
+    pk_error err;
+    pk_profile *p = tb_read_memory_with(data, size, trace(), NULL, 0, false, &status, &err);
+    free(data);
+    if (!p)
+        fail_msg("%s", err.message);
+    uint32_t cpu = pk_value_find(p, "cpu"), count = pk_value_find(p, "samples");
+    assert_int_equal(pk_default_value(p), cpu);
+    const char *render = "[root];render(http://localhost:8081/index.bundle:12:3)";
+    const char *layout = "[root];render(http://localhost:8081/index.bundle:12:3);"
+                         "layout(http://localhost:8081/index.bundle:40:9)";
+    const char *measure = "[root];render(http://localhost:8081/index.bundle:12:3);"
+                          "layout(http://localhost:8081/index.bundle:40:9);"
+                          "measure(http://localhost:8081/index.bundle:77:5)";
+    assert_int_equal(stack_value(p, render, cpu), 2000000);
+    assert_int_equal(stack_value(p, "[root];[GC Young Gen]", cpu), 1000000);
+    assert_int_equal(stack_value(p, layout, cpu), 4000000);
+    assert_int_equal(stack_value(p, measure, cpu), 1000000);
+    assert_int_equal(stack_value(p, measure, count), 2); /* its weight */
+    /* The other thread: 500 µs, then the mean interval as the last sample. */
+    assert_int_equal(stack_value(p, "[root]", cpu), 1000000);
+    assert_int_equal(stack_value(p, "[root]", count), 2);
+    assert_int_equal(pk_value_total(p, cpu), 9000000);
+    assert_true(tb_has_warning(p, "1 sample of frames stackFrames does not list"));
+    /* Threads by their tid (quoted), named by thread_name, else the process. */
+    assert_int_equal(pk_thread_count(p), 2);
+    for (uint32_t i = 0; i < 2; i++) {
+        const pk_thread *t = pk_thread_at(p, i);
+        assert_int_equal(t->pid, 4100);
+        assert_string_equal(pk_str(p, t->name), t->tid == 21 ? "mqt_js" : "hermes");
+    }
+    /* A frame's line. */
+    for (size_t row = 0; row < pk_sample_count(p); row++)
+        if (strstr(pk_frame_name(p, pk_stack_leaf(p, pk_sample_stack(p, row))), "layout("))
+            assert_int_equal(pk_frame_at(p, pk_stack_leaf(p, pk_sample_stack(p, row)))->line, 40);
+    pk_profile_free(p);
+}
+
+/* stackFrames first, parents that loop, samples without sf; an X event with only tdur. */
+static void test_sampled_stack_frames_damage(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        trace(), "{\"stackFrames\":{\"1\":{\"name\":\"main\"},\"2\":{\"name\":\"f\",\"parent\":\"1\"},"
+                 "\"3\":{\"name\":\"a\",\"parent\":4},\"4\":{\"name\":\"b\",\"parent\":3},"
+                 "\"5\":{\"parent\":1}},"
+                 "\"samples\":[{\"tid\":1,\"ts\":10,\"sf\":2},{\"tid\":1,\"ts\":30,\"sf\":3},"
+                 "{\"tid\":1,\"ts\":35,\"stack\":[1,2]},{\"tid\":1,\"ts\":40,\"sf\":\"5\"},"
+                 "{\"tid\":1,\"ts\":20,\"sf\":\"2\"}],"
+                 "\"traceEvents\":[{\"name\":\"x\",\"ph\":\"X\",\"tid\":2,\"ts\":\"3\",\"tdur\":4}]}");
+    uint32_t cpu = pk_value_find(p, "cpu"), wall = pk_value_find(p, "wall");
+    /* f: 20 µs, then the sample at 20 µs, earlier than 40: placed at 40, the mean interval. */
+    assert_int_equal(stack_value(p, "main;f", cpu), 20000 + 10000);
+    assert_int_equal(stack_value(p, "main;(unnamed)", cpu), 0);
+    assert_true(tb_has_warning(p, "1 sample of frames stackFrames does not list (or whose parents "
+                                  "loop) left out"));
+    assert_true(tb_has_warning(p, "1 sample without ts or sf left out"));
+    assert_true(tb_has_warning(p, "1 sample earlier than the previous one"));
+    assert_int_equal(stack_value(p, "x", wall), 4000);
+    assert_true(tb_has_warning(p, "1 X event without dur"));
     pk_profile_free(p);
 }
 
@@ -649,6 +885,10 @@ int main(void)
         cmocka_unit_test(test_cut_trace),
         cmocka_unit_test(test_profile_chunks),
         cmocka_unit_test(test_cpu_profile_event),
+        cmocka_unit_test(test_minified_columns),
+        cmocka_unit_test(test_legacy_columns),
+        cmocka_unit_test(test_sampled_stack_frames),
+        cmocka_unit_test(test_sampled_stack_frames_damage),
         cmocka_unit_test(test_probing_by_content),
     };
     return cmocka_run_group_tests_name("chrome", tests, NULL, NULL);

@@ -160,7 +160,7 @@ static size_t expand_bar_frame(void *context, const pk_profile *src, uint32_t fr
         return 0;
     const char *names[2] = {"lib_bar", "helper"};
     for (int i = 0; i < 2; i++) {
-        pk_function fn = {pk_intern_cstr(dst, names[i]), 0, 0, PK_NONE};
+        pk_function fn = {.name = pk_intern_cstr(dst, names[i]), .resource = PK_NONE};
         pk_frame fr = {pk_intern_function(dst, &fn), 0, 0x400000, PK_NONE,
                        PK_FRAME_HAS_ADDRESS | (i ? PK_FRAME_INLINED : 0)};
         x->frames[i] = pk_intern_frame(dst, &fr);
@@ -220,7 +220,7 @@ static size_t foo_and_bar_are_same(void *context, const pk_profile *src, uint32_
     const char *name = pk_frame_name(src, frame);
     if (strcmp(name, "foo") != 0 && strcmp(name, "bar") != 0)
         return 0;
-    pk_function fn = {pk_intern_cstr(dst, "same"), 0, 0, PK_NONE};
+    pk_function fn = {pk_intern_cstr(dst, "same"), 0, 0, PK_NONE, 0};
     pk_frame fr = {pk_intern_function(dst, &fn), 0, 0, PK_NONE, 0};
     *same = pk_intern_frame(dst, &fr);
     *frames = same;
@@ -273,7 +273,7 @@ static pk_profile *wide_profile(void)
     for (uint32_t i = 0; i < 200; i++) {
         char name[16];
         snprintf(name, sizeof name, i == 7 ? "bar" : "f%u", (unsigned)i);
-        pk_function fn = {pk_intern_cstr(p, name), 0, 0, PK_NONE};
+        pk_function fn = {.name = pk_intern_cstr(p, name), .resource = PK_NONE};
         pk_frame fr = {pk_intern_function(p, &fn), 0, 0, PK_NONE, 0};
         frames[i] = pk_intern_frame(p, &fr);
     }

@@ -301,7 +301,8 @@ typedef struct script_profile {
 static uint32_t script_frame(pk_profile *p, const char *name, const char *file, uint32_t start,
                              uint32_t line)
 {
-    pk_function fn = {pk_intern_cstr(p, name), pk_intern_cstr(p, file), start, PK_NONE};
+    pk_function fn = {.name = pk_intern_cstr(p, name), .file = pk_intern_cstr(p, file),
+                      .start_line = start, .resource = PK_NONE};
     pk_frame fr = {pk_intern_function(p, &fn), line, 0, PK_NONE, 0};
     return pk_intern_frame(p, &fr);
 }
@@ -542,7 +543,7 @@ static pk_profile *make_business_rules_profile(void)
     pk_resource lib = {0, pk_intern_cstr(p, "C:\\Program Files\\BR\\brnative.dll"), 0,
                        0x10000, 0x20000, 0};
     uint32_t r = pk_intern_resource(p, &lib);
-    pk_function fn_native = {pk_intern_cstr(p, "compute"), 0, 0, r};
+    pk_function fn_native = {.name = pk_intern_cstr(p, "compute"), .resource = r};
     pk_frame fr_native = {pk_intern_function(p, &fn_native), 0, 0x10100, r, PK_FRAME_HAS_ADDRESS};
     uint32_t s_menu = pk_intern_stack(p, PK_NONE, script_frame(p, "MENU", "menu.brs", 1, 10));
     uint32_t s_native = pk_intern_stack(p, s_menu, pk_intern_frame(p, &fr_native));
@@ -665,8 +666,9 @@ static pk_profile *make_native_profile(void)
                        pk_intern_cstr(p, "00112233445566778899aabbccddeeff01020304"),
                        0x7f0000000000, 0x7f0000100000, 0x1000};
     uint32_t r = pk_intern_resource(p, &lib);
-    pk_function fn_read = {pk_intern_cstr(p, "read_block"), pk_intern_cstr(p, "demo.c"), 10, r};
-    pk_function fn_main = {pk_intern_cstr(p, "main"), 0, 0, PK_NONE};
+    pk_function fn_read = {.name = pk_intern_cstr(p, "read_block"),
+                           .file = pk_intern_cstr(p, "demo.c"), .start_line = 10, .resource = r};
+    pk_function fn_main = {.name = pk_intern_cstr(p, "main"), .resource = PK_NONE};
     pk_frame fr_main = {pk_intern_function(p, &fn_main), 0, 0, PK_NONE, 0};
     pk_frame fr_read = {pk_intern_function(p, &fn_read), 12, 0x7f0000001234, r,
                         PK_FRAME_HAS_ADDRESS};
@@ -1124,7 +1126,8 @@ static void test_random_profiles_stay_valid(void **state)
                               r % 5 ? pk_intern_printf(p, "src/f%u.%s", (unsigned)(r % 4),
                                                        r % 2 ? "c" : "py")
                                     : 0,
-                              (uint32_t)(r % 50), r % 7 == 0 ? resources[1] : PK_NONE};
+                              (uint32_t)(r % 50), r % 7 == 0 ? resources[1] : PK_NONE,
+                              (uint32_t)(r % 3)};
             bool native = r % 3 == 0;
             pk_frame fr = {pk_intern_function(p, &fn), (uint32_t)(r % 90),
                            native ? 0x800 + (r % 0x9000) : 0, native ? resources[0] : PK_NONE,

@@ -1,7 +1,7 @@
 /* Firefox Profiler reader: the processed profiles of every version in tests/data/firefox (the
  * Firefox Profiler's and the samply crate's fixtures, handwritten ones of versions 55, 66 and
- * 70), a Gecko profile with a child process, what profkit's writer writes read back, keys in
- * other orders, cut and damaged files, probing by content. */
+ * 70), a Gecko profile with a child process, one in a DevTools recording, what profkit's writer
+ * writes read back, keys in other orders, cut and damaged files, probing by content. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -147,15 +147,22 @@ static void test_gecko(void **state)
         const pk_frame *fr = pk_frame_at(p, (uint32_t)f);
         const pk_function *fn = pk_function_at(p, fr->function);
         const char *name = pk_str(p, fn->name);
+        /* A location's line and column are where the function starts. */
         if (strcmp(name, "render") == 0) {
             assert_string_equal(pk_str(p, fn->file), "https://example.com/app.js");
             assert_int_equal(fr->line, 12);
+            assert_int_equal(fn->start_line, 12);
+            assert_int_equal(fn->start_column, 5);
         } else if (strcmp(name, "layout") == 0) { /* with a source index after it */
             assert_string_equal(pk_str(p, fn->file), "https://example.com/app.js");
             assert_int_equal(fr->line, 40);
-        } else if (strcmp(name, "onLoad") == 0) {
+            assert_int_equal(fn->start_line, 40);
+            assert_int_equal(fn->start_column, 1);
+        } else if (strcmp(name, "onLoad") == 0) { /* no column */
             assert_string_equal(pk_str(p, fn->file), "https://example.com/page.js");
             assert_int_equal(fr->line, 7);
+            assert_int_equal(fn->start_line, 7);
+            assert_int_equal(fn->start_column, 0);
         } else if (strcmp(name, "0x2345") == 0) { /* inside libxul.so's mapping */
             assert_true(fr->flags & PK_FRAME_HAS_ADDRESS);
             assert_int_equal(fr->address, 0x2345);
@@ -163,6 +170,59 @@ static void test_gecko(void **state)
         }
     }
     pk_profile_free(p);
+}
+
+/* A recording saved by Firefox's old DevTools Performance panel (Firefox 59 to 79 at least):
+ * the Gecko profile in its `profile` is read; its own timeline (markers, framerate ticks,
+ * memory, the allocation log) is counted in warnings. Found by content even when thousands of
+ * markers put the profile far beyond the probe's bytes. */
+static void test_devtools_recording(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("devtools-recording.v9.json");
+    assert_int_equal(pk_thread_count(p), 1);
+    assert_int_equal(pk_thread_at(p, 0)->pid, 606);
+    assert_int_equal(pk_thread_at(p, 0)->tid, 9101);
+    expect_folded(p, 0,
+                  "GeckoMain;(root);nsAppShell::ProcessGeckoEvents 1\n"
+                  "GeckoMain;(root);nsAppShell::ProcessGeckoEvents;js::RunScript 1\n"
+                  "GeckoMain;(root);nsAppShell::ProcessGeckoEvents;js::RunScript;main 2\n"
+                  "GeckoMain;(root);nsAppShell::ProcessGeckoEvents;js::RunScript;main;work 2\n");
+    /* The recording's 2 markers (the submarker inside one is not another) and the thread's 2. */
+    assert_true(has_warning(p, "4 markers left aside"));
+    assert_true(has_warning(p, "3 framerate ticks, 2 memory measurements, 2 logged allocations"));
+    /* The profile's meta, inside `profile`. */
+    assert_string_equal(pk_str(p, pk_metadata_of(p)->product), "Firefox");
+    /* (read through a double: to the microsecond) */
+    assert_true(llabs(pk_metadata_of(p)->start_time - 1523986294997500000) < 1000);
+    pk_profile_free(p);
+
+    size_t size;
+    char *data = tb_read_data_file("firefox/devtools-recording.v9.json", &size);
+    const char *rest = strstr(data, "\"frames\":");
+    assert_non_null(rest);
+    size_t markers = 200, cap = size + markers * 80 + 64, n = 0;
+    char *big = malloc(cap);
+    assert_non_null(big);
+    n += (size_t)snprintf(big + n, cap - n, "{\"label\":\"\",\"duration\":1.5,\"markers\":[");
+    for (size_t i = 0; i < markers; i++)
+        n += (size_t)snprintf(big + n, cap - n,
+                              "%s{\"name\":\"Styles\",\"start\":%zu.5,\"end\":%zu.75,\"stack\":null}",
+                              i ? "," : "", i, i);
+    n += (size_t)snprintf(big + n, cap - n, "],%s", rest);
+    assert_true(n > 3 * PK_PROBE_BYTES && n < cap);
+    int score;
+    assert_ptr_equal(
+        pk_format_probe((const uint8_t *)big, PK_PROBE_BYTES, "Recording.json", &score), firefox());
+    pk_status status;
+    pk_error err;
+    p = read_bytes(big, n, false, &status, &err);
+    assert_non_null(p);
+    assert_true(has_warning(p, "202 markers left aside"));
+    assert_int_equal(pk_value_total(p, 0), 6);
+    pk_profile_free(p);
+    free(big);
+    free(data);
 }
 
 /* The library (name and path) of the frame of function `name`. */
@@ -225,7 +285,8 @@ static void test_gecko_old_versions(void **state)
 
 static uint32_t function_of(pk_profile *p, const char *name, const char *file, uint32_t line)
 {
-    pk_function f = {pk_intern_cstr(p, name), file ? pk_intern_cstr(p, file) : 0, line, PK_NONE};
+    pk_function f = {.name = pk_intern_cstr(p, name), .file = file ? pk_intern_cstr(p, file) : 0,
+                     .start_line = line, .resource = PK_NONE};
     return pk_intern_function(p, &f);
 }
 
@@ -252,13 +313,19 @@ static void test_write_read(void **state)
         uint32_t worker = pk_add_thread(p, pk_intern_cstr(p, "worker"), 7, 8);
         uint32_t f_main = function_of(p, "main", "a.c", 1);
         uint32_t f_work = function_of(p, "work", "b.c", 5);
+        /* A second function on the same line, further right. */
+        pk_function later = *pk_function_at(p, f_work);
+        later.start_column = 30;
+        uint32_t f_later = pk_intern_function(p, &later);
         uint32_t s_main = pk_intern_stack(p, PK_NONE, frame_of(p, f_main, 2));
         uint32_t s_work = pk_intern_stack(p, s_main, frame_of(p, f_work, 6));
         uint32_t s_work7 = pk_intern_stack(p, s_main, frame_of(p, f_work, 7));
+        uint32_t s_later = pk_intern_stack(p, s_work7, frame_of(p, f_later, 5));
         assert_int_equal(pk_add_sample_value(p, main_thread, s_main, 0, 7), PK_OK);
         assert_int_equal(pk_add_sample_value(p, main_thread, s_work, 0, 1234567), PK_OK);
         assert_int_equal(pk_add_sample_value(p, worker, s_work7, 0, 13), PK_OK);
         assert_int_equal(pk_add_sample_value(p, worker, PK_NONE, 0, 17), PK_OK);
+        assert_int_equal(pk_add_sample_value(p, worker, s_later, 0, 19), PK_OK);
         pk_write_options options = {0};
         options.value = PK_NONE;
         char *out = NULL;
@@ -274,20 +341,24 @@ static void test_write_read(void **state)
         char want[256];
         long long k = (long long)units[u].scale;
         snprintf(want, sizeof want, "main;main %lld\nmain;main;work %lld\nworker %lld\n"
-                 "worker;main;work %lld\n", 7 * k, 1234567 * k, 17 * k, 13 * k);
+                 "worker;main;work %lld\nworker;main;work;work %lld\n", 7 * k, 1234567 * k,
+                 17 * k, 13 * k, 19 * k);
         expect_folded(q, 0, want);
-        /* Lines within a function are kept. */
-        size_t lines = 0;
+        /* Lines within a function are kept, and so is the column of the one further right. */
+        size_t seen = 0, frames = 0;
         for (size_t f = 0; f < pk_frame_count(q); f++) {
             const pk_frame *fr = pk_frame_at(q, (uint32_t)f);
             const pk_function *fn = pk_function_at(q, fr->function);
-            if (strcmp(pk_str(q, fn->name), "work") == 0) {
-                assert_string_equal(pk_str(q, fn->file), "b.c");
-                assert_int_equal(fn->start_line, 5);
-                lines |= fr->line == 6 ? 1 : fr->line == 7 ? 2 : 4;
-            }
+            if (strcmp(pk_str(q, fn->name), "work") != 0)
+                continue;
+            assert_string_equal(pk_str(q, fn->file), "b.c");
+            assert_int_equal(fn->start_line, 5);
+            assert_int_equal(fn->start_column, fr->line == 5 ? 30 : 0);
+            seen |= fr->line == 5 ? 1 : fr->line == 6 ? 2 : fr->line == 7 ? 4 : 8;
+            frames++;
         }
-        assert_int_equal(lines, 3);
+        assert_int_equal(seen, 7);
+        assert_int_equal(frames, 3);
         assert_int_equal(pk_warning_count(q), 0);
         free(out);
         pk_profile_free(q);
@@ -371,10 +442,12 @@ static void test_damage(void **state)
 
     /* Every cut of a file is damage at the cut, or nothing to read (one with documents in
      * strings too). */
-    for (int file = 0; file < 2; file++) {
+    static const char *const cut_files[] = {"firefox/notes-example.v55.json",
+                                            "firefox/gecko-handmade.v3.json",
+                                            "firefox/devtools-recording.v9.json"};
+    for (size_t file = 0; file < sizeof cut_files / sizeof cut_files[0]; file++) {
     size_t size;
-    char *data = tb_read_data_file(file ? "firefox/gecko-handmade.v3.json"
-                                        : "firefox/notes-example.v55.json", &size);
+    char *data = tb_read_data_file(cut_files[file], &size);
     for (size_t cut = 1; cut < size; cut += size / 89 + 1) {
         pk_status status;
         pk_error err;
@@ -414,7 +487,7 @@ static void test_probe(void **state)
         "notes-example.v55.json", "notes-example.v66.json",
         "samply-crate-snapshot-profile_without_js.v66.json",
         "samply-crate-0.8.1-test-profile_with_js.v55.json", "gecko-handmade.v27.json",
-        "gecko-handmade.v3.json", "gecko-handmade.v4.json"};
+        "gecko-handmade.v3.json", "gecko-handmade.v4.json", "devtools-recording.v9.json"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[256];
         snprintf(path, sizeof path, "firefox/%s", names[i]);
@@ -451,6 +524,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_versions_agree), cmocka_unit_test(test_other_fixtures),
         cmocka_unit_test(test_gecko),          cmocka_unit_test(test_gecko_old_versions),
+        cmocka_unit_test(test_devtools_recording),
         cmocka_unit_test(test_write_read),
         cmocka_unit_test(test_key_orders),     cmocka_unit_test(test_library_without_address),
         cmocka_unit_test(test_exact_milliseconds),

@@ -854,7 +854,7 @@ static uint32_t frame_of(pk_profile *p, const char *name, const char *file, uint
 {
     pk_function f = {.name = pk_intern_cstr(p, name),
                      .file = file ? pk_intern_cstr(p, file) : 0,
-                     .start_line = 0,
+                     
                      .resource = PK_NONE};
     pk_frame fr = {.function = pk_intern_function(p, &f), .line = line, .address = 0,
                    .resource = PK_NONE, .flags = 0};
@@ -1095,7 +1095,7 @@ static void test_write_refuses_lines_the_reader_refuses(void **state)
         char digits[16];
         int digit_count = snprintf(digits, sizeof digits, "%u", i);
         memcpy(name, digits, (size_t)digit_count); /* distinct */
-        pk_function f = {pk_intern(p, name, name_len - 1), 0, 0, PK_NONE};
+        pk_function f = {.name = pk_intern(p, name, name_len - 1), .resource = PK_NONE};
         pk_frame fr = {pk_intern_function(p, &f), 0, 0, PK_NONE, 0};
         stack = pk_intern_stack(p, stack, pk_intern_frame(p, &fr));
     }
@@ -1119,7 +1119,7 @@ static void test_write_refuses_lines_the_reader_refuses(void **state)
         char digits[16];
         int digit_count = snprintf(digits, sizeof digits, "%u", i);
         memcpy(name, digits, (size_t)digit_count);
-        pk_function f = {pk_intern(p, name, name_len - 1), 0, 0, PK_NONE};
+        pk_function f = {.name = pk_intern(p, name, name_len - 1), .resource = PK_NONE};
         pk_frame fr = {pk_intern_function(p, &f), 0, 0, PK_NONE, 0};
         stack = pk_intern_stack(p, stack, pk_intern_frame(p, &fr));
     }

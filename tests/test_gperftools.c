@@ -986,7 +986,7 @@ static void writer_refuses_what_it_cannot_hold(void **state)
     /* Names without addresses. */
     pk_profile *p = pk_profile_new();
     pk_add_value_type(p, "samples", "count");
-    pk_function fn = {pk_intern_cstr(p, "main"), 0, 0, PK_NONE};
+    pk_function fn = {.name = pk_intern_cstr(p, "main"), .resource = PK_NONE};
     pk_frame frame = {pk_intern_function(p, &fn), 3, 0, PK_NONE, 0};
     uint32_t stack = pk_intern_stack(p, PK_NONE, pk_intern_frame(p, &frame));
     uint32_t thread = pk_add_thread(p, pk_intern_cstr(p, "t"), 1, 1);
@@ -1039,8 +1039,8 @@ static void writer_writes_profiles_without_samples(void **state)
             pk_add_value_type(p, "samples", "count");
         if (shape == 2) {
             pk_frame frame = {0};
-            frame.function = pk_intern_function(p, &(pk_function){pk_intern_cstr(p, "f"), 0, 0,
-                                                                  PK_NONE});
+            frame.function = pk_intern_function(
+                p, &(pk_function){.name = pk_intern_cstr(p, "f"), .resource = PK_NONE});
             frame.address = 0x1000;
             frame.flags = PK_FRAME_HAS_ADDRESS;
             uint32_t stack = pk_intern_stack(p, PK_NONE, pk_intern_frame(p, &frame));
@@ -1086,8 +1086,8 @@ static void writer_converts_time_values_and_skips_inlined_frames(void **state)
     pk_resource res = {pk_intern_cstr(p, "app"), pk_intern_cstr(p, "/bin/app"), 0, 0x1000, 0x5000,
                        0};
     uint32_t r = pk_intern_resource(p, &res);
-    pk_function outer = {pk_intern_cstr(p, "outer"), 0, 0, r};
-    pk_function inner = {pk_intern_cstr(p, "inner"), 0, 0, r};
+    pk_function outer = {.name = pk_intern_cstr(p, "outer"), .resource = r};
+    pk_function inner = {.name = pk_intern_cstr(p, "inner"), .resource = r};
     pk_frame caller = {pk_intern_function(p, &outer), 1, 0x1fff, r, PK_FRAME_HAS_ADDRESS};
     pk_frame leaf = {pk_intern_function(p, &outer), 2, 0x2100, r, PK_FRAME_HAS_ADDRESS};
     pk_frame inlined = {pk_intern_function(p, &inner), 3, 0x2100, r,

@@ -17,7 +17,8 @@
 static uint32_t stack_named(pk_profile *p, const char *name)
 {
     uint32_t function = pk_intern_function(
-        p, &(pk_function){pk_intern_cstr(p, name), pk_intern_cstr(p, ""), 0, PK_NONE});
+        p, &(pk_function){.name = pk_intern_cstr(p, name), .file = pk_intern_cstr(p, ""),
+                          .resource = PK_NONE});
     uint32_t frame = pk_intern_frame(p, &(pk_frame){function, 0, 0, PK_NONE, 0});
     return pk_intern_stack(p, PK_NONE, frame);
 }

@@ -16,7 +16,8 @@
 
 static uint32_t make_frame(pk_profile *p, const char *name, uint32_t line)
 {
-    pk_function fn = {pk_intern_cstr(p, name), pk_intern_cstr(p, "file.brs"), 1, PK_NONE};
+    pk_function fn = {.name = pk_intern_cstr(p, name), .file = pk_intern_cstr(p, "file.brs"),
+                      .start_line = 1, .resource = PK_NONE};
     pk_frame fr = {pk_intern_function(p, &fn), line, 0, PK_NONE, 0};
     return pk_intern_frame(p, &fr);
 }
@@ -75,7 +76,7 @@ static void stacks_are_sequences_however_built(void **state)
 {
     (void)state;
     pk_profile *p = pk_profile_new();
-    pk_function fn = {pk_intern_cstr(p, "f"), 0, 0, PK_NONE};
+    pk_function fn = {.name = pk_intern_cstr(p, "f"), .resource = PK_NONE};
     uint32_t function = pk_intern_function(p, &fn);
     uint32_t frames[300];
     for (uint32_t i = 0; i < 300; i++) {
@@ -129,7 +130,7 @@ static void stacks_split_anywhere_are_one(void **state)
 {
     (void)state;
     pk_profile *p = pk_profile_new();
-    pk_function fn = {pk_intern_cstr(p, "s"), 0, 0, PK_NONE};
+    pk_function fn = {.name = pk_intern_cstr(p, "s"), .resource = PK_NONE};
     uint32_t function = pk_intern_function(p, &fn);
     uint32_t frames[13];
     for (uint32_t i = 0; i < 13; i++) {
@@ -162,7 +163,7 @@ static void deep_stacks_share_nothing_but_their_runs(void **state)
 {
     (void)state;
     pk_profile *p = pk_profile_new();
-    pk_function fn = {pk_intern_cstr(p, "g"), 0, 0, PK_NONE};
+    pk_function fn = {.name = pk_intern_cstr(p, "g"), .resource = PK_NONE};
     uint32_t function = pk_intern_function(p, &fn);
     uint32_t frames[64];
     for (uint32_t i = 0; i < 64; i++) {

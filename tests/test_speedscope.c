@@ -436,6 +436,34 @@ static void expect_evented(const pk_profile *p, json_t *doc, size_t index, const
     json_decref(self);
 }
 
+/* Every frame with a line and column (speedscope's importer makes them 1-based) is a function
+ * starting there. Returns how many frames had both. */
+static size_t expect_frame_positions(const pk_profile *p, json_t *frames)
+{
+    size_t i, checked = 0;
+    json_t *frame;
+    json_array_foreach(frames, i, frame) {
+        json_int_t line = json_integer_value(json_object_get(frame, "line"));
+        json_int_t col = json_integer_value(json_object_get(frame, "col"));
+        if (line <= 0 || col <= 0)
+            continue;
+        const char *name = json_string_value(json_object_get(frame, "name"));
+        const char *file = json_string_value(json_object_get(frame, "file"));
+        bool found = false;
+        for (size_t f = 0; f < pk_function_count(p) && !found; f++) {
+            const pk_function *fn = pk_function_at(p, (uint32_t)f);
+            found = strcmp(pk_str(p, fn->name), name) == 0 &&
+                    strcmp(pk_str(p, fn->file), file ? file : "") == 0 &&
+                    fn->start_line == line && fn->start_column == col;
+        }
+        if (!found)
+            fail_msg("no function %s at %s:%lld:%lld", name, file, (long long)line,
+                     (long long)col);
+        checked++;
+    }
+    return checked;
+}
+
 /* Files made by speedscope's own exporter (tests/data/speedscope/README.md). */
 static void test_read_speedscope_exports(void **state)
 {
@@ -456,6 +484,10 @@ static void test_read_speedscope_exports(void **state)
         for (size_t i = 0; i < json_array_size(profiles); i++)
             expect_evented(p, doc, i,
                            json_string_value(json_object_get(json_array_get(profiles, i), "name")));
+        size_t positions =
+            expect_frame_positions(p, json_object_get(json_object_get(doc, "shared"), "frames"));
+        if (n == 0) /* a V8 profile's frames have their functions' lines and columns */
+            assert_true(positions > 10);
         json_decref(doc);
         pk_profile_free(p);
     }
@@ -595,6 +627,44 @@ static void test_write_read(void **state)
     }
 }
 
+/* Functions that differ only in their column (minified JavaScript) are distinct frames, with
+ * `col`, and read back as distinct functions. */
+static void test_write_columns(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "cpu", "nanoseconds");
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 1, 1);
+    uint32_t stack = PK_NONE;
+    static const uint32_t columns[] = {1, 15, 80};
+    for (size_t i = 0; i < 3; i++) {
+        pk_function f = {.name = pk_intern_cstr(p, "(anonymous)"),
+                         .file = pk_intern_cstr(p, "app.min.js"), .start_line = 1,
+                         .resource = PK_NONE, .start_column = columns[i]};
+        stack = pk_intern_stack(p, stack, frame_at(p, pk_intern_function(p, &f), 1));
+        assert_int_equal(pk_add_sample_value(p, t, stack, 0, 10 * (int64_t)(i + 1)), PK_OK);
+    }
+    char *out = write_speedscope(p, PK_NONE, NULL);
+#define ANONYMOUS "{\"name\":\"(anonymous)\",\"file\":\"app.min.js\",\"line\":1,"
+    assert_non_null(strstr(out, "\"frames\":[\n" ANONYMOUS "\"col\":1},\n" ANONYMOUS
+                                "\"col\":15},\n" ANONYMOUS "\"col\":80}]}"));
+#undef ANONYMOUS
+    assert_non_null(strstr(out, "\"samples\":[\n[0],\n[0,1],\n[0,1,2]],\n\"weights\":[10,20,30]}"));
+    pk_profile *q = read_ok(out);
+    assert_int_equal(pk_function_count(q), 3);
+    for (size_t row = 0; row < pk_sample_count(q); row++) {
+        const pk_function *leaf =
+            pk_function_at(q, pk_frame_at(q, pk_stack_leaf(q, pk_sample_stack(q, row)))->function);
+        size_t depth = pk_stack_depth(q, pk_sample_stack(q, row));
+        assert_int_equal(leaf->start_line, 1);
+        assert_int_equal(leaf->start_column, columns[depth - 1]);
+        assert_int_equal(pk_sample_values(q, row)[0], 10 * (int64_t)depth);
+    }
+    free(out);
+    pk_profile_free(q);
+    pk_profile_free(p);
+}
+
 /* Every cut of a file is damage at the cut (salvage keeps what came before), or not a
  * speedscope file at all when nothing of it was met. */
 static void test_read_cut(void **state)
@@ -685,6 +755,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_output),
+        cmocka_unit_test(test_write_columns),
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_larger_sizes_become_bytes),
         cmocka_unit_test(test_unnamed_and_empty),

@@ -270,12 +270,13 @@ static pk_profile *category_profile(const char *format)
     pk_metadata_of(p)->source_format = pk_intern_cstr(p, format);
     pk_add_value_type(p, "samples", "count");
     uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "t"), -1, -1);
-    pk_function script = {pk_intern_cstr(p, "script"), pk_intern_cstr(p, "MENU"), 0, PK_NONE};
+    pk_function script = {.name = pk_intern_cstr(p, "script"), .file = pk_intern_cstr(p, "MENU"),
+                          .resource = PK_NONE};
     pk_frame script_frame = {pk_intern_function(p, &script), 1, 0, PK_NONE, 0};
-    pk_function native = {pk_intern_cstr(p, "native"), 0, 0, PK_NONE};
+    pk_function native = {.name = pk_intern_cstr(p, "native"), .resource = PK_NONE};
     pk_frame native_frame = {pk_intern_function(p, &native), 0, 0x1000, PK_NONE,
                              PK_FRAME_HAS_ADDRESS};
-    pk_function kernel = {pk_intern_cstr(p, "do_syscall_[k]"), 0, 0, PK_NONE};
+    pk_function kernel = {.name = pk_intern_cstr(p, "do_syscall_[k]"), .resource = PK_NONE};
     pk_frame kernel_frame = {pk_intern_function(p, &kernel), 0, 0, PK_NONE, 0};
     pk_add_sample_value(p, t, pk_intern_stack(p, PK_NONE, pk_intern_frame(p, &script_frame)), 0,
                         5);

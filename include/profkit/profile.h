@@ -4,7 +4,7 @@
  *   strings    - bytes (UTF-8 where the format says so) with a terminating NUL; index 0 is
  *                always the empty string
  *   resources  - a library, binary or script module that code comes from
- *   functions  - (name, file, start line, resource)
+ *   functions  - (name, file, start line, resource, start column)
  *   frames     - (function, line, address, resource, flags)
  *   stacks     - sequences of frames, root first, each stored once as a prefix stack and a
  *                run of its own frames
@@ -60,11 +60,16 @@ typedef struct pk_resource {
     uint64_t offset;
 } pk_resource;
 
+/* A function is identified by all its fields: in minified JavaScript every function of a bundle
+ * starts on line 1, and only the column tells them apart. */
 typedef struct pk_function {
-    uint32_t name;       /* string; never PK_NONE (an unnamed function gets a placeholder) */
-    uint32_t file;       /* string: source file, 0 when unknown */
-    uint32_t start_line; /* 1-based line where the function starts, 0 when unknown */
-    uint32_t resource;   /* PK_NONE when unknown */
+    uint32_t name;         /* string; never PK_NONE (an unnamed function gets a placeholder) */
+    uint32_t file;         /* string: source file, 0 when unknown */
+    uint32_t start_line;   /* 1-based line where the function starts, 0 when unknown */
+    uint32_t resource;     /* PK_NONE when unknown */
+    uint32_t start_column; /* 1-based column of start_line where the function starts, 0 when
+                            * unknown; last, so that initializers written for the four fields
+                            * before it still mean what they meant */
 } pk_function;
 
 enum pk_frame_flags {

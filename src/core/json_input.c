@@ -274,6 +274,41 @@ static bool convert_number(const char *s, size_t len, pk_json_scalar *v)
     return true;
 }
 
+/* Whether s is a JSON number: -?digits(.digits)?([eE][+-]?digits)? */
+static bool number_grammar(const char *s, size_t len)
+{
+    const char *p = s, *end = s + len;
+    p += p < end && *p == '-';
+    const char *digits = p;
+    while (p < end && (unsigned)(*p - '0') <= 9)
+        p++;
+    if (p == digits)
+        return false;
+    if (p < end && *p == '.') {
+        const char *fraction = ++p;
+        while (p < end && (unsigned)(*p - '0') <= 9)
+            p++;
+        if (p == fraction)
+            return false;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        p += p < end && (*p == '+' || *p == '-');
+        const char *exponent = p;
+        while (p < end && (unsigned)(*p - '0') <= 9)
+            p++;
+        if (p == exponent)
+            return false;
+    }
+    return p == end;
+}
+
+bool pk_json_scalar_quoted_number(const pk_json_scalar *v, pk_json_scalar *number)
+{
+    return v->kind == PK_JSON_STRING && number_grammar(v->s, v->len) &&
+           convert_number(v->s, v->len, number);
+}
+
 static int on_number(void *ctx, const char *s, size_t len)
 {
     pk_json_parser *jp = ctx;

@@ -239,6 +239,10 @@ static inline bool pk_json_scalar_double(const pk_json_scalar *v, double *out)
     *out = v->d;
     return true;
 }
+/* A string that holds a number, as some writers quote them (Hermes writes "ts": "11550183666"):
+ * *number is that number. False for any other string, and for the rare numbers that need
+ * strtod (more than 19 significant digits with a fraction, exponents beyond 22). */
+bool pk_json_scalar_quoted_number(const pk_json_scalar *v, pk_json_scalar *number);
 /* A number times 10^digits, exactly, from its text: false when that is not an integer (more
  * fractional digits than `digits` that are not zeros) or does not fit int64. For numbers written
  * as decimals of a smaller unit ("1152921504606.846976" ms is 1152921504606846976 ns, which no

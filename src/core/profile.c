@@ -208,7 +208,7 @@ static bool function_equal(const void *context, uint32_t entry, const void *key)
 {
     const pk_function *a = &((const pk_profile *)context)->functions[entry], *b = key;
     return a->name == b->name && a->file == b->file && a->start_line == b->start_line &&
-           a->resource == b->resource;
+           a->resource == b->resource && a->start_column == b->start_column;
 }
 
 static bool frame_equal(const void *context, uint32_t entry, const void *key)
@@ -245,7 +245,7 @@ const pk_resource *pk_resource_at(const pk_profile *p, uint32_t index)
 
 uint32_t pk_intern_function(pk_profile *p, const pk_function *f)
 {
-    uint32_t fields[4] = {f->name, f->file, f->start_line, f->resource};
+    uint32_t fields[5] = {f->name, f->file, f->start_line, f->resource, f->start_column};
     uint64_t hash = pk_hash_bytes(fields, sizeof fields);
     uint32_t found = pk_index_find(&p->function_index, hash, function_equal, p, f);
     if (found != UINT32_MAX)

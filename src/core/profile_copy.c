@@ -79,8 +79,10 @@ static uint32_t copy_function(copy_state *c, uint32_t id)
     if (c->functions[id] != PK_NONE)
         return c->functions[id];
     const pk_function *f = pk_function_at(c->src, id);
-    pk_function copy = {copy_string(c, f->name), copy_string(c, f->file), f->start_line,
-                        copy_resource(c, f->resource)};
+    pk_function copy = *f;
+    copy.name = copy_string(c, f->name);
+    copy.file = copy_string(c, f->file);
+    copy.resource = copy_resource(c, f->resource);
     if (copy.name == PK_NONE || copy.file == PK_NONE)
         return PK_NONE;
     return c->functions[id] = pk_intern_function(c->dst, &copy);

@@ -759,7 +759,7 @@ static size_t sym_placeholder(pk_symbolizer *s, uint32_t resource, uint64_t addr
     uint32_t name = pk_address_name(s->dst, address);
     if (name == PK_NONE)
         return 0;
-    pk_function fn = {name, 0, 0, resource};
+    pk_function fn = {.name = name, .resource = resource};
     uint32_t function = pk_intern_function(s->dst, &fn);
     if (function == PK_NONE)
         return 0;
@@ -827,7 +827,7 @@ static uint32_t sym_function_from_die(pk_symbolizer *s, sym_resource *r, uint32_
         if (plain)
             name = plain;
     }
-    pk_function fn = {0, 0, 0, resource};
+    pk_function fn = {.resource = resource};
     fn.name = name ? sym_intern_name(s->dst, name) : pk_intern_cstr(s->dst, "??");
     const char *file = sym_decl_file(die);
     char *primary = file ? NULL : sym_primary_file(die);
@@ -922,7 +922,7 @@ static size_t sym_resolve(pk_symbolizer *s, sym_resource *r, uint32_t resource, 
     if (known) {
         function = *known;
     } else {
-        pk_function fn = {sym_intern_name(s->dst, name), 0, 0, resource};
+        pk_function fn = {.name = sym_intern_name(s->dst, name), .resource = resource};
         if (line_file)
             fn.file = pk_intern_cstr(s->dst, line_file);
         function = fn.name == PK_NONE || fn.file == PK_NONE ? PK_NONE

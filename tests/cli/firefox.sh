@@ -22,6 +22,10 @@ expect_contains "$ERR" "1 marker left aside" "markers are left aside with a warn
 expect_status 0 "$PROFKIT" convert "$DATA/gecko-handmade.v27.json" --to folded --no-symbols
 expect_contains "$OUT" "(root);js::RunScript;render 2" "a Gecko profile"
 expect_contains "$OUT" "(root);onLoad 2" "its child process"
+cp "$DATA/devtools-recording.v9.json" Recording.json
+expect_status 0 "$PROFKIT" convert Recording.json --to folded --no-symbols
+expect_contains "$OUT" "js::RunScript;main;work 2" "the Gecko profile of a DevTools recording"
+expect_contains "$ERR" "the DevTools recording's own timeline left aside" "its timeline, with a warning"
 
 # ---- written and read back ------------------------------------------------------------------
 expect_status 0 "$PROFKIT" convert "$SRC/tests/data/chrome/node-cpu-prof.cpuprofile" -o cpu.json

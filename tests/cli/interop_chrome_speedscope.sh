@@ -43,6 +43,24 @@ for fixture in node-cpu-prof.cpuprofile node-inspector-trace.json; do
     [ "${count:-0}" -ge 5 ] || fail "$fixture: only ${count:-0} functions compared"
 done
 
+# A minified script (node --cpu-prof): its anonymous functions are all on line 1. speedscope
+# keys a V8 frame by name, url, line and column, so it sees each function apart; profkit's
+# speedscope file carries the columns, and speedscope sees the same frames in it.
+minified_frames() {
+    printf '%s\n' "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sorted({(f["file"], f["line"], f["col"]) for p in d["profiles"] for f in p["frames"]
+              if (f.get("file") or "").endswith("/minified.js")}))'
+}
+expect_status 0 $IMPORT "$DATA/node-minified.cpuprofile"
+theirs=$(minified_frames "$OUT")
+expect_eq "$(printf '%s' "$theirs" | grep -o "minified.js" | wc -l)" "4" \
+    "speedscope: four functions of the minified script"
+expect_status 0 "$PROFKIT" convert "$DATA/node-minified.cpuprofile" -o minified.speedscope.json
+expect_status 0 $IMPORT minified.speedscope.json
+expect_eq "$(minified_frames "$OUT")" "$theirs" "the same frames through profkit's speedscope file"
+
 # Duration events: speedscope's Trace Event importer on the same nested events.
 expect_status 0 $IMPORT "$DATA/node-trace-events.json"
 printf '%s\n' "$OUT" > events.speedscope

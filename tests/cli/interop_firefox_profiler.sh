@@ -104,6 +104,31 @@ if "$PROFKIT" formats 2>/dev/null | grep -q '^folded .*read'; then
         "[('main', 120), ('parse', 100), ('token', 7), ('idle', 3)]" "folded heaviest functions"
 fi
 
+# ---- a minified script's functions, told apart by their columns ----------------------------------
+# node --cpu-prof on a one-line script: its anonymous functions differ only in their columns.
+# The profiler lists as many "(anonymous)" functions as the profile has sampled (url, line,
+# column) places of anonymous functions (Node's own included).
+MINIFIED="$SRC/tests/data/chrome/node-minified.cpuprofile"
+anonymous=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+nodes = {n["id"]: n for n in d["nodes"]}
+parent = {c: n["id"] for n in d["nodes"] for c in n.get("children", [])}
+places = set()
+for s in set(d["samples"]):
+    while s in nodes:
+        f = nodes[s]["callFrame"]
+        if f["functionName"] == "":
+            places.add((f["url"], f["lineNumber"], f["columnNumber"]))
+        s = parent.get(s)
+print(len(places), len({p for p in places if p[0].endswith("/minified.js")}))' "$MINIFIED")
+expect_eq "${anonymous#* }" "4" "anonymous functions of the minified script"
+expect_status 0 "$PROFKIT" convert "$MINIFIED" -o "$SCRATCH/minified.json" --quiet
+load "$SCRATCH/minified.json"
+query thread functions --json --search anonymous --limit 0
+expect_eq "$(json_get 'len([f for f in d["functions"] if f["name"] == "(anonymous)"])')" \
+    "${anonymous% *}" "anonymous functions apart by their columns"
+
 # ---- the harness itself: the reference profiles load -------------------------------------------------
 REFERENCE="$SRC/../shared/reference/firefox"
 if [ -d "$REFERENCE" ]; then

@@ -15,8 +15,8 @@ static uint32_t checked(uint32_t id, const char *what)
 uint32_t tb_function(pk_profile *p, const char *name, const char *file, uint32_t start,
                      uint32_t resource)
 {
-    pk_function f = {pk_intern_cstr(p, name), file ? pk_intern_cstr(p, file) : 0, start,
-                     resource};
+    pk_function f = {.name = pk_intern_cstr(p, name), .file = file ? pk_intern_cstr(p, file) : 0,
+                     .start_line = start, .resource = resource};
     return pk_intern_function(p, &f);
 }
 

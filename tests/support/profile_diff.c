@@ -45,6 +45,7 @@ static bool same_frame(const pk_profile *a, uint32_t fa, const pk_profile *b, ui
     return x->line == y->line && x->address == y->address && x->flags == y->flags &&
            same_resource(a, x->resource, b, y->resource) && same_str(a, u->name, b, v->name) &&
            same_str(a, u->file, b, v->file) && u->start_line == v->start_line &&
+           u->start_column == v->start_column &&
            same_resource(a, u->resource, b, v->resource);
 }
 

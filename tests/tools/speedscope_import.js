@@ -1,13 +1,16 @@
 // Opens a profile file with speedscope's own importer (from the speedscope npm package, run
 // without a browser) and prints what speedscope understood, as JSON:
 //   {"importer": "Importing as ...", "name": ..., "active": N,
-//    "profiles": [{"name", "unit", "total", "folded": ["a;b 3", ...]}]}
+//    "profiles": [{"name", "unit", "total", "folded": ["a;b 3", ...],
+//                  "frames": [{"name", "file", "line", "col"}, ...]}]}
 // "folded" lists every root-to-node path of speedscope's merged call tree with its self weight,
-// so it compares line for line with folded stacks.
+// so it compares line for line with folded stacks. "frames" lists the profile's frames as
+// speedscope made them (two frames are two boxes, whatever their names), in its order.
 // Usage: node speedscope_import.js SPEEDSCOPE_PACKAGE_DIR FILE [NAME_SEEN_BY_SPEEDSCOPE]
-// With SPEEDSCOPE_IMPORT_ONLY=1 in the environment, "folded" is left out: only the import is
-// done (what the benchmarks time). With SPEEDSCOPE_EXPORT=OUT, what speedscope imported is also
-// written to OUT by speedscope's own exporter (its "Export" button), a speedscope JSON file.
+// With SPEEDSCOPE_IMPORT_ONLY=1 in the environment, "folded" and "frames" are left out: only the
+// import is done (what the benchmarks time). With SPEEDSCOPE_EXPORT=OUT, what speedscope
+// imported is also written to OUT by speedscope's own exporter (its "Export" button), a
+// speedscope JSON file.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -86,6 +89,12 @@ function foldedLines(profile) {
   return [...sums].map(([stack, weight]) => `${stack} ${weight}`).sort();
 }
 
+function frameList(profile) {
+  const frames = [];
+  profile.forEachFrame(f => frames.push({ name: f.name, file: f.file, line: f.line, col: f.col }));
+  return frames;
+}
+
 (async () => {
   const bytes = fs.readFileSync(file);
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
@@ -102,6 +111,7 @@ function foldedLines(profile) {
       unit: p.getWeightUnit(),
       total: p.getTotalWeight(),
       folded: process.env.SPEEDSCOPE_IMPORT_ONLY === '1' ? undefined : foldedLines(p),
+      frames: process.env.SPEEDSCOPE_IMPORT_ONLY === '1' ? undefined : frameList(p),
     })),
   };
   process.stdout.write(JSON.stringify(result, null, 1) + '\n');

@@ -72,7 +72,8 @@ static pk_status fx_write(const pk_profile *p, pk_output *out, const pk_write_op
  * meta.preprocessedProfileVersion, `shared` tables or a thread's stringArray; a Gecko profile by
  * meta.version with its threads' schema tables and string table; either by the front end's
  * categories in `meta` (a large `meta` may hide the rest past the probe's bytes); the old
- * DevTools export by its systemHost. */
+ * DevTools export by its systemHost, or by the members it starts with (`label`, `duration`,
+ * `markers`: its `profile` may lie beyond the probe's bytes, behind thousands of markers). */
 static int fx_probe(const uint8_t *data, size_t size)
 {
     pk_json_probe_key keys[] = {
@@ -86,6 +87,9 @@ static int fx_probe(const uint8_t *data, size_t size)
         {"meta/categories/#/subcategories", NULL, false},
         {"systemHost/name", "Firefox", false},
         {"profile/meta/version", NULL, false},
+        {"label", NULL, false},
+        {"duration", NULL, false},
+        {"markers", NULL, false},
     };
     if (pk_json_first_byte(data, size) != '{' ||
         pk_json_probe(data, size, keys, sizeof keys / sizeof keys[0]) <= 0)
@@ -98,6 +102,8 @@ static int fx_probe(const uint8_t *data, size_t size)
         return 80;
     if (keys[8].found && keys[9].found)
         return 80;
+    if (keys[10].found && keys[11].found && keys[12].found)
+        return 75;
     if (keys[7].found)
         return 70;
     return PK_PROBE_NO;

@@ -115,6 +115,7 @@ static const struct {
     {"funcTable", "fileName", FXR_FUNC_FILE},
     {"funcTable", "source", FXR_FUNC_SOURCE},
     {"funcTable", "lineNumber", FXR_FUNC_LINE},
+    {"funcTable", "columnNumber", FXR_FUNC_COLUMN},
     {"funcTable", "resource", FXR_FUNC_RESOURCE},
     {"resourceTable", "lib", FXR_RESOURCE_LIB},
     {"sources", "filename", FXR_SOURCE_FILE},
@@ -494,6 +495,64 @@ static bool string_document(fx_reader *r, pk_json_parser *jp, const pk_json_scal
                                 "a child process's profile");
 }
 
+/* ---- the DevTools export ------------------------------------------------------------------------ */
+
+/* Firefox's old DevTools Performance panel (Firefox 59 to 79 at least) saved a recording: its
+ * own timeline at the top (`markers`, framerate `ticks`, `memory` measurements, an allocation
+ * log in `allocations` with the `frames` of its stacks) beside the Gecko profile in `profile`,
+ * which is what is read. The timeline is counted, for a warning, and not walked. Which of these
+ * a member at the top is: */
+typedef enum {
+    DEVTOOLS_NONE,
+    DEVTOOLS_MARKERS,
+    DEVTOOLS_TICKS,
+    DEVTOOLS_MEMORY,
+    DEVTOOLS_ALLOCATIONS,
+    DEVTOOLS_FRAMES
+} devtools_member;
+
+static devtools_member devtools_member_at_top(const fx_reader *r, const pk_json_parser *jp)
+{
+    if (r->nesting > 0 || pk_json_parser_depth(jp) < 2)
+        return DEVTOOLS_NONE;
+    return pk_json_parser_key_is(jp, 0, "markers")       ? DEVTOOLS_MARKERS
+           : pk_json_parser_key_is(jp, 0, "ticks")       ? DEVTOOLS_TICKS
+           : pk_json_parser_key_is(jp, 0, "memory")      ? DEVTOOLS_MEMORY
+           : pk_json_parser_key_is(jp, 0, "allocations") ? DEVTOOLS_ALLOCATIONS
+           : pk_json_parser_key_is(jp, 0, "frames")      ? DEVTOOLS_FRAMES
+                                                         : DEVTOOLS_NONE;
+}
+
+/* Counts an entry of the timeline that begins here (a marker, tick or measurement: an element
+ * of its array; an allocation: an element of `allocations.timestamps`). Returns whether the
+ * value is the timeline's, which nothing else reads. */
+static bool devtools_entry(fx_reader *r, const pk_json_parser *jp)
+{
+    devtools_member m = devtools_member_at_top(r, jp);
+    uint32_t d = pk_json_parser_depth(jp);
+    if (m == DEVTOOLS_MARKERS && d == 2)
+        r->markers++;
+    else if (m == DEVTOOLS_TICKS && d == 2)
+        r->devtools_ticks++;
+    else if (m == DEVTOOLS_MEMORY && d == 2)
+        r->devtools_memory++;
+    else if (m == DEVTOOLS_ALLOCATIONS && d == 3 && pk_json_parser_key_is(jp, 1, "timestamps"))
+        r->devtools_allocations++;
+    return m != DEVTOOLS_NONE;
+}
+
+/* Whether the scalar at depth d is a member of the Gecko profile's `meta`: at the top, or in a
+ * DevTools export's `profile`. */
+static bool is_meta_member(const fx_reader *r, const pk_json_parser *jp, uint32_t d)
+{
+    if (r->nesting > 0)
+        return false;
+    if (d == 2)
+        return pk_json_parser_key_is(jp, 0, "meta");
+    return d == 3 && pk_json_parser_key_is(jp, 0, "profile") &&
+           pk_json_parser_key_is(jp, 1, "meta");
+}
+
 static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
 {
     fx_reader *r = ctx;
@@ -508,19 +567,22 @@ static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
     }
     if (v->kind == PK_JSON_STRING && !r->processed && is_string_document(jp, d))
         return string_document(r, jp, v, d);
-    if (d == 2 && pk_json_parser_key_is(jp, 0, "meta") && r->nesting == 0) {
+    if (devtools_entry(r, jp))
+        return true;
+    if (is_meta_member(r, jp, d)) {
         double t;
-        if (pk_json_parser_key_is(jp, 1, "preprocessedProfileVersion")) {
+        uint32_t k = d - 1;
+        if (pk_json_parser_key_is(jp, k, "preprocessedProfileVersion")) {
             r->processed = true;
             r->version = cell(v);
-        } else if (pk_json_parser_key_is(jp, 1, "version") && !r->processed) {
+        } else if (pk_json_parser_key_is(jp, k, "version") && !r->processed) {
             r->version = cell(v);
-        } else if (pk_json_parser_key_is(jp, 1, "product") && v->kind == PK_JSON_STRING) {
+        } else if (pk_json_parser_key_is(jp, k, "product") && v->kind == PK_JSON_STRING) {
             uint32_t product = pk_intern(r->p, v->s, v->len);
             if (product == PK_NONE)
                 return nomem(jp);
             pk_metadata_of(r->p)->product = product;
-        } else if (pk_json_parser_key_is(jp, 1, "startTime") && pk_json_scalar_double(v, &t) &&
+        } else if (pk_json_parser_key_is(jp, k, "startTime") && pk_json_scalar_double(v, &t) &&
                    t > 0 && t < 9e12) {
             pk_metadata_of(r->p)->start_time = (int64_t)llround(t * 1e6);
         }
@@ -587,6 +649,10 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
     }
     if (!is_array && is_thread(jp, d))
         return begin_thread(r, jp, d);
+    /* An entry of the DevTools timeline: nothing in it is read (the allocation log's columns
+     * are walked to count its timestamps). */
+    if (devtools_entry(r, jp) && !(d == 2 && pk_json_parser_key_is(jp, 0, "allocations")))
+        pk_json_parser_skip(jp);
     return true;
 }
 

@@ -2,7 +2,8 @@
  *
  *   read.c        the JSON walk: the processed format (every version: tables per thread or in
  *                 `shared`, `prefix` or `prefixOffset`, `time` or `timeDeltas`, weights) and the
- *                 Gecko format (schema + data tables, a string table per thread, `processes`)
+ *                 Gecko format (schema + data tables, a string table per thread, `processes`,
+ *                 alone or in the `profile` of a recording saved by Firefox's old DevTools)
  *   read_build.c  the end: tables to model stacks, summed samples to rows, threads
  *
  * Tables are struct-of-arrays (processed) or rows under a schema (Gecko), and nothing orders a
@@ -44,6 +45,7 @@ typedef enum fxr_col {
     FXR_FUNC_FILE,           /* until version 57 */
     FXR_FUNC_SOURCE,         /* version 58 on: a row of `sources` */
     FXR_FUNC_LINE,
+    FXR_FUNC_COLUMN,
     FXR_FUNC_RESOURCE,
     FXR_RESOURCE_LIB,
     FXR_SOURCE_FILE,
@@ -120,6 +122,7 @@ typedef struct fx_reader {
     int8_t row_table, sample_column;
     /* what is reported once */
     uint64_t markers, unpaired[2], bad_prefixes, bad_indexes;
+    uint64_t devtools_ticks, devtools_memory, devtools_allocations; /* a DevTools export's */
     bool gecko, processed, saw_threads;
     int64_t version;
 } fx_reader;

@@ -8,6 +8,7 @@
 #include "core/arith.h"
 #include "core/array.h"
 #include "core/damage.h"
+#include "core/position.h"
 #include "core/shown_names.h"
 #include "formats/firefox/read.h"
 
@@ -76,11 +77,6 @@ static uint32_t string_at(const fxr_set *strings, int64_t index)
     return index >= 0 && (uint64_t)index < strings->string_count ? strings->strings[index] : 0;
 }
 
-static uint32_t line_of(int64_t line)
-{
-    return line > 0 && line <= UINT32_MAX ? (uint32_t)line : 0;
-}
-
 /* The resource of lib index `lib` in the libs of set s, else of the profile. */
 static uint32_t lib_resource(const fx_reader *r, const fxr_set *s, int64_t lib)
 {
@@ -89,13 +85,15 @@ static uint32_t lib_resource(const fx_reader *r, const fxr_set *s, int64_t lib)
 }
 
 /* A Gecko location: "0x7f..." (an address), "name (in lib)", "name (url:line[:col])" with an
- * optional " [source]" after it, else a label. */
+ * optional " [source]" after it, else a label. A JavaScript function's line and column are
+ * where it starts (SpiderMonkey names a function by its script's position; the Firefox
+ * Profiler makes them its funcTable's lineNumber and columnNumber). */
 typedef struct location {
     const char *name;
     size_t name_len;
     const char *file;
     size_t file_len;
-    uint32_t line;
+    uint32_t line, column;
     bool has_address;
     uint64_t address;
 } location;
@@ -116,7 +114,7 @@ static bool parse_digits(const char *s, size_t n, uint32_t *out)
 
 static location parse_location(const char *s, size_t n)
 {
-    location l = {s, n, NULL, 0, 0, false, 0};
+    location l = {s, n, NULL, 0, 0, 0, false, 0};
     if (n > 2 && s[0] == '0' && s[1] == 'x' && n <= 18) {
         uint64_t a = 0;
         size_t i = 2;
@@ -171,6 +169,7 @@ static location parse_location(const char *s, size_t n)
     if (colon2 > 0 && parse_digits(inside + colon2, colon - 1 - colon2, &b)) {
         l.file_len = colon2 - 1;
         l.line = b;
+        l.column = a;
     } else {
         l.file_len = colon - 1;
         l.line = a;
@@ -183,11 +182,16 @@ static uint32_t gecko_frame(fx_reader *r, const fxr_set *s, const fxr_set *strin
 {
     uint32_t text = string_at(strings, at(s, FXR_FRAME_LOCATION, f));
     location l = parse_location(pk_str(r->p, text), pk_str_len(r->p, text));
-    pk_function fn = {l.name_len ? pk_intern(r->p, l.name, l.name_len) : pk_intern_cstr(r->p, "(unnamed)"),
-                      l.file_len ? pk_intern(r->p, l.file, l.file_len) : 0, 0, PK_NONE};
+    pk_function fn = {
+        .name = l.name_len ? pk_intern(r->p, l.name, l.name_len)
+                           : pk_intern_cstr(r->p, "(unnamed)"),
+        .file = l.file_len ? pk_intern(r->p, l.file, l.file_len) : 0,
+        .start_line = l.line,
+        .start_column = l.column,
+    };
     if (fn.name == PK_NONE || fn.file == PK_NONE)
         return PK_NONE;
-    pk_frame fr = {0, l.line ? l.line : line_of(at(s, FXR_FRAME_LINE, f)), 0, PK_NONE, 0};
+    pk_frame fr = {0, l.line ? l.line : pk_position(at(s, FXR_FRAME_LINE, f)), 0, PK_NONE, 0};
     if (l.has_address) {
         fr.address = l.address;
         fr.flags = PK_FRAME_HAS_ADDRESS;
@@ -208,13 +212,16 @@ static uint32_t processed_frame(fx_reader *r, const fxr_set *s, const fxr_set *s
     int64_t file = at(s, FXR_FUNC_FILE, func);
     if (file == FXR_NULL) /* version 58 on: through `sources` */
         file = at(&r->sets[0], FXR_SOURCE_FILE, at(s, FXR_FUNC_SOURCE, func));
-    pk_function fn = {name == FXR_NULL ? pk_intern_cstr(r->p, "(unnamed)") : string_at(strings, name),
-                      file == FXR_NULL ? 0 : string_at(strings, file),
-                      line_of(at(s, FXR_FUNC_LINE, func)), PK_NONE};
+    pk_function fn = {
+        .name = name == FXR_NULL ? pk_intern_cstr(r->p, "(unnamed)") : string_at(strings, name),
+        .file = file == FXR_NULL ? 0 : string_at(strings, file),
+        .start_line = pk_position(at(s, FXR_FUNC_LINE, func)),
+        .start_column = pk_position(at(s, FXR_FUNC_COLUMN, func)),
+    };
     /* A library is what a frame's address is relative to: a frame without an address keeps
      * none (as the writer lists libraries only for frames with addresses, which keeps what is
      * written and read back the same). */
-    pk_frame fr = {0, line_of(at(s, FXR_FRAME_LINE, f)), 0, PK_NONE, 0};
+    pk_frame fr = {0, pk_position(at(s, FXR_FRAME_LINE, f)), 0, PK_NONE, 0};
     int64_t address = at(s, FXR_FRAME_ADDRESS, f);
     int64_t lib = at(s, FXR_FRAME_LIB, f);
     if (lib == FXR_NULL)
@@ -246,7 +253,8 @@ static uint32_t frame_of(fx_reader *r, fxr_set *s, const fxr_set *strings, int64
     uint32_t frame;
     if (f < 0 || (uint64_t)f >= n) {
         r->bad_indexes++;
-        pk_function fn = {pk_intern_printf(r->p, "(frame %" PRId64 ")", f), 0, 0, PK_NONE};
+        pk_function fn = {.name = pk_intern_printf(r->p, "(frame %" PRId64 ")", f),
+                          .resource = PK_NONE};
         if (fn.name == PK_NONE)
             return PK_NONE;
         pk_frame fr = {pk_intern_function(r->p, &fn), 0, 0, PK_NONE, 0};
@@ -378,6 +386,12 @@ pk_status fxr_finish(fx_reader *r, pk_error *err)
     if (r->markers)
         pk_warn(r->p, "%" PRIu64 " marker%s left aside (profkit reads samples)", r->markers,
                 r->markers == 1 ? "" : "s");
+    if (r->devtools_ticks || r->devtools_memory || r->devtools_allocations)
+        pk_warn(r->p,
+                "the DevTools recording's own timeline left aside (%" PRIu64
+                " framerate ticks, %" PRIu64 " memory measurements, %" PRIu64
+                " logged allocations): profkit reads the samples of its profile",
+                r->devtools_ticks, r->devtools_memory, r->devtools_allocations);
     if (r->bad_indexes)
         pk_warn(r->p, "%" PRIu64 " reference%s to a stack or frame the tables do not hold",
                 r->bad_indexes, r->bad_indexes == 1 ? "" : "s");

@@ -143,7 +143,10 @@ static void write_func_table(fx_writer *w)
     for (size_t i = 0; i < n; i++)
         fx_index_or_null(j, zero_as_none(pk_function_at(p, items[i])->start_line));
     pk_json_array_end(j);
-    repeat_column(j, "columnNumber", "null", n);
+    fx_column_begin(j, "columnNumber");
+    for (size_t i = 0; i < n; i++)
+        fx_index_or_null(j, zero_as_none(pk_function_at(p, items[i])->start_column));
+    pk_json_array_end(j);
     pk_json_object_end(j);
 }
 

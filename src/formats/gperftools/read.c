@@ -288,7 +288,7 @@ static uint32_t gp_java_frame(gp_reader *r, const gp_java_symbol *sym)
         function = *known;
     } else {
         uint32_t file = pk_intern(p, sym->file, sym->file_len);
-        pk_function fn = {name, file, 0, PK_NONE};
+        pk_function fn = {.name = name, .file = file, .resource = PK_NONE};
         function = file == PK_NONE ? PK_NONE : pk_intern_function(p, &fn);
         uint32_t *slot;
         bool inserted;
@@ -483,7 +483,7 @@ static pk_status gp_build(gp_reader *r, pk_error *err)
         }
         size_t m = pk_procmaps_find(&r->maps, address);
         uint32_t resource = m == PK_PROCMAPS_NONE ? PK_NONE : resources[m];
-        pk_function fn = {pk_address_name(p, address), 0, 0, resource};
+        pk_function fn = {.name = pk_address_name(p, address), .resource = resource};
         uint32_t function = fn.name == PK_NONE ? PK_NONE : pk_intern_function(p, &fn);
         pk_frame frame = {function, 0, address, resource, PK_FRAME_HAS_ADDRESS};
         frames[i] = function == PK_NONE ? PK_NONE : pk_intern_frame(p, &frame);

@@ -11,6 +11,7 @@
 #include "core/array.h"
 #include "core/buffer.h"
 #include "core/path.h"
+#include "core/position.h"
 #include "core/symbolize.h"
 #include "core/varint.h"
 #include "formats/pprof/pprof.h"
@@ -103,7 +104,7 @@ static uint32_t resource_of_mapping(pprof_reader *r, uint64_t mapping_id)
 static size_t address_frames(pprof_reader *r, uint32_t resource, uint64_t address,
                              const uint32_t **chain)
 {
-    pk_function fn = {pk_address_name(r->p, address), 0, 0, resource};
+    pk_function fn = {.name = pk_address_name(r->p, address), .resource = resource};
     if (fn.name == PK_NONE)
         return 0;
     uint32_t function = pk_intern_function(r->p, &fn);
@@ -147,16 +148,14 @@ static pk_status build_frames(pprof_reader *r, uint32_t **frames_out)
         loc->frame_count = loc->line_count;
         for (uint32_t k = loc->line_count; k-- > 0;) {
             const line_entry *line = &r->lines[loc->first_line + k];
-            pk_function fn = {0, 0, 0, resource};
+            pk_function fn = {.resource = resource};
             uint32_t *fi = line->function_id ? pk_u64map_find(&r->function_ids, line->function_id)
                                              : NULL;
             if (fi) {
                 const function_entry *f = &r->functions[*fi];
                 fn.name = f->name_string;
                 fn.file = f->file_string;
-                fn.start_line = f->start_line > 0 && f->start_line <= UINT32_MAX
-                                    ? (uint32_t)f->start_line
-                                    : 0;
+                fn.start_line = pk_position(f->start_line);
             } else if (line->function_id) {
                 missing_functions++;
             }

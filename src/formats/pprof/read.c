@@ -17,6 +17,7 @@
 #include "core/arith.h"
 #include "core/array.h"
 #include "core/damage.h"
+#include "core/position.h"
 #include "core/varint.h"
 #include "formats/pprof/pprof.h"
 #include "formats/pprof/pprof.pb-c.h"
@@ -319,11 +320,9 @@ static pk_status read_location(pprof_reader *r, const uint8_t *data, size_t len,
     loc->address = l->address;
     loc->first_line = (uint32_t)r->line_count;
     loc->line_count = (uint32_t)l->n_line;
-    for (size_t i = 0; i < l->n_line; i++) {
-        int64_t line = l->line[i]->line;
-        r->lines[r->line_count++] = (line_entry){
-            l->line[i]->function_id, line > 0 && line <= UINT32_MAX ? (uint32_t)line : 0};
-    }
+    for (size_t i = 0; i < l->n_line; i++)
+        r->lines[r->line_count++] =
+            (line_entry){l->line[i]->function_id, pk_position(l->line[i]->line)};
     return PK_OK;
 }
 

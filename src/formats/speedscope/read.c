@@ -28,6 +28,7 @@
 #include "core/input.h"
 #include "core/json_input.h"
 #include "core/pairs.h"
+#include "core/position.h"
 #include "core/shown_names.h"
 #include "core/sums.h"
 #include "formats/speedscope/speedscope.h"
@@ -103,7 +104,7 @@ typedef struct reader {
     /* the frame being read from shared.frames */
     pk_buffer name, file;
     bool have_file;
-    int64_t line;
+    int64_t line, col;
     /* profiles */
     profile_info *profiles;
     size_t profile_count, profile_cap;
@@ -210,10 +211,10 @@ static bool define_frame(reader *r, pk_json_parser *jp, uint64_t index)
     uint32_t file = r->have_file && r->file.len
                         ? pk_intern(r->p, (const char *)r->file.data, r->file.len)
                         : 0;
-    uint32_t line = r->line > 0 && r->line <= UINT32_MAX ? (uint32_t)r->line : 0;
-    /* A speedscope frame is a function: its line is where the function is (columns, which the
-     * model has no place for, are left out). */
-    pk_function f = {name, file, line, PK_NONE};
+    /* A speedscope frame is a function: its line and column (1-based, as speedscope's importers
+     * make them) are where the function starts. */
+    pk_function f = {.name = name, .file = file, .start_line = pk_position(r->line),
+                     .resource = PK_NONE, .start_column = pk_position(r->col)};
     uint32_t function = name == PK_NONE || file == PK_NONE ? PK_NONE : pk_intern_function(r->p, &f);
     pk_frame fr = {function, 0, 0, PK_NONE, 0};
     uint32_t frame = function == PK_NONE ? PK_NONE : pk_intern_frame(r->p, &fr);
@@ -235,6 +236,8 @@ static bool frame_member(reader *r, pk_json_parser *jp, const pk_json_scalar *v)
         r->have_file = true;
     } else if (pk_json_parser_key_is(jp, 3, "line")) {
         pk_json_scalar_i64(v, &r->line);
+    } else if (pk_json_parser_key_is(jp, 3, "col")) {
+        pk_json_scalar_i64(v, &r->col);
     }
     return r->name.failed || r->file.failed ? nomem(jp) : true;
 }
@@ -469,7 +472,7 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
         pk_buffer_clear(&r->name);
         pk_buffer_clear(&r->file);
         r->have_file = false;
-        r->line = 0;
+        r->line = r->col = 0;
     }
     return true;
 }
@@ -510,7 +513,8 @@ static uint32_t model_frame(reader *r, uint32_t index, uint64_t *undefined)
     if (index < r->frame_cap && r->frames[index].frame != PK_NONE)
         return r->frames[index].frame;
     (*undefined)++;
-    pk_function f = {pk_intern_printf(r->p, "(frame %" PRIu32 ")", index), 0, 0, PK_NONE};
+    pk_function f = {.name = pk_intern_printf(r->p, "(frame %" PRIu32 ")", index),
+                      .resource = PK_NONE};
     if (f.name == PK_NONE)
         return PK_NONE;
     uint32_t function = pk_intern_function(r->p, &f);

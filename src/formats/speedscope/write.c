@@ -1,8 +1,8 @@
 /* Writing speedscope's JSON file format: one sampled profile per thread.
  *
- * A speedscope frame is a function: (name, file, start line), so that the flame graph and the
- * sandwich view merge every line of a function into one box. Samples are the (thread, stack)
- * rows of the model with a positive value, their stacks root first.
+ * A speedscope frame is a function: (name, file, start line and column), so that the flame
+ * graph and the sandwich view merge every line of a function into one box. Samples are the
+ * (thread, stack) rows of the model with a positive value, their stacks root first.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +27,7 @@ typedef struct speedscope_writer {
     uint32_t *frame_of_function; /* function -> speedscope frame, PK_NONE until used */
     uint32_t *function_of_frame; /* speedscope frame -> its first function */
     size_t frame_count, frame_cap;
-    pk_index frames;             /* (name, file, start line) -> speedscope frame */
+    pk_index frames;             /* (name, file, start line, column) -> speedscope frame */
     uint8_t *stack_done;         /* stacks whose frames are numbered */
     size_t *rows_by_thread;      /* rows grouped by thread (counting sort) */
     size_t *thread_start;        /* thread t's rows: [thread_start[t], thread_start[t + 1]) */
@@ -62,7 +62,7 @@ static bool number_function(speedscope_writer *w, uint32_t function)
     if (w->frame_of_function[function] != PK_NONE)
         return true;
     const pk_function *f = pk_function_at(w->p, function);
-    uint32_t key[3] = {f->name, f->file, f->start_line};
+    uint32_t key[4] = {f->name, f->file, f->start_line, f->start_column};
     uint64_t h = pk_hash_bytes(key, sizeof key);
     uint32_t frame = pk_index_find(&w->frames, h, same_frame, w, f);
     if (frame == UINT32_MAX) {
@@ -154,6 +154,8 @@ static void write_frames(speedscope_writer *w)
         }
         if (f->start_line != 0)
             pk_json_member_u64(j, "line", f->start_line);
+        if (f->start_column != 0)
+            pk_json_member_u64(j, "col", f->start_column);
         pk_json_object_end(j);
     }
     pk_json_array_end(j);

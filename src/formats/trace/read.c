@@ -17,12 +17,23 @@ typedef struct trace_event {
     pk_buffer name;
     pk_buffer arg_name; /* args.name of an M event */
     char ph;
-    bool has_pid, has_tid, has_ts, has_dur, has_id, has_arg_name;
+    bool has_pid, has_tid, has_ts, has_dur, has_tdur, has_id, has_arg_name;
     int64_t pid, tid;
-    int64_t ts, dur;    /* ns */
+    int64_t ts, dur, tdur; /* ns */
     uint32_t id;        /* string */
     v8_chunk chunk;
 } trace_event;
+
+/* A member of the object form's `samples` array or `stackFrames` object (samples.c). */
+typedef enum trace_item_kind { ITEM_NONE, ITEM_SAMPLE, ITEM_FRAME } trace_item_kind;
+
+typedef struct trace_item {
+    trace_item_kind kind;
+    bool has_pid, has_tid, has_ts, has_sf;
+    int64_t pid, tid, ts, weight; /* ts in ns */
+    uint32_t sf;                  /* string: the sample's frame id */
+    uint32_t key, name, parent, line; /* a frame's id, name, parent's id, line */
+} trace_item;
 
 typedef struct trace_reader {
     pk_profile *p;
@@ -30,11 +41,13 @@ typedef struct trace_reader {
     bool in_event;
     uint32_t level;     /* of the event's members */
     trace_event ev;
+    trace_item item;
     v8_walk walk;
     trace_threads threads;
     trace_profiles profiles;
+    trace_samples samples;
     uint32_t cpu, count, wall;
-    uint64_t events, other_events, bad_events;
+    uint64_t events, other_events, bad_events, untimed, bad_samples;
     uint64_t last_event_end; /* byte offset just past the last whole event */
     char first_bad[160];
 } trace_reader;
@@ -67,9 +80,12 @@ static bool process_or_thread_id(trace_reader *r, const pk_json_scalar *v, int64
     return true;
 }
 
-/* A time in µs as ns. */
+/* A time in µs (a number, or a string holding one) as ns. */
 static bool microseconds(const pk_json_scalar *v, int64_t *ns)
 {
+    pk_json_scalar quoted;
+    if (pk_json_scalar_quoted_number(v, &quoted))
+        v = &quoted;
     double d;
     if (!pk_json_scalar_double(v, &d) || !(fabs(d) < 9e15))
         return false;
@@ -95,6 +111,8 @@ static void event_member(trace_reader *r, const char *key, size_t len, const pk_
         e->has_ts = microseconds(v, &e->ts);
     } else if (KEY("dur")) {
         e->has_dur = microseconds(v, &e->dur);
+    } else if (KEY("tdur")) {
+        e->has_tdur = microseconds(v, &e->tdur);
     } else if (KEY("id")) {
         int64_t n;
         if (v->kind == PK_JSON_STRING)
@@ -128,13 +146,18 @@ static bool duration_event(trace_reader *r, pk_json_parser *jp, int phase)
         bad_event(r, jp, "has no ts");
         return true;
     }
-    if (phase == TRACE_COMPLETE && !e->has_dur)
-        e->dur = 0;
+    if (phase == TRACE_COMPLETE && !e->has_dur) {
+        /* Its thread-clock duration is the only length such an event has (speedscope takes it
+         * too); without one it is zero-length. */
+        r->untimed++;
+        e->dur = e->has_tdur ? e->tdur : 0;
+    }
     uint32_t frame = PK_NONE;
     if (e->name.len || phase != TRACE_END) {
-        pk_function f = {e->name.len ? pk_intern(r->p, (const char *)e->name.data, e->name.len)
+        pk_function f = {.name = e->name.len
+                                     ? pk_intern(r->p, (const char *)e->name.data, e->name.len)
                                      : pk_intern_cstr(r->p, "(unnamed)"),
-                         0, 0, PK_NONE};
+                         .resource = PK_NONE};
         pk_frame fr = {f.name == PK_NONE ? PK_NONE : pk_intern_function(r->p, &f), 0, 0,
                        PK_NONE, 0};
         frame = fr.function == PK_NONE ? PK_NONE : pk_intern_frame(r->p, &fr);
@@ -226,9 +249,107 @@ static void event_start(trace_reader *r, uint32_t level)
     pk_buffer_clear(&e->name);
     pk_buffer_clear(&e->arg_name);
     e->ph = 0;
-    e->has_pid = e->has_tid = e->has_ts = e->has_dur = e->has_id = e->has_arg_name = false;
-    e->dur = 0;
+    e->has_pid = e->has_tid = e->has_ts = e->has_dur = e->has_tdur = e->has_id = false;
+    e->has_arg_name = false;
+    e->dur = e->tdur = 0;
     v8_chunk_clear(&e->chunk);
+}
+
+/* A frame id, a parent's id or a sample's sf: a string, or a number as its decimal text (so that
+ * "sf": 3 finds the member "3" of stackFrames). */
+static uint32_t frame_id(trace_reader *r, const pk_json_scalar *v)
+{
+    int64_t n;
+    if (v->kind == PK_JSON_STRING)
+        return pk_intern(r->p, v->s, v->len);
+    if (pk_json_scalar_i64(v, &n))
+        return pk_intern_printf(r->p, "%" PRId64, n);
+    return PK_NONE;
+}
+
+/* A count or line: a whole number >= 0, or a string holding one. */
+static bool whole_number(const pk_json_scalar *v, int64_t *out)
+{
+    pk_json_scalar quoted;
+    if (pk_json_scalar_quoted_number(v, &quoted))
+        v = &quoted;
+    return pk_json_scalar_i64(v, out) && *out >= 0;
+}
+
+static void item_start(trace_reader *r, trace_item_kind kind, pk_json_parser *jp)
+{
+    r->item = (trace_item){.kind = kind, .weight = 1, .key = PK_NONE, .name = PK_NONE,
+                           .parent = PK_NONE};
+    if (kind == ITEM_FRAME) {
+        size_t len;
+        const char *key = pk_json_parser_key(jp, 1, &len);
+        r->item.key = key ? pk_intern(r->p, key, len) : PK_NONE;
+    }
+}
+
+static void item_member(trace_reader *r, const char *key, size_t len, const pk_json_scalar *v)
+{
+    trace_item *it = &r->item;
+    int64_t n;
+#define KEY(k) (len == sizeof k - 1 && memcmp(key, k, len) == 0)
+    if (it->kind == ITEM_SAMPLE) {
+        if (KEY("pid"))
+            it->has_pid = process_or_thread_id(r, v, &it->pid);
+        else if (KEY("tid"))
+            it->has_tid = process_or_thread_id(r, v, &it->tid);
+        else if (KEY("ts"))
+            it->has_ts = microseconds(v, &it->ts);
+        else if (KEY("sf"))
+            it->has_sf = (it->sf = frame_id(r, v)) != PK_NONE;
+        else if (KEY("weight") && whole_number(v, &n))
+            it->weight = n;
+    } else {
+        if (KEY("name") && v->kind == PK_JSON_STRING)
+            it->name = pk_intern(r->p, v->s, v->len);
+        else if (KEY("parent"))
+            it->parent = frame_id(r, v);
+        else if (KEY("line") && whole_number(v, &n) && n <= UINT32_MAX)
+            it->line = (uint32_t)n;
+    }
+#undef KEY
+}
+
+static bool item_end(trace_reader *r, pk_json_parser *jp)
+{
+    trace_item *it = &r->item;
+    trace_item_kind kind = it->kind;
+    it->kind = ITEM_NONE;
+    if (kind == ITEM_FRAME) {
+        if (it->key == PK_NONE)
+            return nomem(jp);
+        uint32_t name = it->name != PK_NONE ? it->name : pk_intern_cstr(r->p, "(unnamed)");
+        return name != PK_NONE && trace_samples_frame(&r->samples, it->key, name, it->parent,
+                                                      it->line)
+                   ? true
+                   : nomem(jp);
+    }
+    if (!it->has_ts || !it->has_sf) {
+        r->bad_samples++;
+        return true;
+    }
+    trace_thread *entry = trace_threads_get(&r->threads, it->has_pid ? it->pid : 0,
+                                            it->has_tid ? it->tid : 0);
+    return entry && trace_samples_add(&r->samples, &r->threads, entry, it->sf, it->ts,
+                                      it->weight)
+               ? true
+               : nomem(jp);
+}
+
+/* Where the object form's sampled stacks begin: an item of `samples` or of `stackFrames`. */
+static trace_item_kind item_at(const pk_json_parser *jp, uint32_t d, bool is_array)
+{
+    if (d != 2 || is_array)
+        return ITEM_NONE;
+    if (pk_json_parser_key_is(jp, 0, "samples") && pk_json_parser_in_array(jp, 1))
+        return ITEM_SAMPLE;
+    if (pk_json_parser_key_is(jp, 0, "stackFrames") && !pk_json_parser_in_array(jp, 1))
+        return ITEM_FRAME;
+    return ITEM_NONE;
 }
 
 /* Inside args.data of an event: where the profile object's members are. Every container in an
@@ -253,15 +374,26 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
         return true;
     }
     if (!r->in_event) {
+        if (r->item.kind != ITEM_NONE) {
+            pk_json_parser_skip(jp); /* a sample's stack of addresses, ... */
+            return true;
+        }
+        trace_item_kind item = r->object_form ? item_at(jp, d, is_array) : ITEM_NONE;
+        if (item != ITEM_NONE) {
+            item_start(r, item, jp);
+            return true;
+        }
         if (!is_array && ((!r->object_form && d == 1) ||
                           (r->object_form && d == 2 && pk_json_parser_key_is(jp, 0, "traceEvents") &&
                            pk_json_parser_in_array(jp, 1)))) {
             event_start(r, d);
             return true;
         }
-        /* Around the events: metadata, stack frames, system traces are left aside. */
-        if (!(r->object_form && d == 1 && pk_json_parser_key_is(jp, 0, "traceEvents") &&
-              is_array))
+        /* Around the events and the sampled stacks: metadata, system traces are left aside. */
+        if (!(r->object_form && d == 1 &&
+              ((is_array && (pk_json_parser_key_is(jp, 0, "traceEvents") ||
+                             pk_json_parser_key_is(jp, 0, "samples"))) ||
+               (!is_array && pk_json_parser_key_is(jp, 0, "stackFrames")))))
             pk_json_parser_skip(jp);
         return true;
     }
@@ -281,8 +413,11 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
 static bool on_end(void *ctx, pk_json_parser *jp, bool is_array)
 {
     trace_reader *r = ctx;
-    if (!r->in_event)
+    if (!r->in_event) {
+        if (r->item.kind != ITEM_NONE && pk_json_parser_depth(jp) == 2 && !is_array)
+            return item_end(r, jp);
         return true;
+    }
     uint32_t d = pk_json_parser_depth(jp), members;
     if (d == r->level && !is_array) {
         r->in_event = false;
@@ -300,6 +435,13 @@ static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
     if (!r->in_event) {
         if (d == 0)
             return pk_json_parser_fail(jp, "not a trace: the document is not an array or object");
+        if (r->item.kind != ITEM_NONE) {
+            size_t len;
+            const char *key = d == 3 ? pk_json_parser_key(jp, 2, &len) : NULL;
+            if (key)
+                item_member(r, key, len, v);
+            return true;
+        }
         if (r->object_form && d == 1 && pk_json_parser_key_is(jp, 0, "displayTimeUnit") &&
             v->kind == PK_JSON_STRING) {
             char unit[32];
@@ -337,6 +479,7 @@ static void reader_free(trace_reader *r)
     v8_walk_free(&r->walk);
     trace_threads_free(&r->threads);
     trace_profiles_free(&r->profiles);
+    trace_samples_free(&r->samples);
 }
 
 static const char *plural(uint64_t n)
@@ -356,12 +499,27 @@ static pk_status finish(trace_reader *r, uint64_t offset, pk_error *err)
     }
     if (!trace_profiles_make_threads(&r->profiles, &r->threads))
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    if (!trace_samples_finish(&r->samples, &r->threads, r->cpu, r->count))
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     trace_threads_apply_names(&r->threads);
     pk_status status = trace_profiles_finish(&r->profiles, r->cpu, r->count, offset, err);
     if (status != PK_OK)
         return status;
-    pk_set_default_value(r->p, trace_profiles_have_samples(&r->profiles) ? r->cpu : r->wall);
+    bool sampled = trace_profiles_have_samples(&r->profiles) || r->samples.samples;
+    pk_set_default_value(r->p, sampled ? r->cpu : r->wall);
     pk_profile *p = r->p;
+    if (r->untimed)
+        pk_warn(p, "%" PRIu64 " X event%s without dur: timed by tdur (thread clock) where given, "
+                   "else zero-length", r->untimed, plural(r->untimed));
+    if (r->bad_samples)
+        pk_warn(p, "%" PRIu64 " sample%s without ts or sf left out", r->bad_samples,
+                plural(r->bad_samples));
+    if (r->samples.left_out)
+        pk_warn(p, "%" PRId64 " sample%s of frames stackFrames does not list (or whose parents "
+                   "loop) left out", r->samples.left_out, plural((uint64_t)r->samples.left_out));
+    if (r->samples.backwards)
+        pk_warn(p, "%" PRIu64 " sample%s earlier than the previous one of their thread placed at "
+                   "its time", r->samples.backwards, plural(r->samples.backwards));
     if (counts.unmatched_ends)
         pk_warn(p, "%" PRIu64 " E event%s matching no open B event ignored", counts.unmatched_ends,
                 plural(counts.unmatched_ends));
@@ -392,6 +550,7 @@ pk_status trace_read(pk_input *in, pk_profile *p, const pk_read_options *options
     r.p = p;
     trace_threads_init(&r.threads, p);
     trace_profiles_init(&r.profiles, p);
+    trace_samples_init(&r.samples, p);
     v8_walk_init(&r.walk, p, &v8_chunk_sink, &r.ev.chunk);
     r.cpu = pk_add_value_type(p, "cpu", "nanoseconds");
     r.count = pk_add_value_type(p, "samples", "count");
@@ -413,7 +572,7 @@ pk_status trace_read(pk_input *in, pk_profile *p, const pk_read_options *options
         status = pk_error_set(err, PK_ERR_INPUT, (int64_t)run.offset,
                               "not a trace: no events before the input ends");
     }
-    if (status == PK_OK && !r.events)
+    if (status == PK_OK && !r.events && !r.samples.samples)
         status = pk_error_set(err, PK_ERR_INPUT, 0, "not a trace: no events");
     if (status == PK_OK || status == PK_ERR_INPUT) {
         pk_error finish_err;

@@ -10,6 +10,7 @@
  *   timeline.c   one thread's duration events, reordered in a bounded window, as a call tree
  *                whose time slices become rows
  *   profiles.c   the V8 CPU profiles by (pid, id), fed chunk by chunk
+ *   samples.c    the object form's sampled stacks: `stackFrames` and `samples` (Hermes)
  *   format.c     probe and registration
  */
 #ifndef PK_FORMATS_TRACE_TRACE_H
@@ -41,6 +42,9 @@ typedef struct trace_thread {
     uint32_t thread;         /* in the profile, PK_NONE until it has rows */
     uint32_t name;           /* from thread_name, 0 when none */
     trace_timeline *timeline; /* NULL until a duration event */
+    uint64_t sampled;        /* samples of the object form's `samples` so far */
+    int64_t first_ts, last_ts; /* ns, of the first and the last of those */
+    uint32_t last_sum;       /* trace_samples sum of the last one */
 } trace_thread;
 
 typedef struct trace_threads {
@@ -115,5 +119,48 @@ bool trace_profiles_make_threads(trace_profiles *t, trace_threads *threads);
 pk_status trace_profiles_finish(trace_profiles *t, uint32_t cpu, uint32_t count, uint64_t offset,
                                 pk_error *err);
 bool trace_profiles_have_samples(const trace_profiles *t);
+
+/* ---- the object form's sampled stacks (stackFrames + samples) ------------------------------ */
+
+typedef struct trace_stack_frame {
+    uint32_t name;   /* string */
+    uint32_t parent; /* string: the parent's id, PK_NONE at a root */
+    uint32_t line;   /* 0 when unknown */
+    uint32_t stack;  /* in the profile, once resolved */
+    uint8_t state;
+} trace_stack_frame;
+
+typedef struct trace_sample_sum {
+    uint32_t entry; /* in trace_threads.items */
+    uint32_t sf;    /* string: the frame id */
+    int64_t ns, count;
+} trace_sample_sum;
+
+typedef struct trace_samples {
+    pk_profile *p;
+    trace_stack_frame *frames;
+    size_t frame_count, frame_cap;
+    pk_u64map frame_index; /* frame id (string) -> frames */
+    trace_sample_sum *sums;
+    size_t sum_count, sum_cap;
+    pk_u64map sum_index;   /* (entry, frame id) -> sums */
+    uint32_t *path;        /* frames on the way to a root, while resolving */
+    size_t path_cap;
+    uint64_t samples, backwards;
+    int64_t left_out;      /* weights of samples whose frame is unknown */
+} trace_samples;
+
+void trace_samples_init(trace_samples *s, pk_profile *p);
+void trace_samples_free(trace_samples *s);
+/* A member of stackFrames: its id, name, parent's id (PK_NONE for none) and line (0: none). */
+bool trace_samples_frame(trace_samples *s, uint32_t key, uint32_t name, uint32_t parent,
+                         uint32_t line);
+/* A sample of frame id `sf` on the thread of `entry` at ts (ns), counted `weight` times; the
+ * thread's previous sample lasts until ts. False when memory runs out. */
+bool trace_samples_add(trace_samples *s, trace_threads *threads, trace_thread *entry,
+                       uint32_t sf, int64_t ts, int64_t weight);
+/* Turns the sums into rows (values cpu and count) of their threads, the last sample of each
+ * thread lasting the thread's mean interval. False when memory runs out. */
+bool trace_samples_finish(trace_samples *s, trace_threads *threads, uint32_t cpu, uint32_t count);
 
 #endif

@@ -6,6 +6,7 @@
 #include "core/arith.h"
 #include "core/array.h"
 #include "core/damage.h"
+#include "core/position.h"
 #include "formats/v8/v8.h"
 
 #define NO_TICK UINT32_MAX
@@ -315,11 +316,6 @@ static void apply_links(v8_builder *b)
     }
 }
 
-static uint32_t line_of(int64_t line)
-{
-    return line > 0 && line <= UINT32_MAX ? (uint32_t)line : 0;
-}
-
 /* A node's sums as rows: split by its positionTicks over line-level leaf frames, in proportion
  * to the ticks (cumulative rounding keeps the sums exact). */
 static pk_status add_rows(v8_builder *b, const v8_sum *s, const v8_node_entry *e, uint32_t thread,
@@ -346,7 +342,7 @@ static pk_status add_rows(v8_builder *b, const v8_sum *s, const v8_node_entry *e
             time_to = s->time_ns;
             count_to = s->count;
         }
-        pk_frame f = {e->node.function, line_of(b->ticks[t].line), 0, PK_NONE, 0};
+        pk_frame f = {e->node.function, pk_position(b->ticks[t].line), 0, PK_NONE, 0};
         uint32_t frame = pk_intern_frame(b->p, &f);
         uint32_t stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(b->p, e->prefix, frame);
         if (stack == PK_NONE)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/array.h"
+#include "core/position.h"
 #include "formats/v8/v8.h"
 
 void v8_walk_init(v8_walk *w, pk_profile *p, const v8_sink_ops *ops, void *sink)
@@ -110,6 +111,14 @@ static bool node_member(v8_pending_node *n, pk_json_parser *jp, const char *key,
 #undef KEY
 }
 
+/* A line or column as the model keeps it (1-based, 0 unknown): 0-based in callFrames and
+ * 1-based in the legacy nodes (as DevTools, which subtracts one from the legacy ones, reads
+ * them); -1 is unknown. */
+static uint32_t one_based(int64_t written, bool legacy)
+{
+    return pk_position(legacy || written == INT64_MAX ? written : written + 1);
+}
+
 static bool finish_node(v8_walk *w, pk_json_parser *jp)
 {
     v8_pending_node *n = top(w);
@@ -119,11 +128,13 @@ static bool finish_node(v8_walk *w, pk_json_parser *jp)
     const char *name = n->name.len ? (const char *)n->name.data : anonymous;
     size_t name_len = n->name.len ? n->name.len : sizeof anonymous - 1;
     n->node.is_root = name_len == 6 && memcmp(name, "(root)", 6) == 0;
-    /* Lines are 0-based in callFrames, 1-based in the legacy nodes; -1 is unknown. */
-    int64_t line = n->line < 0 ? 0 : n->legacy ? n->line : n->line + 1;
-    pk_function f = {pk_intern(w->p, name, name_len),
-                     n->url.len ? pk_intern(w->p, (const char *)n->url.data, n->url.len) : 0,
-                     line <= UINT32_MAX ? (uint32_t)line : 0, PK_NONE};
+    pk_function f = {
+        .name = pk_intern(w->p, name, name_len),
+        .file = n->url.len ? pk_intern(w->p, (const char *)n->url.data, n->url.len) : 0,
+        .start_line = one_based(n->line, n->legacy),
+        .resource = PK_NONE,
+        .start_column = one_based(n->column, n->legacy),
+    };
     if (f.name == PK_NONE || f.file == PK_NONE ||
         (n->node.function = pk_intern_function(w->p, &f)) == PK_NONE)
         return nomem(jp);

@@ -13,6 +13,10 @@ cd "$work"
 node --cpu-prof --cpu-prof-interval 500 --cpu-prof-name=node.cpuprofile work.js
 cp node.cpuprofile "$here"/node-cpu-prof.cpuprofile
 
+# node --cpu-prof on a minified script: every function on line 1, told apart by its column.
+node --cpu-prof --cpu-prof-interval 500 --cpu-prof-name=minified.cpuprofile minified.js
+cp minified.cpuprofile "$here"/node-minified.cpuprofile
+
 # Node's trace events with the V8 CPU profiler category, started through the inspector
 # (NodeTracing.start): Profile and ProfileChunk events, durations, thread names.
 node trace_profile.js node-inspector-trace.json ./work.js
@@ -39,3 +43,8 @@ done
 kill "$browser" 2>/dev/null || true
 wait "$browser" 2>/dev/null || true
 gzip -9n < startup.json > "$here"/chromium-startup.trace.json.gz
+
+# node --heap-prof: a sampling heap profile (a head tree with selfSize, samples), with a small
+# sampling interval so that a short script gives a few hundred samples.
+node --heap-prof --heap-prof-interval 16384 --heap-prof-name=alloc.heapprofile alloc.js
+cp alloc.heapprofile "$here"/node-heap-prof.heapprofile

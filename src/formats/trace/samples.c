@@ -1,0 +1,159 @@
+/* The sampled stacks of a trace's object form (trace.h): `stackFrames` (id -> {name, parent,
+ * ...}) and `samples` ({pid, tid, ts, sf, weight}), which the Trace Event Format's document
+ * describes and Hermes (React Native's JavaScript engine) writes beside its `traceEvents`.
+ * Either may come first in the object, so samples are summed per (thread, frame id) as they
+ * come, and each sum becomes a stack once every frame is known: memory grows with the distinct
+ * frames and stacks, not with the samples. */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arith.h"
+#include "core/array.h"
+#include "formats/trace/trace.h"
+
+enum { UNRESOLVED = 0, RESOLVING, RESOLVED, UNRESOLVABLE };
+
+void trace_samples_init(trace_samples *s, pk_profile *p)
+{
+    memset(s, 0, sizeof *s);
+    s->p = p;
+    pk_u64map_init(&s->frame_index);
+    pk_u64map_init(&s->sum_index);
+}
+
+void trace_samples_free(trace_samples *s)
+{
+    free(s->frames);
+    free(s->sums);
+    free(s->path);
+    pk_u64map_free(&s->frame_index);
+    pk_u64map_free(&s->sum_index);
+    memset(s, 0, sizeof *s);
+}
+
+bool trace_samples_frame(trace_samples *s, uint32_t key, uint32_t name, uint32_t parent,
+                         uint32_t line)
+{
+    if (!PK_ARRAY_RESERVE(s->frames, s->frame_cap, s->frame_count + 1))
+        return false;
+    uint32_t *slot;
+    bool inserted;
+    if (!pk_u64map_put(&s->frame_index, key, (uint32_t)s->frame_count, &slot, &inserted))
+        return false;
+    if (inserted)
+        s->frame_count++;
+    /* A frame id given twice: the later entry stands, as a JSON object's later member does. */
+    s->frames[*slot] = (trace_stack_frame){name, parent, line, PK_NONE, UNRESOLVED};
+    return true;
+}
+
+bool trace_samples_add(trace_samples *s, trace_threads *threads, trace_thread *entry,
+                       uint32_t sf, int64_t ts, int64_t weight)
+{
+    if (!PK_ARRAY_RESERVE(s->sums, s->sum_cap, s->sum_count + 1))
+        return false;
+    uint64_t key = (uint64_t)(entry - threads->items) << 32 | sf;
+    uint32_t *slot;
+    bool inserted;
+    if (!pk_u64map_put(&s->sum_index, key, (uint32_t)s->sum_count, &slot, &inserted))
+        return false;
+    if (inserted)
+        s->sums[s->sum_count++] = (trace_sample_sum){(uint32_t)(entry - threads->items), sf, 0, 0};
+    uint32_t sum = *slot;
+    /* The previous sample of the thread lasts until this one. */
+    if (entry->sampled) {
+        if (ts < entry->last_ts) {
+            s->backwards++;
+            ts = entry->last_ts;
+        }
+        trace_sample_sum *last = &s->sums[entry->last_sum];
+        last->ns = pk_add_saturating(last->ns, ts - entry->last_ts);
+    } else {
+        entry->first_ts = ts;
+    }
+    entry->sampled++;
+    entry->last_ts = ts;
+    entry->last_sum = sum;
+    s->sums[sum].count = pk_add_saturating(s->sums[sum].count, weight);
+    s->samples++;
+    return true;
+}
+
+typedef enum resolved { STACK_FOUND, STACK_UNKNOWN, STACK_NOMEM } resolved;
+
+/* The stack of frame id `key`: its parents followed up to a root, interned root first.
+ * STACK_UNKNOWN when a frame on the way is not in stackFrames or the parents loop. */
+static resolved resolve(trace_samples *s, uint32_t key, uint32_t *stack)
+{
+    size_t depth = 0;
+    uint32_t prefix = PK_NONE;
+    bool known = true;
+    for (;;) {
+        uint32_t *index = pk_u64map_find(&s->frame_index, key);
+        trace_stack_frame *f = index ? &s->frames[*index] : NULL;
+        if (!f || f->state == RESOLVING || f->state == UNRESOLVABLE) {
+            known = false;
+            break;
+        }
+        if (f->state == RESOLVED) {
+            prefix = f->stack;
+            break;
+        }
+        if (!PK_ARRAY_RESERVE(s->path, s->path_cap, depth + 1))
+            return STACK_NOMEM;
+        f->state = RESOLVING;
+        s->path[depth++] = *index;
+        if (f->parent == PK_NONE)
+            break;
+        key = f->parent;
+    }
+    assert(depth == 0 || s->frames); /* the path holds indexes of frames found */
+    while (depth) {
+        trace_stack_frame *f = &s->frames[s->path[--depth]];
+        if (!known) {
+            f->state = UNRESOLVABLE;
+            continue;
+        }
+        pk_function fn = {.name = f->name, .resource = PK_NONE};
+        pk_frame fr = {.function = pk_intern_function(s->p, &fn), .line = f->line,
+                       .resource = PK_NONE};
+        uint32_t frame = fr.function == PK_NONE ? PK_NONE : pk_intern_frame(s->p, &fr);
+        prefix = frame == PK_NONE ? PK_NONE : pk_intern_stack(s->p, prefix, frame);
+        if (prefix == PK_NONE)
+            return STACK_NOMEM;
+        f->stack = prefix;
+        f->state = RESOLVED;
+    }
+    *stack = prefix;
+    return known ? STACK_FOUND : STACK_UNKNOWN;
+}
+
+bool trace_samples_finish(trace_samples *s, trace_threads *threads, uint32_t cpu, uint32_t count)
+{
+    /* The last sample of a thread lasts the mean interval, as a V8 profile's last does. */
+    for (size_t i = 0; i < threads->count; i++) {
+        trace_thread *t = &threads->items[i];
+        if (t->sampled >= 2) {
+            trace_sample_sum *last = &s->sums[t->last_sum];
+            int64_t mean = (t->last_ts - t->first_ts) / (int64_t)(t->sampled - 1);
+            last->ns = pk_add_saturating(last->ns, mean);
+        }
+    }
+    for (size_t i = 0; i < s->sum_count; i++) {
+        const trace_sample_sum *sum = &s->sums[i];
+        uint32_t stack = PK_NONE;
+        resolved how = resolve(s, sum->sf, &stack);
+        if (how == STACK_NOMEM)
+            return false;
+        if (how == STACK_UNKNOWN) {
+            s->left_out = pk_add_saturating(s->left_out, sum->count);
+            continue;
+        }
+        uint32_t thread = trace_threads_model(threads, &threads->items[sum->entry]);
+        if (thread == PK_NONE || pk_add_sample_value(s->p, thread, stack, cpu, sum->ns) != PK_OK ||
+            pk_add_sample_value(s->p, thread, stack, count, sum->count) != PK_OK)
+            return false;
+    }
+    return true;
+}

@@ -1,0 +1,1 @@
+(function(a,b){for(var t=0,e=Date.now()+300;Date.now()<e;)t+=a(5e4)+b(5e4);console.log(t>0?"done":"never")})(function(n){for(var s=0,i=0;i<n;i++)s+=Math.sqrt(i);return s},function(n){for(var s=0,i=0;i<n;i++)s+=Math.sin(i)*Math.cos(i);return s});
