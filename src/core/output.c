@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/gzip.h"
 
 static void output_reset(pk_output *out)
@@ -192,27 +193,10 @@ void pk_out_fail(pk_output *out, int error)
 static bool grow_memory(pk_output *out, size_t n)
 {
     size_t need = out->len + n + 1;
-    if (need < n) {
+    if (need < n || !PK_ARRAY_RESERVE(out->buf, out->cap, need)) {
         out->out_of_memory = true;
         return false;
     }
-    size_t cap = out->cap ? out->cap : 4096;
-    while (cap < need) {
-        if (cap > SIZE_MAX / 2) {
-            out->out_of_memory = true;
-            return false;
-        }
-        cap *= 2;
-    }
-    if (cap == out->cap)
-        return true;
-    char *grown = realloc(out->buf, cap);
-    if (!grown) {
-        out->out_of_memory = true;
-        return false;
-    }
-    out->buf = grown;
-    out->cap = cap;
     return true;
 }
 
