@@ -212,6 +212,56 @@ static void copy_hook_replaces_frames_by_chains(void **state)
     pk_profile_free(src);
 }
 
+/* A hook under which two source frames become one: "foo" and "bar" are both "same". */
+static size_t foo_and_bar_are_same(void *context, const pk_profile *src, uint32_t frame,
+                                   pk_profile *dst, const uint32_t **frames)
+{
+    uint32_t *same = context;
+    const char *name = pk_frame_name(src, frame);
+    if (strcmp(name, "foo") != 0 && strcmp(name, "bar") != 0)
+        return 0;
+    pk_function fn = {pk_intern_cstr(dst, "same"), 0, 0, PK_NONE, 0};
+    pk_frame fr = {pk_intern_function(dst, &fn), 0, 0, PK_NONE, 0};
+    *same = pk_intern_frame(dst, &fr);
+    *frames = same;
+    return 1;
+}
+
+/* Distinct source stacks are copied without lookups only while they stay distinct: once two
+ * source frames turn out to be one, the stacks and rows that meet are one stack and one row
+ * (here "main;foo" is copied before "bar" says so). */
+static void copy_hook_that_merges_frames_merges_stacks(void **state)
+{
+    (void)state;
+    pk_profile *src = fixture_profile();
+    pk_profile *dst = pk_profile_new();
+    uint32_t same = PK_NONE;
+    pk_copy_options options = {.map_frame = foo_and_bar_are_same, .map_context = &same};
+    pk_error err;
+    assert_int_equal(pk_profile_copy(dst, src, &options, &err), PK_OK);
+    assert_int_equal(row_value(dst, "main", "main;same", 0), 15 * MS);
+    assert_int_equal(row_value(dst, "main", "main;same;same", 0), 20 * MS);
+    assert_int_equal(row_value(dst, "worker", "main;rec;rec;same", 0), 4 * MS);
+    assert_int_equal(pk_value_total(dst, 0), 42 * MS);
+    /* Every stack once, every (thread, stack) one row. */
+    char a[256], b[256];
+    for (uint32_t i = 0; i < pk_stack_count(dst); i++) {
+        stack_text(dst, i, a, sizeof a);
+        for (uint32_t j = i + 1; j < pk_stack_count(dst); j++) {
+            stack_text(dst, j, b, sizeof b);
+            assert_string_not_equal(a, b);
+        }
+    }
+    for (size_t i = 0; i < pk_sample_count(dst); i++)
+        for (size_t j = i + 1; j < pk_sample_count(dst); j++)
+            assert_false(pk_sample_thread(dst, i) == pk_sample_thread(dst, j) &&
+                         pk_sample_stack(dst, i) == pk_sample_stack(dst, j));
+    uint32_t main_same[2] = {pk_stack_leaf(dst, 0), same};
+    assert_int_not_equal(pk_find_stack_frames(dst, PK_NONE, main_same, 2), PK_NONE);
+    pk_profile_free(dst);
+    pk_profile_free(src);
+}
+
 /* Many long distinct stacks of 200 functions ("bar" among them), the same for a given seed:
  * a pool of frames several megabytes large. */
 static pk_profile *wide_profile(void)
@@ -358,6 +408,7 @@ int main(void)
         cmocka_unit_test(copy_into_a_fresh_profile_is_faithful),
         cmocka_unit_test(copy_maps_values_and_matches_threads_by_name),
         cmocka_unit_test(copy_hook_replaces_frames_by_chains),
+        cmocka_unit_test(copy_hook_that_merges_frames_merges_stacks),
         cmocka_unit_test(copy_hook_completes_resources),
         cmocka_unit_test(copy_releasing_the_source_gives_the_same_copy),
         cmocka_unit_test(merge_adds_threads_of_one_name_up),

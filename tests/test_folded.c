@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
+#include "gunzip.h"
 #include "core/input.h"
 #include "sorted_lines.h"
 #include "formats/formats.h"
@@ -1007,6 +1008,45 @@ static void test_write_with_threads(void **state)
     pk_profile_free(f.p);
 }
 
+/* Lines are copied together in the output's buffer; one longer than the buffer (256 KiB),
+ * through a staged output such as gzip's, is written name by name, to the same bytes. */
+static void test_write_line_longer_than_output_buffer(void **state)
+{
+    (void)state;
+    size_t name_len = 100000;
+    char *name = malloc(name_len + 1);
+    assert_non_null(name);
+    fixture f;
+    fixture_build(&f);
+    uint32_t stack = PK_NONE;
+    for (int i = 0; i < 3; i++) {
+        memset(name, 'a' + i, name_len);
+        name[name_len] = '\0';
+        name[name_len / 2] = ';'; /* written '_' */
+        stack = pk_intern_stack(f.p, stack, frame_of(f.p, name, "x.c", 1));
+        add(&f, f.t_main, stack, i + 1, 0);
+    }
+    char *plain = write_folded(f.p, f.cpu, false);
+    size_t plain_len = strlen(plain);
+    assert_int_equal(plain_len, 6 * (name_len + 1) + 3 * 2);
+    assert_int_equal(strspn(plain, "a"), name_len / 2);
+    assert_memory_equal(plain + plain_len - 3, " 3\n", 3);
+
+    pk_write_options options = {0};
+    options.value = f.cpu;
+    options.compression = PK_COMPRESSION_GZIP;
+    char *gz = NULL;
+    size_t gz_len;
+    pk_error err;
+    assert_int_equal(pk_write_memory(f.p, &pk_format_folded, &options, &gz, &gz_len, &err),
+                     PK_OK);
+    tb_assert_gunzips_to(gz, gz_len, plain, plain_len);
+    free(gz);
+    free(plain);
+    free(name);
+    pk_profile_free(f.p);
+}
+
 static void test_write_exact_format(void **state)
 {
     (void)state;
@@ -1288,6 +1328,7 @@ int main(void)
         cmocka_unit_test(test_write_zero_and_negative_omitted),
         cmocka_unit_test(test_write_sanitises_names),
         cmocka_unit_test(test_write_with_threads),
+        cmocka_unit_test(test_write_line_longer_than_output_buffer),
         cmocka_unit_test(test_write_exact_format),
         cmocka_unit_test(test_write_without_values_is_unsupported),
         cmocka_unit_test(test_write_empty_profile),

@@ -21,6 +21,7 @@
 #include "core/output.h"
 #include "formats/formats.h"
 #include "formats/pprof/pprof.pb-c.h"
+#include "formats/pprof/sample.h"
 #include "formats/pprof/wire.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
@@ -1194,6 +1195,60 @@ static void samples_without_sample_types(void **state)
     tb_free(&b);
 }
 
+/* Samples encoded by hand are the bytes libprotobuf-c packs from the same message: IDs and
+ * values of every size (negative values ten bytes long), none of either, labels with fields
+ * left out. */
+static void samples_encoded_as_libprotobuf_c_packs_them(void **state)
+{
+    (void)state;
+    uint64_t ids[300];
+    int64_t values[8];
+    pprof_label labels[4];
+    Perftools__Profiles__Label message_labels[4], *label_pointers[4];
+    uint64_t x = 7;
+    for (int round = 0; round < 2000; round++) {
+        pprof_sample s = {ids, (size_t)(round % 7 == 0 ? 0 : (round * 37) % 300), values,
+                          (size_t)(round % 5 == 0 ? 0 : round % 9), labels, (size_t)(round % 5)};
+        if (s.value_count > 8)
+            s.value_count = 8;
+        for (size_t i = 0; i < s.location_count; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            ids[i] = (x >> (x % 64)) + 1; /* every size of varint */
+        }
+        for (size_t i = 0; i < s.value_count; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            values[i] = (int64_t)(x >> (x % 64)) * (i % 3 == 2 ? -1 : 1) * (i % 4 == 3 ? 0 : 1);
+        }
+        for (size_t i = 0; i < s.label_count; i++) {
+            labels[i] = (pprof_label){(int64_t)i + 1, i % 2 ? 0 : (int64_t)(x % 1000),
+                                      i % 2 ? (int64_t)(x % 100000) - 50000 : 0};
+            perftools__profiles__label__init(&message_labels[i]);
+            message_labels[i].key = labels[i].key;
+            message_labels[i].str = labels[i].str;
+            message_labels[i].num = labels[i].num;
+            label_pointers[i] = &message_labels[i];
+        }
+        Perftools__Profiles__Sample message = PERFTOOLS__PROFILES__SAMPLE__INIT;
+        message.n_location_id = s.location_count;
+        message.location_id = ids;
+        message.n_value = s.value_count;
+        message.value = values;
+        message.n_label = s.label_count;
+        message.label = label_pointers;
+        size_t want_size = perftools__profiles__sample__get_packed_size(&message);
+        uint8_t *want = malloc(want_size + 1), *got = malloc(pprof_sample_max_size(&s));
+        assert_non_null(want);
+        assert_non_null(got);
+        assert_int_equal(perftools__profiles__sample__pack(&message, want), want_size);
+        size_t got_size = pprof_encode_sample(got, &s);
+        assert_true(got_size <= pprof_sample_max_size(&s));
+        assert_int_equal(got_size, want_size);
+        assert_memory_equal(got, want, want_size);
+        free(want);
+        free(got);
+    }
+}
+
 static void writer_edge_cases(void **state)
 {
     (void)state;
@@ -1382,6 +1437,7 @@ int main(void)
         cmocka_unit_test(threads_sharing_a_name),
         cmocka_unit_test(samples_without_sample_types),
         cmocka_unit_test(inline_chains_sharing_an_outer_frame),
+        cmocka_unit_test(samples_encoded_as_libprotobuf_c_packs_them),
         cmocka_unit_test(writer_edge_cases),
         cmocka_unit_test(odd_strings),
     };

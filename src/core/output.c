@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/gzip.h"
 
 static void output_reset(pk_output *out)
@@ -187,31 +188,25 @@ void pk_out_fail(pk_output *out, int error)
         out->write_errno = error;
 }
 
+/* Plain memory mode: grows the buffer to take n more bytes and, after them, the NUL that
+ * pk_output_take_memory adds. False (the output failed) when memory runs out. */
+static bool grow_memory(pk_output *out, size_t n)
+{
+    size_t need = out->len + n + 1;
+    if (need < n || !PK_ARRAY_RESERVE(out->buf, out->cap, need)) {
+        out->out_of_memory = true;
+        return false;
+    }
+    return true;
+}
+
 void pk_out_write_slow(pk_output *out, const void *data, size_t n)
 {
     if (pk_out_failed(out))
         return;
     if (!flushes(out)) {
-        size_t need = out->len + n + 1;
-        if (need < n) {
-            out->out_of_memory = true;
+        if (!grow_memory(out, n))
             return;
-        }
-        size_t cap = out->cap ? out->cap : 4096;
-        while (cap < need) {
-            if (cap > SIZE_MAX / 2) {
-                out->out_of_memory = true;
-                return;
-            }
-            cap *= 2;
-        }
-        char *grown = realloc(out->buf, cap);
-        if (!grown) {
-            out->out_of_memory = true;
-            return;
-        }
-        out->buf = grown;
-        out->cap = cap;
         memcpy(out->buf + out->len, data, n);
         out->len += n;
         return;
@@ -223,6 +218,19 @@ void pk_out_write_slow(pk_output *out, const void *data, size_t n)
     }
     memcpy(out->buf, data, n);
     out->len = n;
+}
+
+char *pk_out_reserve_slow(pk_output *out, size_t n)
+{
+    if (pk_out_failed(out))
+        return NULL;
+    if (flushes(out)) {
+        if (n > out->cap)
+            return NULL;
+        pk_out_flush_buffer(out);
+        return pk_out_failed(out) ? NULL : out->buf;
+    }
+    return grow_memory(out, n) ? out->buf + out->len : NULL;
 }
 
 /* Ends the compressed stream, if any: flushes what is staged and closes the gzip member. */

@@ -83,6 +83,23 @@ static inline void pk_out_write(pk_output *out, const void *data, size_t n)
     pk_out_write_slow(out, data, n);
 }
 
+/* Room for n bytes after what is written, for a writer that fills it itself and then says how
+ * much it wrote with pk_out_advance (at most n): NULL when the output has failed or n is more
+ * than a staged buffer holds, and the writer then goes through pk_out_write. */
+char *pk_out_reserve_slow(pk_output *out, size_t n);
+
+static inline char *pk_out_reserve(pk_output *out, size_t n)
+{
+    if (out->cap - out->len >= n)
+        return out->buf + out->len;
+    return pk_out_reserve_slow(out, n);
+}
+
+static inline void pk_out_advance(pk_output *out, size_t n)
+{
+    out->len += n;
+}
+
 static inline void pk_out_putc(pk_output *out, char c)
 {
     if (out->len < out->cap)

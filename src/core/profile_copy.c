@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/array.h"
+#include "core/distinct.h"
 #include "core/hashmap.h"
 #include "core/pages.h"
 #include "core/profile_internal.h"
@@ -31,6 +32,13 @@ typedef struct copy_state {
     frame_chain *mapped;            /* src frame -> its chain's length and first frame */
     uint32_t *copied_frames;        /* storage of the one-frame chain of a frame copied as is */
     uint32_t *stacks;               /* src stack -> dst stack */
+    /* Whether distinct sequences of src frames are distinct in dst: no two src frames map to
+     * chains that start with the same dst frame (a sequence of chains then splits into its
+     * chains one way only, each found by its first frame). While it holds, the stacks and rows
+     * copied into a fresh dst are new without looking them up. */
+    bool chains_distinct;
+    uint32_t *chain_owner;          /* dst frame -> the src frame whose chain starts with it */
+    size_t chain_owner_capacity;
     uint32_t *run;                  /* scratch: a run of src mapped to dst frames */
     size_t run_capacity;
     pk_profile *releasing;          /* src, when its memory is given back as the copy goes */
@@ -259,6 +267,18 @@ static pk_status map_frame(copy_state *c, uint32_t id, const uint32_t **frames, 
     }
     c->chains[id] = *frames;
     c->mapped[id] = (frame_chain){(uint32_t)n, (*frames)[0]};
+    if (c->chains_distinct) {
+        uint32_t first = (*frames)[0];
+        size_t have = c->chain_owner_capacity;
+        if (!PK_ARRAY_RESERVE(c->chain_owner, c->chain_owner_capacity, (size_t)first + 1))
+            return out_of_memory(err);
+        memset(c->chain_owner + have, 0xff,
+               (c->chain_owner_capacity - have) * sizeof *c->chain_owner);
+        if (c->chain_owner[first] == PK_NONE)
+            c->chain_owner[first] = id;
+        else
+            c->chains_distinct = false;
+    }
     *count = n;
     return PK_OK;
 }
@@ -296,8 +316,12 @@ static pk_status copy_stacks(copy_state *c, pk_error *err)
                 c->run[mapped + j] = frames[j];
             mapped += n;
         }
-        uint32_t stack = pk_intern_stack_frames(
-            c->dst, prefix == PK_NONE ? PK_NONE : c->stacks[prefix], c->run, mapped);
+        uint32_t dst_prefix = prefix == PK_NONE ? PK_NONE : c->stacks[prefix];
+        uint32_t stack =
+            c->chains_distinct
+                ? pk_stack_store_append(&c->dst->stacks, dst_prefix, c->run, mapped,
+                                        pk_frame_count(c->dst))
+                : pk_intern_stack_frames(c->dst, dst_prefix, c->run, mapped);
         if (stack == PK_NONE && mapped > 0)
             return out_of_memory(err);
         c->stacks[i] = stack;
@@ -340,8 +364,11 @@ static pk_status replay(copy_state *c)
                 if (c->values[v] < dst_values)
                     values[c->values[v]] += src_row[v];
             uint32_t t = pk_sample_thread(src, row), s = pk_sample_stack(src, row);
-            status = pk_add_sample(c->dst, t < threads ? c->threads[t] : PK_NONE,
-                                   s < stacks ? c->stacks[s] : PK_NONE, values);
+            uint32_t thread = t < threads ? c->threads[t] : PK_NONE;
+            uint32_t stack = s < stacks ? c->stacks[s] : PK_NONE;
+            /* Each row of src is a (thread, stack) of its own, and so it stays. */
+            status = c->chains_distinct ? pk_add_distinct_sample(c->dst, thread, stack, values)
+                                        : pk_add_sample(c->dst, thread, stack, values);
             row++;
         } else {
             uint32_t thread = e.thread < threads ? c->threads[e.thread] : PK_NONE;
@@ -363,7 +390,9 @@ static pk_status replay(copy_state *c)
 static pk_status copy_profile(pk_profile *dst, const pk_profile *src, pk_profile *releasing,
                               const pk_copy_options *options, pk_error *err)
 {
-    copy_state c = {.dst = dst, .src = src, .options = options, .releasing = releasing};
+    /* Into a profile with threads, stacks or rows of its own, what is copied may meet them. */
+    copy_state c = {.dst = dst, .src = src, .options = options, .releasing = releasing,
+                    .chains_distinct = is_fresh(dst)};
     for (size_t v = 0; v < PK_MAX_VALUES; v++)
         c.values[v] = PK_NONE;
     size_t frames = pk_frame_count(src);
@@ -418,6 +447,7 @@ done:
     free(c.mapped);
     free(c.copied_frames);
     free(c.stacks);
+    free(c.chain_owner);
     free(c.run);
     return status;
 }

@@ -842,65 +842,66 @@ static uint64_t written_name_hash(const char *s, size_t len)
     return h;
 }
 
-/* Writes n bytes of s with ';', LF, CR and NUL as '_'. */
-static void write_separated(pk_output *out, const char *s, size_t n)
-{
-    size_t plain = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!needs_underscore(s[i]))
-            continue;
-        pk_out_write(out, s + plain, i - plain);
-        pk_out_putc(out, '_');
-        plain = i + 1;
-    }
-    pk_out_write(out, s + plain, n - plain);
-}
-
-/* Writes a name (len bytes, which may hold NUL bytes) as folded output spells it. */
-static void write_name(pk_output *out, const char *s, size_t len)
-{
-    written_name w = written_form(s, len);
-    if (w.blanks_from == w.blanks_to) {
-        write_separated(out, w.s, w.len);
-        return;
-    }
-    write_separated(out, w.s, w.blanks_from);
-    for (size_t i = w.blanks_from; i < w.blanks_to; i++)
-        pk_out_putc(out, '_');
-    pk_out_write(out, w.s + w.blanks_to, w.len - w.blanks_to);
-}
-
 /* The lines to write: one per distinct sequence of written names (after the thread's name
  * with --with-threads), with the summed value of the rows that write it, in order of first
  * appearance. A line is found by a hash of its canonical names; it keeps one of its rows to
  * spell it and to compare candidates with, so memory grows with the distinct lines, never with
- * the distinct prefixes of deep stacks. Names are canonical string ids: the first string seen
- * with a given written text. */
+ * the distinct prefixes of deep stacks. Names are canonical ids, one per distinct written
+ * text, numbered in order of first appearance. */
 typedef struct output_line {
-    uint64_t hash;
+    union {
+        uint64_t hash; /* while lines are found */
+        /* Once all are: the stack's frames when they are one run (a reader that had whole
+         * call chains), NULL otherwise, so that writing the line needs no stack lookup. */
+        const uint32_t *frames;
+    } key;
     uint32_t row;   /* a row that writes this line */
     int64_t value;  /* of a differential profile, the new value */
     int64_t base;   /* of a differential profile only */
 } output_line;
+
+/* A line in the table that finds lines: most mismatches end at its hash bits, without reading
+ * the line. */
+typedef struct line_slot {
+    uint32_t line;      /* line + 1, 0 = empty */
+    uint32_t hash_bits; /* the high half of the line's hash */
+} line_slot;
+
+/* Where the written text of a name is kept, followed by a ';'. */
+typedef struct spelling {
+    size_t offset; /* in folded_writer.spelled */
+    size_t length; /* without the ';' */
+} spelling;
+
+/* Bytes kept readable after the last spelling, and free after a line in the output, so that a
+ * short name is copied with one fixed-size move (what it copies too many is overwritten by the
+ * next name, or left beyond the end of what is written). */
+#define SPELLING_SLACK 32
 
 typedef struct folded_writer {
     const pk_profile *p;
     bool with_threads;
     output_line *lines;
     size_t count, cap;
-    uint32_t *slots;       /* line + 1, 0 = empty; open addressing by hash */
+    line_slot *slots;      /* open addressing by hash */
     size_t slot_mask;
-    pk_u64map canonical;   /* string id -> canonical string id */
-    pk_index written;      /* written text -> canonical string id (through canon_ids) */
-    uint32_t *canon_ids;
+    pk_u64map canonical;   /* string id -> canonical id */
+    pk_index written;      /* written text -> canonical id */
+    uint32_t *canon_ids;   /* canonical id -> the first string seen with its written text */
     size_t canon_count, canon_cap;
     uint32_t *function_canon; /* function -> canonical id of its name, PK_NONE until known */
     uint32_t *frame_canon;    /* frame -> the same through its function, PK_NONE until known:
                                * one lookup per frame instead of the frame's and function's */
-    uint8_t *name_form;       /* string id -> NAME_UNKNOWN, NAME_PLAIN or NAME_REWRITTEN */
+    /* Every canonical name's written text once, then a ';' (and with --with-threads every
+     * thread's display name the same way): a line is copied together from here, one copy a
+     * name, without looking at its bytes again. SPELLING_SLACK bytes past the end are kept
+     * zeroed. */
+    pk_buffer spelled;
+    spelling *spellings;        /* canonical id -> its text in spelled */
+    size_t spellings_cap;
+    spelling *thread_spellings; /* with threads: thread -> its display name in spelled */
     uint32_t *names, *other; /* scratch: the canonical names of a row, and of a candidate */
     size_t names_cap, other_cap;
-    pk_thread_names *thread_names; /* with threads: what they are called */
     /* FlameGraph's tidying (see flamegraph_tidy): canonical ids are then indexes of tidied
      * texts kept here, deduplicated by their written form; stacks whose root is a Java process
      * have their own ids per function and frame. */
@@ -921,12 +922,52 @@ typedef struct folded_writer {
 static const char *canon_text(const folded_writer *w, uint32_t id, size_t *len)
 {
     if (!w->tidy) {
-        *len = pk_str_len(w->p, id);
-        return pk_str(w->p, id);
+        *len = pk_str_len(w->p, w->canon_ids[id]);
+        return pk_str(w->p, w->canon_ids[id]);
     }
     *len = w->tidy_off[id + 1] - w->tidy_off[id];
     /* Empty names only: nothing was stored. */
     return w->tidy_text.data ? (const char *)w->tidy_text.data + w->tidy_off[id] : "";
+}
+
+/* Appends the written text of a name (len bytes of s) and a ';' to w->spelled, keeping the
+ * slack after them; *at receives where. False when memory runs out. */
+static bool spell(folded_writer *w, const char *s, size_t len, spelling *at)
+{
+    pk_buffer *b = &w->spelled;
+    if (len > SIZE_MAX - 1 - SPELLING_SLACK || !pk_buffer_reserve(b, len + 1 + SPELLING_SLACK))
+        return false;
+    written_name form = written_form(s, len);
+    char *d = (char *)b->data + b->len;
+    for (size_t i = 0; i < len; i++)
+        d[i] = written_char(&form, i);
+    d[len] = ';';
+    memset(d + len + 1, 0, SPELLING_SLACK);
+    *at = (spelling){b->len, len};
+    b->len += len + 1;
+    return true;
+}
+
+/* Spells the canonical name id, len bytes of s. */
+static bool spell_canonical(folded_writer *w, size_t id, const char *s, size_t len)
+{
+    return PK_ARRAY_RESERVE(w->spellings, w->spellings_cap, id + 1) &&
+           spell(w, s, len, &w->spellings[id]);
+}
+
+/* With threads, every thread's display name is spelled once, before the rows. */
+static bool spell_threads(folded_writer *w)
+{
+    size_t threads = pk_thread_count(w->p);
+    pk_thread_names *names = pk_thread_names_new(w->p);
+    w->thread_spellings = malloc((threads ? threads : 1) * sizeof *w->thread_spellings);
+    bool ok = names && w->thread_spellings;
+    for (uint32_t t = 0; t < threads && ok; t++) {
+        const char *name = pk_thread_display_name(names, t);
+        ok = spell(w, name, strlen(name), &w->thread_spellings[t]);
+    }
+    pk_thread_names_free(names);
+    return ok;
 }
 
 /* What FlameGraph's collapsers make of a name (stackcollapse-perf.pl's tidy_generic and
@@ -1008,7 +1049,8 @@ static uint32_t tidy_canonical_name(folded_writer *w, uint32_t name, bool java)
     if (w->tidy_count == 0)
         w->tidy_off[0] = 0;
     pk_buffer_append(&w->tidy_text, w->tidy_scratch, n);
-    if (w->tidy_text.failed || !pk_index_insert(&w->tidy_index, h, (uint32_t)w->tidy_count))
+    if (w->tidy_text.failed || !pk_index_insert(&w->tidy_index, h, (uint32_t)w->tidy_count) ||
+        !spell_canonical(w, w->tidy_count, w->tidy_scratch, n))
         return PK_NONE;
     w->tidy_off[w->tidy_count + 1] = w->tidy_text.len;
     return (uint32_t)w->tidy_count++;
@@ -1024,26 +1066,25 @@ static bool canon_equal(const void *context, uint32_t entry, const void *key)
                                pk_str_len(w->p, *id));
 }
 
-/* The canonical string id of name, or PK_NONE when out of memory. */
+/* The canonical id of the string name, or PK_NONE when out of memory. */
 static uint32_t canonical_name(folded_writer *w, uint32_t name)
 {
     uint32_t *known = pk_u64map_find(&w->canonical, name);
     if (known)
         return *known;
     const char *s = pk_str(w->p, name);
-    uint64_t h = written_name_hash(s, pk_str_len(w->p, name));
-    uint32_t entry = pk_index_find(&w->written, h, canon_equal, w, &name);
-    uint32_t canon;
-    if (entry != UINT32_MAX) {
-        canon = w->canon_ids[entry];
-    } else {
-        if (!PK_ARRAY_RESERVE(w->canon_ids, w->canon_cap, w->canon_count + 1))
+    size_t len = pk_str_len(w->p, name);
+    uint64_t h = written_name_hash(s, len);
+    uint32_t canon = pk_index_find(&w->written, h, canon_equal, w, &name);
+    if (canon == UINT32_MAX) {
+        if (w->canon_count >= UINT32_MAX - 2 ||
+            !PK_ARRAY_RESERVE(w->canon_ids, w->canon_cap, w->canon_count + 1))
             return PK_NONE;
         w->canon_ids[w->canon_count] = name;
-        if (!pk_index_insert(&w->written, h, (uint32_t)w->canon_count))
+        if (!pk_index_insert(&w->written, h, (uint32_t)w->canon_count) ||
+            !spell_canonical(w, w->canon_count, s, len))
             return PK_NONE;
-        w->canon_count++;
-        canon = name;
+        canon = (uint32_t)w->canon_count++;
     }
     uint32_t *slot;
     bool inserted;
@@ -1052,25 +1093,23 @@ static uint32_t canonical_name(folded_writer *w, uint32_t name)
     return canon;
 }
 
-/* The canonical names a row writes into *names; with --with-threads the first is the thread
- * itself (its index, written by its display name, so that threads of one name stay apart).
- * Returns how many, or SIZE_MAX when memory runs out. */
-static size_t row_names(folded_writer *w, size_t row, uint32_t **names, size_t *cap)
+/* The canonical names that the frames of a stack, frames[0, depth), write into names (room
+ * for depth + 1); with --with-threads the first is the thread itself (its index, written by its
+ * display name, so that threads of one name stay apart). frames may be names + 1, or names
+ * without threads: each name goes where its frame was or before. Returns how many, or SIZE_MAX
+ * when memory runs out. */
+static size_t frames_names(folded_writer *w, uint32_t thread, const uint32_t *frames,
+                           size_t depth, uint32_t *names)
 {
     const pk_profile *p = w->p;
-    uint32_t stack = pk_sample_stack(p, row);
-    size_t depth = pk_stack_depth(p, stack), n = 0;
-    if (!PK_ARRAY_RESERVE(*names, *cap, depth + 1))
-        return SIZE_MAX;
+    size_t kept = 0;
     if (w->with_threads)
-        (*names)[n++] = pk_sample_thread(p, row);
-    pk_stack_frames(p, stack, *names + n, depth);
-    bool java = w->tidy && depth > 0 && strncmp(pk_frame_name(p, (*names)[n]), "java", 4) == 0;
+        names[kept++] = thread;
+    bool java = w->tidy && depth > 0 && strncmp(pk_frame_name(p, frames[0]), "java", 4) == 0;
     uint32_t *frame_canon = java ? w->frame_canon_java : w->frame_canon;
     uint32_t *function_canon = java ? w->function_canon_java : w->function_canon;
-    size_t kept = n;
-    for (size_t i = n; i < n + depth; i++) {
-        uint32_t frame = (*names)[i];
+    for (size_t i = 0; i < depth; i++) {
+        uint32_t frame = frames[i];
         uint32_t canon = frame_canon[frame];
         if (canon == TIDY_SKIPPED)
             continue;
@@ -1093,22 +1132,42 @@ static size_t row_names(folded_writer *w, size_t row, uint32_t **names, size_t *
             if (canon == TIDY_SKIPPED)
                 continue;
         }
-        (*names)[kept++] = canon;
+        names[kept++] = canon;
     }
     return kept;
+}
+
+/* The same for a stack, into *names (grown as needed). */
+static size_t stack_names(folded_writer *w, uint32_t thread, uint32_t stack, uint32_t **names,
+                          size_t *cap)
+{
+    size_t depth = pk_stack_depth(w->p, stack);
+    if (!PK_ARRAY_RESERVE(*names, *cap, depth + 1))
+        return SIZE_MAX;
+    uint32_t *frames = *names + (w->with_threads ? 1 : 0);
+    pk_stack_frames(w->p, stack, frames, depth);
+    return frames_names(w, thread, frames, depth, *names);
+}
+
+/* The same for a row. */
+static size_t row_names(folded_writer *w, size_t row, uint32_t **names, size_t *cap)
+{
+    uint32_t thread = w->with_threads ? pk_sample_thread(w->p, row) : 0;
+    return stack_names(w, thread, pk_sample_stack(w->p, row), names, cap);
 }
 
 static bool grow_line_slots(folded_writer *w)
 {
     size_t size = w->slots ? (w->slot_mask + 1) * 2 : 1024;
-    uint32_t *slots = calloc(size, sizeof *slots);
+    line_slot *slots = calloc(size, sizeof *slots);
     if (!slots)
         return false;
     for (size_t i = 0; i < w->count; i++) {
-        size_t h = (size_t)w->lines[i].hash & (size - 1);
-        while (slots[h])
+        uint64_t hash = w->lines[i].key.hash;
+        size_t h = (size_t)hash & (size - 1);
+        while (slots[h].line)
             h = (h + 1) & (size - 1);
-        slots[h] = (uint32_t)i + 1;
+        slots[h] = (line_slot){(uint32_t)i + 1, (uint32_t)(hash >> 32)};
     }
     free(w->slots);
     w->slots = slots;
@@ -1126,43 +1185,70 @@ static uint32_t line_of_row(folded_writer *w, size_t row)
     if ((!w->slots || (w->count + 1) * 2 > w->slot_mask + 1) && !grow_line_slots(w))
         return PK_NONE;
     size_t i = (size_t)hash & w->slot_mask;
-    for (; w->slots[i]; i = (i + 1) & w->slot_mask) {
-        output_line *line = &w->lines[w->slots[i] - 1];
-        if (line->hash != hash)
+    uint32_t bits = (uint32_t)(hash >> 32);
+    for (; w->slots[i].line; i = (i + 1) & w->slot_mask) {
+        if (w->slots[i].hash_bits != bits)
+            continue;
+        output_line *line = &w->lines[w->slots[i].line - 1];
+        if (line->key.hash != hash)
             continue;
         size_t m = row_names(w, line->row, &w->other, &w->other_cap);
         if (m == SIZE_MAX)
             return PK_NONE;
         if (m == n && memcmp(w->other, w->names, n * sizeof *w->names) == 0)
-            return w->slots[i] - 1;
+            return w->slots[i].line - 1;
     }
     if (w->count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(w->lines, w->cap, w->count + 1))
         return PK_NONE;
-    w->lines[w->count] = (output_line){hash, (uint32_t)row, 0, 0};
-    w->slots[i] = (uint32_t)w->count + 1;
+    w->lines[w->count] = (output_line){{hash}, (uint32_t)row, 0, 0};
+    w->slots[i] = (line_slot){(uint32_t)w->count + 1, bits};
     return (uint32_t)w->count++;
 }
 
-/* Writes a canonical name. Most names are written as they are: which ones is decided once per
- * name, not once per line that names it. */
-enum { NAME_UNKNOWN, NAME_PLAIN, NAME_REWRITTEN };
-
-static void write_canonical_name(folded_writer *w, pk_output *out, uint32_t name)
+/* The spelling of names[k] of a line. */
+static const spelling *spelling_of(const folded_writer *w, const uint32_t *names, size_t k)
 {
-    size_t len;
-    const char *s = canon_text(w, name, &len);
-    uint8_t *form = &w->name_form[name];
-    if (*form == NAME_UNKNOWN) {
-        written_name wn = written_form(s, len);
-        bool plain = wn.s == s && wn.blanks_from == wn.blanks_to;
-        for (size_t i = 0; i < len && plain; i++)
-            plain = !needs_underscore(s[i]);
-        *form = plain ? NAME_PLAIN : NAME_REWRITTEN;
-    }
-    if (*form == NAME_PLAIN)
-        pk_out_write(out, s, len);
+    return k == 0 && w->with_threads ? &w->thread_spellings[names[0]] : &w->spellings[names[k]];
+}
+
+/* Copies a spelled name and its ';' to d and returns the end; both sides have SPELLING_SLACK
+ * bytes to spare after it. */
+static char *copy_spelling(char *d, const char *text, const spelling *s)
+{
+    size_t n = s->length + 1;
+    if (n <= SPELLING_SLACK)
+        memcpy(d, text + s->offset, SPELLING_SLACK);
     else
-        write_name(out, s, len);
+        memcpy(d, text + s->offset, n);
+    return d + n;
+}
+
+/* Writes the n names of a line, a ';' after each but the last and a blank after that: total
+ * bytes (their spellings' lengths plus n). */
+static void write_names(const folded_writer *w, pk_output *out, const uint32_t *names, size_t n,
+                        size_t total)
+{
+    if (n == 0)
+        return;
+    const char *text = (const char *)w->spelled.data;
+    char *start = pk_out_reserve(out, total + SPELLING_SLACK);
+    if (!start) {
+        /* A line longer than the output's buffer. */
+        for (size_t k = 0; k < n; k++) {
+            const spelling *s = spelling_of(w, names, k);
+            pk_out_write(out, text + s->offset, s->length);
+            pk_out_putc(out, k + 1 < n ? ';' : ' ');
+        }
+        return;
+    }
+    char *d = start;
+    size_t k = 0;
+    if (w->with_threads)
+        d = copy_spelling(d, text, &w->thread_spellings[names[k++]]);
+    for (; k < n; k++)
+        d = copy_spelling(d, text, &w->spellings[names[k]]);
+    d[-1] = ' ';
+    pk_out_advance(out, total);
 }
 
 static void writer_free(folded_writer *w)
@@ -1173,9 +1259,10 @@ static void writer_free(folded_writer *w)
     pk_index_free(&w->written);
     free(w->canon_ids);
     free(w->function_canon);
-    pk_thread_names_free(w->thread_names);
     free(w->frame_canon);
-    free(w->name_form);
+    pk_buffer_free(&w->spelled);
+    free(w->spellings);
+    free(w->thread_spellings);
     free(w->names);
     free(w->other);
     pk_buffer_free(&w->tidy_text);
@@ -1198,6 +1285,77 @@ static int compare_line_order(const void *a, const void *b)
     if (x->stack != y->stack)
         return x->stack < y->stack ? -1 : 1;
     return (x->line > y->line) - (x->line < y->line);
+}
+
+/* Sorts order[0, count) as compare_line_order does. Lines are found in the order of the rows,
+ * which most readers add in the order of their stacks: then a stable counting sort by depth is
+ * all it takes. False when memory runs out. */
+static bool sort_line_order(line_order **order, size_t count)
+{
+    uint32_t max_depth = 0;
+    bool by_stack = true;
+    for (size_t i = 0; i < count; i++) {
+        const line_order *o = &(*order)[i];
+        if (o->depth > max_depth)
+            max_depth = o->depth;
+        if (i > 0 && o->stack < o[-1].stack)
+            by_stack = false;
+    }
+    /* The counts take no more memory than the lines. */
+    if (!by_stack || max_depth >= count) {
+        qsort(*order, count, sizeof **order, compare_line_order);
+        return true;
+    }
+    size_t *start = calloc((size_t)max_depth + 1, sizeof *start);
+    line_order *sorted = malloc((count ? count : 1) * sizeof *sorted);
+    if (!start || !sorted) {
+        free(start);
+        free(sorted);
+        return false;
+    }
+    for (size_t i = 0; i < count; i++)
+        start[(*order)[i].depth]++;
+    for (size_t d = 0, at = 0; d <= max_depth; d++) {
+        size_t n = start[d];
+        start[d] = at;
+        at += n;
+    }
+    for (size_t i = 0; i < count; i++)
+        sorted[start[(*order)[i].depth]++] = (*order)[i];
+    free(start);
+    free(*order);
+    *order = sorted;
+    return true;
+}
+
+/* Lines are written in an order unrelated to where their stacks' frames lie (shallow first):
+ * the lines and the frames a little ahead are fetched while one is written. */
+#define PREFETCH_AHEAD 8
+
+static void prefetch_lines(const folded_writer *w, const line_order *order, size_t i)
+{
+    if (i + 2 * PREFETCH_AHEAD < w->count)
+        __builtin_prefetch(&w->lines[order[i + 2 * PREFETCH_AHEAD].line]);
+    if (i + PREFETCH_AHEAD >= w->count)
+        return;
+    const line_order *o = &order[i + PREFETCH_AHEAD];
+    const char *from = (const char *)w->lines[o->line].key.frames;
+    if (!from)
+        return;
+    const char *to = from + (size_t)o->depth * sizeof(uint32_t);
+    for (int k = 0; k < 8 && from < to; k++, from += 64)
+        __builtin_prefetch(from);
+}
+
+/* The names of a line, into w->names. */
+static size_t line_names(folded_writer *w, const output_line *line, const line_order *o)
+{
+    uint32_t thread = w->with_threads ? pk_sample_thread(w->p, line->row) : 0;
+    if (!line->key.frames)
+        return stack_names(w, thread, o->stack - 1, &w->names, &w->names_cap);
+    if (!PK_ARRAY_RESERVE(w->names, w->names_cap, (size_t)o->depth + 1))
+        return SIZE_MAX;
+    return frames_names(w, thread, line->key.frames, o->depth, w->names);
 }
 
 /* The value a writer weighs by: options->value, else the profile's default. */
@@ -1235,20 +1393,17 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
     w.with_threads = with_threads;
     pk_u64map_init(&w.canonical);
     pk_index_init(&w.written);
+    pk_index_init(&w.tidy_index);
     size_t functions = pk_function_count(p);
     w.function_canon = malloc((functions ? functions : 1) * sizeof *w.function_canon);
-    if (!w.function_canon || (with_threads && !(w.thread_names = pk_thread_names_new(p))))
+    if (!w.function_canon || (with_threads && !spell_threads(&w)))
         goto nomem;
     memset(w.function_canon, 0xff, (functions ? functions : 1) * sizeof *w.function_canon);
-    size_t frames = pk_frame_count(p), strings = pk_string_count(p);
+    size_t frames = pk_frame_count(p);
     const char *names = pk_property_get(p, "folded names");
     w.tidy = names && strcmp(names, "flamegraph") == 0;
-    pk_index_init(&w.tidy_index);
-    /* A tidied name is one per function at most, twice with Java roots. */
-    size_t name_ids = w.tidy ? 2 * functions + 1 : strings;
     w.frame_canon = malloc((frames ? frames : 1) * sizeof *w.frame_canon);
-    w.name_form = calloc(name_ids ? name_ids : 1, 1);
-    if (!w.frame_canon || !w.name_form)
+    if (!w.frame_canon)
         goto nomem;
     memset(w.frame_canon, 0xff, (frames ? frames : 1) * sizeof *w.frame_canon);
     if (w.tidy) {
@@ -1284,52 +1439,39 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
     if (!order)
         goto nomem;
     for (size_t i = 0; i < w.count; i++) {
-        uint32_t stack = pk_sample_stack(p, w.lines[i].row);
+        uint32_t stack = pk_sample_stack(p, w.lines[i].row), prefix;
+        const uint32_t *run;
+        size_t length = pk_stack_run(p, stack, &prefix, &run);
+        w.lines[i].key.frames = prefix == PK_NONE && length > 0 ? run : NULL;
         order[i] = (line_order){pk_stack_depth(p, stack), stack + 1u, (uint32_t)i};
     }
-    qsort(order, w.count, sizeof *order, compare_line_order);
+    if (!sort_line_order(&order, w.count))
+        goto nomem;
     for (size_t i = 0; i < w.count; i++) {
+        prefetch_lines(&w, order, i);
         const output_line *line = &w.lines[order[i].line];
         if (differential ? line->value == 0 && line->base == 0 : line->value <= 0)
             continue;
         lines++;
-        size_t n = row_names(&w, line->row, &w.names, &w.names_cap);
+        size_t n = line_names(&w, line, &order[i]);
         if (n == SIZE_MAX)
             goto nomem;
         /* What profkit writes it reads: no line longer than the reader takes. The counts
          * need at most 2 x 20 digits and their blanks. */
-        size_t line_len = 42;
-        for (size_t k = 0; k < n; k++) {
-            size_t name_len = 0;
-            if (k == 0 && with_threads)
-                name_len = strlen(pk_thread_display_name(w.thread_names, w.names[k]));
-            else
-                canon_text(&w, w.names[k], &name_len);
-            line_len += name_len + 1;
-        }
-        if (line_len > FOLDED_MAX_LINE) {
+        size_t total = 0;
+        for (size_t k = 0; k < n; k++)
+            total += spelling_of(&w, w.names, k)->length + 1;
+        if (total + 42 > FOLDED_MAX_LINE) {
             free(order);
             writer_free(&w);
             return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
                                 "a stack of %zu frames makes a folded line of %zu bytes, more "
                                 "than the " FOLDED_MAX_LINE_TEXT " profkit's folded reader takes",
-                                n, line_len - 42);
+                                n, total);
         }
-        size_t first_len = 0;
-        if (n == 1 && !with_threads)
-            canon_text(&w, w.names[0], &first_len);
-        if (n == 1 && !with_threads && first_len == 0)
+        if (n == 1 && !with_threads && w.spellings[w.names[0]].length == 0)
             pk_out_putc(out, '_'); /* " 3" would read as a count without a stack */
-        for (size_t k = 0; k < n; k++) {
-            uint32_t name = w.names[k];
-            if (k == 0 && with_threads) {
-                const char *thread = pk_thread_display_name(w.thread_names, name);
-                write_name(out, thread, strlen(thread));
-            } else {
-                write_canonical_name(&w, out, name);
-            }
-            pk_out_putc(out, k + 1 < n ? ';' : ' ');
-        }
+        write_names(&w, out, w.names, n, total);
         if (differential) {
             pk_out_i64(out, line->base);
             pk_out_putc(out, ' ');

@@ -2,7 +2,7 @@
  * format's entry in the registry is in pprof.c; read.c and build.c read, probe.c probes,
  * write.c writes and dump.c prints the fields of a file. wire.h is the protobuf wire format
  * below them, and libprotobuf-c, with descriptors generated from pprof.proto, packs and
- * unpacks every message below Profile.
+ * unpacks every message below Profile, but for the samples the writer encodes itself (sample.h).
  */
 #ifndef PK_FORMATS_PPROF_PPROF_H
 #define PK_FORMATS_PPROF_PPROF_H

@@ -13,6 +13,7 @@
 #include "core/output.h"
 #include "formats/pprof/pprof.h"
 #include "formats/pprof/pprof.pb-c.h"
+#include "formats/pprof/sample.h"
 #include "formats/pprof/wire.h"
 #include "profkit/symbolize.h"
 #include "profkit/thread_names.h"
@@ -40,13 +41,15 @@ typedef struct writer {
     size_t location_count, location_capacity_outer, location_capacity_frame;
     uint32_t *location_id;    /* per location: its ID in the file, 0 when no sample uses it */
     uint32_t *used_locations; /* locations in ID order */
-    size_t used_count;
+    size_t used_count, numbered, location_id_capacity, used_capacity;
     bool *resource_unsymbolized; /* per resource */
     bool *resource_has_files;
     bool *resource_has_lines;
     bool *resource_has_inlines;
     uint64_t *ids; /* scratch for one sample's location IDs */
     size_t ids_capacity;
+    uint8_t *sample_bytes; /* scratch for one sample's message */
+    size_t sample_bytes_capacity;
     Perftools__Profiles__Line *lines;
     Perftools__Profiles__Line **line_pointers;
     size_t lines_capacity, line_pointers_capacity;
@@ -279,32 +282,27 @@ static bool sample_locations(writer *w, uint32_t stack, size_t *depth_out)
     return true;
 }
 
-/* Numbers the locations that samples use 1..N in order of first use; the chains that only
- * lead up to a longer inline chain are not written. Locations are made as samples reach them,
- * so the numbering grows with them. */
-static bool number_locations(writer *w)
+/* Gives the locations of a sample (w->ids, depth of them) their IDs, in place: the locations
+ * that samples use are numbered 1..N in order of first use, as the samples are written; the
+ * chains that only lead up to a longer inline chain are not written. Locations are made as
+ * samples reach them, so the numbering grows with them. */
+static bool number_locations(writer *w, size_t depth)
 {
-    const pk_profile *p = w->p;
-    size_t numbered = 0, id_capacity = 0, used_capacity = 0;
-    for (size_t row = 0; row < pk_sample_count(p); row++) {
-        size_t depth;
-        if (!sample_locations(w, pk_sample_stack(p, row), &depth))
+    if (w->location_count > w->numbered) {
+        if (!PK_ARRAY_RESERVE(w->location_id, w->location_id_capacity, w->location_count) ||
+            !PK_ARRAY_RESERVE(w->used_locations, w->used_capacity, w->location_count))
             return false;
-        if (w->location_count > numbered) {
-            if (!PK_ARRAY_RESERVE(w->location_id, id_capacity, w->location_count) ||
-                !PK_ARRAY_RESERVE(w->used_locations, used_capacity, w->location_count))
-                return false;
-            memset(w->location_id + numbered, 0,
-                   (w->location_count - numbered) * sizeof *w->location_id);
-            numbered = w->location_count;
+        memset(w->location_id + w->numbered, 0,
+               (w->location_count - w->numbered) * sizeof *w->location_id);
+        w->numbered = w->location_count;
+    }
+    for (size_t k = 0; k < depth; k++) {
+        uint32_t location = (uint32_t)w->ids[k];
+        if (w->location_id[location] == 0) {
+            w->used_locations[w->used_count++] = location;
+            w->location_id[location] = (uint32_t)w->used_count;
         }
-        for (size_t k = 0; k < depth; k++) {
-            uint32_t location = (uint32_t)w->ids[k];
-            if (w->location_id[location] == 0) {
-                w->used_locations[w->used_count++] = location;
-                w->location_id[location] = (uint32_t)w->used_count;
-            }
-        }
+        w->ids[k] = w->location_id[location];
     }
     return true;
 }
@@ -313,19 +311,12 @@ static bool number_locations(writer *w)
 
 /* Appends one sample label: a string (str) or a number (num); the key string is added to the
  * table on first use. */
-static void add_label(writer *w, Perftools__Profiles__Label *labels,
-                      Perftools__Profiles__Label **pointers, size_t *count, int64_t *key,
+static void add_label(writer *w, pprof_label *labels, size_t *count, int64_t *key,
                       const char *key_text, int64_t str, int64_t num)
 {
     if (!*key)
         *key = extra_cstring(w, key_text);
-    Perftools__Profiles__Label *label = &labels[*count];
-    perftools__profiles__label__init(label);
-    label->key = *key;
-    label->str = str;
-    label->num = num;
-    pointers[*count] = label;
-    (*count)++;
+    labels[(*count)++] = (pprof_label){*key, str, num};
 }
 
 /* What a sample's labels say of its thread, as string indexes in the written table: `thread`,
@@ -373,36 +364,36 @@ static void write_samples(writer *w)
         return;
     }
     int64_t thread_key = 0, name_key = 0, pid_key = 0, tid_key = 0;
-    Perftools__Profiles__Label labels[4];
-    Perftools__Profiles__Label *label_pointers[4];
+    pprof_label labels[4];
     for (size_t row = 0; row < pk_sample_count(p) && !w->failed; row++) {
         uint32_t stack = pk_sample_stack(p, row);
         size_t depth;
         if (!sample_locations(w, stack, &depth))
             break; /* w->failed is set */
-        for (size_t k = 0; k < depth; k++)
-            w->ids[k] = w->location_id[w->ids[k]];
-        Perftools__Profiles__Sample sample = PERFTOOLS__PROFILES__SAMPLE__INIT;
-        sample.n_location_id = depth;
-        sample.location_id = w->ids;
-        sample.n_value = nv;
-        sample.value = (int64_t *)pk_sample_values(p, row);
+        if (!number_locations(w, depth)) {
+            w->failed = true;
+            break;
+        }
         uint32_t thread = pk_sample_thread(p, row);
         const pk_thread *t = pk_thread_at(p, thread);
         size_t nl = 0;
         if (t && thread_labels[thread].shown)
-            add_label(w, labels, label_pointers, &nl, &thread_key, LABEL_THREAD,
-                      thread_labels[thread].shown, 0);
+            add_label(w, labels, &nl, &thread_key, LABEL_THREAD, thread_labels[thread].shown, 0);
         if (t && thread_labels[thread].own)
-            add_label(w, labels, label_pointers, &nl, &name_key, LABEL_THREAD_NAME,
-                      thread_labels[thread].own, 0);
+            add_label(w, labels, &nl, &name_key, LABEL_THREAD_NAME, thread_labels[thread].own,
+                      0);
         if (t && t->pid >= 0)
-            add_label(w, labels, label_pointers, &nl, &pid_key, LABEL_PID, 0, t->pid);
+            add_label(w, labels, &nl, &pid_key, LABEL_PID, 0, t->pid);
         if (t && t->tid >= 0)
-            add_label(w, labels, label_pointers, &nl, &tid_key, LABEL_TID, 0, t->tid);
-        sample.n_label = nl;
-        sample.label = label_pointers;
-        emit_message(w, PROFILE_SAMPLE, &sample.base);
+            add_label(w, labels, &nl, &tid_key, LABEL_TID, 0, t->tid);
+        pprof_sample sample = {w->ids, depth, pk_sample_values(p, row), nv, labels, nl};
+        if (!PK_ARRAY_RESERVE(w->sample_bytes, w->sample_bytes_capacity,
+                              pprof_sample_max_size(&sample))) {
+            w->failed = true;
+            break;
+        }
+        emit_bytes_field(w, PROFILE_SAMPLE, (const char *)w->sample_bytes,
+                         pprof_encode_sample(w->sample_bytes, &sample));
         if (pk_out_failed(w->out))
             break;
     }
@@ -554,6 +545,7 @@ static void writer_release(writer *w)
     free(w->resource_has_lines);
     free(w->resource_has_inlines);
     free(w->ids);
+    free(w->sample_bytes);
     free(w->lines);
     free(w->line_pointers);
 }
@@ -625,7 +617,7 @@ pk_status pprof_write(const pk_profile *p, pk_output *out, const pk_write_option
     w.p = p;
     w.out = out;
     w.text = (pk_buffer)PK_BUFFER_INIT;
-    if (build_locations(&w) && number_locations(&w) && note_resources(&w)) {
+    if (build_locations(&w)) {
         for (uint32_t i = 0; i < nv; i++) {
             const pk_value_type *vt = pk_value_type_at(p, i);
             Perftools__Profiles__ValueType t = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
@@ -633,7 +625,11 @@ pk_status pprof_write(const pk_profile *p, pk_output *out, const pk_write_option
             t.unit = vt->unit;
             emit_message(&w, PROFILE_SAMPLE_TYPE, &t.base);
         }
+        /* The samples number the locations: what the mappings say of their locations comes
+         * after. */
         write_samples(&w);
+        if (!w.failed && !note_resources(&w))
+            w.failed = true;
         write_mappings(&w);
         write_locations(&w);
         write_functions(&w);
