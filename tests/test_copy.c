@@ -220,7 +220,7 @@ static size_t foo_and_bar_are_same(void *context, const pk_profile *src, uint32_
     const char *name = pk_frame_name(src, frame);
     if (strcmp(name, "foo") != 0 && strcmp(name, "bar") != 0)
         return 0;
-    pk_function fn = {pk_intern_cstr(dst, "same"), 0, 0, PK_NONE, 0};
+    pk_function fn = {.name = pk_intern_cstr(dst, "same"), .resource = PK_NONE};
     pk_frame fr = {pk_intern_function(dst, &fn), 0, 0, PK_NONE, 0};
     *same = pk_intern_frame(dst, &fr);
     *frames = same;
