@@ -503,8 +503,9 @@ static void expect_heap_node(heap_expect *x, json_t *node, size_t depth)
     x->total += self;
     size_t i;
     json_t *child;
-    json_array_foreach(json_object_get(node, "children"), i, child)
+    json_array_foreach(json_object_get(node, "children"), i, child) {
         expect_heap_node(x, child, depth + 1);
+    }
 }
 
 /* A heap profile made by node: bytes by stack, the samples counted, lines 1-based from the
@@ -669,8 +670,9 @@ static void heap_paths(json_t *node, char *path, json_t *paths)
     }
     size_t i;
     json_t *child;
-    json_array_foreach(json_object_get(node, "children"), i, child)
+    json_array_foreach(json_object_get(node, "children"), i, child) {
         heap_paths(child, path, paths);
+    }
     path[len] = '\0';
 }
 

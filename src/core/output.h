@@ -10,6 +10,7 @@
 #ifndef PK_CORE_OUTPUT_H
 #define PK_CORE_OUTPUT_H
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -90,8 +91,10 @@ char *pk_out_reserve_slow(pk_output *out, size_t n);
 
 static inline char *pk_out_reserve(pk_output *out, size_t n)
 {
-    if (out->cap - out->len >= n)
+    if (out->cap - out->len >= n) {
+        assert(out->buf || n == 0); /* room in the staged buffer means there is one */
         return out->buf + out->len;
+    }
     return pk_out_reserve_slow(out, n);
 }
 

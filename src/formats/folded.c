@@ -11,6 +11,7 @@
  * Writer: one line per distinct sequence of function names, weighted by the chosen value; a
  * differential profile gives `stack BASE NEW` lines.
  */
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1231,6 +1232,7 @@ static void write_names(const folded_writer *w, pk_output *out, const uint32_t *
     if (n == 0)
         return;
     const char *text = (const char *)w->spelled.data;
+    assert(text); /* the names of a line have been spelled */
     char *start = pk_out_reserve(out, total + SPELLING_SLACK);
     if (!start) {
         /* A line longer than the output's buffer. */
@@ -1307,7 +1309,8 @@ static bool sort_line_order(line_order **order, size_t count)
         return true;
     }
     size_t *start = calloc((size_t)max_depth + 1, sizeof *start);
-    line_order *sorted = malloc((count ? count : 1) * sizeof *sorted);
+    /* Zeroed, though the scatter below fills every element: an analyzer cannot count that. */
+    line_order *sorted = calloc(count ? count : 1, sizeof *sorted);
     if (!start || !sorted) {
         free(start);
         free(sorted);

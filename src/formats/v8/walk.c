@@ -113,7 +113,7 @@ static bool node_member(v8_pending_node *n, pk_json_parser *jp, const char *key,
         pk_json_scalar_i64(v, &n->column);
         n->call_frame = in_call_frame;
     } else if (KEY("scriptId")) { /* a string in CPU profiles, a number in traces */
-        int64_t id;
+        int64_t id = 0;
         bool none = v->len == 0 || (v->len == 1 && v->s[0] == '0');
         n->in_script = v->kind == PK_JSON_STRING ? !none : pk_json_scalar_i64(v, &id) && id != 0;
     }
