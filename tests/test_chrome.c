@@ -1175,6 +1175,19 @@ static void test_sampled_stack_frames(void **state)
     for (size_t row = 0; row < pk_sample_count(p); row++)
         if (strstr(pk_frame_name(p, pk_stack_leaf(p, pk_sample_stack(p, row))), "layout("))
             assert_int_equal(pk_frame_at(p, pk_stack_leaf(p, pk_sample_stack(p, row)))->line, 40);
+    /* Frames of category "JavaScript" are script code; the root and the collector are not. */
+    size_t checked = 0;
+    for (uint32_t f = 0; f < pk_function_count(p); f++) {
+        const pk_function *fn = pk_function_at(p, f);
+        const char *name = pk_str(p, fn->name);
+        bool script = strchr(name, '(') != NULL && strstr(name, "http://") != NULL;
+        if (!script && strcmp(name, "[root]") != 0 && strcmp(name, "[GC Young Gen]") != 0)
+            continue;
+        if ((fn->flags & PK_FUNCTION_SCRIPT) != (script ? PK_FUNCTION_SCRIPT : 0u))
+            fail_msg("%s: flags %u", name, (unsigned)fn->flags);
+        checked++;
+    }
+    assert_int_equal(checked, 5); /* render, layout, measure, [root], [GC Young Gen] */
     pk_profile_free(p);
 }
 

@@ -33,6 +33,7 @@ typedef struct trace_item {
     int64_t pid, tid, ts, weight; /* ts in ns */
     uint32_t sf;                  /* string: the sample's frame id */
     uint32_t key, name, parent, line; /* a frame's id, name, parent's id, line */
+    bool script;                      /* a frame of category "JavaScript" */
 } trace_item;
 
 typedef struct trace_reader {
@@ -310,6 +311,8 @@ static void item_member(trace_reader *r, const char *key, size_t len, const pk_j
             it->parent = frame_id(r, v);
         else if (KEY("line") && whole_number(v, &n) && n <= UINT32_MAX)
             it->line = (uint32_t)n;
+        else if (KEY("category") && v->kind == PK_JSON_STRING)
+            it->script = v->len == 10 && memcmp(v->s, "JavaScript", 10) == 0;
     }
 #undef KEY
 }
@@ -324,7 +327,7 @@ static bool item_end(trace_reader *r, pk_json_parser *jp)
             return nomem(jp);
         uint32_t name = it->name != PK_NONE ? it->name : pk_intern_cstr(r->p, "(unnamed)");
         return name != PK_NONE && trace_samples_frame(&r->samples, it->key, name, it->parent,
-                                                      it->line)
+                                                      it->line, it->script)
                    ? true
                    : nomem(jp);
     }

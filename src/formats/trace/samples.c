@@ -33,7 +33,7 @@ void trace_samples_free(trace_samples *s)
 }
 
 bool trace_samples_frame(trace_samples *s, uint32_t key, uint32_t name, uint32_t parent,
-                         uint32_t line)
+                         uint32_t line, bool script)
 {
     if (!PK_ARRAY_RESERVE(s->frames, s->frame_cap, s->frame_count + 1))
         return false;
@@ -44,7 +44,7 @@ bool trace_samples_frame(trace_samples *s, uint32_t key, uint32_t name, uint32_t
     if (inserted)
         s->frame_count++;
     /* A frame id given twice: the later entry stands, as a JSON object's later member does. */
-    s->frames[*slot] = (trace_stack_frame){name, parent, line, PK_NONE, UNRESOLVED};
+    s->frames[*slot] = (trace_stack_frame){name, parent, line, PK_NONE, UNRESOLVED, script};
     return true;
 }
 
@@ -115,7 +115,8 @@ static resolved resolve(trace_samples *s, uint32_t key, uint32_t *stack)
             f->state = UNRESOLVABLE;
             continue;
         }
-        pk_function fn = {.name = f->name, .resource = PK_NONE};
+        pk_function fn = {.name = f->name, .resource = PK_NONE,
+                          .flags = f->script ? PK_FUNCTION_SCRIPT : 0};
         pk_frame fr = {.function = pk_intern_function(s->p, &fn), .line = f->line,
                        .resource = PK_NONE};
         uint32_t frame = fr.function == PK_NONE ? PK_NONE : pk_intern_frame(s->p, &fr);

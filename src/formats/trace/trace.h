@@ -128,6 +128,7 @@ typedef struct trace_stack_frame {
     uint32_t line;   /* 0 when unknown */
     uint32_t stack;  /* in the profile, once resolved */
     uint8_t state;
+    bool script;     /* category "JavaScript" */
 } trace_stack_frame;
 
 typedef struct trace_sample_sum {
@@ -152,9 +153,10 @@ typedef struct trace_samples {
 
 void trace_samples_init(trace_samples *s, pk_profile *p);
 void trace_samples_free(trace_samples *s);
-/* A member of stackFrames: its id, name, parent's id (PK_NONE for none) and line (0: none). */
+/* A member of stackFrames: its id, name, parent's id (PK_NONE for none), line (0: none) and
+ * whether it is script code (its category "JavaScript", as Hermes writes). */
 bool trace_samples_frame(trace_samples *s, uint32_t key, uint32_t name, uint32_t parent,
-                         uint32_t line);
+                         uint32_t line, bool script);
 /* A sample of frame id `sf` on the thread of `entry` at ts (ns), counted `weight` times; the
  * thread's previous sample lasts until ts. False when memory runs out. */
 bool trace_samples_add(trace_samples *s, trace_threads *threads, trace_thread *entry,
