@@ -28,6 +28,8 @@ static void strings_are_interned(void **state)
     (void)state;
     pk_profile *p = pk_profile_new();
     assert_string_equal(pk_str(p, 0), "");
+    /* The empty text, even without a pointer (an empty buffer's), is string 0. */
+    assert_int_equal(pk_intern(p, NULL, 0), 0);
     uint32_t a = pk_intern_cstr(p, "main");
     uint32_t b = pk_intern(p, "mainly", 4);
     assert_int_equal(a, b);

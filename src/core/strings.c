@@ -68,6 +68,8 @@ uint32_t pk_strtab_intern(pk_strtab *t, const char *s, size_t len)
 {
     if (len >= UINT32_MAX)
         return UINT32_MAX;
+    if (len == 0)
+        s = ""; /* an empty buffer's data may be NULL, which memcmp and memcpy must not get */
     strtab_key key = {s, len};
     uint64_t hash = pk_hash_bytes(s, len);
     uint32_t found = pk_index_find(&t->index, hash, strtab_equal, t, &key);
