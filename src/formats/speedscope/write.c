@@ -53,7 +53,8 @@ static bool same_frame(const void *context, uint32_t entry, const void *key)
     const speedscope_writer *w = context;
     const pk_function *a = pk_function_at(w->p, w->function_of_frame[entry]);
     const pk_function *b = key;
-    return a->name == b->name && a->file == b->file && a->start_line == b->start_line;
+    return a->name == b->name && a->file == b->file && a->start_line == b->start_line &&
+           a->start_column == b->start_column;
 }
 
 /* Numbers the function's speedscope frame. False when out of memory. */
