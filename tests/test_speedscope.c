@@ -542,6 +542,30 @@ static void test_read_event_damage(void **state)
     pk_profile_free(p);
 }
 
+/* Frames opened at one moment are given time innermost first: the rows come in the order their
+ * stacks were first given time (the stack chart's order), not in the order they were opened. */
+static void test_read_rows_in_order_of_time(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        "{\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"}]},"
+        "\"profiles\":[{\"type\":\"evented\",\"name\":\"t\",\"unit\":\"nanoseconds\","
+        "\"startValue\":0,\"endValue\":9,\"events\":["
+        "{\"type\":\"O\",\"frame\":0,\"at\":0},{\"type\":\"O\",\"frame\":1,\"at\":0},"
+        "{\"type\":\"O\",\"frame\":2,\"at\":0},{\"type\":\"C\",\"frame\":2,\"at\":3},"
+        "{\"type\":\"C\",\"frame\":1,\"at\":5},{\"type\":\"C\",\"frame\":0,\"at\":9}]}]}");
+    static const char *const leaves[] = {"c", "b", "a"};
+    static const int64_t weights[] = {3, 2, 4};
+    assert_int_equal(pk_sample_count(p), 3);
+    for (size_t row = 0; row < 3; row++) {
+        assert_string_equal(pk_frame_name(p, pk_stack_leaf(p, pk_sample_stack(p, row))),
+                            leaves[row]);
+        assert_int_equal(pk_sample_values(p, row)[0], weights[row]);
+    }
+    assert_int_equal(pk_warning_count(p), 0);
+    pk_profile_free(p);
+}
+
 /* Weights before samples, in a run long enough to spool. */
 static void test_read_weights_first(void **state)
 {
@@ -767,6 +791,7 @@ int main(void)
         cmocka_unit_test(test_read_old_versions),
         cmocka_unit_test(test_read_speedscope_exports),
         cmocka_unit_test(test_read_event_damage),
+        cmocka_unit_test(test_read_rows_in_order_of_time),
         cmocka_unit_test(test_read_weights_first),
         cmocka_unit_test(test_write_read),
         cmocka_unit_test(test_read_cut),
