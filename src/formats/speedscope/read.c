@@ -4,8 +4,7 @@
  *
  * Keys come in any order: the profiles may come before `shared.frames`, so frames are known by
  * their index only until the end. Stacks are therefore first built over frame indexes, in a
- * prefix tree of (parent node, frame index) as large as the distinct stacks (core/prefix_tree.h),
- * and what each
+ * prefix tree of (parent node, frame index) as large as the distinct stacks, and what each
  * profile's samples or events weigh is summed per (profile, node) in order of first appearance
  * (core/sums.h). At the end, once every frame is defined, the nodes become model stacks and the
  * sums rows, in that order. A sampled profile's `samples` and `weights` are paired as they stream
@@ -19,7 +18,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/arith.h"
@@ -30,15 +28,14 @@
 #include "core/input.h"
 #include "core/json_input.h"
 #include "core/pairs.h"
-#include "core/prefix_tree.h"
 #include "core/position.h"
 #include "core/shown_names.h"
 #include "core/sums.h"
 #include "formats/speedscope/speedscope.h"
 
-#define ROOT PK_PREFIX_ROOT  /* the node of the empty stack */
+#define ROOT 0u              /* the node of the empty stack */
 #define NO_FRAME UINT32_MAX  /* a frame index not given */
-#define MAX_FRAME PK_PREFIX_MAX_LABEL
+#define MAX_FRAME (UINT32_MAX - 1)
 
 enum { SAMPLES = 0, WEIGHTS = 1 };
 
@@ -57,6 +54,16 @@ static const struct {
 
 static const char *const value_names[UNIT_KINDS][2] = {
     {"samples", "count"}, {"time", "nanoseconds"}, {"bytes", "bytes"}};
+
+typedef struct node {
+    uint32_t parent;
+    uint32_t frame; /* speedscope frame index */
+    uint32_t stack; /* model stack, once resolved */
+    bool resolved;
+    /* The child found last, the one the next sample or event asks for most of the time. */
+    uint32_t last_frame; /* NO_FRAME before any */
+    uint32_t last_child;
+} node;
 
 typedef struct frame_def {
     uint32_t frame; /* model frame; PK_NONE until the frame is defined */
@@ -87,8 +94,10 @@ typedef enum section { OTHER, IN_SAMPLES, IN_WEIGHTS, IN_EVENTS } section;
 
 typedef struct reader {
     pk_profile *p;
-    pk_prefix_tree tree; /* of frame indexes */
-    uint32_t *stack_of_node; /* at the end: a node's model stack, PK_NONE until resolved */
+    /* the prefix tree of frame indexes */
+    node *nodes;
+    size_t node_count, node_cap;
+    pk_u64map children; /* (parent << 32 | frame) -> node */
     /* frames by index */
     frame_def *frames;
     size_t frame_cap;
@@ -147,13 +156,27 @@ static bool frame_index(pk_json_parser *jp, const pk_json_scalar *v, uint32_t *o
 /* The child of parent for frame, made when new; ROOT's index is never returned. */
 static bool child(reader *r, uint32_t parent, uint32_t frame, uint32_t *out)
 {
-    *out = pk_prefix_tree_child(&r->tree, parent, frame);
-    return *out != PK_NONE;
-}
-
-static const pk_prefix_node *node_at(const reader *r, uint32_t n)
-{
-    return pk_prefix_tree_node(&r->tree, n);
+    if (r->nodes[parent].last_frame == frame) {
+        *out = r->nodes[parent].last_child;
+        return true;
+    }
+    uint64_t key = (uint64_t)parent << 32 | frame;
+    uint32_t *slot;
+    bool inserted;
+    if (r->node_count >= UINT32_MAX ||
+        !pk_u64map_put(&r->children, key, (uint32_t)r->node_count, &slot, &inserted))
+        return false;
+    if (inserted) {
+        if (!PK_ARRAY_RESERVE(r->nodes, r->node_cap, r->node_count + 1)) {
+            pk_u64map_remove(&r->children, key, NULL);
+            return false;
+        }
+        r->nodes[r->node_count++] = (node){parent, frame, PK_NONE, false, NO_FRAME, 0};
+    }
+    *out = *slot;
+    r->nodes[parent].last_frame = frame;
+    r->nodes[parent].last_child = *out;
+    return true;
 }
 
 static bool weigh(reader *r, uint32_t at_node, pk_pair_value weight)
@@ -306,14 +329,14 @@ static bool event(reader *r, pk_json_parser *jp)
     /* A close of the innermost frame, or of one further out (the frames inside it close with
      * it); a frame that is not open is left alone. */
     uint32_t n = r->open;
-    while (n != ROOT && node_at(r, n)->label != r->event_frame)
-        n = node_at(r, n)->parent;
+    while (n != ROOT && r->nodes[n].frame != r->event_frame)
+        n = r->nodes[n].parent;
     if (n == ROOT || n != r->open) {
         r->bad_closes++;
         note_event(r, jp, BAD_CLOSE, r->event_frame);
     }
     if (n != ROOT)
-        r->open = node_at(r, n)->parent;
+        r->open = r->nodes[n].parent;
     return true;
 }
 
@@ -352,7 +375,7 @@ static bool end_profile(reader *r)
     /* Frames left open last until the profile's end value. */
     if (r->open != ROOT) {
         r->left_open++;
-        note_event(r, NULL, LEFT_OPEN, node_at(r, r->open)->label);
+        note_event(r, NULL, LEFT_OPEN, r->nodes[r->open].frame);
         if (r->current.have_end && !advance(r, NULL, r->current.end))
             return false;
     }
@@ -510,25 +533,25 @@ static uint32_t model_frame(reader *r, uint32_t index, uint64_t *undefined)
     return frame;
 }
 
-/* The model stack of node n (not the root): up to a resolved ancestor, then down interning. */
+/* The model stack of node n: up to a resolved ancestor, then down interning. */
 static uint32_t resolve(reader *r, uint32_t n, uint32_t **path, size_t *cap, uint64_t *undefined)
 {
     size_t count = 0;
-    for (uint32_t x = n; x != ROOT && r->stack_of_node[x] == PK_NONE; x = node_at(r, x)->parent) {
+    for (uint32_t x = n; x != ROOT && !r->nodes[x].resolved; x = r->nodes[x].parent) {
         if (!pk_array_reserve((void **)path, cap, sizeof **path, count + 1))
             return PK_NONE;
         (*path)[count++] = x;
     }
     while (count > 0) {
-        uint32_t y = (*path)[--count], parent = node_at(r, y)->parent;
-        uint32_t prefix = parent == ROOT ? PK_NONE : r->stack_of_node[parent];
-        uint32_t frame = model_frame(r, node_at(r, y)->label, undefined);
-        uint32_t stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(r->p, prefix, frame);
-        if (stack == PK_NONE)
+        node *y = &r->nodes[(*path)[--count]];
+        uint32_t prefix = y->parent == ROOT ? PK_NONE : r->nodes[y->parent].stack;
+        uint32_t frame = model_frame(r, y->frame, undefined);
+        y->stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(r->p, prefix, frame);
+        if (y->stack == PK_NONE)
             return PK_NONE;
-        r->stack_of_node[y] = stack;
+        y->resolved = true;
     }
-    return r->stack_of_node[n];
+    return r->nodes[n].stack;
 }
 
 /* Threads, one per profile, named as shown: profiles sharing a name are told apart as every
@@ -594,11 +617,6 @@ static pk_status finish(reader *r, pk_error *err)
     if (r->active_profile < r->profile_count)
         pk_set_default_value(r->p, value_of[units[r->profiles[r->active_profile].unit].kind]);
 
-    r->stack_of_node = malloc(r->tree.count * sizeof *r->stack_of_node);
-    if (!r->stack_of_node)
-        return out_of_memory(err);
-    for (size_t n = 0; n < r->tree.count; n++)
-        r->stack_of_node[n] = PK_NONE;
     uint32_t *path = NULL;
     size_t cap = 0;
     uint64_t undefined = 0, unknown_units = 0;
@@ -607,7 +625,7 @@ static pk_status finish(reader *r, pk_error *err)
     for (size_t i = 0; i < r->sums.count; i++) {
         const pk_sum *s = &r->sums.items[i];
         uint32_t profile = (uint32_t)(s->key >> 32), n = (uint32_t)s->key;
-        if (profile >= r->profile_count || n >= r->tree.count)
+        if (profile >= r->profile_count || n >= r->node_count)
             continue; /* a profile the document cut */
         const profile_info *info = &r->profiles[profile];
         int64_t v = pk_sum_scaled(s, units[info->unit].scale);
@@ -663,13 +681,16 @@ pk_status speedscope_read(pk_input *in, pk_profile *p, const pk_read_options *op
     reader r;
     memset(&r, 0, sizeof r);
     r.p = p;
+    pk_u64map_init(&r.children);
     pk_pairs_init(&r.pairs);
     pk_sums_init(&r.sums);
     pk_status status = PK_OK;
-    if (!pk_prefix_tree_init(&r.tree)) {
+    /* Node 0 is the root, the empty stack. */
+    if (!PK_ARRAY_RESERVE(r.nodes, r.node_cap, 1)) {
         status = out_of_memory(err);
         goto done;
     }
+    r.nodes[r.node_count++] = (node){ROOT, NO_FRAME, PK_NONE, true, NO_FRAME, 0};
 
     status = pk_json_read(in, &(pk_json_handler){on_scalar, on_begin, on_end}, &r,
                           "the speedscope file", "not a speedscope file", NULL, err);
@@ -691,8 +712,8 @@ pk_status speedscope_read(pk_input *in, pk_profile *p, const pk_read_options *op
         }
     }
 done:
-    pk_prefix_tree_free(&r.tree);
-    free(r.stack_of_node);
+    free(r.nodes);
+    pk_u64map_free(&r.children);
     free(r.frames);
     pk_buffer_free(&r.name);
     pk_buffer_free(&r.file);
