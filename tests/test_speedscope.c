@@ -698,6 +698,15 @@ static size_t count_of(const char *text, const char *needle)
     return n;
 }
 
+/* Where needle first is in text; the end of text when it is not. */
+static size_t offset_of(const char *text, const char *needle)
+{
+    size_t at = 0, length = strlen(needle);
+    while (text[at] && strncmp(text + at, needle, length) != 0)
+        at++;
+    return at;
+}
+
 /* A thread's rows, in order, as "names value" lines. */
 static char *rows_in_order(const pk_profile *p, uint32_t thread)
 {
@@ -723,8 +732,10 @@ static char *rows_in_order(const pk_profile *p, uint32_t thread)
 }
 
 /* A thread of deeply nested calls (a trace's: down and up again, with a branch of whole call
- * chains) is written evented, a thread of shallow stacks sampled; both read back with the same
- * stacks, values and row order, and the file written again is the same. */
+ * chains) is written evented; a thread of shallow stacks sampled, and so is one of deep stacks
+ * whose roots alternate (every frame closed and opened again from one sample to the next); all
+ * read back with the same stacks, values and row order, and the file written again is the
+ * same. */
 static void test_write_evented(void **state)
 {
     (void)state;
@@ -733,6 +744,7 @@ static void test_write_evented(void **state)
     pk_add_value_type(p, "cpu", "nanoseconds");
     uint32_t deep = pk_add_thread(p, pk_intern_cstr(p, "deep"), 1, 1);
     uint32_t wide = pk_add_thread(p, pk_intern_cstr(p, "wide"), 1, 2);
+    uint32_t alternating = pk_add_thread(p, pk_intern_cstr(p, "alternating"), 1, 3);
     uint32_t chain[DEPTH], frames[DEPTH];
     int64_t sum_of_depths = 0;
     for (uint32_t d = 0; d < DEPTH; d++) {
@@ -761,14 +773,25 @@ static void test_write_evented(void **state)
         uint32_t s = pk_intern_stack(p, chain[0], frame_at(p, function_of(p, name, NULL, 0), 0));
         assert_int_equal(pk_add_sample_value(p, wide, s, 0, k + 1), PK_OK);
     }
+    uint32_t roots[2] = {frame_at(p, function_of(p, "x", NULL, 0), 0),
+                         frame_at(p, function_of(p, "y", NULL, 0), 0)};
+    for (uint32_t k = 0; k < 30; k++) {
+        uint32_t s = pk_intern_stack(p, PK_NONE, roots[k % 2]);
+        s = pk_intern_stack_frames(p, s, frames, 40 + k / 2);
+        assert_int_equal(pk_add_sample_value(p, alternating, s, 0, 1), PK_OK);
+    }
 
     char *out = write_speedscope(p, PK_NONE, NULL);
     assert_non_null(strstr(out, "{\"type\":\"evented\",\"name\":\"deep\",\"unit\":\"nanoseconds\","
                                 "\"startValue\":0,\"endValue\":"));
     assert_non_null(strstr(out, "{\"type\":\"sampled\",\"name\":\"wide\","));
+    assert_non_null(strstr(out, "{\"type\":\"sampled\",\"name\":\"alternating\","));
     /* The events grow with the changes of stack, not with the depths (sampled, each frame
      * index would take two bytes at least). */
-    assert_true((int64_t)strlen(out) < sum_of_depths);
+    size_t deep_profile = offset_of(out, "{\"type\":\"evented\",\"name\":\"deep\"");
+    size_t next_profile = offset_of(out, "{\"type\":\"sampled\",\"name\":\"wide\"");
+    assert_true(deep_profile < next_profile);
+    assert_true((int64_t)(next_profile - deep_profile) < sum_of_depths);
     /* Every frame opened is closed, the first first opened and last closed. */
     assert_int_equal(count_of(out, "{\"type\":\"O\""), count_of(out, "{\"type\":\"C\""));
     assert_non_null(strstr(out, "\"events\":[\n{\"type\":\"O\",\"frame\":0,\"at\":0},"));
@@ -776,13 +799,13 @@ static void test_write_evented(void **state)
 
     pk_profile *q = read_ok(out);
     assert_int_equal(pk_warning_count(q), 0);
-    assert_int_equal(pk_thread_count(q), 2);
+    assert_int_equal(pk_thread_count(q), 3);
     assert_int_equal(pk_value_total(q, 0), pk_value_total(p, 0));
     char *want = tb_folded_rows(p, 0), *got = tb_folded_rows(q, 0);
     assert_string_equal(got, want);
     free(want);
     free(got);
-    for (uint32_t t = 0; t < 2; t++) {
+    for (uint32_t t = 0; t < 3; t++) {
         want = rows_in_order(p, t);
         got = rows_in_order(q, t);
         assert_string_equal(got, want);

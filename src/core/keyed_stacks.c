@@ -124,10 +124,6 @@ static uint32_t place_run(pk_keyed_stacks *t, uint32_t s)
             t->count--;
             return PK_NONE;
         }
-        /* The keys of the rest are asked for all the same, in order. */
-        for (size_t k = i + 1; k < length; k++)
-            if (t->key(t->context, frames[k]) == PK_NONE)
-                return PK_NONE;
         return made;
     }
     return n;

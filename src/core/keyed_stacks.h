@@ -50,8 +50,8 @@ bool pk_keyed_stacks_init(pk_keyed_stacks *t, const pk_profile *p, pk_frame_key_
 void pk_keyed_stacks_free(pk_keyed_stacks *t);
 
 /* Adds a stack and the prefixes it has not added yet; PK_NONE, the empty stack, is always
- * there. The key of every frame added is asked for once at least, in order: prefixes first,
- * each run root first. False when out of memory or when a key cannot be had. */
+ * there. The keys asked for are those of the frames compared with the path already there and
+ * the first one past it. False when out of memory or when a key cannot be had. */
 bool pk_keyed_stacks_add(pk_keyed_stacks *t, uint32_t stack);
 
 /* How many keys two added stacks share from the root. */

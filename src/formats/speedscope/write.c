@@ -8,7 +8,7 @@
  * stacks' depths, quadratic in the depth for a trace of deeply nested calls. An evented profile
  * lists the frames opened and closed from one sample to the next, each at the time the samples
  * before it add up to: its size is the changes of stack, whatever their depth. Each thread is
- * written the smaller way (evented_is_smaller). Where two samples' stacks part is found among
+ * written the smaller way (choose_evented). Where two samples' stacks part is found among
  * the stacks as sequences of speedscope frames (core/keyed_stacks.h): two model frames of one
  * function are one speedscope frame, which stays open from one sample to the next.
  */
@@ -37,7 +37,9 @@ typedef struct speedscope_writer {
     uint32_t *function_of_frame; /* speedscope frame -> its first function */
     size_t frame_count, frame_cap;
     pk_index frames;             /* (name, file, start line, column) -> speedscope frame */
-    pk_keyed_stacks stacks;      /* the stacks written, as sequences of speedscope frames */
+    uint8_t *stack_done;         /* stacks whose frames are numbered */
+    pk_keyed_stacks stacks;      /* the stacks of evented candidates, as speedscope frames */
+    bool stacks_made;            /* stacks is initialised */
     size_t *rows_by_thread;      /* rows grouped by thread (counting sort) */
     size_t *thread_start;        /* thread t's rows: [thread_start[t], thread_start[t + 1]) */
     uint32_t *path;
@@ -50,7 +52,9 @@ static void writer_free(speedscope_writer *w)
     free(w->frame_of_function);
     free(w->function_of_frame);
     pk_index_free(&w->frames);
-    pk_keyed_stacks_free(&w->stacks);
+    free(w->stack_done);
+    if (w->stacks_made)
+        pk_keyed_stacks_free(&w->stacks);
     free(w->rows_by_thread);
     free(w->thread_start);
     free(w->path);
@@ -88,19 +92,40 @@ static bool number_function(speedscope_writer *w, uint32_t function)
     return true;
 }
 
-/* A frame's key among the stacks: its function's speedscope frame, numbered on first use.
- * PK_NONE when out of memory. */
-static uint32_t frame_key(void *context, uint32_t frame)
+/* Numbers the frames of a stack not numbered yet, callers first: the stacks of its prefix chain
+ * not done yet, outermost first, each by the frames of its run. */
+static bool number_stack(speedscope_writer *w, uint32_t stack)
 {
-    speedscope_writer *w = context;
-    uint32_t function = pk_frame_at(w->p, frame)->function;
-    return number_function(w, function) ? w->frame_of_function[function] : PK_NONE;
+    size_t count = 0;
+    for (uint32_t s = stack; s != PK_NONE && !w->stack_done[s];) {
+        if (!PK_ARRAY_RESERVE(w->path, w->path_cap, count + 1))
+            return false;
+        w->path[count++] = s;
+        const uint32_t *frames;
+        pk_stack_run(w->p, s, &s, &frames);
+    }
+    while (count > 0) {
+        uint32_t s = w->path[--count], prefix;
+        const uint32_t *frames;
+        size_t length = pk_stack_run(w->p, s, &prefix, &frames);
+        w->stack_done[s] = 1;
+        for (size_t k = 0; k < length; k++)
+            if (!number_function(w, pk_frame_at(w->p, frames[k])->function))
+                return false;
+    }
+    return true;
 }
 
 /* The speedscope frame of a model frame numbered before. */
 static uint32_t speedscope_frame(const speedscope_writer *w, uint32_t frame)
 {
     return w->frame_of_function[pk_frame_at(w->p, frame)->function];
+}
+
+/* A frame's key among the stacks: its speedscope frame. */
+static uint32_t frame_key(void *context, uint32_t frame)
+{
+    return speedscope_frame(context, frame);
 }
 
 /* Fills path with the frames of a stack below depth `from`, innermost first, and returns how
@@ -197,26 +222,42 @@ static int64_t thread_total(const speedscope_writer *w, uint32_t thread)
  * measured on. */
 #define EVENT_BYTES_PER_FRAME_INDEX 10
 
-/* Whether the thread's samples take fewer bytes as an evented profile than as a sampled one:
- * from the frame indexes the samples list (the sum of their depths) and the events that open
- * and close frames between them, counted until they are too many (so that counting costs at
- * most a tenth of writing the samples). Never when a sample has no frame (no frame is open to
- * weigh it), nor when the thread's total is the largest weight there is (the times of the
- * events could not run on). */
-static bool evented_is_smaller(const speedscope_writer *w, uint32_t thread, int64_t total)
+/* Whether the thread's samples take fewer bytes as an evented profile than as a sampled one,
+ * in *evented: from the frame indexes the samples list (the sum of their depths) and the events
+ * that open and close frames between them. Those are bounded below first by the changes of
+ * depth from one sample to the next, which settles most profiles (call chains that part near
+ * their leaves) without placing their stacks; else counted among the stacks placed as
+ * speedscope frames, until they are too many (so that counting costs at most a tenth of
+ * writing the samples). Never evented when a sample has no frame (no frame is open to weigh
+ * it), nor when the thread's total is the largest weight there is (the times of the events
+ * could not run on). False when out of memory. */
+static bool choose_evented(speedscope_writer *w, uint32_t thread, int64_t total, bool *evented)
 {
+    *evented = false;
     if (total == INT64_MAX)
-        return false;
+        return true;
     size_t first = w->thread_start[thread], last = w->thread_start[thread + 1];
-    uint64_t frames = 0;
+    uint64_t frames = 0, fewest_events = 0;
+    uint32_t depth_before = 0;
     for (size_t i = first; i < last; i++) {
         size_t row = w->rows_by_thread[i];
         if (row_weight(w, row) <= 0)
             continue;
         uint32_t stack = pk_sample_stack(w->p, row);
         if (stack == PK_NONE)
+            return true;
+        uint32_t depth = pk_stack_depth(w->p, stack);
+        frames += depth;
+        fewest_events += depth > depth_before ? depth - depth_before : depth_before - depth;
+        depth_before = depth;
+    }
+    fewest_events += depth_before;
+    if (fewest_events * EVENT_BYTES_PER_FRAME_INDEX >= frames)
+        return true;
+    if (!w->stacks_made) {
+        w->stacks_made = true;
+        if (!pk_keyed_stacks_init(&w->stacks, w->p, frame_key, w))
             return false;
-        frames += pk_stack_depth(w->p, stack);
     }
     uint64_t events = 0;
     uint32_t open = PK_NONE;
@@ -225,14 +266,17 @@ static bool evented_is_smaller(const speedscope_writer *w, uint32_t thread, int6
         if (row_weight(w, row) <= 0)
             continue;
         uint32_t stack = pk_sample_stack(w->p, row);
+        if (!pk_keyed_stacks_add(&w->stacks, stack))
+            return false;
         uint32_t common = pk_keyed_stacks_common(&w->stacks, open, stack);
         events += pk_stack_depth(w->p, open) + pk_stack_depth(w->p, stack) - 2 * (uint64_t)common;
         if (events * EVENT_BYTES_PER_FRAME_INDEX >= frames)
-            return false;
+            return true;
         open = stack;
     }
     events += pk_stack_depth(w->p, open);
-    return events * EVENT_BYTES_PER_FRAME_INDEX < frames;
+    *evented = events * EVENT_BYTES_PER_FRAME_INDEX < frames;
+    return true;
 }
 
 /* Opens a profile of a type and writes its members up to its end value. */
@@ -350,7 +394,9 @@ static bool write_thread(speedscope_writer *w, uint32_t thread)
 {
     const char *name = pk_thread_display_name(w->thread_names, thread);
     int64_t total = thread_total(w, thread);
-    bool evented = evented_is_smaller(w, thread, total);
+    bool evented;
+    if (!choose_evented(w, thread, total, &evented))
+        return false;
     profile_begin(w, evented ? "evented" : "sampled", name, total);
     if (!(evented ? write_events(w, thread) : write_samples(w, thread)))
         return false;
@@ -406,16 +452,16 @@ pk_status speedscope_write(const pk_profile *p, pk_output *out,
     size_t functions = pk_function_count(p);
     size_t threads = pk_thread_count(p), rows = pk_sample_count(p);
     w.frame_of_function = malloc((functions ? functions : 1) * sizeof *w.frame_of_function);
+    w.stack_done = calloc(pk_stack_count(p) ? pk_stack_count(p) : 1, 1);
     w.thread_names = pk_thread_names_new(p);
-    if (!pk_keyed_stacks_init(&w.stacks, p, frame_key, &w) || !w.frame_of_function ||
-        !w.thread_names || !group_rows(&w, threads))
+    if (!w.frame_of_function || !w.stack_done || !w.thread_names || !group_rows(&w, threads))
         goto nomem;
     for (size_t i = 0; i < functions; i++)
         w.frame_of_function[i] = PK_NONE;
 
-    /* The stacks of the samples written; their frames numbered in order of first use. */
+    /* Frames used by the samples written, numbered in order of first use. */
     for (size_t row = 0; row < rows; row++)
-        if (row_weight(&w, row) > 0 && !pk_keyed_stacks_add(&w.stacks, pk_sample_stack(p, row)))
+        if (row_weight(&w, row) > 0 && !number_stack(&w, pk_sample_stack(p, row)))
             goto nomem;
 
     choose_unit(&w);
