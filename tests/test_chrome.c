@@ -829,6 +829,34 @@ static void test_begin_end_and_names(void **state)
     pk_profile_free(p);
 }
 
+/* Ids written as strings (PyTorch's Kineto traces: "tid": "stream 7"): a thread of its own,
+ * named by its id unless a thread_name names it; numeric strings are the numbers. */
+static void test_string_ids(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        trace(), "[{\"name\":\"mm\",\"ph\":\"X\",\"pid\":7,\"tid\":\"stream 7\",\"ts\":0,\"dur\":3},"
+                 "{\"name\":\"span\",\"ph\":\"X\",\"pid\":\"Spans\",\"tid\":\"Profiler\","
+                 "\"ts\":0,\"dur\":4},"
+                 "{\"name\":\"op\",\"ph\":\"X\",\"pid\":\"7\",\"tid\":\"12\",\"ts\":0,\"dur\":5},"
+                 "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":\"Spans\","
+                 "\"args\":{\"name\":\"Python spans\"}},"
+                 "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":7,\"tid\":12,"
+                 "\"args\":{\"name\":\"main\"}}]");
+    assert_int_equal(pk_thread_count(p), 3);
+    const pk_thread *stream = pk_thread_at(p, 0), *spans = pk_thread_at(p, 1);
+    const pk_thread *main_thread = pk_thread_at(p, 2);
+    assert_string_equal(pk_str(p, stream->name), "stream 7");
+    assert_int_equal(stream->pid, 7);
+    assert_int_equal(stream->tid, -1);
+    assert_string_equal(pk_str(p, spans->name), "Profiler"); /* its own id before its process's name */
+    assert_int_equal(spans->pid, -1);
+    assert_string_equal(pk_str(p, main_thread->name), "main");
+    assert_int_equal(main_thread->pid, 7);
+    assert_int_equal(main_thread->tid, 12);
+    pk_profile_free(p);
+}
+
 /* X events as Chrome writes them, when they end: children before their parents. */
 static void test_complete_events_out_of_order(void **state)
 {
@@ -1274,6 +1302,7 @@ int main(void)
         cmocka_unit_test(test_node_inspector_trace),
         cmocka_unit_test(test_chromium_trace),
         cmocka_unit_test(test_begin_end_and_names),
+        cmocka_unit_test(test_string_ids),
         cmocka_unit_test(test_complete_events_out_of_order),
         cmocka_unit_test(test_unmatched_and_overlapping),
         cmocka_unit_test(test_cut_trace),

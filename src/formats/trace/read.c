@@ -77,7 +77,7 @@ static bool process_or_thread_id(trace_reader *r, const pk_json_scalar *v, int64
         }
     }
     uint32_t s = pk_intern(r->p, v->s, v->len);
-    *out = s == PK_NONE ? -1 : (int64_t)((uint64_t)1 << 62) + s; /* apart from numeric ids */
+    *out = s == PK_NONE ? -1 : TRACE_STRING_ID + s;
     return true;
 }
 

@@ -102,6 +102,19 @@ typedef struct trace_profiles {
     pk_index index; /* (pid, id) -> items */
 } trace_profiles;
 
+/* A pid or tid written as a string that is not a number ("stream 7") is kept as the id
+ * TRACE_STRING_ID + its interned string, apart from every numeric id a trace writes. */
+#define TRACE_STRING_ID ((int64_t)1 << 62)
+
+/* The string of such an id, or PK_NONE for a numeric one (a number as large as the marker
+ * that is no string of p is taken as the number it is). */
+static inline uint32_t trace_id_string(const pk_profile *p, int64_t id)
+{
+    return id >= TRACE_STRING_ID && (uint64_t)(id - TRACE_STRING_ID) < pk_string_count(p)
+               ? (uint32_t)(id - TRACE_STRING_ID)
+               : PK_NONE;
+}
+
 /* The hash of a pair of keys, for the tables of threads and profiles. */
 static inline uint64_t trace_pair_hash(int64_t a, int64_t b)
 {
