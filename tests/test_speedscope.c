@@ -721,8 +721,9 @@ static char *rows_in_order(const pk_profile *p, uint32_t thread)
         size_t need = strlen(names) + 32;
         while (used + need >= cap) {
             cap *= 2;
-            text = realloc(text, cap);
-            assert_non_null(text);
+            char *grown = realloc(text, cap);
+            assert_non_null(grown);
+            text = grown;
         }
         used += (size_t)snprintf(text + used, cap - used, "%s %lld\n", names,
                                  (long long)pk_sample_values(p, row)[0]);
