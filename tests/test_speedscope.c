@@ -529,6 +529,13 @@ static void test_read_event_damage(void **state)
     assert_int_equal(self_of(p, 0, "(frame 7)"), 1);
     assert_true(tb_has_warning(p, "1 frame not in shared.frames"));
     pk_profile_free(p);
+    /* However large the index: its placeholder takes no room for the indexes below it (a
+     * table of four billion entries would not be had, and the read would fail). */
+    p = read_ok("{\"shared\":{\"frames\":[]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"t\","
+                "\"unit\":\"none\",\"samples\":[[4000000000,4000000000]],\"weights\":[1]}]}");
+    assert_int_equal(self_of(p, 0, "(frame 4000000000)"), 1);
+    assert_true(tb_has_warning(p, "1 frame not in shared.frames"));
+    pk_profile_free(p);
 
     /* More samples than weights, and the other way round. */
     p = read_ok("{\"shared\":{\"frames\":[{\"name\":\"f\"}]},\"profiles\":["

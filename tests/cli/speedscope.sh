@@ -73,4 +73,17 @@ printf '{"$schema":"https://www.speedscope.app/file-format-schema.json","profile
 expect_status 1 "$PROFKIT" info bad.json
 expect_contains "$ERR" "byte 92: the speedscope file is not valid JSON" "the offset of the syntax error"
 
+# A frame index far beyond shared.frames costs its placeholder, not a table up to it: the read
+# fits in 1 GB of address space (sanitizers reserve far more for themselves: not checked there).
+printf '{"shared":{"frames":[]},"profiles":[{"type":"sampled","unit":"none",%s\n' \
+    '"samples":[[4000000000]],"weights":[1]}]}' > far-index.json
+case "${PK_SANITIZE_FLAGS:-}" in
+*sanitize*) ;;
+*)
+    expect_status 0 bash -c 'ulimit -v 1000000 && exec "$1" convert far-index.json --to folded' \
+        _ "$PROFKIT"
+    expect_eq "$OUT" "(frame 4000000000) 1" "a frame index of four billion, in bounded memory"
+    ;;
+esac
+
 finish

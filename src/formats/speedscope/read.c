@@ -98,9 +98,11 @@ typedef struct reader {
     node *nodes;
     size_t node_count, node_cap;
     pk_u64map children; /* (parent << 32 | frame) -> node */
-    /* frames by index */
+    /* frames by index: those shared.frames defines (as many as its elements), and the
+     * placeholders of indexes it does not define, which may be any number up to MAX_FRAME */
     frame_def *frames;
     size_t frame_cap;
+    pk_u64map undefined_frames; /* index -> model frame */
     /* the frame being read from shared.frames */
     pk_buffer name, file;
     bool have_file;
@@ -519,6 +521,9 @@ static uint32_t model_frame(reader *r, uint32_t index, uint64_t *undefined)
 {
     if (index < r->frame_cap && r->frames[index].frame != PK_NONE)
         return r->frames[index].frame;
+    const uint32_t *known = pk_u64map_find(&r->undefined_frames, index);
+    if (known)
+        return *known;
     (*undefined)++;
     pk_function f = {.name = pk_intern_printf(r->p, "(frame %" PRIu32 ")", index),
                       .resource = PK_NONE};
@@ -527,10 +532,11 @@ static uint32_t model_frame(reader *r, uint32_t index, uint64_t *undefined)
     uint32_t function = pk_intern_function(r->p, &f);
     pk_frame fr = {function, 0, 0, PK_NONE, 0};
     uint32_t frame = function == PK_NONE ? PK_NONE : pk_intern_frame(r->p, &fr);
-    if (frame == PK_NONE || !frames_reserve(r, index))
+    uint32_t *slot;
+    bool inserted;
+    if (frame == PK_NONE || !pk_u64map_put(&r->undefined_frames, index, frame, &slot, &inserted))
         return PK_NONE;
-    r->frames[index].frame = frame; /* for the next references */
-    return frame;
+    return frame; /* for the next references too */
 }
 
 /* The model stack of node n: up to a resolved ancestor, then down interning. */
@@ -682,6 +688,7 @@ pk_status speedscope_read(pk_input *in, pk_profile *p, const pk_read_options *op
     memset(&r, 0, sizeof r);
     r.p = p;
     pk_u64map_init(&r.children);
+    pk_u64map_init(&r.undefined_frames);
     pk_pairs_init(&r.pairs);
     pk_sums_init(&r.sums);
     pk_status status = PK_OK;
@@ -715,6 +722,7 @@ done:
     free(r.nodes);
     pk_u64map_free(&r.children);
     free(r.frames);
+    pk_u64map_free(&r.undefined_frames);
     pk_buffer_free(&r.name);
     pk_buffer_free(&r.file);
     free(r.profiles);
