@@ -28,7 +28,8 @@
 # a writer); bench/yajl_parse (yajl alone, no callbacks: the floor under the readers) parses it; speedscope imports each (the peer is skipped above PEER_MAX_MB, default 150: it
 # cannot hold them) under PEER_TIMEOUT seconds (default 300); a failure is shown with its exit
 # status. Peak memory is /usr/bin/time's
-# maximum resident set size.
+# maximum resident set size. Each file is read once before it is measured, so that every tool
+# reads it from the page cache.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -76,6 +77,8 @@ printf '| %-16s | %8s | %-10s | %8s | %7s | %9s | %8s | %s\n' input MB tool "wal
 measure_all() {
   local name=$1 file=$2 size wall cpu peak status
   size=$(awk -v b="$(stat -c %s "$file")" 'BEGIN { printf "%.1f", b / 1e6 }')
+  # Every tool reads the file from the page cache: the first one measured must not pay the disk.
+  cat "$file" >/dev/null
   read -r wall cpu peak status < <(measure "$profkit" convert "$file" --to folded -o /dev/null)
   row "$name" "$size" profkit "$wall" "$cpu" "$peak" "$status"
   if [ -x "$yajl_parse" ]; then

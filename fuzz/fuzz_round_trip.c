@@ -421,6 +421,8 @@ static void bsprof_values(const pk_profile *p, uint32_t out[3])
 
 static bool bsprof_worth_trying(const pk_profile *p)
 {
+    if (pk_value_type_count(p) == 0)
+        return true;
     uint32_t v[3];
     bsprof_values(p, v);
     uint64_t n = 0;

@@ -829,6 +829,34 @@ static void test_begin_end_and_names(void **state)
     pk_profile_free(p);
 }
 
+/* Ids written as strings (PyTorch's Kineto traces: "tid": "stream 7"): a thread of its own,
+ * named by its id unless a thread_name names it; numeric strings are the numbers. */
+static void test_string_ids(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        trace(), "[{\"name\":\"mm\",\"ph\":\"X\",\"pid\":7,\"tid\":\"stream 7\",\"ts\":0,\"dur\":3},"
+                 "{\"name\":\"span\",\"ph\":\"X\",\"pid\":\"Spans\",\"tid\":\"Profiler\","
+                 "\"ts\":0,\"dur\":4},"
+                 "{\"name\":\"op\",\"ph\":\"X\",\"pid\":\"7\",\"tid\":\"12\",\"ts\":0,\"dur\":5},"
+                 "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":\"Spans\","
+                 "\"args\":{\"name\":\"Python spans\"}},"
+                 "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":7,\"tid\":12,"
+                 "\"args\":{\"name\":\"main\"}}]");
+    assert_int_equal(pk_thread_count(p), 3);
+    const pk_thread *stream = pk_thread_at(p, 0), *spans = pk_thread_at(p, 1);
+    const pk_thread *main_thread = pk_thread_at(p, 2);
+    assert_string_equal(pk_str(p, stream->name), "stream 7");
+    assert_int_equal(stream->pid, 7);
+    assert_int_equal(stream->tid, -1);
+    assert_string_equal(pk_str(p, spans->name), "Profiler"); /* its own id before its process's name */
+    assert_int_equal(spans->pid, -1);
+    assert_string_equal(pk_str(p, main_thread->name), "main");
+    assert_int_equal(main_thread->pid, 7);
+    assert_int_equal(main_thread->tid, 12);
+    pk_profile_free(p);
+}
+
 /* X events as Chrome writes them, when they end: children before their parents. */
 static void test_complete_events_out_of_order(void **state)
 {
@@ -1148,12 +1176,10 @@ static void test_sampled_stack_frames(void **state)
         fail_msg("%s", err.message);
     uint32_t cpu = pk_value_find(p, "cpu"), count = pk_value_find(p, "samples");
     assert_int_equal(pk_default_value(p), cpu);
-    const char *render = "[root];render(http://localhost:8081/index.bundle:12:3)";
-    const char *layout = "[root];render(http://localhost:8081/index.bundle:12:3);"
-                         "layout(http://localhost:8081/index.bundle:40:9)";
-    const char *measure = "[root];render(http://localhost:8081/index.bundle:12:3);"
-                          "layout(http://localhost:8081/index.bundle:40:9);"
-                          "measure(http://localhost:8081/index.bundle:77:5)";
+    /* Hermes' names carry the place: the function is the name before it, in that file. */
+    const char *render = "[root];render";
+    const char *layout = "[root];render;layout";
+    const char *measure = "[root];render;layout;measure";
     assert_int_equal(tb_stack_value(p, render, cpu), 2000000);
     assert_int_equal(tb_stack_value(p, "[root];[GC Young Gen]", cpu), 1000000);
     assert_int_equal(tb_stack_value(p, layout, cpu), 4000000);
@@ -1171,16 +1197,30 @@ static void test_sampled_stack_frames(void **state)
         assert_int_equal(t->pid, 4100);
         assert_string_equal(pk_str(p, t->name), t->tid == 21 ? "mqt_js" : "hermes");
     }
-    /* A frame's line. */
-    for (size_t row = 0; row < pk_sample_count(p); row++)
-        if (strstr(pk_frame_name(p, pk_stack_leaf(p, pk_sample_stack(p, row))), "layout("))
-            assert_int_equal(pk_frame_at(p, pk_stack_leaf(p, pk_sample_stack(p, row)))->line, 40);
+    /* A frame's line ("line", else the one in its name); its function's start (funcLine and
+     * funcColumn) and file (from the name). */
+    size_t lines = 0;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        const pk_frame *leaf = pk_frame_at(p, pk_stack_leaf(p, pk_sample_stack(p, row)));
+        const pk_function *fn = pk_function_at(p, leaf->function);
+        if (strcmp(pk_str(p, fn->name), "layout") == 0) {
+            assert_int_equal(leaf->line, 40);
+            assert_int_equal(fn->start_line, 38);
+            assert_int_equal(fn->start_column, 1);
+            assert_string_equal(pk_str(p, fn->file), "http://localhost:8081/index.bundle");
+            lines++;
+        } else if (strcmp(pk_str(p, fn->name), "measure") == 0) {
+            assert_int_equal(leaf->line, 77); /* from the name alone */
+            lines++;
+        }
+    }
+    assert_int_equal(lines, 2);
     /* Frames of category "JavaScript" are script code; the root and the collector are not. */
     size_t checked = 0;
     for (uint32_t f = 0; f < pk_function_count(p); f++) {
         const pk_function *fn = pk_function_at(p, f);
         const char *name = pk_str(p, fn->name);
-        bool script = strchr(name, '(') != NULL && strstr(name, "http://") != NULL;
+        bool script = fn->file != 0 && fn->file != PK_NONE;
         if (!script && strcmp(name, "[root]") != 0 && strcmp(name, "[GC Young Gen]") != 0)
             continue;
         if ((fn->flags & PK_FUNCTION_SCRIPT) != (script ? PK_FUNCTION_SCRIPT : 0u))
@@ -1189,6 +1229,44 @@ static void test_sampled_stack_frames(void **state)
     }
     assert_int_equal(checked, 5); /* render, layout, measure, [root], [GC Young Gen] */
     pk_profile_free(p);
+}
+
+/* The place in a Hermes frame's name: after the first '(' whose rest is "(file:line:column)";
+ * a name without such a place is the name as written. */
+static void test_hermes_frame_names(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *written, *name, *file;
+        uint32_t line;
+    } cases[] = {
+        {"f(a.js:1:2)", "f", "a.js", 1},
+        {"g(h)(b.js:3:4)", "g", "h)(b.js", 3},
+        {"(c.js:5:6)", "(unnamed)", "c.js", 5},
+        {"k(:7:8)", "k(:7:8)", NULL, 0},
+        {"m(d.js:12345678901:1)", "m(d.js:12345678901:1)", NULL, 0},
+        {"n(e.js:1:2", "n(e.js:1:2", NULL, 0},
+        {"o(e.js:x:2)", "o(e.js:x:2)", NULL, 0},
+        {"plain", "plain", NULL, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char doc[256];
+        snprintf(doc, sizeof doc,
+                 "{\"traceEvents\":[],\"stackFrames\":{\"1\":{\"name\":\"%s\"}},"
+                 "\"samples\":[{\"ts\":1,\"sf\":1,\"tid\":1}]}",
+                 cases[i].written);
+        pk_profile *p = read_ok(trace(), doc);
+        assert_int_equal(pk_sample_count(p), 1);
+        const pk_frame *leaf = pk_frame_at(p, pk_stack_leaf(p, pk_sample_stack(p, 0)));
+        const pk_function *fn = pk_function_at(p, leaf->function);
+        assert_string_equal(pk_str(p, fn->name), cases[i].name);
+        if (cases[i].file)
+            assert_string_equal(pk_str(p, fn->file), cases[i].file);
+        else
+            assert_true(fn->file == 0 || fn->file == PK_NONE);
+        assert_int_equal(leaf->line, cases[i].line);
+        pk_profile_free(p);
+    }
 }
 
 /* stackFrames first, parents that loop, samples without sf; an X event with only tdur. */
@@ -1274,6 +1352,7 @@ int main(void)
         cmocka_unit_test(test_node_inspector_trace),
         cmocka_unit_test(test_chromium_trace),
         cmocka_unit_test(test_begin_end_and_names),
+        cmocka_unit_test(test_string_ids),
         cmocka_unit_test(test_complete_events_out_of_order),
         cmocka_unit_test(test_unmatched_and_overlapping),
         cmocka_unit_test(test_cut_trace),
@@ -1282,6 +1361,7 @@ int main(void)
         cmocka_unit_test(test_minified_columns),
         cmocka_unit_test(test_legacy_columns),
         cmocka_unit_test(test_sampled_stack_frames),
+        cmocka_unit_test(test_hermes_frame_names),
         cmocka_unit_test(test_sampled_stack_frames_damage),
         cmocka_unit_test(test_probing_by_content),
     };

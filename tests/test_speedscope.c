@@ -542,6 +542,30 @@ static void test_read_event_damage(void **state)
     pk_profile_free(p);
 }
 
+/* Frames opened at one moment are given time innermost first: the rows come in the order their
+ * stacks were first given time (the stack chart's order), not in the order they were opened. */
+static void test_read_rows_in_order_of_time(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        "{\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"}]},"
+        "\"profiles\":[{\"type\":\"evented\",\"name\":\"t\",\"unit\":\"nanoseconds\","
+        "\"startValue\":0,\"endValue\":9,\"events\":["
+        "{\"type\":\"O\",\"frame\":0,\"at\":0},{\"type\":\"O\",\"frame\":1,\"at\":0},"
+        "{\"type\":\"O\",\"frame\":2,\"at\":0},{\"type\":\"C\",\"frame\":2,\"at\":3},"
+        "{\"type\":\"C\",\"frame\":1,\"at\":5},{\"type\":\"C\",\"frame\":0,\"at\":9}]}]}");
+    static const char *const leaves[] = {"c", "b", "a"};
+    static const int64_t weights[] = {3, 2, 4};
+    assert_int_equal(pk_sample_count(p), 3);
+    for (size_t row = 0; row < 3; row++) {
+        assert_string_equal(pk_frame_name(p, pk_stack_leaf(p, pk_sample_stack(p, row))),
+                            leaves[row]);
+        assert_int_equal(pk_sample_values(p, row)[0], weights[row]);
+    }
+    assert_int_equal(pk_warning_count(p), 0);
+    pk_profile_free(p);
+}
+
 /* Weights before samples, in a run long enough to spool. */
 static void test_read_weights_first(void **state)
 {
@@ -665,6 +689,203 @@ static void test_write_columns(void **state)
     pk_profile_free(p);
 }
 
+/* Occurrences of needle in text. */
+static size_t count_of(const char *text, const char *needle)
+{
+    size_t n = 0, length = strlen(needle);
+    for (size_t at = 0; text[at]; at++)
+        n += strncmp(text + at, needle, length) == 0;
+    return n;
+}
+
+/* Where needle first is in text; the end of text when it is not. */
+static size_t offset_of(const char *text, const char *needle)
+{
+    size_t at = 0, length = strlen(needle);
+    while (text[at] && strncmp(text + at, needle, length) != 0)
+        at++;
+    return at;
+}
+
+/* A thread's rows, in order, as "names value" lines. */
+static char *rows_in_order(const pk_profile *p, uint32_t thread)
+{
+    size_t cap = 1 << 16, used = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    text[0] = '\0';
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        if (pk_sample_thread(p, row) != thread)
+            continue;
+        char *names = tb_stack_names(p, pk_sample_stack(p, row));
+        size_t need = strlen(names) + 32;
+        while (used + need >= cap) {
+            cap *= 2;
+            char *grown = realloc(text, cap);
+            assert_non_null(grown);
+            text = grown;
+        }
+        used += (size_t)snprintf(text + used, cap - used, "%s %lld\n", names,
+                                 (long long)pk_sample_values(p, row)[0]);
+        free(names);
+    }
+    return text;
+}
+
+/* A thread of deeply nested calls (a trace's: down and up again, with a branch of whole call
+ * chains) is written evented; a thread of shallow stacks sampled, and so is one of deep stacks
+ * whose roots alternate (every frame closed and opened again from one sample to the next); all
+ * read back with the same stacks, values and row order, and the file written again is the
+ * same. */
+static void test_write_evented(void **state)
+{
+    (void)state;
+    enum { DEPTH = 200 };
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "cpu", "nanoseconds");
+    uint32_t deep = pk_add_thread(p, pk_intern_cstr(p, "deep"), 1, 1);
+    uint32_t wide = pk_add_thread(p, pk_intern_cstr(p, "wide"), 1, 2);
+    uint32_t alternating = pk_add_thread(p, pk_intern_cstr(p, "alternating"), 1, 3);
+    uint32_t chain[DEPTH], frames[DEPTH];
+    int64_t sum_of_depths = 0;
+    for (uint32_t d = 0; d < DEPTH; d++) {
+        char name[16];
+        snprintf(name, sizeof name, "d%u", d);
+        frames[d] = frame_at(p, function_of(p, name, NULL, 0), 0);
+        chain[d] = pk_intern_stack(p, d ? chain[d - 1] : PK_NONE, frames[d]);
+        assert_int_equal(pk_add_sample_value(p, deep, chain[d], 0, 1 + d % 7), PK_OK);
+        sum_of_depths += d + 1;
+    }
+    /* Halfway up, calls of whole chains below d99 (a frame of d7 among them: recursion). */
+    uint32_t leaf = frame_at(p, function_of(p, "leaf", NULL, 0), 0);
+    for (uint32_t d = DEPTH; d-- > DEPTH / 2;)
+        assert_int_equal(pk_add_sample_value(p, deep, chain[d], 0, 2), PK_OK);
+    for (uint32_t k = 0; k < 30; k++) {
+        uint32_t run[3] = {frames[k % 10], frames[7], leaf};
+        uint32_t s = pk_intern_stack_frames(p, chain[DEPTH / 2 - 1], run, 3);
+        assert_int_equal(pk_add_sample_value(p, deep, s, 0, 3), PK_OK);
+        sum_of_depths += DEPTH / 2 + 3;
+    }
+    for (uint32_t d = DEPTH / 2; d-- > 0;)
+        assert_int_equal(pk_add_sample_value(p, deep, chain[d], 0, 2), PK_OK);
+    for (uint32_t k = 0; k < 50; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "w%u", k);
+        uint32_t s = pk_intern_stack(p, chain[0], frame_at(p, function_of(p, name, NULL, 0), 0));
+        assert_int_equal(pk_add_sample_value(p, wide, s, 0, k + 1), PK_OK);
+    }
+    uint32_t roots[2] = {frame_at(p, function_of(p, "x", NULL, 0), 0),
+                         frame_at(p, function_of(p, "y", NULL, 0), 0)};
+    for (uint32_t k = 0; k < 30; k++) {
+        uint32_t s = pk_intern_stack(p, PK_NONE, roots[k % 2]);
+        s = pk_intern_stack_frames(p, s, frames, 40 + k / 2);
+        assert_int_equal(pk_add_sample_value(p, alternating, s, 0, 1), PK_OK);
+    }
+
+    char *out = write_speedscope(p, PK_NONE, NULL);
+    assert_non_null(strstr(out, "{\"type\":\"evented\",\"name\":\"deep\",\"unit\":\"nanoseconds\","
+                                "\"startValue\":0,\"endValue\":"));
+    assert_non_null(strstr(out, "{\"type\":\"sampled\",\"name\":\"wide\","));
+    assert_non_null(strstr(out, "{\"type\":\"sampled\",\"name\":\"alternating\","));
+    /* The events grow with the changes of stack, not with the depths (sampled, each frame
+     * index would take two bytes at least). */
+    size_t deep_profile = offset_of(out, "{\"type\":\"evented\",\"name\":\"deep\"");
+    size_t next_profile = offset_of(out, "{\"type\":\"sampled\",\"name\":\"wide\"");
+    assert_true(deep_profile < next_profile);
+    assert_true((int64_t)(next_profile - deep_profile) < sum_of_depths);
+    /* Every frame opened is closed, the first first opened and last closed. */
+    assert_int_equal(count_of(out, "{\"type\":\"O\""), count_of(out, "{\"type\":\"C\""));
+    assert_non_null(strstr(out, "\"events\":[\n{\"type\":\"O\",\"frame\":0,\"at\":0},"));
+    assert_non_null(strstr(out, ",{\"type\":\"C\",\"frame\":0,\"at\":"));
+
+    pk_profile *q = read_ok(out);
+    assert_int_equal(pk_warning_count(q), 0);
+    assert_int_equal(pk_thread_count(q), 3);
+    assert_int_equal(pk_value_total(q, 0), pk_value_total(p, 0));
+    char *want = tb_folded_rows(p, 0), *got = tb_folded_rows(q, 0);
+    assert_string_equal(got, want);
+    free(want);
+    free(got);
+    for (uint32_t t = 0; t < 3; t++) {
+        want = rows_in_order(p, t);
+        got = rows_in_order(q, t);
+        assert_string_equal(got, want);
+        free(want);
+        free(got);
+    }
+    char *again = write_speedscope(q, PK_NONE, NULL);
+    assert_string_equal(again, out);
+    free(again);
+    pk_profile_free(q);
+    free(out);
+
+    /* A sample without frames: no frame open weighs it, so the thread stays sampled. */
+    assert_int_equal(pk_add_sample_value(p, deep, PK_NONE, 0, 5), PK_OK);
+    out = write_speedscope(p, PK_NONE, NULL);
+    assert_non_null(strstr(out, "{\"type\":\"sampled\",\"name\":\"deep\","));
+    q = read_ok(out);
+    assert_int_equal(pk_value_total(q, 0), pk_value_total(p, 0));
+    pk_profile_free(q);
+    free(out);
+    pk_profile_free(p);
+}
+
+/* Samples whose stacks differ only in the lines of a function's frames have one speedscope
+ * stack: from one to the next, that function's frame stays open (and whatever is open within
+ * it), so it is opened and closed once. */
+static void test_write_evented_lines_of_one_function(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "cpu", "nanoseconds");
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 1, 1);
+    uint32_t f_main = function_of(p, "main", "a.c", 1), f_run = function_of(p, "run", "a.c", 9);
+    uint32_t inner[60];
+    for (uint32_t d = 0; d < 60; d++) {
+        char name[16];
+        snprintf(name, sizeof name, "c%u", d);
+        inner[d] = frame_at(p, function_of(p, name, "b.c", d + 1), 0);
+    }
+    for (uint32_t k = 0; k < 40; k++) {
+        /* main at line 2 or 3 and run at line 10 + k: every sample its own model stack. */
+        uint32_t s = pk_intern_stack(p, PK_NONE, frame_at(p, f_main, 2 + k % 2));
+        s = pk_intern_stack(p, s, frame_at(p, f_run, 10 + k));
+        s = pk_intern_stack_frames(p, s, inner, 60 - k % 3);
+        assert_int_equal(pk_add_sample_value(p, t, s, 0, 10), PK_OK);
+    }
+    assert_int_equal(pk_sample_count(p), 40);
+    char *out = write_speedscope(p, PK_NONE, NULL);
+    assert_non_null(strstr(out, "{\"type\":\"evented\",\"name\":\"main\","));
+    assert_non_null(strstr(out, "\"endValue\":400,"));
+    assert_non_null(strstr(out, "\"frames\":[\n{\"name\":\"main\",\"file\":\"a.c\",\"line\":1},\n"
+                                "{\"name\":\"run\",\"file\":\"a.c\",\"line\":9},"));
+    assert_int_equal(count_of(out, "{\"type\":\"O\",\"frame\":0,"), 1);
+    assert_int_equal(count_of(out, "{\"type\":\"C\",\"frame\":0,"), 1);
+    assert_int_equal(count_of(out, "{\"type\":\"O\",\"frame\":1,"), 1);
+    assert_int_equal(count_of(out, "{\"type\":\"C\",\"frame\":1,"), 1);
+    /* Only the innermost frames change: 62 opened at 0, one closed or reopened now and then,
+     * 62 closed at 400. */
+    assert_true(count_of(out, "{\"type\":\"O\"") < 62 + 40);
+    assert_non_null(strstr(out, "{\"type\":\"C\",\"frame\":1,\"at\":400},"
+                                "{\"type\":\"C\",\"frame\":0,\"at\":400}]}"));
+    pk_profile *q = read_ok(out);
+    assert_int_equal(pk_warning_count(q), 0);
+    assert_int_equal(pk_value_total(q, 0), 400);
+    /* Read back as three stacks by function (60, 59 and 58 frames deep inside run). */
+    char *folded = tb_folded_rows(q, 0);
+    assert_int_equal(count_of(folded, "\n"), 3);
+    free(folded);
+    assert_int_equal(tb_stack_value(q, "main;run;c0;c1;c2;c3;c4;c5;c6;c7;c8;c9;c10;c11;c12;c13;"
+                                       "c14;c15;c16;c17;c18;c19;c20;c21;c22;c23;c24;c25;c26;c27;"
+                                       "c28;c29;c30;c31;c32;c33;c34;c35;c36;c37;c38;c39;c40;c41;"
+                                       "c42;c43;c44;c45;c46;c47;c48;c49;c50;c51;c52;c53;c54;c55;"
+                                       "c56;c57;c58;c59", 0),
+                     140);
+    pk_profile_free(q);
+    free(out);
+    pk_profile_free(p);
+}
+
 /* Every cut of a file is damage at the cut (salvage keeps what came before), or not a
  * speedscope file at all when nothing of it was met. */
 static void test_read_cut(void **state)
@@ -767,8 +988,11 @@ int main(void)
         cmocka_unit_test(test_read_old_versions),
         cmocka_unit_test(test_read_speedscope_exports),
         cmocka_unit_test(test_read_event_damage),
+        cmocka_unit_test(test_read_rows_in_order_of_time),
         cmocka_unit_test(test_read_weights_first),
         cmocka_unit_test(test_write_read),
+        cmocka_unit_test(test_write_evented),
+        cmocka_unit_test(test_write_evented_lines_of_one_function),
         cmocka_unit_test(test_read_cut),
         cmocka_unit_test(test_read_invalid),
         cmocka_unit_test(test_probe),

@@ -86,6 +86,22 @@ check_speedscope names.speedscope.json
 expect_eq "$(speedscope_lines names.speedscope.json.import.json 0)" "$(sorted names.folded)" \
     "escaped names"
 
+# Deeply nested calls are written as an evented profile: speedscope's importer takes its open
+# and close events, innermost closed first, and sees the same stacks and total. (speedscope walks
+# its call tree recursively, which fails at some thousands of frames whatever the profile's
+# type, its own exports' too: 300 here.)
+sh "$SRC/tests/tools/nested_trace.sh" 300 > nested.trace.json
+expect_status 0 "$PROFKIT" convert nested.trace.json -o nested.speedscope.json
+expect_eq "$(grep -c '"type":"evented"' nested.speedscope.json)" 1 "an evented profile"
+check_speedscope nested.speedscope.json
+summary=nested.speedscope.json.import.json
+expect_status 0 "$PROFKIT" convert nested.trace.json --to folded
+expect_eq "$(speedscope_lines $summary 0)" "$(printf '%s\n' "$OUT" | sorted)" \
+    "speedscope sees the nested stacks"
+expect_eq "$(speedscope_field $summary 'r.profiles[0].total')" \
+    "$(printf '%s\n' "$OUT" | folded_total)" "speedscope total of the events"
+expect_eq "$(speedscope_field $summary 'r.profiles[0].unit')" "nanoseconds" "unit"
+
 # ---- speedscope reads profkit's folded output with its own collapsed-stack importer --------
 expect_status 0 "$PROFKIT" convert "$DATA/synthetic.folded" -o synthetic.collapsedstack.txt
 expect_status 0 $IMPORT synthetic.collapsedstack.txt

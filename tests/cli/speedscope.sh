@@ -42,6 +42,24 @@ for value in samples time bytes; do
     expect_eq "$OUT" "$before" "$value read back"
 done
 
+# ---- deep stacks: events, as many as the changes of stack -----------------------------------
+# A trace of 20,000 nested calls: as samples, its 20,000 stacks would list 200 million frame
+# indexes (777 MB); as frames opened and closed, 40,000 events (1.6 MB).
+sh "$SRC/tests/tools/nested_trace.sh" 20000 > deep.trace.json
+expect_status 0 "$PROFKIT" convert deep.trace.json --to speedscope -o deep.speedscope.json
+size=$(stat -c %s deep.speedscope.json)
+CHECKS=$((CHECKS + 1))
+[ "$size" -lt 4000000 ] || fail "20,000 nested calls written in $size bytes: more than linear"
+expect_eq "$(grep -c '"type":"evented"' deep.speedscope.json)" 1 "an evented profile"
+expect_status 0 "$PROFKIT" info deep.trace.json
+trace_info=$OUT
+expect_status 0 "$PROFKIT" info deep.speedscope.json
+for line in "stacks                 20000" "sample-rows            20000" "total 39999000"; do
+    expect_contains "$trace_info" "$line" "the trace"
+    expect_contains "$OUT" "$line" "the trace's events read back"
+done
+expect_contains "$OUT" "warnings (0)" "read back without warnings"
+
 # ---- cut and damaged files --------------------------------------------------------------------
 size=$(stat -c %s "$DATA/node-cpu-prof.exported.speedscope.json")
 head -c $((size * 2 / 3)) "$DATA/node-cpu-prof.exported.speedscope.json" > cut.speedscope.json

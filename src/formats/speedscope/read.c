@@ -279,6 +279,11 @@ static bool negative(pk_pair_value v)
     return v.is_double ? v.d < 0 : v.i < 0;
 }
 
+static bool positive(pk_pair_value v)
+{
+    return v.is_double ? v.d > 0 : v.i > 0;
+}
+
 /* Remembers the event being read (at an event's end) as the first of its kind of damage. */
 static void note_event(reader *r, const pk_json_parser *jp, int kind, uint32_t frame)
 {
@@ -289,7 +294,9 @@ static void note_event(reader *r, const pk_json_parser *jp, int kind, uint32_t f
                                  jp ? pk_json_parser_offset(jp) : 0};
 }
 
-/* The open stack weighs the time from the last event to `at`. */
+/* The open stack weighs the time from the last event to `at`. No time weighs nothing: the
+ * stacks become rows in the order they were first given time, not in the order they were
+ * passed through (a caller opened at the moment its callee is). */
 static bool advance(reader *r, const pk_json_parser *jp, pk_pair_value at)
 {
     if (r->have_at) {
@@ -299,7 +306,7 @@ static bool advance(reader *r, const pk_json_parser *jp, pk_pair_value at)
             note_event(r, jp, BACKWARDS, r->event_frame);
             return true; /* weighs nothing; the later time stands */
         }
-        if (r->open != ROOT && !weigh(r, r->open, d))
+        if (r->open != ROOT && positive(d) && !weigh(r, r->open, d))
             return false;
     }
     r->have_at = true;

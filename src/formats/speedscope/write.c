@@ -1,8 +1,16 @@
-/* Writing speedscope's JSON file format: one sampled profile per thread.
+/* Writing speedscope's JSON file format: one profile per thread, sampled or evented.
  *
  * A speedscope frame is a function: (name, file, start line and column), so that the flame
- * graph and the sandwich view merge every line of a function into one box. Samples are the
- * (thread, stack) rows of the model with a positive value, their stacks root first.
+ * graph and the sandwich view merge every line of a function into one box. A thread's samples
+ * are its (thread, stack) rows of the model with a positive value, in row order.
+ *
+ * A sampled profile lists each sample's whole stack, root first: its size is the sum of the
+ * stacks' depths, quadratic in the depth for a trace of deeply nested calls. An evented profile
+ * lists the frames opened and closed from one sample to the next, each at the time the samples
+ * before it add up to: its size is the changes of stack, whatever their depth. Each thread is
+ * written the smaller way (choose_evented). Where two samples' stacks part is found among
+ * the stacks as sequences of speedscope frames (core/keyed_stacks.h): two model frames of one
+ * function are one speedscope frame, which stays open from one sample to the next.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +21,7 @@
 #include "core/array.h"
 #include "core/hashmap.h"
 #include "core/json.h"
+#include "core/keyed_stacks.h"
 #include "core/units.h"
 #include "formats/speedscope/speedscope.h"
 #include "profkit/thread_names.h"
@@ -29,6 +38,8 @@ typedef struct speedscope_writer {
     size_t frame_count, frame_cap;
     pk_index frames;             /* (name, file, start line, column) -> speedscope frame */
     uint8_t *stack_done;         /* stacks whose frames are numbered */
+    pk_keyed_stacks stacks;      /* the stacks of evented candidates, as speedscope frames */
+    bool stacks_made;            /* stacks is initialised */
     size_t *rows_by_thread;      /* rows grouped by thread (counting sort) */
     size_t *thread_start;        /* thread t's rows: [thread_start[t], thread_start[t + 1]) */
     uint32_t *path;
@@ -42,6 +53,8 @@ static void writer_free(speedscope_writer *w)
     free(w->function_of_frame);
     pk_index_free(&w->frames);
     free(w->stack_done);
+    if (w->stacks_made)
+        pk_keyed_stacks_free(&w->stacks);
     free(w->rows_by_thread);
     free(w->thread_start);
     free(w->path);
@@ -53,7 +66,8 @@ static bool same_frame(const void *context, uint32_t entry, const void *key)
     const speedscope_writer *w = context;
     const pk_function *a = pk_function_at(w->p, w->function_of_frame[entry]);
     const pk_function *b = key;
-    return a->name == b->name && a->file == b->file && a->start_line == b->start_line;
+    return a->name == b->name && a->file == b->file && a->start_line == b->start_line &&
+           a->start_column == b->start_column;
 }
 
 /* Numbers the function's speedscope frame. False when out of memory. */
@@ -100,6 +114,33 @@ static bool number_stack(speedscope_writer *w, uint32_t stack)
                 return false;
     }
     return true;
+}
+
+/* The speedscope frame of a model frame numbered before. */
+static uint32_t speedscope_frame(const speedscope_writer *w, uint32_t frame)
+{
+    return w->frame_of_function[pk_frame_at(w->p, frame)->function];
+}
+
+/* A frame's key among the stacks: its speedscope frame. */
+static uint32_t frame_key(void *context, uint32_t frame)
+{
+    return speedscope_frame(context, frame);
+}
+
+/* Fills path with the frames of a stack below depth `from`, innermost first, and returns how
+ * many; SIZE_MAX when out of memory. Steps through as many runs as hold them. */
+static size_t frames_below(speedscope_writer *w, uint32_t stack, uint32_t from)
+{
+    size_t count = pk_stack_depth(w->p, stack) - from, k = 0;
+    if (!PK_ARRAY_RESERVE(w->path, w->path_cap, count))
+        return SIZE_MAX;
+    for (uint32_t s = stack; k < count;) {
+        const uint32_t *frames;
+        for (size_t i = pk_stack_run(w->p, s, &s, &frames); i-- > 0 && k < count;)
+            w->path[k++] = frames[i];
+    }
+    return count;
 }
 
 static int64_t row_weight(const speedscope_writer *w, size_t row)
@@ -174,26 +215,149 @@ static int64_t thread_total(const speedscope_writer *w, uint32_t thread)
     return total;
 }
 
-/* Opens a sampled profile and writes its members up to its end value. */
-static void profile_begin(speedscope_writer *w, const char *name, int64_t end_value)
+/* How many times the bytes of a sample's frame index an open or close event takes: written,
+ * `{"type":"O","frame":12,"at":1234567890},` against `12,`, the frame index as long in both and
+ * the time some 7 to 12 digits (nanoseconds in a profile of milliseconds to seconds), a sample's
+ * brackets and weight spread over its frames. docs/formats/speedscope.md says what it was
+ * measured on. */
+#define EVENT_BYTES_PER_FRAME_INDEX 10
+
+/* Whether the thread's samples take fewer bytes as an evented profile than as a sampled one,
+ * in *evented: from the frame indexes the samples list (the sum of their depths) and the events
+ * that open and close frames between them. Those are bounded below first by the changes of
+ * depth from one sample to the next, which settles most profiles (call chains that part near
+ * their leaves) without placing their stacks; else counted among the stacks placed as
+ * speedscope frames, until they are too many (so that counting costs at most a tenth of
+ * writing the samples). Never evented when a sample has no frame (no frame is open to weigh
+ * it), nor when the thread's total is the largest weight there is (the times of the events
+ * could not run on). False when out of memory. */
+static bool choose_evented(speedscope_writer *w, uint32_t thread, int64_t total, bool *evented)
+{
+    *evented = false;
+    if (total == INT64_MAX)
+        return true;
+    size_t first = w->thread_start[thread], last = w->thread_start[thread + 1];
+    uint64_t frames = 0, fewest_events = 0;
+    uint32_t depth_before = 0;
+    for (size_t i = first; i < last; i++) {
+        size_t row = w->rows_by_thread[i];
+        if (row_weight(w, row) <= 0)
+            continue;
+        uint32_t stack = pk_sample_stack(w->p, row);
+        if (stack == PK_NONE)
+            return true;
+        uint32_t depth = pk_stack_depth(w->p, stack);
+        frames += depth;
+        fewest_events += depth > depth_before ? depth - depth_before : depth_before - depth;
+        depth_before = depth;
+    }
+    fewest_events += depth_before;
+    if (fewest_events * EVENT_BYTES_PER_FRAME_INDEX >= frames)
+        return true;
+    if (!w->stacks_made) {
+        w->stacks_made = true;
+        if (!pk_keyed_stacks_init(&w->stacks, w->p, frame_key, w))
+            return false;
+    }
+    uint64_t events = 0;
+    uint32_t open = PK_NONE;
+    for (size_t i = first; i < last; i++) {
+        size_t row = w->rows_by_thread[i];
+        if (row_weight(w, row) <= 0)
+            continue;
+        uint32_t stack = pk_sample_stack(w->p, row);
+        if (!pk_keyed_stacks_add(&w->stacks, stack))
+            return false;
+        uint32_t common = pk_keyed_stacks_common(&w->stacks, open, stack);
+        events += pk_stack_depth(w->p, open) + pk_stack_depth(w->p, stack) - 2 * (uint64_t)common;
+        if (events * EVENT_BYTES_PER_FRAME_INDEX >= frames)
+            return true;
+        open = stack;
+    }
+    events += pk_stack_depth(w->p, open);
+    *evented = events * EVENT_BYTES_PER_FRAME_INDEX < frames;
+    return true;
+}
+
+/* Opens a profile of a type and writes its members up to its end value. */
+static void profile_begin(speedscope_writer *w, const char *type, const char *name,
+                          int64_t end_value)
 {
     pk_json *j = &w->json;
     pk_json_object_begin(j);
-    pk_json_member_string(j, "type", "sampled");
+    pk_json_member_string(j, "type", type);
     pk_json_member_string(j, "name", name);
     pk_json_member_string(j, "unit", w->unit);
     pk_json_member_i64(j, "startValue", 0);
     pk_json_member_i64(j, "endValue", end_value);
 }
 
-/* One sampled profile: the thread's rows with a positive weight. */
-static bool write_thread(speedscope_writer *w, uint32_t thread)
+/* {"type":"O","frame":12,"at":345}: type 'O' opens the frame, 'C' closes it. */
+static void write_event(speedscope_writer *w, char type, uint32_t frame, int64_t at)
+{
+    pk_output *out = pk_json_value(&w->json);
+    pk_out_write(out, "{\"type\":\"", 9);
+    pk_out_putc(out, type);
+    pk_out_write(out, "\",\"frame\":", 10);
+    pk_out_u64(out, speedscope_frame(w, frame));
+    pk_out_write(out, ",\"at\":", 6);
+    pk_out_i64(out, at);
+    pk_out_putc(out, '}');
+}
+
+/* On a line of its own, the events from stack `from` to stack `to` at `at`: `from`'s frames
+ * closed down to what the two share, innermost first, then `to`'s opened below it, outermost
+ * first. False when out of memory. */
+static bool write_move(speedscope_writer *w, uint32_t from, uint32_t to, int64_t at)
+{
+    uint32_t common = pk_keyed_stacks_common(&w->stacks, from, to);
+    if (common == pk_stack_depth(w->p, from) && common == pk_stack_depth(w->p, to))
+        return true; /* one speedscope stack: nothing closes or opens */
+    pk_json_line_break(&w->json);
+    size_t closes = frames_below(w, from, common);
+    if (closes == SIZE_MAX)
+        return false;
+    for (size_t k = 0; k < closes; k++)
+        write_event(w, 'C', w->path[k], at);
+    size_t opens = frames_below(w, to, common);
+    if (opens == SIZE_MAX)
+        return false;
+    for (size_t k = opens; k-- > 0;)
+        write_event(w, 'O', w->path[k], at);
+    return true;
+}
+
+/* The thread's rows with a positive weight as events, at times running on by their weights. */
+static bool write_events(speedscope_writer *w, uint32_t thread)
 {
     pk_json *j = &w->json;
-    const char *name = pk_thread_display_name(w->thread_names, thread);
-    size_t first = w->thread_start[thread], last = w->thread_start[thread + 1];
-    profile_begin(w, name, thread_total(w, thread));
+    pk_json_line_break(j);
+    pk_json_key(j, "events");
+    pk_json_array_begin(j);
+    uint32_t open = PK_NONE;
+    int64_t at = 0;
+    for (size_t i = w->thread_start[thread]; i < w->thread_start[thread + 1]; i++) {
+        size_t row = w->rows_by_thread[i];
+        int64_t v = row_weight(w, row);
+        if (v <= 0)
+            continue;
+        uint32_t stack = pk_sample_stack(w->p, row);
+        if (!write_move(w, open, stack, at))
+            return false;
+        open = stack;
+        at += written_weight(w, v); /* below the total, which did not saturate */
+    }
+    if (!write_move(w, open, PK_NONE, at))
+        return false;
+    pk_json_array_end(j);
+    return true;
+}
 
+/* The thread's rows with a positive weight as samples and their weights. */
+static bool write_samples(speedscope_writer *w, uint32_t thread)
+{
+    pk_json *j = &w->json;
+    size_t first = w->thread_start[thread], last = w->thread_start[thread + 1];
     pk_json_line_break(j);
     pk_json_key(j, "samples");
     pk_json_array_begin(j);
@@ -209,7 +373,7 @@ static bool write_thread(speedscope_writer *w, uint32_t thread)
         pk_json_line_break(j);
         pk_json_array_begin(j);
         for (size_t d = 0; d < depth; d++)
-            pk_json_u64(j, w->frame_of_function[pk_frame_at(w->p, w->path[d])->function]);
+            pk_json_u64(j, speedscope_frame(w, w->path[d]));
         pk_json_array_end(j);
     }
     pk_json_array_end(j);
@@ -222,7 +386,21 @@ static bool write_thread(speedscope_writer *w, uint32_t thread)
             pk_json_i64(j, written_weight(w, v));
     }
     pk_json_array_end(j);
-    pk_json_object_end(j);
+    return true;
+}
+
+/* One profile: the thread's rows with a positive weight, evented when that is smaller. */
+static bool write_thread(speedscope_writer *w, uint32_t thread)
+{
+    const char *name = pk_thread_display_name(w->thread_names, thread);
+    int64_t total = thread_total(w, thread);
+    bool evented;
+    if (!choose_evented(w, thread, total, &evented))
+        return false;
+    profile_begin(w, evented ? "evented" : "sampled", name, total);
+    if (!(evented ? write_events(w, thread) : write_samples(w, thread)))
+        return false;
+    pk_json_object_end(&w->json);
     return true;
 }
 
@@ -271,10 +449,10 @@ pk_status speedscope_write(const pk_profile *p, pk_output *out,
     w.p = p;
     w.value = value;
     pk_index_init(&w.frames);
-    size_t functions = pk_function_count(p), stacks = pk_stack_count(p);
+    size_t functions = pk_function_count(p);
     size_t threads = pk_thread_count(p), rows = pk_sample_count(p);
     w.frame_of_function = malloc((functions ? functions : 1) * sizeof *w.frame_of_function);
-    w.stack_done = calloc(stacks ? stacks : 1, 1);
+    w.stack_done = calloc(pk_stack_count(p) ? pk_stack_count(p) : 1, 1);
     w.thread_names = pk_thread_names_new(p);
     if (!w.frame_of_function || !w.stack_done || !w.thread_names || !group_rows(&w, threads))
         goto nomem;
@@ -313,7 +491,7 @@ pk_status speedscope_write(const pk_profile *p, pk_output *out,
     }
     if (threads == 0) {
         /* speedscope names the file after its first profile, so there is always one. */
-        profile_begin(&w, "empty", 0);
+        profile_begin(&w, "sampled", "empty", 0);
         pk_json_key(j, "samples");
         pk_json_array_begin(j);
         pk_json_array_end(j);

@@ -32,8 +32,8 @@ typedef struct trace_item {
     bool has_pid, has_tid, has_ts, has_sf;
     int64_t pid, tid, ts, weight; /* ts in ns */
     uint32_t sf;                  /* string: the sample's frame id */
-    uint32_t key, name, parent, line; /* a frame's id, name, parent's id, line */
-    bool script;                      /* a frame of category "JavaScript" */
+    uint32_t key;                 /* a frame's id */
+    trace_frame_desc frame;
 } trace_item;
 
 typedef struct trace_reader {
@@ -77,7 +77,7 @@ static bool process_or_thread_id(trace_reader *r, const pk_json_scalar *v, int64
         }
     }
     uint32_t s = pk_intern(r->p, v->s, v->len);
-    *out = s == PK_NONE ? -1 : (int64_t)((uint64_t)1 << 62) + s; /* apart from numeric ids */
+    *out = s == PK_NONE ? -1 : TRACE_STRING_ID + s;
     return true;
 }
 
@@ -279,8 +279,8 @@ static bool whole_number(const pk_json_scalar *v, int64_t *out)
 
 static void item_start(trace_reader *r, trace_item_kind kind, pk_json_parser *jp)
 {
-    r->item = (trace_item){.kind = kind, .weight = 1, .key = PK_NONE, .name = PK_NONE,
-                           .parent = PK_NONE};
+    r->item = (trace_item){.kind = kind, .weight = 1, .key = PK_NONE,
+                           .frame = {.name = PK_NONE, .parent = PK_NONE}};
     if (kind == ITEM_FRAME) {
         size_t len;
         const char *key = pk_json_parser_key(jp, 1, &len);
@@ -305,14 +305,22 @@ static void item_member(trace_reader *r, const char *key, size_t len, const pk_j
         else if (KEY("weight") && whole_number(v, &n))
             it->weight = n;
     } else {
+        trace_frame_desc *f = &it->frame;
         if (KEY("name") && v->kind == PK_JSON_STRING)
-            it->name = pk_intern(r->p, v->s, v->len);
+            f->name = pk_intern(r->p, v->s, v->len);
         else if (KEY("parent"))
-            it->parent = frame_id(r, v);
-        else if (KEY("line") && whole_number(v, &n) && n <= UINT32_MAX)
-            it->line = (uint32_t)n;
+            f->parent = frame_id(r, v);
         else if (KEY("category") && v->kind == PK_JSON_STRING)
-            it->script = v->len == 10 && memcmp(v->s, "JavaScript", 10) == 0;
+            f->script = v->len == 10 && memcmp(v->s, "JavaScript", 10) == 0;
+        else if (whole_number(v, &n) && n <= UINT32_MAX) {
+            uint32_t *place = KEY("line")         ? &f->line
+                              : KEY("column")     ? &f->column
+                              : KEY("funcLine")   ? &f->func_line
+                              : KEY("funcColumn") ? &f->func_column
+                                                  : NULL;
+            if (place)
+                *place = (uint32_t)n;
+        }
     }
 #undef KEY
 }
@@ -325,9 +333,9 @@ static bool item_end(trace_reader *r, pk_json_parser *jp)
     if (kind == ITEM_FRAME) {
         if (it->key == PK_NONE)
             return nomem(jp);
-        uint32_t name = it->name != PK_NONE ? it->name : pk_intern_cstr(r->p, "(unnamed)");
-        return name != PK_NONE && trace_samples_frame(&r->samples, it->key, name, it->parent,
-                                                      it->line, it->script)
+        if (it->frame.name == PK_NONE)
+            it->frame.name = pk_intern_cstr(r->p, "(unnamed)");
+        return it->frame.name != PK_NONE && trace_samples_frame(&r->samples, it->key, &it->frame)
                    ? true
                    : nomem(jp);
     }

@@ -32,9 +32,64 @@ void trace_samples_free(trace_samples *s)
     memset(s, 0, sizeof *s);
 }
 
-bool trace_samples_frame(trace_samples *s, uint32_t key, uint32_t name, uint32_t parent,
-                         uint32_t line, bool script)
+/* The digits ending at end (exclusive), back to no further than start: their value in *out and
+ * where they begin; NULL when there are none or they exceed a uint32. */
+static const char *digits_before(const char *start, const char *end, uint32_t *out)
 {
+    const char *p = end;
+    uint64_t value = 0, scale = 1;
+    while (p > start && (unsigned)(p[-1] - '0') <= 9) {
+        if (end - p >= 10)
+            return NULL;
+        value += (uint64_t)(p[-1] - '0') * scale;
+        scale *= 10;
+        p--;
+    }
+    if (p == end || value > UINT32_MAX)
+        return NULL;
+    *out = (uint32_t)value;
+    return p;
+}
+
+/* Hermes writes where a frame is into its name, "render(http://host/index.bundle:12:3)": the
+ * name is what comes before the first '(' whose rest is "(file:line:column)" (speedscope reads
+ * it so). False when the name has no such place. */
+static bool split_place(const char *s, size_t len, size_t *name_len, const char **file,
+                        size_t *file_len, uint32_t *line, uint32_t *column)
+{
+    if (len < 6 || s[len - 1] != ')')
+        return false;
+    const char *p = digits_before(s, s + len - 1, column);
+    if (!p || p == s || *--p != ':' || !(p = digits_before(s, p, line)) || p == s ||
+        *--p != ':')
+        return false;
+    const char *open = memchr(s, '(', (size_t)(p - s));
+    if (!open || open + 1 == p)
+        return false;
+    *name_len = (size_t)(open - s);
+    *file = open + 1;
+    *file_len = (size_t)(p - *file);
+    return true;
+}
+
+bool trace_samples_frame(trace_samples *s, uint32_t key, const trace_frame_desc *desc)
+{
+    pk_function fn = {.name = desc->name, .resource = PK_NONE,
+                      .start_line = desc->func_line, .start_column = desc->func_column,
+                      .flags = desc->script ? PK_FUNCTION_SCRIPT : 0};
+    uint32_t line = desc->line;
+    const char *text = pk_str(s->p, desc->name), *file;
+    size_t name_len, file_len;
+    uint32_t place_line, place_column;
+    if (split_place(text, pk_str_len(s->p, desc->name), &name_len, &file, &file_len, &place_line,
+                    &place_column)) {
+        fn.name = name_len ? pk_intern(s->p, text, name_len) : pk_intern_cstr(s->p, "(unnamed)");
+        fn.file = pk_intern(s->p, file, file_len);
+        if (fn.name == PK_NONE || fn.file == PK_NONE)
+            return false;
+        if (!line)
+            line = place_line;
+    }
     if (!PK_ARRAY_RESERVE(s->frames, s->frame_cap, s->frame_count + 1))
         return false;
     uint32_t *slot;
@@ -44,7 +99,7 @@ bool trace_samples_frame(trace_samples *s, uint32_t key, uint32_t name, uint32_t
     if (inserted)
         s->frame_count++;
     /* A frame id given twice: the later entry stands, as a JSON object's later member does. */
-    s->frames[*slot] = (trace_stack_frame){name, parent, line, PK_NONE, UNRESOLVED, script};
+    s->frames[*slot] = (trace_stack_frame){fn, desc->parent, line, PK_NONE, UNRESOLVED};
     return true;
 }
 
@@ -115,9 +170,7 @@ static resolved resolve(trace_samples *s, uint32_t key, uint32_t *stack)
             f->state = UNRESOLVABLE;
             continue;
         }
-        pk_function fn = {.name = f->name, .resource = PK_NONE,
-                          .flags = f->script ? PK_FUNCTION_SCRIPT : 0};
-        pk_frame fr = {.function = pk_intern_function(s->p, &fn), .line = f->line,
+        pk_frame fr = {.function = pk_intern_function(s->p, &f->function), .line = f->line,
                        .resource = PK_NONE};
         uint32_t frame = fr.function == PK_NONE ? PK_NONE : pk_intern_frame(s->p, &fr);
         prefix = frame == PK_NONE ? PK_NONE : pk_intern_stack(s->p, prefix, frame);

@@ -49,9 +49,15 @@ trace_thread *trace_threads_get(trace_threads *t, int64_t pid, int64_t tid)
 
 uint32_t trace_threads_model(trace_threads *t, trace_thread *entry)
 {
-    if (entry->thread == PK_NONE)
-        entry->thread = pk_add_thread(t->p, pk_intern_cstr(t->p, "thread"), entry->pid,
-                                      entry->tid);
+    if (entry->thread != PK_NONE)
+        return entry->thread;
+    /* A thread known by a string ("stream 7") is named by it until a thread_name renames it;
+     * the model's ids are numbers, unknown (-1) for a string. */
+    uint32_t pid_string = trace_id_string(t->p, entry->pid),
+             tid_string = trace_id_string(t->p, entry->tid);
+    uint32_t name = tid_string != PK_NONE ? tid_string : pk_intern_cstr(t->p, "thread");
+    entry->thread = pk_add_thread(t->p, name, pid_string != PK_NONE ? -1 : entry->pid,
+                                  tid_string != PK_NONE ? -1 : entry->tid);
     return entry->thread;
 }
 
@@ -75,7 +81,7 @@ void trace_threads_apply_names(trace_threads *t)
         if (e->thread == PK_NONE)
             continue;
         uint32_t name = e->name;
-        if (!name) {
+        if (!name && trace_id_string(t->p, e->tid) == PK_NONE) { /* else named by its tid already */
             key.pid = e->pid;
             uint32_t j = pk_index_find(&t->index, trace_pair_hash(e->pid, PROCESS_TID),
                                        same_thread, t, &key);

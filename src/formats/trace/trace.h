@@ -102,6 +102,19 @@ typedef struct trace_profiles {
     pk_index index; /* (pid, id) -> items */
 } trace_profiles;
 
+/* A pid or tid written as a string that is not a number ("stream 7") is kept as the id
+ * TRACE_STRING_ID + its interned string, apart from every numeric id a trace writes. */
+#define TRACE_STRING_ID ((int64_t)1 << 62)
+
+/* The string of such an id, or PK_NONE for a numeric one (a number as large as the marker
+ * that is no string of p is taken as the number it is). */
+static inline uint32_t trace_id_string(const pk_profile *p, int64_t id)
+{
+    return id >= TRACE_STRING_ID && (uint64_t)(id - TRACE_STRING_ID) < pk_string_count(p)
+               ? (uint32_t)(id - TRACE_STRING_ID)
+               : PK_NONE;
+}
+
 /* The hash of a pair of keys, for the tables of threads and profiles. */
 static inline uint64_t trace_pair_hash(int64_t a, int64_t b)
 {
@@ -122,13 +135,22 @@ bool trace_profiles_have_samples(const trace_profiles *t);
 
 /* ---- the object form's sampled stacks (stackFrames + samples) ------------------------------ */
 
+/* A member of stackFrames as written: the name (Hermes appends the place,
+ * "render(http://host/index.bundle:12:3)"), the parent's id (string, PK_NONE for none), the
+ * line and column executing and where the function starts (Hermes' funcLine and funcColumn),
+ * 0 when not given, and whether it is script code (category "JavaScript", as Hermes writes). */
+typedef struct trace_frame_desc {
+    uint32_t name, parent;
+    uint32_t line, column, func_line, func_column;
+    bool script;
+} trace_frame_desc;
+
 typedef struct trace_stack_frame {
-    uint32_t name;   /* string */
-    uint32_t parent; /* string: the parent's id, PK_NONE at a root */
-    uint32_t line;   /* 0 when unknown */
-    uint32_t stack;  /* in the profile, once resolved */
+    pk_function function; /* name, file and start as the frame says them */
+    uint32_t parent;      /* string: the parent's id, PK_NONE at a root */
+    uint32_t line;        /* 0 when unknown */
+    uint32_t stack;       /* in the profile, once resolved */
     uint8_t state;
-    bool script;     /* category "JavaScript" */
 } trace_stack_frame;
 
 typedef struct trace_sample_sum {
@@ -153,10 +175,8 @@ typedef struct trace_samples {
 
 void trace_samples_init(trace_samples *s, pk_profile *p);
 void trace_samples_free(trace_samples *s);
-/* A member of stackFrames: its id, name, parent's id (PK_NONE for none), line (0: none) and
- * whether it is script code (its category "JavaScript", as Hermes writes). */
-bool trace_samples_frame(trace_samples *s, uint32_t key, uint32_t name, uint32_t parent,
-                         uint32_t line, bool script);
+/* The member `key` (its id, a string) of stackFrames. False when memory runs out. */
+bool trace_samples_frame(trace_samples *s, uint32_t key, const trace_frame_desc *desc);
 /* A sample of frame id `sf` on the thread of `entry` at ts (ns), counted `weight` times; the
  * thread's previous sample lasts until ts. False when memory runs out. */
 bool trace_samples_add(trace_samples *s, trace_threads *threads, trace_thread *entry,
