@@ -98,8 +98,54 @@ char *jp_read_whole(const char *path, size_t *size)
     fclose(f);
     text[length] = '\0';
     *size = (size_t)length;
-    jp_phase("read");
     return text;
+}
+
+typedef struct {
+    const jp_tree *tree;
+    jp_tally *tally;
+} walker;
+
+static void walk_value(const jp_tree *tree, const void *value, jp_tally *tally);
+
+static void visit(void *ctx, const char *key, size_t key_length, const void *child)
+{
+    walker *w = ctx;
+    if (key)
+        jp_count(w->tally, JP_KEY, key_length);
+    walk_value(w->tree, child, w->tally);
+}
+
+static void walk_value(const jp_tree *tree, const void *value, jp_tally *tally)
+{
+    jp_kind kind = tree->kind(value);
+    jp_count(tally, kind, kind == JP_STRING ? tree->string_length(value) : 0);
+    if (kind == JP_OBJECT || kind == JP_ARRAY)
+        tree->each(value, visit, &(walker){tree, tally});
+}
+
+/* A whole-document parser: its tree built, walked and freed, each a phase. */
+static int parse_tree(const jp_tree *tree, const char *path, jp_tally *tally)
+{
+    char *text = NULL;
+    size_t size = 0;
+    if (!tree->takes_chunks) {
+        if (!(text = jp_read_whole(path, &size)))
+            return 1;
+        jp_phase("read");
+    }
+    jp_document document = {NULL, NULL};
+    int status = tree->load(path, text, size, &document);
+    jp_phase("parse");
+    if (status == 0) {
+        walk_value(tree, document.root, tally);
+        jp_phase("walk");
+    }
+    if (document.tree)
+        tree->release(document.tree);
+    free(text);
+    jp_phase("free");
+    return status;
 }
 
 /* The directory of the modules: json_parsers.d beside this program. */
@@ -181,7 +227,8 @@ int main(int argc, char **argv)
 
     jp_tally tally = {0};
     double start = phase_start = cpu_seconds();
-    if (parser->parse(argv[2], &tally) != 0)
+    if ((parser->tree ? parse_tree(parser->tree, argv[2], &tally)
+                      : parser->parse(argv[2], &tally)) != 0)
         return 1;
     double total = cpu_seconds() - start;
 

@@ -1,60 +1,62 @@
 /* cJSON (libcjson-dev): cJSON_ParseWithLength builds the whole document's tree (linked lists
- * of children) from its text in memory; the tree is then walked and freed. */
+ * of children) from its text in memory. */
 #include <cjson/cJSON.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "parser.h"
 
-static void walk(const cJSON *value, jp_tally *t)
+static jp_kind kind(const void *value)
 {
-    switch (value->type & 0xff) {
+    switch (((const cJSON *)value)->type & 0xff) {
     case cJSON_Object:
-        t->objects++;
-        for (const cJSON *member = value->child; member; member = member->next) {
-            t->keys++;
-            t->text_bytes += strlen(member->string);
-            walk(member, t);
-        }
-        break;
+        return JP_OBJECT;
     case cJSON_Array:
-        t->arrays++;
-        for (const cJSON *item = value->child; item; item = item->next)
-            walk(item, t);
-        break;
+        return JP_ARRAY;
     case cJSON_String:
-        t->strings++;
-        t->text_bytes += strlen(value->valuestring);
-        break;
+        return JP_STRING;
     case cJSON_Number:
-        t->numbers++;
-        break;
+        return JP_NUMBER;
     default: /* true, false, null */
-        t->literals++;
-        break;
+        return JP_LITERAL;
     }
 }
 
-static int parse(const char *path, jp_tally *tally)
+static size_t string_length(const void *string)
 {
-    size_t size;
-    char *text = jp_read_whole(path, &size);
-    if (!text)
-        return 1;
+    return strlen(((const cJSON *)string)->valuestring);
+}
+
+static void each(const void *container, jp_visit *visit, void *ctx)
+{
+    const cJSON *value = container;
+    int is_object = (value->type & 0xff) == cJSON_Object;
+    for (const cJSON *child = value->child; child; child = child->next)
+        if (is_object)
+            visit(ctx, child->string, strlen(child->string), child);
+        else
+            visit(ctx, NULL, 0, child);
+}
+
+static int load(const char *path, const char *text, size_t size, jp_document *document)
+{
+    (void)path;
     cJSON *root = cJSON_ParseWithLength(text, size);
-    jp_phase("parse");
-    int status = 0;
     if (!root) {
         const char *at = cJSON_GetErrorPtr();
-        status = jp_fail("invalid JSON at byte %td", at ? at - text : (ptrdiff_t)-1);
-    } else {
-        walk(root, tally);
+        return jp_fail("invalid JSON at byte %td", at ? at - text : (ptrdiff_t)-1);
     }
-    jp_phase("walk");
-    cJSON_Delete(root);
-    free(text);
-    jp_phase("free");
-    return status;
+    document->root = document->tree = root;
+    return 0;
 }
 
-const jp_parser jp_module = {"cjson", "whole document: cJSON_ParseWithLength into a tree", parse};
+static void release(void *tree)
+{
+    cJSON_Delete(tree);
+}
+
+static const jp_tree tree = {load, 0, kind, string_length, each, release};
+
+const jp_parser jp_module = {
+    .name = "cjson",
+    .how = "whole document: cJSON_ParseWithLength into a tree",
+    .tree = &tree};

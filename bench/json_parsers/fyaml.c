@@ -15,17 +15,14 @@ static void count_scalar(struct fy_token *token, int is_key, jp_tally *t)
 {
     size_t length;
     const char *text = fy_token_get_text(token, &length);
-    if (is_key) {
-        t->keys++;
-        t->text_bytes += length;
-    } else if (fy_token_scalar_style(token) != FYSS_PLAIN) {
-        t->strings++;
-        t->text_bytes += length;
-    } else if (length && (text[0] == 't' || text[0] == 'f' || text[0] == 'n')) {
-        t->literals++;
-    } else {
-        t->numbers++;
-    }
+    if (is_key)
+        jp_count(t, JP_KEY, length);
+    else if (fy_token_scalar_style(token) != FYSS_PLAIN)
+        jp_count(t, JP_STRING, length);
+    else if (length && (text[0] == 't' || text[0] == 'f' || text[0] == 'n'))
+        jp_count(t, JP_LITERAL, 0);
+    else
+        jp_count(t, JP_NUMBER, 0);
 }
 
 static int parse(const char *path, jp_tally *tally)
@@ -59,10 +56,7 @@ static int parse(const char *path, jp_tally *tally)
             }
             is_mapping[depth] = event->type == FYET_MAPPING_START;
             items[depth++] = 0;
-            if (event->type == FYET_MAPPING_START)
-                tally->objects++;
-            else
-                tally->arrays++;
+            jp_count(tally, event->type == FYET_MAPPING_START ? JP_OBJECT : JP_ARRAY, 0);
             break;
         case FYET_MAPPING_END:
         case FYET_SEQUENCE_END:
@@ -85,4 +79,5 @@ static int parse(const char *path, jp_tally *tally)
     return status;
 }
 
-const jp_parser jp_module = {"libfyaml", "streaming: fy_parser_parse events, JSON mode", parse};
+const jp_parser jp_module = {
+    .name = "libfyaml", .how = "streaming: fy_parser_parse events, JSON mode", .parse = parse};

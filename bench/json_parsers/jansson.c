@@ -1,67 +1,69 @@
 /* jansson (libjansson-dev): json_loadb builds the whole document's tree from its text in
- * memory; the tree is then walked and freed. */
+ * memory. */
 #include <jansson.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "parser.h"
 
-static void walk(const json_t *value, jp_tally *t)
+static jp_kind kind(const void *value)
 {
-    switch (json_typeof(value)) {
-    case JSON_OBJECT: {
-        t->objects++;
-        const char *key;
-        const json_t *member;
-        json_object_foreach((json_t *)value, key, member)
-        {
-            t->keys++;
-            t->text_bytes += strlen(key);
-            walk(member, t);
-        }
-        break;
-    }
-    case JSON_ARRAY: {
-        t->arrays++;
-        size_t n = json_array_size(value);
-        for (size_t i = 0; i < n; i++)
-            walk(json_array_get(value, i), t);
-        break;
-    }
+    switch (json_typeof((const json_t *)value)) {
+    case JSON_OBJECT:
+        return JP_OBJECT;
+    case JSON_ARRAY:
+        return JP_ARRAY;
     case JSON_STRING:
-        t->strings++;
-        t->text_bytes += json_string_length(value);
-        break;
+        return JP_STRING;
     case JSON_INTEGER:
     case JSON_REAL:
-        t->numbers++;
-        break;
+        return JP_NUMBER;
     default: /* true, false, null */
-        t->literals++;
-        break;
+        return JP_LITERAL;
     }
 }
 
-static int parse(const char *path, jp_tally *tally)
+static size_t string_length(const void *string)
 {
-    size_t size;
-    char *text = jp_read_whole(path, &size);
-    if (!text)
-        return 1;
-    json_error_t error;
-    json_t *root = json_loadb(text, size, 0, &error);
-    jp_phase("parse");
-    int status = 0;
-    if (!root)
-        status = jp_fail("%s at byte %d (line %d, column %d)", error.text, error.position,
-                         error.line, error.column);
-    else
-        walk(root, tally);
-    jp_phase("walk");
-    json_decref(root);
-    free(text);
-    jp_phase("free");
-    return status;
+    return json_string_length(string);
 }
 
-const jp_parser jp_module = {"jansson", "whole document: json_loadb into a tree", parse};
+static void each(const void *container, jp_visit *visit, void *ctx)
+{
+    json_t *value = (json_t *)container;
+    if (json_is_array(value)) {
+        size_t n = json_array_size(value);
+        for (size_t i = 0; i < n; i++)
+            visit(ctx, NULL, 0, json_array_get(value, i));
+        return;
+    }
+    const char *key;
+    json_t *member;
+    json_object_foreach(value, key, member)
+    {
+        visit(ctx, key, strlen(key), member);
+    }
+}
+
+static int load(const char *path, const char *text, size_t size, jp_document *document)
+{
+    (void)path;
+    json_error_t error;
+    json_t *root = json_loadb(text, size, 0, &error);
+    if (!root)
+        return jp_fail("%s at byte %d (line %d, column %d)", error.text, error.position,
+                       error.line, error.column);
+    document->root = document->tree = root;
+    return 0;
+}
+
+static void release(void *tree)
+{
+    json_decref(tree);
+}
+
+static const jp_tree tree = {load, 0, kind, string_length, each, release};
+
+const jp_parser jp_module = {
+    .name = "jansson",
+    .how = "whole document: json_loadb into a tree",
+    .tree = &tree};

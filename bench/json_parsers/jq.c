@@ -11,10 +11,8 @@ static void count_key(jv path, int at, jp_tally *t)
     if (at < 0)
         return;
     jv step = jv_array_get(jv_copy(path), at);
-    if (jv_get_kind(step) == JV_KIND_STRING) {
-        t->keys++;
-        t->text_bytes += (uint64_t)jv_string_length_bytes(jv_copy(step));
-    }
+    if (jv_get_kind(step) == JV_KIND_STRING)
+        jp_count(t, JP_KEY, (size_t)jv_string_length_bytes(jv_copy(step)));
     jv_free(step);
 }
 
@@ -28,30 +26,26 @@ static void count_event(jv event, jp_tally *t)
         jv value = jv_array_get(jv_copy(event), 1);
         switch (jv_get_kind(value)) {
         case JV_KIND_STRING:
-            t->strings++;
-            t->text_bytes += (uint64_t)jv_string_length_bytes(jv_copy(value));
+            jp_count(t, JP_STRING, (size_t)jv_string_length_bytes(jv_copy(value)));
             break;
         case JV_KIND_NUMBER:
-            t->numbers++;
+            jp_count(t, JP_NUMBER, 0);
             break;
-        case JV_KIND_OBJECT:
-            t->objects++;
+        case JV_KIND_OBJECT: /* empty */
+            jp_count(t, JP_OBJECT, 0);
             break;
-        case JV_KIND_ARRAY:
-            t->arrays++;
+        case JV_KIND_ARRAY: /* empty */
+            jp_count(t, JP_ARRAY, 0);
             break;
         default:
-            t->literals++;
+            jp_count(t, JP_LITERAL, 0);
             break;
         }
         jv_free(value);
     } else if (depth > 0) {
         /* [path]: the container holding the path's last step has ended */
         jv last = jv_array_get(jv_copy(path), depth - 1);
-        if (jv_get_kind(last) == JV_KIND_NUMBER)
-            t->arrays++;
-        else
-            t->objects++;
+        jp_count(t, jv_get_kind(last) == JV_KIND_NUMBER ? JP_ARRAY : JP_OBJECT, 0);
         jv_free(last);
         count_key(path, depth - 2, t);
     }
@@ -104,5 +98,7 @@ static int parse(const char *path, jp_tally *tally)
     return status;
 }
 
-const jp_parser jp_module = {"jq", "streaming: jv_parser with JV_PARSE_STREAMING on 1 MiB chunks",
-                         parse};
+const jp_parser jp_module = {
+    .name = "jq",
+    .how = "streaming: jv_parser with JV_PARSE_STREAMING on 1 MiB chunks",
+    .parse = parse};

@@ -16,6 +16,7 @@ static int parse(const char *path, jp_tally *tally)
     char *text = jp_read_whole(path, &size);
     if (!text)
         return 1;
+    jp_phase("read");
     jsmn_parser parser;
     jsmn_init(&parser);
     /* jsmn says when the tokens run out and resumes where it stopped with a larger array */
@@ -43,25 +44,19 @@ static int parse(const char *path, jp_tally *tally)
         const jsmntok_t *token = &tokens[i];
         switch (token->type) {
         case JSMN_OBJECT:
-            tally->objects++;
+            jp_count(tally, JP_OBJECT, 0);
             break;
         case JSMN_ARRAY:
-            tally->arrays++;
+            jp_count(tally, JP_ARRAY, 0);
             break;
         case JSMN_STRING:
             /* a key is a string with its value as its one child */
-            if (token->size)
-                tally->keys++;
-            else
-                tally->strings++;
-            tally->text_bytes += (uint64_t)(token->end - token->start);
+            jp_count(tally, token->size ? JP_KEY : JP_STRING, (size_t)(token->end - token->start));
             break;
         default: {
             char first = text[token->start];
-            if (first == 't' || first == 'f' || first == 'n')
-                tally->literals++;
-            else
-                tally->numbers++;
+            jp_count(tally, first == 't' || first == 'f' || first == 'n' ? JP_LITERAL : JP_NUMBER,
+                     0);
             break;
         }
         }
@@ -73,4 +68,6 @@ static int parse(const char *path, jp_tally *tally)
     return status;
 }
 
-const jp_parser jp_module = {"jsmn", "whole document: jsmn_parse over the text into tokens", parse};
+const jp_parser jp_module = {.name = "jsmn",
+                             .how = "whole document: jsmn_parse over the text into tokens",
+                             .parse = parse};

@@ -1,6 +1,6 @@
 /* json-c (libjson-c-dev): json_tokener_parse_ex takes the document in chunks but builds the
- * whole tree, which is then walked and freed. fastjson.c compiles this file again against
- * libfastjson, json-c's fork, whose headers map json-c's names to its own. */
+ * whole tree. fastjson.c compiles this file again against libfastjson, json-c's fork, whose
+ * headers map json-c's names to its own. */
 #include <string.h>
 
 #ifndef JP_JSON_C_FORK
@@ -10,38 +10,42 @@
 
 #include "parser.h"
 
-static void walk(struct json_object *value, jp_tally *t)
+static jp_kind kind(const void *value)
 {
-    switch (json_object_get_type(value)) {
-    case json_type_object: {
-        t->objects++;
-        struct json_object_iterator it = json_object_iter_begin(value);
-        struct json_object_iterator end = json_object_iter_end(value);
-        for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
-            t->keys++;
-            t->text_bytes += strlen(json_object_iter_peek_name(&it));
-            walk(json_object_iter_peek_value(&it), t);
-        }
-        break;
-    }
-    case json_type_array: {
-        t->arrays++;
-        size_t n = (size_t)json_object_array_length(value);
-        for (size_t i = 0; i < n; i++)
-            walk(json_object_array_get_idx(value, i), t);
-        break;
-    }
+    switch (json_object_get_type((struct json_object *)value)) {
+    case json_type_object:
+        return JP_OBJECT;
+    case json_type_array:
+        return JP_ARRAY;
     case json_type_string:
-        t->strings++;
-        t->text_bytes += (uint64_t)json_object_get_string_len(value);
-        break;
+        return JP_STRING;
     case json_type_int:
     case json_type_double:
-        t->numbers++;
-        break;
+        return JP_NUMBER;
     default: /* null (a NULL object), true, false */
-        t->literals++;
-        break;
+        return JP_LITERAL;
+    }
+}
+
+static size_t string_length(const void *string)
+{
+    return (size_t)json_object_get_string_len((struct json_object *)string);
+}
+
+static void each(const void *container, jp_visit *visit, void *ctx)
+{
+    struct json_object *value = (struct json_object *)container;
+    if (json_object_get_type(value) == json_type_array) {
+        size_t n = (size_t)json_object_array_length(value);
+        for (size_t i = 0; i < n; i++)
+            visit(ctx, NULL, 0, json_object_array_get_idx(value, i));
+        return;
+    }
+    struct json_object_iterator it = json_object_iter_begin(value);
+    struct json_object_iterator end = json_object_iter_end(value);
+    for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+        const char *key = json_object_iter_peek_name(&it);
+        visit(ctx, key, strlen(key), json_object_iter_peek_value(&it));
     }
 }
 
@@ -81,22 +85,27 @@ static int feed(void *ctx, const char *data, size_t size)
                : jp_fail("bytes after the document at %zu", offset + end);
 }
 
-static int parse(const char *path, jp_tally *tally)
+static int load(const char *path, const char *text, size_t size, jp_document *document)
 {
+    (void)text;
+    (void)size;
     json_c_input in = {json_tokener_new(), NULL, 0, 0};
     int status = jp_read_chunks(path, feed, &in);
     json_tokener_free(in.tokener);
     if (status == 0 && !in.complete)
         status = jp_fail("the document ends early");
-    jp_phase("parse");
-    if (status == 0) {
-        walk(in.root, tally);
-        jp_phase("walk");
-    }
-    json_object_put(in.root);
-    jp_phase("free");
+    document->root = document->tree = in.root;
     return status;
 }
 
+static void release(void *tree)
+{
+    json_object_put(tree);
+}
+
+static const jp_tree tree = {load, 1, kind, string_length, each, release};
+
 const jp_parser jp_module = {
-    JP_JSON_C_NAME, "whole document: json_tokener_parse_ex on 1 MiB chunks into a tree", parse};
+    .name = JP_JSON_C_NAME,
+    .how = "whole document: json_tokener_parse_ex on 1 MiB chunks into a tree",
+    .tree = &tree};

@@ -8,36 +8,27 @@ static int on_string(struct LaxJsonContext *ctx, enum LaxJsonType type, const ch
                      int length)
 {
     (void)value;
-    jp_tally *t = ctx->userdata;
-    if (type == LaxJsonTypeProperty)
-        t->keys++;
-    else
-        t->strings++;
-    t->text_bytes += (uint64_t)length;
+    jp_count(ctx->userdata, type == LaxJsonTypeProperty ? JP_KEY : JP_STRING, (size_t)length);
     return 0;
 }
 
 static int on_number(struct LaxJsonContext *ctx, double x)
 {
     (void)x;
-    ((jp_tally *)ctx->userdata)->numbers++;
+    jp_count(ctx->userdata, JP_NUMBER, 0);
     return 0;
 }
 
 static int on_primitive(struct LaxJsonContext *ctx, enum LaxJsonType type)
 {
     (void)type;
-    ((jp_tally *)ctx->userdata)->literals++;
+    jp_count(ctx->userdata, JP_LITERAL, 0);
     return 0;
 }
 
 static int on_begin(struct LaxJsonContext *ctx, enum LaxJsonType type)
 {
-    jp_tally *t = ctx->userdata;
-    if (type == LaxJsonTypeObject)
-        t->objects++;
-    else
-        t->arrays++;
+    jp_count(ctx->userdata, type == LaxJsonTypeObject ? JP_OBJECT : JP_ARRAY, 0);
     return 0;
 }
 
@@ -79,4 +70,5 @@ static int parse(const char *path, jp_tally *tally)
     return status;
 }
 
-const jp_parser jp_module = {"laxjson", "streaming: SAX callbacks on 1 MiB chunks", parse};
+const jp_parser jp_module = {
+    .name = "laxjson", .how = "streaming: SAX callbacks on 1 MiB chunks", .parse = parse};

@@ -1,12 +1,13 @@
 /* yajl 2 (libyajl-dev), the parser profkit's JSON layer streams over: SAX callbacks on chunks,
  * numbers as their text (the layer converts them itself), as src/core/json_input.c sets it up. */
+#include <string.h>
 #include <yajl/yajl_parse.h>
 
 #include "parser.h"
 
 static int on_literal(void *ctx)
 {
-    ((jp_tally *)ctx)->literals++;
+    jp_count(ctx, JP_LITERAL, 0);
     return 1;
 }
 
@@ -20,37 +21,33 @@ static int on_number(void *ctx, const char *text, size_t size)
 {
     (void)text;
     (void)size;
-    ((jp_tally *)ctx)->numbers++;
+    jp_count(ctx, JP_NUMBER, 0);
     return 1;
 }
 
 static int on_string(void *ctx, const unsigned char *text, size_t size)
 {
     (void)text;
-    jp_tally *t = ctx;
-    t->strings++;
-    t->text_bytes += size;
+    jp_count(ctx, JP_STRING, size);
     return 1;
 }
 
 static int on_key(void *ctx, const unsigned char *text, size_t size)
 {
     (void)text;
-    jp_tally *t = ctx;
-    t->keys++;
-    t->text_bytes += size;
+    jp_count(ctx, JP_KEY, size);
     return 1;
 }
 
 static int on_start_map(void *ctx)
 {
-    ((jp_tally *)ctx)->objects++;
+    jp_count(ctx, JP_OBJECT, 0);
     return 1;
 }
 
 static int on_start_array(void *ctx)
 {
-    ((jp_tally *)ctx)->arrays++;
+    jp_count(ctx, JP_ARRAY, 0);
     return 1;
 }
 
@@ -75,7 +72,10 @@ static const yajl_callbacks callbacks = {
 static int failed(yajl_handle h, const char *data, size_t size)
 {
     unsigned char *message = yajl_get_error(h, 0, (const unsigned char *)data, size);
-    jp_fail("%s", (const char *)message);
+    size_t length = strlen((const char *)message);
+    while (length > 0 && message[length - 1] == '\n') /* yajl ends its message with one */
+        length--;
+    jp_fail("%.*s", (int)length, (const char *)message);
     yajl_free_error(h, message);
     return 1;
 }
@@ -98,4 +98,5 @@ static int parse(const char *path, jp_tally *tally)
     return status;
 }
 
-const jp_parser jp_module = {"yajl", "streaming: SAX callbacks on 1 MiB chunks", parse};
+const jp_parser jp_module = {
+    .name = "yajl", .how = "streaming: SAX callbacks on 1 MiB chunks", .parse = parse};
