@@ -1,8 +1,8 @@
 /* Debian's C JSON parsers side by side on one file, each doing the least a reader needs: visit
  * every value and key and count them (docs/performance.md, "Choosing the JSON parser").
  * Streaming parsers read the file in 1 MiB chunks, as profkit's input layer does; whole-document
- * parsers read it into memory first, build their tree, and the tree is walked and freed, all
- * within the time measured. Each parser is a module, json_parsers.d/NAME.so beside this program,
+ * parsers build their tree from the text read into memory first (json-c and fastjson from the
+ * chunks), and the tree is walked and freed, all within the time measured. Each parser is a module, json_parsers.d/NAME.so beside this program,
  * built only when its library was found (bench/CMakeLists.txt), and only the one asked for is
  * loaded: the libraries export clashing names (json-c, jansson and JSON-GLib each have a
  * json_object_iter_next), so no two can share a process.
