@@ -1,7 +1,8 @@
 # Sourced by the benchmark scripts: one command measured with /usr/bin/time -v.
 #
 #   bench_measure OUT RUNS COMMAND...   writes "wall_s cpu_s peak_mb status" of the fastest of
-#                                       RUNS runs (by wall time) into OUT
+#                                       RUNS runs (by wall time, or by CPU time when
+#                                       BENCH_FASTEST_BY=cpu) into OUT
 bench_measure() {
   local out=$1 n=$2 log best="" status=0 line
   shift 2
@@ -14,7 +15,8 @@ bench_measure() {
       /User time/ {u = $2} /System time/ {y = $2}
       /Maximum resident set size/ {r = $2 / 1024}
       END {printf "%.2f %.2f %.0f", w, u + y, r}' "$log")
-    if [ -z "$best" ] || awk -v a="$line" -v b="$best" 'BEGIN {split(a, x, " "); split(b, y, " "); exit !(x[1] < y[1])}'; then
+    if [ -z "$best" ] || awk -v a="$line" -v b="$best" -v k="$([ "${BENCH_FASTEST_BY:-}" = cpu ] && echo 2 || echo 1)" \
+        'BEGIN {split(a, x, " "); split(b, y, " "); exit !(x[k] < y[k])}'; then
       best=$line
     fi
   done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what profkit needs to build and test on Debian 12, as root, when it is missing.
 # Safe to run again: packages already installed are left alone.
+#   scripts/setup.sh [--build-only | --bench]    --bench adds the benchmarks' own packages
 set -euo pipefail
 
 # Build: compilers, CMake, and the libraries profkit links.
@@ -26,7 +27,17 @@ TEST_PACKAGES=(
   groff-base  # the man page test formats every page as man does (groff -man -Tutf8)
 )
 
+# Benchmarks only, never needed to build or test: the C JSON parsers that bench/json_parsers
+# measures beside yajl (docs/performance.md, "Choosing the JSON parser").
+BENCH_PACKAGES=(
+  liblaxjson-dev libjq-dev libjson-c-dev libfastjson-dev libjsmn-dev libcjson-dev
+  libjsonparser-dev libjson-glib-dev libfyaml-dev
+)
+
 want=("${BUILD_PACKAGES[@]}")
+if [ "${1:-}" = "--bench" ]; then
+  want+=("${BENCH_PACKAGES[@]}")
+fi
 if [ "${1:-}" != "--build-only" ]; then
   want+=("${TEST_PACKAGES[@]}")
 fi

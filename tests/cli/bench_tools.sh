@@ -2,13 +2,15 @@
 # The benchmark tools decode and generate what they claim: the plain .bsprof decode loop finds
 # every entry and field that profkit's dump finds, and the gperftools generator's shapes are
 # real profiles of a real program with the records, samples and repetitions it reports;
-# wall_split runs the command it is given and reports its threads.
-# Extra arguments: gen_bsprof, naive_bsprof_decode, gen_gperftools, wall_split.
+# wall_split runs the command it is given and reports its threads; every JSON parser of
+# json_parsers counts what yajl counts and fails on a cut document.
+# Extra arguments: gen_bsprof, naive_bsprof_decode, gen_gperftools, wall_split, json_parsers.
 . "$(dirname "$0")/lib.sh"
 GEN_BSPROF=$4
 NAIVE=$5
 GEN_GPERFTOOLS=$6
 WALL_SPLIT=$7
+JSON_PARSERS=$8
 
 # ---- naive_bsprof_decode against the reader's codec ----------------------------------------------
 expect_status 0 "$GEN_BSPROF" --size 200K channel.bsprof
@@ -107,5 +109,25 @@ expect_status 137 "$WALL_SPLIT" sh -c 'kill -KILL $$'
 expect_status 127 "$WALL_SPLIT" ./no-such-command
 expect_status 2 "$WALL_SPLIT"
 expect_contains "$ERR" "usage" "wall_split without a command"
+
+# ---- json_parsers: every parser the build has sees the same values -----------------------------
+# A document of every kind of value, escapes and nesting; no exponents (laxjson refuses them).
+printf '%s\n' '{"traceEvents":[{"name":"a\"b\u00e9","ts":-12.5,"args":{}},' \
+    '{"ph":"X","dur":3,"ok":true,"no":false,"id":null,"stack":[[1,2],[],[{"x":"y"}]]}],' \
+    '"metadata":{"source":"test"}} ' > doc.json
+expect_status 0 "$JSON_PARSERS"
+parsers=$(printf '%s\n' "$OUT" | awk '{ print $1 }')
+expect_contains " $(echo $parsers) " " yajl " "json_parsers: yajl is always built"
+counts="objects=6 arrays=5 keys=13 strings=4 numbers=4 literals=3"
+head -c 100 doc.json > cut.json
+for parser in $parsers; do
+    expect_status 0 "$JSON_PARSERS" "$parser" doc.json
+    expect_contains "$OUT" "$counts" "json_parsers $parser: the values of the document"
+    expect_contains "$OUT" "parser=$parser bytes=$(wc -c < doc.json) " "json_parsers $parser: bytes"
+    expect_status 1 "$JSON_PARSERS" "$parser" cut.json
+    expect_contains "$ERR" "json_parsers: $parser: cut.json: " "json_parsers $parser: a cut document"
+done
+expect_status 2 "$JSON_PARSERS" no-such-parser doc.json
+expect_status 2 "$JSON_PARSERS" ../yajl doc.json
 
 finish
