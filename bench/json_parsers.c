@@ -185,13 +185,14 @@ static int list(const char *dir)
         fprintf(stderr, "json_parsers: no modules in %s\n", dir);
         return 2;
     }
-    char *names[64];
+    char *names[64] = {NULL};
     size_t count = 0;
     struct dirent *entry;
     while ((entry = readdir(d)) != NULL && count < sizeof names / sizeof names[0]) {
         size_t length = strlen(entry->d_name);
-        if (length > 3 && strcmp(entry->d_name + length - 3, ".so") == 0)
-            names[count++] = strndup(entry->d_name, length - 3);
+        if (length > 3 && strcmp(entry->d_name + length - 3, ".so") == 0 &&
+            (names[count] = strndup(entry->d_name, length - 3)) != NULL)
+            count++;
     }
     closedir(d);
     qsort(names, count, sizeof names[0], compare_names);
