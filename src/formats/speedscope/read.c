@@ -532,11 +532,9 @@ static uint32_t model_frame(reader *r, uint32_t index, uint64_t *undefined)
     uint32_t function = pk_intern_function(r->p, &f);
     pk_frame fr = {function, 0, 0, PK_NONE, 0};
     uint32_t frame = function == PK_NONE ? PK_NONE : pk_intern_frame(r->p, &fr);
-    uint32_t *slot;
-    bool inserted;
-    if (frame == PK_NONE || !pk_u64map_put(&r->undefined_frames, index, frame, &slot, &inserted))
+    if (frame == PK_NONE || !pk_u64map_put(&r->undefined_frames, index, frame, NULL, NULL))
         return PK_NONE;
-    return frame; /* for the next references too */
+    return frame;
 }
 
 /* The model stack of node n: up to a resolved ancestor, then down interning. */

@@ -389,11 +389,11 @@ static bool write_samples(speedscope_writer *w, uint32_t thread)
     return true;
 }
 
-/* One profile: the thread's rows with a positive weight, evented when that is smaller. */
-static bool write_thread(speedscope_writer *w, uint32_t thread)
+/* One profile: the thread's rows with a positive weight, evented when that is smaller; total
+ * is thread_total's. */
+static bool write_thread(speedscope_writer *w, uint32_t thread, int64_t total)
 {
     const char *name = pk_thread_display_name(w->thread_names, thread);
-    int64_t total = thread_total(w, thread);
     bool evented;
     if (!choose_evented(w, thread, total, &evented))
         return false;
@@ -449,10 +449,10 @@ pk_status speedscope_write(const pk_profile *p, pk_output *out,
     w.p = p;
     w.value = value;
     pk_index_init(&w.frames);
-    size_t functions = pk_function_count(p);
+    size_t functions = pk_function_count(p), stacks = pk_stack_count(p);
     size_t threads = pk_thread_count(p), rows = pk_sample_count(p);
     w.frame_of_function = malloc((functions ? functions : 1) * sizeof *w.frame_of_function);
-    w.stack_done = calloc(pk_stack_count(p) ? pk_stack_count(p) : 1, 1);
+    w.stack_done = calloc(stacks ? stacks : 1, 1);
     w.thread_names = pk_thread_names_new(p);
     if (!w.frame_of_function || !w.stack_done || !w.thread_names || !group_rows(&w, threads))
         goto nomem;
@@ -486,7 +486,7 @@ pk_status speedscope_write(const pk_profile *p, pk_output *out,
         }
         if (t)
             pk_json_line_break(j);
-        if (!write_thread(&w, (uint32_t)t))
+        if (!write_thread(&w, (uint32_t)t, total))
             goto nomem;
     }
     if (threads == 0) {
