@@ -314,7 +314,6 @@ static void item_member(trace_reader *r, const char *key, size_t len, const pk_j
             f->script = v->len == 10 && memcmp(v->s, "JavaScript", 10) == 0;
         else if (whole_number(v, &n) && n <= UINT32_MAX) {
             uint32_t *place = KEY("line")         ? &f->line
-                              : KEY("column")     ? &f->column
                               : KEY("funcLine")   ? &f->func_line
                               : KEY("funcColumn") ? &f->func_column
                                                   : NULL;

@@ -53,13 +53,15 @@ static const char *digits_before(const char *start, const char *end, uint32_t *o
 
 /* Hermes writes where a frame is into its name, "render(http://host/index.bundle:12:3)": the
  * name is what comes before the first '(' whose rest is "(file:line:column)" (speedscope reads
- * it so). False when the name has no such place. */
+ * it so). False when the name has no such place. The column is not kept (a frame has none in
+ * the model). */
 static bool split_place(const char *s, size_t len, size_t *name_len, const char **file,
-                        size_t *file_len, uint32_t *line, uint32_t *column)
+                        size_t *file_len, uint32_t *line)
 {
     if (len < 6 || s[len - 1] != ')')
         return false;
-    const char *p = digits_before(s, s + len - 1, column);
+    uint32_t column;
+    const char *p = digits_before(s, s + len - 1, &column);
     if (!p || p == s || *--p != ':' || !(p = digits_before(s, p, line)) || p == s ||
         *--p != ':')
         return false;
@@ -80,9 +82,9 @@ bool trace_samples_frame(trace_samples *s, uint32_t key, const trace_frame_desc 
     uint32_t line = desc->line;
     const char *text = pk_str(s->p, desc->name), *file;
     size_t name_len, file_len;
-    uint32_t place_line, place_column;
-    if (split_place(text, pk_str_len(s->p, desc->name), &name_len, &file, &file_len, &place_line,
-                    &place_column)) {
+    uint32_t place_line;
+    if (split_place(text, pk_str_len(s->p, desc->name), &name_len, &file, &file_len,
+                    &place_line)) {
         fn.name = name_len ? pk_intern(s->p, text, name_len) : pk_intern_cstr(s->p, "(unnamed)");
         fn.file = pk_intern(s->p, file, file_len);
         if (fn.name == PK_NONE || fn.file == PK_NONE)

@@ -137,11 +137,12 @@ bool trace_profiles_have_samples(const trace_profiles *t);
 
 /* A member of stackFrames as written: the name (Hermes appends the place,
  * "render(http://host/index.bundle:12:3)"), the parent's id (string, PK_NONE for none), the
- * line and column executing and where the function starts (Hermes' funcLine and funcColumn),
- * 0 when not given, and whether it is script code (category "JavaScript", as Hermes writes). */
+ * line executing and where the function starts (Hermes' funcLine and funcColumn), 0 when not
+ * given, and whether it is script code (category "JavaScript", as Hermes writes). The model
+ * has no column for a frame: Hermes' `column` is not kept. */
 typedef struct trace_frame_desc {
     uint32_t name, parent;
-    uint32_t line, column, func_line, func_column;
+    uint32_t line, func_line, func_column;
     bool script;
 } trace_frame_desc;
 
