@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Throughput and peak memory of profkit on large generated .bsprof files.
 #
 #   bench/bench_bsprof.sh [BUILD_DIR] [DATA_DIR]      (defaults: build, BUILD_DIR/bench-data)

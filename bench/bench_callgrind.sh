@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Reading a large callgrind file: profkit against speedscope's callgrind importer (the npm
 # package, run in node by tests/tools/speedscope_import.js), side by side in one run: wall time,
 # CPU time, throughput (MB/s of the file over wall time and over CPU time: on a loaded machine

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # profkit's Chrome readers against speedscope's importers (the speedscope npm package, run in
 # node by tests/tools/speedscope_import.js with SPEEDSCOPE_IMPORT_ONLY=1), side by side in one
 # run: wall and CPU time, throughput (MB per CPU second, steadier than wall time on a loaded

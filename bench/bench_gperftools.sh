@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # profkit against pprof on 200 MB gperftools CPU profiles of a real program with debug
 # information, side by side in one run: wall time, CPU time and peak memory of each command.
 #

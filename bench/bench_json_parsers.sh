@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Debian's C JSON parsers against yajl on the JSON bench files, side by side in one run
 # (docs/performance.md, "Choosing the JSON parser"): `json_parsers PARSER FILE` for every parser
 # the build has (bench/json_parsers.c; `BUILD_DIR/bench/json_parsers` lists them).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # profkit against speedscope's own `perf script` importer (the npm package, in node) on perf
 # script text made from a real recording, side by side in one run: wall time, CPU time, MB/s
 # and peak memory of each command.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Measures the BR and Sampler readers and writers on generated files (see docs/performance.md).
 #   bench/br_sampler.sh BUILD_DIR [MEGABYTES] [SCRATCH_DIR]
 # Prints one row per run: what, input size, wall and CPU seconds, MB/s of CPU time, peak memory.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes a large realistic BR profiler file to standard output: 60 modules, labelled frames
  * (FUNCTION NAME, GOSUB, main routine) along the paths of a random call tree of 40000 lines,
  * each group one sample with its backtrace (nearest caller first), and with --timed a TIME

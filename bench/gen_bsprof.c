@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes a deterministic, realistic .bsprof file: a Roku channel with a main module and
  * SceneGraph component modules (a home scene, task threads, a video player, several row list
  * item instances), realistic BrightScript function names and pkg:/ files, line data, memory

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Large Chrome JSON inputs for the streaming benchmark (bench/bench_chrome.sh), made from the
 real fixtures of tests/data/chrome/ (README.md there):
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes a large realistic folded-stacks file to standard output: a random call tree walked
  * depth first (so neighbouring lines share prefixes, like flamegraph.pl's sorted input), with
  * C++-, kernel- and JIT-style frame names, every line a distinct stack.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Generates a large gperftools CPU profile whose addresses are real code addresses of a real
  * program with debug information, so that symbolizing it costs what it costs on a real one.
  *

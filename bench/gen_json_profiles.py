@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Large speedscope and Firefox Profiler files of real shapes, for bench/bench_json_read.sh.
 
     gen_json_profiles.py KIND SOURCE MEGABYTES OUT

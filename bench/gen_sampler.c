@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes a large realistic Apple Sampler file to standard output: 8000 symbols in 40 libraries,
  * 8 threads, rows leaf first (as stack walkers record them) along the paths of a random call
  * tree of 100000 nodes under the thread-start frames, ids chosen so that many contain TAB and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Debian's C JSON parsers side by side on one file, each doing the least a reader needs: visit
  * every value and key and count them (docs/performance.md, "Choosing the JSON parser").
  * Streaming parsers read the file in 1 MiB chunks, as profkit's input layer does; whole-document

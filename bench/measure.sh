@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the benchmark scripts: one command measured with /usr/bin/time -v.
 #
 #   bench_measure OUT RUNS COMMAND...   writes "wall_s cpu_s peak_mb status" of the fastest of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The yardstick for the .bsprof reader: a plain decode loop over a file that takes every byte
  * one at a time (refilling a 1 MiB buffer as it goes), decodes every varint of every entry and
  * adds the fields into a checksum, interpreting them no further than needed to find where the

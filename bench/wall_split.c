@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where a command's wall-clock time goes, thread by thread: time on a CPU, time runnable but
  * waiting for one (the run queue: other processes' load), and for the first thread the rest,
  * time it was blocked (I/O, fsync, waiting for another thread). On a shared machine this tells

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The yardstick of the JSON readers: yajl alone, parsing a file in 1 MiB chunks with no
  * callbacks, the floor under any reader built on it (bench/bench_chrome.sh prints it beside
  * profkit's readers).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bash completion for profkit: the commands, each command's options, format names after --to
 # and --from, the values of options that take one of a few, files elsewhere. Everything is
 # asked of the profkit being completed (its --help, `profkit formats --tab`), so that the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Using libprofkit from a program: read any profile profkit knows, print the total of its
  * default value per thread, and write it as folded stacks.
  *

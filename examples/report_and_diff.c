@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Using libprofkit's analysis from a program: the top functions of a profile as data, then
  * what changed between two profiles, as profkit report and profkit diff show them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the BR profiler reader and dump. Whatever it reads must write back as a
  * BR file that reads again with the same totals. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for reading a channel's source (src/analysis/brs_names.c): any bytes as a
  * BrightScript line and as a component .xml file. A name is a NUL-terminated string of the
  * line; the .xml text keeps its length and its line ends. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the .bsprof reader and dump: any bytes, with and without salvage. What
  * is read is written back as .bsprof, and that output must read again without error. The
  * reader's two decoders of CPU and call-count entries, the wide one where this processor runs

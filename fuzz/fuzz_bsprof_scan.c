@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for following a .bsprof stream as it arrives (src/formats/bsprof/scan.c):
  * any bytes, fed in pieces of a size the input chooses, must end where the reader ends: at the
  * offset of the damage it reports, or at the end when it reads them whole. */

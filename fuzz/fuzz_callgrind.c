@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the callgrind reader: any bytes, with and without salvage; what is read
  * is written back as folded stacks and speedscope JSON (every stack and value walked). */
 #include <stddef.h>

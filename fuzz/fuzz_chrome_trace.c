@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the Chrome JSON trace reader (Trace Event Format, DevTools traces): any
  * bytes, with and without salvage, written back (read_write_back.h). */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the .cpuprofile reader (V8's CPU profile JSON): any bytes, with and without
  * salvage, written back (read_write_back.h). */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the Firefox Profiler reader (processed and Gecko profiles): any bytes,
  * with and without salvage, written back (read_write_back.h). */
 #include <stddef.h>

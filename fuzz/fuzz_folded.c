@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the folded stacks reader: any bytes, with and without salvage and the
  * thread-roots option; what is read is written back as folded stacks, speedscope JSON and a
  * flame graph (a differential one for lines with two counts). The bytes are also read as after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the gperftools CPU profile reader: any bytes, with and without
  * salvage (without reading binaries: the maps text would name arbitrary files); what is read is
  * written back in both word sizes and byte orders, and the bytes are dumped raw and resolved.

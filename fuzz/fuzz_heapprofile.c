@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the .heapprofile reader (V8's sampling heap profile JSON): any bytes, with
  * and without salvage, written back (read_write_back.h). */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the perf script reader: any bytes, with and without salvage and with
  * the root and annotation options; the probe sees the first bytes; what is read is written back
  * as folded stacks (the FlameGraph tidying) and, for a quarter of the inputs (these writers are

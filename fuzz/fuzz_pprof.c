@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the pprof reader: any bytes, plain or gzip, strict and salvaging;
  * whatever reads is written back and read again. The bytes are also dumped field by field. */
 #include <stdint.h>

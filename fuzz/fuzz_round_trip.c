@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for round trips: any bytes are read with the probed reader (salvaging, as
  * `--salvage` does) into a profile P; each format F that profkit both writes and reads writes P,
  * and F's reader reads it back into Q; Q is written and read once more into R. Two checks:

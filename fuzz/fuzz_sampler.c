@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the Apple Sampler reader and dump. Whatever it reads must write back as
  * a Sampler file that reads again with the same total and as many threads. */
 #include <stdint.h>

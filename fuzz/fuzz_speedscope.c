@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the speedscope JSON reader: any bytes, with and without
  * salvage, written back (read_write_back.h). */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The body of the JSON readers' libFuzzer harnesses: the probe on the first bytes, then the
  * reader on any bytes, with and without salvage; what is read is written back as folded stacks
  * and as the Firefox Profiler's JSON. Included by one harness each (static functions). */

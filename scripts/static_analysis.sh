@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Static analysis of the whole tree; any report fails the script.
 #   scan-build  clang's static analyzer with its default checkers, over a fresh build of the
 #               library and the command (--status-bugs: exit 1 on a bug).

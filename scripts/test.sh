@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Sets up (Debian packages, npm tools), builds, and runs every test twice: once in a Release
 # build with gcc, once with clang under AddressSanitizer and UndefinedBehaviorSanitizer.
 # Warnings are errors in both builds.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Brings debian/libprofkit0.symbols (the Debian symbols file, which records the version that
 # added each symbol of the shared library) up to date with a built library: symbols the file
 # has keep their version, new ones get the version at the top of debian/changelog, and symbols

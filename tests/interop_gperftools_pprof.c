@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gperftools CPU profiles of a real program built with libprofiler (tests/gperftools/demo.c),
  * read by profkit and compared with other tools: per-function samples with google-pprof and
  * go tool pprof, and inlined frames with addr2line. Returns 77 (skipped) when one of the tools

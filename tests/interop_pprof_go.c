@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pprof profile.proto written by profkit and read by `go tool pprof`: a BrightScript-like profile
  * (script frames without addresses, three sample types) shows its functions and total. Returns
  * 77 (skipped) when go is not on PATH. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small profile built with the model API for the report, diff, merge and flame graph tests.
  *
  * Threads "main" (tid 1) and "worker" (tid 2); value 0 "cpu" in nanoseconds, value 1 "calls".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The batch ring: every batch the producer fills reaches the consumer once and in order, on a
  * worker thread and without one, with one slot or several; a consumer that stops early ends the
  * worker; a last batch that holds nothing still arrives. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The BR profiler file: fixtures built record by record from the BR Wiki "Profiler File
  * Layout" page, the synthetic reference files, every truncation point, errors with offsets,
  * salvage, the options, the dump, and round trips through the writer. */

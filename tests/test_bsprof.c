@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The .bsprof reader, writer and dump, on fixtures built byte by byte from the format
  * document: header fields and padding, every entry type with line data and memory operations on
  * and off, sparse IDs, undefined references, looping callers, footer, damage at every byte, and

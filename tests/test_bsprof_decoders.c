@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The .bsprof reader's two decoders for CPU and call-count entries read every input alike: the
  * wide one (x86-64 with a fast pext, where the other tests run it) and the byte-wise loop (every
  * other processor, forced here with pk_bsprof_force_bytewise). Each input is read both ways,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* callgrind: the line grammar (numbers, subpositions, compressed names), the call graph's
  * expansion into stacks (self cost per function exact, shares of calls, recursion, rounding),
  * and every truncation point of a small file. tests/cli/callgrind.sh and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Capturing from a Roku device (profkit/capture.h) against the simulated device of
  * tests/tools/roku_device.py: a stream that arrives slowly and ends at channel exit, one cut
  * inside an entry, one ended by the caller, one ending between entries without its end marker,

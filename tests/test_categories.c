@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Categories of code (analysis/categories.h): names and colours, languages of formats and file
  * extensions, and the category of a frame: address first, then the format's language, then the
  * file's. */

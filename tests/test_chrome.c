@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Chrome's and Node's JSON profiles: the .cpuprofile reader, the .heapprofile reader and the
  * Chrome trace reader, on
  * fixtures made by node and chromium (tests/data/chrome/README.md) and on constructed inputs.

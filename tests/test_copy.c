@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pk_profile_copy (profkit/merge.h): a faithful copy into a fresh profile, value maps, threads
  * matched by name, the address tag of memory events, and the frame hook that stands in for a
  * source frame with a chain of destination frames; pk_profile_merge on top of it. */

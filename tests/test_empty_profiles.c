@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Profiles with nothing in them, through every writer of the registry: what profkit writes it
  * must read, so each writer either writes a file its own reader takes back (found by probing,
  * without samples) or refuses with a reason before anything is written. Writers without a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Firefox Profiler writer: profiles built through the model API, written to memory, parsed
  * back with jansson and checked table by table. */
 #include <setjmp.h>

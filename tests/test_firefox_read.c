@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Firefox Profiler reader: the processed profiles of every version in tests/data/firefox (the
  * Firefox Profiler's and the samply crate's fixtures, handwritten ones of versions 55, 66 and
  * 70), a Gecko profile with a child process, one in a DevTools recording, what profkit's writer

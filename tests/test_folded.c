@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Folded stacks: the reader (stack lines and the lines the peers skip, line ends, byte-order
  * marks and UTF-16, long lines, errors naming the line, every truncation point, differential
  * lines with two counts), the writer's contract (weights,

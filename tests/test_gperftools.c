@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gperftools CPU profiles: fixtures built slot by slot from the format document, every
  * truncation point, damage, the reference files (real, variants, edge cases, pprof's test data
  * and goldens), the writer's round trips, the record dump, and C++ names demangled from symbol

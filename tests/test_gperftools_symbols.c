@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gperftools CPU profiles of a real program built with libprofiler (tests/gperftools/demo.c),
  * named from the program's symbols by profkit alone: a program that moved is found with
  * --symbol-path, the symbolization pass names what a reading without symbols left as addresses,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Buffered input and output: varints, lines (over-long ones too), text lines, UTF-16 decoding,
  * refills, temporary files, JSON escaping; the public error and option helpers and output
  * objects. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The streaming JSON emitter (core/json.h): commas and colons at every level, member helpers,
  * values of custom forms through pk_json_value, and line breaks between members and elements. */
 #include <setjmp.h>

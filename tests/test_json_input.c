@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The streaming JSON input (core/json_input.h, core/json_probe.h): the path at every callback,
  * exact numbers, strings with their length, the same callbacks whatever the chunking, cut and
  * invalid documents with their offsets, handler failures, skipped containers, and probing the

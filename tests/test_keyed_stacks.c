@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A profile's stacks as sequences of keys (core/keyed_stacks.h): what two stacks share from the
  * root, in keys, against the keys of their frames compared one by one, for stacks built a frame
  * at a time and as whole runs, added in any order (so that nodes are split after stacks were

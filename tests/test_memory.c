@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Memory events in the model: sums per allocating site, live allocations, the spool of events
  * read back in order, and a profile that keeps only the sums. Also the spool underneath. */
 #include <errno.h>

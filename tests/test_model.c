@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The model: interning, the stack prefix tree, sample aggregation, memory matching. */
 #include <setjmp.h>
 #include <stdarg.h>

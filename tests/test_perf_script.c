@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf script text: the header and frame line parsers, the model the reader builds from
  * fixtures made by perf (threads, values per event, frames, resources, inlined frames, source
  * lines, the --header block), folded output equal to stackcollapse-perf.pl's (the expected

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pprof profile.proto: fixtures built field by field from the message table, gzip and plain,
  * every truncation point, damaged files, probes, and round trips through the writer.
  * interop_pprof_go.c shows a BrightScript-like profile in `go tool pprof`. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The mapped objects of a process (core/procmaps.h): the line forms Linux and the profilers
  * write, variables such as $build, odd and huge lines, any bytes; sorting, joining, lookups
  * and the program's mapping. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reports, summaries, diff and merge on a profile built with the model API
  * (tests/report_fixture.h): the data of each report and its text and JSON renderings. */
 #include <setjmp.h>

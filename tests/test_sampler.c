@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Apple Sampler files: fixtures built byte by byte from Reid's grammar (with ids and counts
  * that contain TAB and LF bytes), the synthetic reference files, frame order detection,
  * every truncation point, errors, salvage, the dump, and round trips through the writer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Naming anonymous BrightScript functions from the channel's source (profkit/source_names.h):
  * the definition lines BrightScript allows and those it does not, component .xml files with
  * inline scripts, CRLF files, a source directory and a package zip (with its files in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* speedscope writer: the exact output for a small profile (frames per function, one sampled
  * profile per thread, root-first stacks, weights of the chosen value), units, names, and
  * profiles without samples or threads. The output is checked against speedscope's schema and

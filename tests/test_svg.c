@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The svg format and differential flame graphs: well-formed XML (parsed with libxml2), widths
  * that add up to the totals, order, colours, icicles, merging of narrow frames, escaping. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The symbolizer (core/symbolize.h) on programs built here at test time from
  * tests/symbolize/sample.c with the test's compiler: DWARF 4 and 5, PIE and not, a symbol table
  * alone, nothing at all, debug information in a file of its own found through .gnu_debuglink or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Display names of threads (profkit/thread_names.h): unique names as they are, shared names
  * told apart by thread id (named as the format names it), by process and thread id, or by
  * order; unnamed threads; collisions with names generated for others; every name distinct. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The version: the library's functions agree with the header macros, and the libraries it was
  * built with are listed with the versions they report themselves. */
 #include <setjmp.h>

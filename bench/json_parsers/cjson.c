@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cJSON (libcjson-dev): cJSON_ParseWithLength builds the whole document's tree (linked lists
  * of children) from its text in memory. */
 #include <cjson/cJSON.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libfastjson (libfastjson-dev), rsyslog's fork of json-c: the same program as json_c.c,
  * through the json-c names libfastjson's headers define, and the few they leave out. */
 #include <libfastjson/json.h>

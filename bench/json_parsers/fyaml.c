@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libfyaml (libfyaml-dev), a YAML 1.2 parser with a JSON mode (FYPCF_JSON_FORCE): streaming
  * events (mapping and sequence starts and ends, scalars), the input read by the library from
  * the open file. Keys are the scalars at even positions in a mapping; strings are the

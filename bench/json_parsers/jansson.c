@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jansson (libjansson-dev): json_loadb builds the whole document's tree from its text in
  * memory. */
 #include <jansson.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jq's parser (libjq-dev) in its streaming form (JV_PARSE_STREAMING): for every scalar and
  * empty container an event [path, value], and [path] where an array or object ends, the path
  * an array of keys and indexes built for each event. Keys are not events of their own: a key

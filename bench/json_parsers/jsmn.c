@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jsmn (libjsmn-dev, header only): a tokenizer over the whole document in memory into an array
  * of tokens (type, start and end offsets, number of children), which is then walked. Built
  * strict (JSMN_STRICT: keys must be strings, primitives end where JSON says) and with parent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json-c (libjson-c-dev): json_tokener_parse_ex takes the document in chunks but builds the
  * whole tree. fastjson.c compiles this file again against libfastjson, json-c's fork, whose
  * headers map json-c's names to its own. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* JSON-GLib (libjson-glib-dev): JsonParser builds the whole document's tree of JsonNodes from
  * its text in memory. */
 #include <json-glib/json-glib.h>

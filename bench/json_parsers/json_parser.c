@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json-parser (libjsonparser-dev): json_parse_ex builds the whole document's tree from its
  * text in memory (two passes: one to size the values, one to fill them). */
 #include <json-parser/json.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* liblaxjson: streaming SAX callbacks on chunks; it converts every number to a double itself,
  * and accepts more than JSON (comments, single quotes, bare keys). */
 #include <laxjson.h>

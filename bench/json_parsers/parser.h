@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One JSON parser of bench/json_parsers, a module of its own: what it reports, and the input
  * and timing helpers every parser shares, which the program exports to its modules
  * (bench/json_parsers.c). */

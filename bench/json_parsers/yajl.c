@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* yajl 2 (libyajl-dev), the parser profkit's JSON layer streams over: SAX callbacks on chunks,
  * numbers as their text (the layer converts them itself), as src/core/json_input.c sets it up. */
 #include <string.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Makes a man page's scdoc source from its hand-written part (NAME.scd): a line
 #   @include NAME@      is replaced by the shared part NAME.scdi beside it,
 #   @formats@           by the formats of the built profkit (profkit formats --tab),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The call tree by function name: samples merged along identical sequences of function names,
  * for one value type. Folded stacks, flame graphs and tree reports are views of it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Capturing BrightScript profiler data (.bsprof) from a Roku device over HTTP.
  *
  * The channel's manifest chooses where the device puts the data (bsprof_data_dest):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Comparing two profiles.
  *
  * pk_diff_profiles makes a differential profile: the two inputs merged by call path into one

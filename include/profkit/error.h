@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Status codes and error details shared by every profkit call. */
 #ifndef PROFKIT_ERROR_H
 #define PROFKIT_ERROR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PK_API marks what libprofkit exports: the library is built with every other symbol hidden,
  * so the shared library's interface is exactly what the installed headers declare. */
 #ifndef PROFKIT_EXPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The format registry and the read/write entry points.
  *
  * Every file format is one pk_format in one table. A format gives a probe (how likely are these

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Copying and summing profiles: several runs or devices become one profile.
  *
  * Ownership: the profiles made here belong to the caller (pk_profile_free); the inputs are only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where profkit writes: a file, standard output, or memory.
  *
  * A file output is written to an unnamed or temporary file beside the final path and appears

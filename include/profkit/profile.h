@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The profile model: the one representation that every reader fills and every writer reads.
  *
  * Everything is interned and referred to by a uint32_t index into its table:

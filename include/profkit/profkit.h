@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libprofkit: reading, writing, converting and analysing profiler data files. This header
  * includes every other public header. */
 #ifndef PROFKIT_PROFKIT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reports: the answers `profkit report` prints, as data first and then as text or JSON.
  *
  *   pk_report_options o;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Naming anonymous BrightScript functions from the channel's source.
  *
  * Roku's profiler names a function defined without a name ("function(...)" assigned to a

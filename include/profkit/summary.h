@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a profile holds, in brief: what `profkit info` shows. The totals of every value, per
  * thread and overall, and how many items of each kind the model holds; rendered as text or as
  * one JSON object together with the profile's metadata, properties and warnings.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Naming native code addresses from the binaries they came from, as a pass over a profile:
  * ELF symbol tables and DWARF debug information, read with elfutils.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Display names of threads: the name a person sees for each thread in every output (viewers,
  * reports, `profkit info`), distinct for every thread of a profile, while the model keeps each
  * thread's original name.

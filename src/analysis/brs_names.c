@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Naming anonymous BrightScript functions from their definition line (brs_names.h): a small
  * tokenizer for the one line, and a scan of component .xml files for their script elements. */
 #include "analysis/brs_names.h"

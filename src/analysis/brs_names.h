@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a line of BrightScript calls the anonymous function defined on it, and which lines of a
  * component's .xml file are script (profkit/source_names.h). */
 #ifndef PK_ANALYSIS_BRS_NAMES_H

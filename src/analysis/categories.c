@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "analysis/categories.h"
 
 #include <ctype.h>

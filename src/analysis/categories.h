@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Categories of code: the kind of code a frame runs (native code, BrightScript, Business Rules,
  * JavaScript, ...), decided once for every visual output so that a frame gets the same
  * category, name and colour in each of them.

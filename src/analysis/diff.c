@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Differential profiles: two profiles copied into one whose value 0 is the base's and value 1
  * the newer's (profkit/diff.h). */
 #include <math.h>

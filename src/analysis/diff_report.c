@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The diff report as data: per function or per call path of a differential profile, the base
  * and new value, the change and the change in percent, biggest change first. */
 #define _GNU_SOURCE /* qsort_r */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading a differential profile: its marks and its two call trees. */
 #include "analysis/differential.h"
 

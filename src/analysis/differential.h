@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Differential profiles (profkit/diff.h) as their readers see them: whether a profile is one,
  * what it compares, and its two call trees node for node. */
 #ifndef PK_ANALYSIS_DIFFERENTIAL_H

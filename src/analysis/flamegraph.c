@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Flame graph layout and SVG output. Children are ordered by name, as in the classic flame
  * graph, so that the same code lands at the same place in two graphs. */
 #define _GNU_SOURCE /* qsort_r */

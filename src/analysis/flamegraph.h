@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Interactive SVG flame graphs of a call tree: width by value, a tooltip per frame, click to
  * zoom, search with the matched share, colours by category of code (analysis/categories.h, the
  * categories of the Firefox Profiler output too); icicle when inverted; and the differential

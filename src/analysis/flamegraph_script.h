@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The script and style embedded in every flame graph: zoom, search, details line. Kept apart
  * from the drawing code because it is text, not C. FG (the geometry) is defined before it. */
 #ifndef PK_ANALYSIS_FLAMEGRAPH_SCRIPT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Summing several profiles into one: the union of their value types, threads by name, and a
  * copy of each input (core/profile_copy.c). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reports as data (profkit/report.h): the options, what every view shares, and the lifetime of
  * a report. The views' rows come from their builders. */
 #include "analysis/report.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Building the views of profkit/report.h. report.c checks the options and fills what every
  * view shares; each view's builder (report_top.c, report_tree.c, ...) fills the rest;
  * report_text.c and report_json.c render a built report. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The callers and callees views: who calls one function and what it calls, from the call
  * tree merged by name. A function that recurses is counted at its outermost calls only, so
  * shares add up to its total. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reports as JSON (profkit/report.h, profkit/diff.h): one object per report, raw integer values
  * with percentages of the total, written through the streaming emitter. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The lines view: the hottest source lines, value per (file, line) of the frames, self where
  * the line is the innermost frame and total where it is anywhere on the stack (once per
  * stack). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The memory view, the leak report: bytes and blocks allocated, freed and still unfreed at the
  * end of the profile, per call path (by function names) and per allocating line, heaviest
  * unfreed first. */

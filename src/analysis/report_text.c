@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reports as text for a terminal (profkit/report.h, profkit/diff.h): values scaled to readable
  * units in right-aligned columns, shares of the total, names shortened in the middle to fit the
  * width. */

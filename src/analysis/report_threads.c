@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The threads view: each thread's total of the value, heaviest first. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The top view: functions (merged by name) with self and total value, sorted by either. */
 #define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>

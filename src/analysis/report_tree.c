@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tree view: the call tree rooted at the bottom of the stack, each branch with its total
  * and self value, children heaviest first, small branches folded into one row, in the order
  * the rows are shown. */

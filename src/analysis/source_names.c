@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Naming anonymous BrightScript functions from the channel's source (profkit/source_names.h):
  * each one's definition line is read from the source (source_tree.c) and matched
  * (brs_names.c); the profile is then copied with a frame hook that gives the frames of those

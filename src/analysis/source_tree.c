@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A channel's source (source_tree.h): a directory, or a package zip read with libzip. */
 #include "analysis/source_tree.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A channel's source, a directory or a package zip (profkit/source_names.h): its files read by
  * their pkg:/ paths. */
 #ifndef PK_ANALYSIS_SOURCE_TREE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Thread selection and once-per-row key totals over the rows' stacks. */
 #include "analysis/stack_walk.h"
 

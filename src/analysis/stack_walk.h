@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared groundwork of the reports: which threads a view covers, and totals per key (function
  * name, source line) that count a key once per row even when it occurs several times in the
  * row's stack (recursion). */

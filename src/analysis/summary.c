@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a profile holds, in brief (profkit/summary.h): the totals of every value per thread and
  * overall and the size of each table, with the metadata, properties and warnings, as text or
  * as one JSON object. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Human-readable values, percentages and column cells. */
 #include "analysis/units.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Values shown to people: scaled to a readable unit (times to ns/us/ms/s, bytes to KiB/MiB/...),
  * percentages, and names shortened in the middle to fit a column. */
 #ifndef PK_ANALYSIS_UNITS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Capturing .bsprof data from a Roku device (profkit/capture.h): the network stream of a
  * running channel, or the download of the file the device kept, over libcurl. */
 #include <inttypes.h>

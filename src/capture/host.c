@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The device address of a capture (host.h). Checked strictly: the text becomes part of a URL,
  * so nothing that would change its meaning (a scheme, a path, "user@", a query) gets through. */
 #include "capture/host.h"

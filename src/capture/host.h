@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The device address of a capture: "HOST" or "HOST:PORT" as a user types it, checked and made
  * into the start of an http:// URL. */
 #ifndef PK_CAPTURE_HOST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The receiving end of a capture request (sink.h). */
 #include "capture/sink.h"
 

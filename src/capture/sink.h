@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The receiving end of a capture request: libcurl's write callback. The body of a successful
  * answer is the data: every byte goes to the output as it arrives and through the .bsprof
  * stream decoder, which counts whole entries; any other body (an HTTP error, a form's answer

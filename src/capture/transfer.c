@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One libcurl transfer run through the multi interface (transfer.h), so that the wait for data
  * wakes up every tenth of a second to look at the cancel flag and tick the caller's clock. */
 #include "capture/transfer.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Running one libcurl transfer to its end while watching a cancel flag and keeping a caller's
  * clock ticking: what a capture needs that a plain curl_easy_perform does not give (it blocks
  * until the device closes the connection, which may be hours away). */

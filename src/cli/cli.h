@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared pieces of the profkit command: option parsing with the formats' own options, reading
  * a profile with messages, and exit statuses. Each command lives in its own cmd_*.c file. */
 #ifndef PK_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pieces every command shares: option parsing with the formats' own options, opening and
  * reading the inputs (with the symbolization pass), writing a profile, messages and exit
  * statuses. */

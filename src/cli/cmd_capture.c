@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* profkit capture: BrightScript profiler data from a Roku device (profkit/capture.h), kept as
  * the device sent it or converted once it is all there. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* profkit convert: read a profile in one format and write it in another. */
 #include <string.h>
 

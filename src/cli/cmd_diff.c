@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* profkit diff: what changed between two profiles. Both become one differential profile
  * (profkit/diff.h), which is printed as a table or written in any output format: folded lines
  * with two counts, a differential flame graph, ... */

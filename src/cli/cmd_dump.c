@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* profkit dump: a binary file record by record, for when a file looks wrong. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* profkit formats: the registry as a table, or as tab-separated lines for programs (the man
  * pages and shell completions are made from these). */
 #include <stdio.h>

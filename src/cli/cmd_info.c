@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* profkit info: what a profile holds (profkit/summary.h), as text or as one JSON object. */
 #include "cli.h"
 #include "profkit/summary.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* profkit merge: many runs or devices summed into one profile, in any output format. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* profkit report: the answer on the terminal - top functions, call tree, callers and callees,
  * source lines, the memory (leak) report and thread totals, as text or JSON. */
 #include <stdlib.h>

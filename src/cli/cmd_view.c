@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* profkit view: open a profile in the Firefox Profiler. The profile is converted in memory and
  * served on the loopback interface; the Firefox Profiler's page fetches it from there through
  * its from-url route, as it does for samply. */

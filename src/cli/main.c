@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* profkit: read, write, convert and analyse profiler data files. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The loopback HTTP server of `profkit view` (profile_server.h), on plain sockets: it serves one
  * document from memory, so a full HTTP library would bring a dependency for little. */
 #define _GNU_SOURCE /* ppoll, strcasestr */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small HTTP/1.1 server on the loopback interface that serves one document from memory to a
  * web app in the browser: `profkit view` serves a profile to the Firefox Profiler this way.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A progress bar on standard error for long reads, shown only on a terminal and only for
  * inputs large enough to take a noticeable time. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Integer arithmetic that saturates instead of overflowing: totals of huge or hostile inputs
  * stop at the int64 limits rather than wrapping around. */
 #ifndef PK_CORE_ARITH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Growth of dynamic arrays by doubling. */
 #ifndef PK_CORE_ARRAY_H
 #define PK_CORE_ARRAY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Batches filled on a worker thread and consumed by the caller (core/batch_ring.h). */
 #include "core/batch_ring.h"
 

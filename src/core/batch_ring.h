@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A producer and a consumer of batches, on two threads when the process may use two
  * processors: a worker thread fills batches (fill) while the caller takes the filled ones in
  * order, through a bounded ring of batches the caller provides. With a single processor, or when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A growable byte buffer: scratch text for readers, a record or a header being assembled by a
  * writer. Appends never fail one by one: the first allocation failure is remembered (failed)
  * and later appends do nothing, so a writer can assemble freely and check once. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "profkit/calltree.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Removal of temporary files on SIGINT, SIGTERM, SIGHUP and SIGXFSZ, after which the signal
  * takes its default course, so that the exit status still says what ended the run. */
 #include "core/cleanup.h"

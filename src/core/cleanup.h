@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Temporary files to remove when a signal ends the run. The table is fixed in size so that a
  * signal handler can walk it without allocating or locking. */
 #ifndef PK_CORE_CLEANUP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Damage and salvage, decided in one place.
  *
  * A reader that finds bytes it cannot read in the middle of an input reports the damage with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Adding to a profile what the caller knows is new: a reader that has already made its stacks
  * distinct hands them over without the lookups interning does (a hash table probe per stack and
  * per row, mostly cache misses). The tables that find stacks and rows are built only when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "profkit/error.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gzip as a filter of the I/O layer: any input is read through it when its first bytes are
  * gzip's magic number, and any output can be written through it. Concatenated gzip members
  * read as one stream, as `gzip -d` reads them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The decompressing input filter: inflates the compressed input into the filter input's
  * buffer as the reader asks for bytes. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compressing output filter: a gzip member written in pieces as the output flushes, on a
  * second thread when the process may run on more than one processor (see gzip.h). */
 #include <assert.h>

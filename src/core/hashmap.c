@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "core/hashmap.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Open-addressing hash tables used by the model and the readers.
  *
  * pk_u64map maps 64-bit keys to 32-bit values (IDs from a file to model indexes, (thread,

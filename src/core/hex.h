@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One hexadecimal digit, either case: what text formats with addresses (perf script,
  * /proc/PID/maps, Java symbol maps) parse. */
 #ifndef PK_CORE_HEX_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "core/input.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Buffered byte input for readers. The bytes come from a block of memory (read in place) or
  * from a source: a file descriptor read in large chunks (so standard input and pipes stream),
  * or a decompressing filter over another input (gzip.h). The fast paths are inline; refills

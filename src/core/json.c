@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "core/json.h"
 
 void pk_json_key(pk_json *j, const char *key)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A streaming JSON emitter over a pk_output: writers say what comes (an object, a key, a value)
  * and the emitter places the commas and colons. Nothing is buffered beyond the output's own
  * buffer, so documents of any size stream out.

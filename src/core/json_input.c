@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Streaming JSON input over yajl (see json_input.h). yajl does the lexing and the grammar;
  * this file keeps the path, turns numbers into exact int64 or double values, and maps yajl's
  * ends onto the ones readers act on (complete, cut, invalid). */

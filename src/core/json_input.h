@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Streaming JSON input: a SAX-style parser (yajl) over a pk_input, for the JSON readers.
  * (core/json.h is the emitter; everything here is named pk_json_parser_* / pk_json_scalar_*.)
  *

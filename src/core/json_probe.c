@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Probing JSON formats by the keys of their first block (see json_probe.h). */
 #include "core/json_probe.h"
 

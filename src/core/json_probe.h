@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Probing JSON formats by content: which keys the first block of a document holds.
  *
  * A probe sees the first PK_PROBE_BYTES of the input, usually a document cut in the middle.

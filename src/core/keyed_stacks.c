@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A profile's stacks as sequences of keys, in a prefix tree compressed along the model's runs
  * (core/keyed_stacks.h). */
 #include "core/keyed_stacks.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A profile's stacks as sequences of keys: a writer's numbering of frames under which two
  * frames of the model may be one (speedscope numbers functions, so the frames of one function
  * at two lines are one key). What two stacks share from the root, in keys, is found in as many

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Memory events of the model: frees matched to the live allocation at the same address, sums
  * per allocating (thread, stack), and the events spooled for the outputs that list them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "core/output.h"
 
 #include <errno.h>

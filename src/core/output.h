@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Buffered output for writers: to a file through a temporary that is renamed into place on
  * commit, to standard output, or into a growing memory buffer; optionally through a gzip
  * compressor (core/gzip.h). The public face is include/profkit/output.h; formats and reports

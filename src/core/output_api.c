@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The public face of outputs (include/profkit/output.h): heap-allocated pk_output objects over
  * the buffered output of core/output.h. */
 #include <stdlib.h>

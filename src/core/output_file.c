@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* O_TMPFILE is a Linux extension, declared by <fcntl.h> only for _GNU_SOURCE: without it the
  * unnamed file is compiled out and every output goes through a named temporary. */
 #define _GNU_SOURCE

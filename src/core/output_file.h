@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The file behind an output, which appears under its name only when complete.
  *
  * A regular file is written unnamed in its target directory (O_TMPFILE) and given its name at

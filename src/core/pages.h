@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Giving the memory of a large array back to the system while the array is still allocated:
  * a pass that reads an array once, front to back, and frees it at the end can release the part
  * it has passed, so that what it builds meanwhile does not add to the peak. */

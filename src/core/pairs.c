@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Pairing two parallel arrays (core/pairs.h): the first is spooled, a record per value (a tag
  * byte, then a zigzag varint or the double's 8 bytes), the second takes them back in order. */
 #include "core/pairs.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Pairing two parallel arrays of a document that arrive one after the other (a profile's
  * `samples` and `timeDeltas`, or `samples` and `weights`), in either order, without holding
  * either: the first is spooled (core/spool.h: out of memory beyond a few MiB) and the second

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* File names as shown to people: the last component of a path. Both '/' and '\\' separate
  * components, as profiles come from Windows (BR programs) as well as Unix systems. */
 #ifndef PK_CORE_PATH_H

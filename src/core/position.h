@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Source positions as the model keeps them (pk_function.start_line and start_column,
  * pk_frame.line): 1-based, 0 when unknown. */
 #ifndef PK_CORE_POSITION_H

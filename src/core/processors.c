@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "core/processors.h"
 

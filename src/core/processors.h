@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whether a second thread can run beside the caller. */
 #ifndef PK_CORE_PROCESSORS_H
 #define PK_CORE_PROCESSORS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "core/procmaps.h"
 
 #include <stdlib.h>

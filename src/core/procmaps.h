@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The mapped objects of a process: which file (or anonymous memory) each address range of a
  * process maps, and from which file offset, read from the text of Linux's /proc/PID/maps and
  * the forms profilers write of it. A native profile holds code addresses; its maps say which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The profile model: interning tables, sample rows, metadata and warnings. Memory events are
  * in memory.c. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Copying one profile into another (profkit/merge.h): the one routine behind merging, diffing
  * and the symbolization pass. Every item of the source is interned again in the destination,
  * threads are matched by name, sample rows and memory events are replayed in their stream

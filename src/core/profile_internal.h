@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The layout of pk_profile, shared by the files that implement the model. */
 #ifndef PK_CORE_PROFILE_INTERNAL_H
 #define PK_CORE_PROFILE_INTERNAL_H

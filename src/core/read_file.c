@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Opening inputs: files, standard input or memory, decompressed on the way in, their format
  * given or probed; then reading them into a profile or dumping their records, with the salvage
  * policy of core/damage.h applied in this one place. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Looking formats up in the table (src/formats/table.c) by name, extension or content. */
 #include <stdbool.h>
 #include <stdlib.h>

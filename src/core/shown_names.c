@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Threads renamed to their display names (shown_names.h). */
 #include "core/shown_names.h"
 

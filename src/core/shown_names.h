@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Threads renamed to their display names (profkit/thread_names.h), for the readers of formats
  * whose writers write display names: what such a file holds reads back under the same names,
  * and writing it again gives the same file. */

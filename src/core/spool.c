@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Spooled records: lanes of whole-record chunks, in memory up to a limit, then in an unnamed
  * temporary file. */
 #define _GNU_SOURCE /* O_TMPFILE */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A spool: records kept out of the way until they are read back, so that what a program
  * holds in memory does not grow with the number of records.
  *

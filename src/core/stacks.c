@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "core/stacks.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The stacks of a profile: each distinct sequence of frames stored once.
  *
  * A stack is a prefix (an earlier stack, or none) followed by a run of its own frames in a

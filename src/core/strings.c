@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "core/strings.h"
 
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The interned string table of a profile: each distinct string is stored once, NUL-terminated,
  * in chunks that never move, so pointers to strings stay valid for the table's lifetime. */
 #ifndef PK_CORE_STRINGS_H

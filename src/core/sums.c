@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sums per key in order of first appearance (core/sums.h). */
 #include "core/sums.h"
 

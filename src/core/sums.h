@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sums of a file's numbers per key, kept in the order the keys first appear: what a reader
  * adds up per (profile, stack) while the stacks cannot be built yet (their frames are defined
  * later in the document), to be turned into rows at the end in that order, so the model's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Symbolization with elfutils: see symbolize.h.
  *
  * Per binary, CUs are found through a table of CU address ranges built once (so binaries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The symbolizer behind the symbolization pass (profkit/symbolize.h): names native code
  * addresses from ELF symbol tables and DWARF debug information, read with elfutils (libdwfl /
  * libdw), interning what it finds into a destination profile.

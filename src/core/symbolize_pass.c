@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The symbolization pass (profkit/symbolize.h): a copy of the profile (pk_profile_copy) whose
  * frame hook replaces every unresolved frame by the chain of frames the symbolizer finds at its
  * address, and whose resource hook gives a mapping without a build ID the build ID of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lines of a text input (core/text_lines.h). */
 #include "core/text_lines.h"
 

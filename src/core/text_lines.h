@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lines of a text input, as text formats read them: a line ends at LF, at CR LF, or at a lone
  * CR (the line ends of classic Mac OS files, which would otherwise run every line into one);
  * a UTF-8 byte-order mark at the very start of the input is skipped (UTF-16 input was already

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Display names of threads (profkit/thread_names.h): distinct for every thread, decided over
  * all of a profile's threads at once. Names are sorted to find the ones shared, so deciding
  * takes O(n log n) for n threads. */

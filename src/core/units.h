@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The units of values, known once for every format and report: which units are times and
  * which are sizes, and how many nanoseconds or bytes one of them is. Names are matched without
  * regard to case ("ms", "Milliseconds"); "us" and "µs" are both microseconds. */

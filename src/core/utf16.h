@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* UTF-16 text as an input filter: an input that starts with a UTF-16 byte-order mark (FF FE
  * little-endian, FE FF big-endian; what Windows tools such as PowerShell's redirection write)
  * is read through a decoder that turns it into UTF-8, so that text readers see UTF-8 only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The UTF-16 decoding input filter (core/utf16.h), over iconv. */
 #include <errno.h>
 #include <iconv.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unsigned LEB128 varints, the integers of protobuf (pprof) and .bsprof: one codec for every
  * format. Seven bits per byte, least significant group first; a set high bit means more bytes
  * follow. A 64-bit value takes at most 10 bytes, and the 10th byte may only hold bit 63.

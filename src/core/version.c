@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The library's version, and the versions of the libraries it was built with: asked of each
  * library at run time where it can say (a newer shared library may have replaced the one built
  * against), else the version of its headers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing a profile with a format's writer: to a file (replaced only when complete), to
  * standard output, to an opened output or to memory, compressed where asked or usual. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Chrome's and Node's JavaScript CPU profile (.cpuprofile: `node --cpu-prof`, DevTools'
  * JavaScript profiler, the inspector's Profiler.stop), the current form (`nodes` with
  * `callFrame`s, `samples`, `timeDeltas`) and the legacy one (a `head` tree, `timestamps`).

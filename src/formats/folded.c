@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Folded (collapsed) stacks: one line per stack, `root;caller;...;leaf COUNT`, the input of
  * flamegraph.pl and inferno. Documented in docs/formats/folded.md.
  *

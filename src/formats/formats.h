@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Declarations of the formats registered in table.c. */
 #ifndef PK_FORMATS_FORMATS_H
 #define PK_FORMATS_FORMATS_H

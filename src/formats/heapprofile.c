@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* V8's sampling heap profile (.heapprofile: `node --heap-prof`, Chrome DevTools' Memory panel,
  * "Allocation sampling"; the inspector's HeapProfiler.stopSampling): a `head` tree of call frames
  * whose nodes carry the bytes sampled at them (`selfSize`), and, in newer versions, the samples

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* svg: an interactive flame graph of one value, or the differential flame graph of a
  * differential profile (write only). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one table of formats. Each format lives in its own file and exports one pk_format;
  * the order here is the order `profkit formats` lists them and the probe's tie order. */
 #include "formats/formats.h"

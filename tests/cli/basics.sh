@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The command itself: help, version, usage errors and exit statuses.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The benchmark tools decode and generate what they claim: the plain .bsprof decode loop finds
 # every entry and field that profkit's dump finds, and the gperftools generator's shapes are
 # real profiles of a real program with the records, samples and repetitions it reports;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # BR profiler and Apple Sampler files through the command: probing, info, dump, errors with
 # byte offsets, --salvage, the format options, and conversions between the two and back.
 # interop_br_sampler.sh loads the conversions in the Firefox Profiler.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # .bsprof through the command: info (text and JSON), conversions to folded stacks, to .bsprof
 # and back, to the Firefox Profiler when this build has it; values, damage and --salvage, standard
 # input, dump, and exit statuses.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # callgrind files: probing by content, what the reader keeps (values, threads, parts, lines),
 # damage and cut files. interop_callgrind.sh compares profkit with callgrind_annotate.
 . "$(dirname "$0")/lib.sh"

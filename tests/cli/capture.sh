@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # profkit capture against the simulated device of tests/tools/roku_device.py: a stream that
 # arrives slowly and ends at channel exit, one dropped inside an entry, one ended with Ctrl-C
 # (SIGINT) and one with SIGTERM, the developer web server's download with the right password, a

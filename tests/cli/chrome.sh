@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Chrome's and Node's JSON profiles through the command: found by content whatever their names,
 # converted to folded stacks, pprof and the Firefox Profiler's format; cut and damaged files.
 . "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shell completions: bash's driven through `complete -p` and the function it names, with
 # bash-completion loaded as in an interactive shell; fish's through `complete -C`; zsh's in an
 # interactive zsh on a pseudo-terminal (zpty), where Tab lists what it offers. Commands, options of a command, format names after --to and --from (those of this

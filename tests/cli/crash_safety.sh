@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Outputs survive interrupted runs: a long conversion killed at several points (SIGINT, SIGTERM,
 # SIGHUP, SIGKILL) or stopped by the file size limit (ulimit -f, SIGXFSZ) leaves its output
 # directory holding what it held before, the old output intact; a run that completes leaves the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Packaging: `dpkg-buildpackage -us -uc -b` in a fresh clone of the tree's HEAD makes profkit,
 # libprofkit0 and libprofkit-dev; lintian finds no error in them; apt accepts them as they
 # are (simulated: nothing is installed on this machine); unpacked into a scratch root, the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # debian/libprofkit0.symbols, the Debian symbols file, lists exactly what the shared library
 # exports, so that the package build (dpkg-gensymbols, which fails on any difference) and the
 # ABI record stay right as functions are added. scripts/update-symbols.sh updates it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # What people see in the outputs: threads that share a name told apart the same way in every
 # output (info, Firefox Profiler, speedscope, folded, SVG, reports, pprof); one category per
 # kind of frame in the SVG and the Firefox Profiler output alike (BR: Business Rules, Apple

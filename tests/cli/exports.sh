@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The shared library exports exactly what the installed headers declare with PK_API: nothing
 # of the archives linked into it (libiberty), of the generated protobuf-c code, or of the
 # library's internal helpers; and every declared function is there.

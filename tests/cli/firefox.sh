@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Firefox Profiler files through the command: processed profiles of every version and Gecko
 # profiles found by content whatever their names, profkit's own output read back, cut and
 # damaged files.

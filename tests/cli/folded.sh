@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Folded stacks in and out through the command: round trips, CRLF and standard input, threads,
 # and error messages. interop_speedscope.sh checks profkit's speedscope and folded output with
 # speedscope's own schema and importers.

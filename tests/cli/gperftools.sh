@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # gperftools CPU profiles through the command: info, dump, convert round trips, writer options,
 # damage and --salvage, missing binaries, --symbol-path and --no-symbols. interop_gperftools.sh
 # reads profkit's output and a real program's profile with go tool pprof and google-pprof.

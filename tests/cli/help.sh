@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Each command's --help lists exactly what the command takes: every option of its option
 # column is accepted, and every input or format option it does not list is refused as one that
 # does not apply to the command (not taken silently, not called unknown).

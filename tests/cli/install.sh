@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `cmake --install` puts the command, both libraries, the headers, profkit.pc and the CMake
 # package in place; programs built with pkg-config against the installed library read a
 # profile, report on it and compare two; examples/ builds as a project of its own through

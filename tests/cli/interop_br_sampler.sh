@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # BR profiler and Apple Sampler files converted by profkit and loaded in the Firefox Profiler
 # (its own loading code, @firefox-devtools/profiler-cli): weights, functions and threads.
 . "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # callgrind in and out, checked with valgrind's callgrind_annotate: for every fixture made by
 # valgrind --tool=callgrind, profkit's self cost per function equals callgrind_annotate's, for
 # each event compared; and callgrind_annotate reads what profkit writes (from callgrind, pprof,

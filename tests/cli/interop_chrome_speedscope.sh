@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Chrome's and Node's JSON profiles read by profkit and by speedscope's own importers (the
 # speedscope npm package): the self time of every function agrees where the two agree by design.
 # They differ by design on: the last sample (speedscope gives it no time, profkit the mean

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Loads profkit's Firefox Profiler output with the profiler's own loading code
 # (@firefox-devtools/profiler-cli, run by Node 24 from tools/node_modules) and checks thread
 # names, total weights, the heaviest functions and the native allocation views of profiles

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Loads profkit's Firefox Profiler output for .bsprof files with the profiler's own loading code
 # (@firefox-devtools/profiler-cli, run by Node 24 from tools/node_modules): a file made by hand
 # from the specification (threads, metadata, cpu and wall weights, the heaviest functions, the

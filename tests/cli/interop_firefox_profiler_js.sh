@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Script functions in the Firefox Profiler: a node --cpu-prof profile converted by profkit is
 # loaded with the profiler's own code (profiler-cli), beside the same .cpuprofile loaded through
 # the profiler's own importer of V8 profiles. Every function is the kind of code (isJS,

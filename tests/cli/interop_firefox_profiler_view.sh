@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `profkit view` with the Firefox Profiler's own loading code (@firefox-devtools/profiler-cli):
 # the printed from-url link is decoded and the served profile fetched by the profiler, which
 # then shows the example channel's threads under distinct names, and BR and Apple Sampler

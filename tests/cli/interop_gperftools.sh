@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # gperftools CPU profiles in go tool pprof and google-pprof: they read what profkit writes, and
 # profkit's per-function samples of a real program's profile are google-pprof's.
 . "$(dirname "$0")/lib.sh"

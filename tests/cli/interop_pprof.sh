@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # pprof in and out, checked with go tool pprof: profiles written by `go tool pprof -proto` and
 # by Go's runtime/pprof convert with the totals and function names pprof shows; profkit's
 # output reads back in go tool pprof with the same reports. pprof.sh holds the checks that need

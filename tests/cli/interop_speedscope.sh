@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # profkit's speedscope output checked against speedscope's own schema and importer (the
 # speedscope npm package, installed by scripts/setup-speedscope.sh), profkit's folded output
 # read by speedscope's collapsed-stack importer, and speedscope files read by both.

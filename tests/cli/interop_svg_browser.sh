@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # profkit's SVG flame graph in a real browser (headless chromium): a screenshot of it is not
 # blank, and its script zooms, searches and resets.
 . "$(dirname "$0")/lib.sh"

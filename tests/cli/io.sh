@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The I/O layer through the command: every format read through gzip, outputs written through
 # gzip (by extension, --compress, --compression), other compressions named, and format options
 # checked against the formats they belong to.

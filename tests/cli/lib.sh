@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Helpers for CLI tests. A test script is run as: script PROFKIT SOURCE_DIR SCRATCH_DIR
 # Scripts that compare profkit with another tool (interop_*.sh) first check that the tool is
 # there with require_tool, which skips the test (exit 77) when it is not.

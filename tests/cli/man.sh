@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The man pages say what --help says: every option a command's --help mentions (its own, the
 # input options, the formats' options) is in the command's page, and the page names no option
 # --help does not know (nor describes one the command does not take); profkit(1) lists every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # What the command says when it cannot do what was asked: help texts, the salvage hint only
 # where salvage keeps something, messages about inputs of unknown size, usage errors, and
 # profiles without samples through every writer and back through its reader.

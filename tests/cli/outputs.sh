@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Where outputs go: new files get the umask's mode, replaced files keep theirs (and their owner
 # where permitted), other hard links keep the old content, symbolic links are followed (also
 # dangling ones and chains, not loops), devices and FIFOs are written in place (sockets refused),

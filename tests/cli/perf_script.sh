@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # perf script text through the command: found by content, converted to folded stacks equal to
 # stackcollapse-perf.pl's (tests/data/perf/README.md), the stackcollapse options, pprof and the
 # Firefox Profiler, damage and --salvage, standard input.

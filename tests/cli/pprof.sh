@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # pprof through profkit alone: legacy CPU profiles written as profile.proto and read back, round
 # trips pprof -> pprof, plain and gzip output, a Roku profile's metadata and totals, and damage
 # reported with offsets. interop_pprof.sh checks the same kinds of files in go tool pprof.

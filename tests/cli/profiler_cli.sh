@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Running Firefox Profiler's own loading code (@firefox-devtools/profiler-cli, with its own
 # Node 24) on profkit's output. Sourced by interop tests after lib.sh; skips the test when the
 # tool is missing. Gives: load FILE, query ARGS..., json_get EXPRESSION; daemons are stopped on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Preloaded by the CLI tests (refuse_tmpfile in lib.sh): makes open() of an unnamed file
  * (O_TMPFILE) fail as on file systems without it, so that outputs take the hidden temporary. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # profkit report, diff and merge on folded stacks: every view as text and JSON, the limits of
 # the text width, usage errors.
 . "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # speedscope files through the command: found by content whatever their names (profkit's own
 # output is .json too), converted, written and read back; cut and damaged files.
 . "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The svg format: a flame graph from folded stacks is well-formed and its widths add up; a big
 # input gives a small file. interop_svg_browser.sh opens the graph in a real browser.
 . "$(dirname "$0")/lib.sh"

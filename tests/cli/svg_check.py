@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Checks of profkit's SVG flame graphs for the CLI tests.
 
   svg_check.py widths GRAPH.svg [--inverted]   well-formed XML; frames nest and add up

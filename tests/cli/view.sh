@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # profkit view: the profile served on 127.0.0.1 the way the Firefox Profiler's page fetches it
 # (with an Origin header and the CORS preflight), the same JSON as `profkit convert` writes,
 # gzip to clients that take it, the link printed, usage errors, and a clean stop on SIGINT and

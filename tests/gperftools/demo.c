@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small CPU-bound program for the gperftools tests: several phases, each with its own call
  * chain, so that no caller is shared by almost every sample (pprof strips such frames). Built
  * with frame pointers and linked with libprofiler; run with CPUPROFILE=FILE.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "bsprof_decoders.h"
 
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading .bsprof bytes with each of the reader's decoders for CPU and call-count entries: the
  * wide one where this processor runs it (else the byte-wise loop again) and the byte-wise loop
  * that every other processor runs. For the unit test and the fuzz harness that check they agree

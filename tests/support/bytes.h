@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A growing byte buffer for building test fixtures field by field, as a format document
  * describes them. Allocation failure aborts: these are tests. */
 #ifndef PK_TEST_BYTES_H

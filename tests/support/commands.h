@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whether an external command is there, for the tests that compare profkit with other tools:
  * they skip (exit 77) when it is not. */
 #ifndef PK_TEST_COMMANDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading the test data files under tests/data/ and running a format's record dump into text,
  * for the format tests. Failures end the test (cmocka's fail_msg is not used here, so the
  * support library stays independent of the test runner: it aborts with a message). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "fn_totals.h"
 
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-function sample totals, as pprof's flat and cum columns count them: self is the value of
  * the samples whose leaf frame is the function, total the value of the samples whose stack holds
  * it (once per sample, however deep the recursion). Functions are told apart by their whole name:

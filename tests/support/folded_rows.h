@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A profile's rows as sorted folded lines, "thread;a;b value" (frames by function name, the
  * thread's name first, rows whose value is 0 left out), for comparing what readers read.
  * Allocation failure aborts: these are tests. */

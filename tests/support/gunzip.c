@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "gunzip.h"
 
 #include <setjmp.h>

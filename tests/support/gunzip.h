@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Checking gzip output: what a stream in memory decompresses to. */
 #ifndef PK_TEST_GUNZIP_H
 #define PK_TEST_GUNZIP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A profile's memory events by index, for tests that check them one by one: each call reads
  * the events back from the start (the model offers them only in order, through a cursor). */
 #ifndef PK_TEST_MEMORY_EVENTS_H

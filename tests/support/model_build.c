@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "model_build.h"
 
 #include <stdio.h>

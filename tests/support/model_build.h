@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Building profiles through the model API a function and a frame at a time, for fixtures that a
  * test writes out. An interning failure aborts: these are tests. */
 #ifndef PK_TEST_MODEL_BUILD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whether two profiles hold the same model, compared item by item through the public API:
  * metadata, properties, value types, threads, every row (its thread, its stack frame by frame,
  * its values, its place in the stream), totals, memory events and allocating sites, warnings.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "profiled_run.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Running a program linked with gperftools' libprofiler under CPUPROFILE, for the tests that read
  * a real program's CPU profile. Each test program writes its own profile file, so tests run in
  * parallel never read a profile another one is rewriting. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading a profile file in a given format as the command does: the options are pk_option
  * pairs, "symbol-path" and "no-symbols" steer the symbolization pass that follows the read
  * (as the command's --symbol-path and --no-symbols do), and the others are format options. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sorted_lines.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The lines of a text sorted bytewise, as `LC_ALL=C sort` sorts them: folded stacks compared as
  * sets of lines, whatever order a writer chose. Allocation failure aborts: these are tests. */
 #ifndef PK_TEST_SORTED_LINES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "strfmt.h"
 
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* printf into a string of the size it needs, for paths and commands of any length (a fixed
  * buffer would cut them silently). Allocation failure aborts: these are tests. */
 #ifndef PK_TEST_STRFMT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program for the symbolizer's tests (test_symbolize.c), which builds it in several ways
  * (DWARF 4 and 5, PIE and not, stripped, with separate debug files) and runs it: it records the
  * return addresses of calls made from the places below and prints, one per line,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* asm_leaf for sample.c (x86-64 only): calls sample_record("asm"). Assembled with -g, it has
  * line information but no function entry in the debug information. */
 #if defined(__x86_64__) && defined(__ELF__)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Compares the self weight per function name of speedscope's import summary (see
 // speedscope_import.js) with profkit's folded stacks, where the two agree by design.
 // Usage: node folded_self_compare.js SUMMARY.json PROFKIT.folded SCALE [EXCLUDED_NAME...]

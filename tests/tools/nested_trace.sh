@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Writes to standard output a Chrome trace (Trace Event Format) of one thread's DEPTH nested
 # calls: f0 calls f1, which calls f2, and so on (names repeat every 1000 levels), each begun
 # 1 us after its caller; then each ends 1 us after the one it called, innermost first.

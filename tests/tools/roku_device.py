@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """A simulated Roku device for the capture tests: the two ways a device hands out BrightScript
 profiler data, as Roku documents them.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Opens a profile file with speedscope's own importer (from the speedscope npm package, run
 // without a browser) and prints what speedscope understood, as JSON:
 //   {"importer": "Importing as ...", "name": ..., "active": N,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Validates a JSON file against a JSON Schema with the jsonschema library.
 
 Usage: validate_json_schema.py SCHEMA FILE

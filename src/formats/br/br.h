@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The BR (Business Rules!) profiler file: written by `DEBUG PROFILE SAMPLED|TIMED file`.
  *
  * A sequence of records, each opened by a type byte; every number is big-endian:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The BR record dump: one line per record with its byte offset, decoded by the reader's record
  * decoder; module numbers are resolved to the files mapped to them, --raw prints every field as
  * stored. */

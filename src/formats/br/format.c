@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The BR profiler format in the registry: recognised by its records (the files have no fixed
  * name), read, written and dumped. */
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading a BR profiler file into the model.
  *
  * One sample per group, on one thread "main". The current line is the leaf; the backtrace

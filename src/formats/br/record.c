@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the record decoder of br.h reports: the names of the record types and its damage. */
 #include "core/damage.h"
 #include "formats/br/br.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing a profile as a BR profiler file: a group per sample.
  *
  * Timed when the profile has a time value (a unit of seconds, milliseconds, microseconds or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Roku BrightScript profiler files (.bsprof): what the reader, the dump and the writer share.
  *
  * Layout: a header (magic, version, header size, sample ratios, line-data and memory flags,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Decoding .bsprof: the header and the entries, for the reader and the dump alike. The reader
  * decodes most CPU, call-count and memory entries on a fast path of its own (read.c) and leaves
  * the rest here: definitions, entries at the end of a buffer, and anything unusual, which this

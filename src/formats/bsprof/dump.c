@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The .bsprof record dump: the header, then one line per entry with its byte offset, decoded by
  * the same decoder as the reader's. */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The .bsprof format in the registry: found by its magic, read, written and dumped. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading .bsprof into the model.
  *
  * Model mapping:

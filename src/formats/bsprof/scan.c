@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Following a .bsprof stream as it arrives (bsprof.h): the header and every entry are decoded by
  * the codec, the same checks as the reader's, once all of their bytes are there. Bytes come in
  * pieces of any size; an item cut at the end of a piece waits in `pending` for the rest. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing a profile as .bsprof, so that other formats open in Roku's own viewer: modules are
  * the threads, path elements the (thread, callers, function) nodes of the stack tree, each
  * written before the first entry that names it, and the values become incremental CPU, wall

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The callgrind format's parts, shared by its files (format.c registers them). */
 #ifndef PK_FORMATS_CALLGRIND_CALLGRIND_H
 #define PK_FORMATS_CALLGRIND_CALLGRIND_H

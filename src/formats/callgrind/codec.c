@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The line grammar of callgrind files (codec.h). */
 #include "formats/callgrind/codec.h"
 

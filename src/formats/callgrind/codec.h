@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The line grammar of callgrind files (valgrind's "Callgrind Format Specification"), shared by
  * the reader and the writer: numbers, subpositions with their compression, and names with
  * theirs; and the cost columns both keep per entry. Documented in docs/formats/callgrind.md. */

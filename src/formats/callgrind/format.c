@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* valgrind's callgrind format: the probe and the registration. Documented in
  * docs/formats/callgrind.md. */
 #include <string.h>

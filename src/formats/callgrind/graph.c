@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A callgrind call graph and its expansion into stacks (graph.h). */
 #include "formats/callgrind/graph.h"
 

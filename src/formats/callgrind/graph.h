@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A callgrind call graph as the reader collects it, and its expansion into stacks.
  *
  * Memory grows with the distinct functions, (function, file, line) positions and call edges,

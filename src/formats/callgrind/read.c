@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The callgrind reader: the lines of a callgrind file into a call graph (graph.h), then the
  * graph into stacks. Documented in docs/formats/callgrind.md.
  *

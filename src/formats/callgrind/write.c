@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The callgrind writer: a profile's stacks as a call graph that KCachegrind and
  * callgrind_annotate read. Documented in docs/formats/callgrind.md.
  *

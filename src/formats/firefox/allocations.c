@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The memory events each thread's native allocations table lists, read once from the profile
  * and spooled by the thread whose table holds them and by its process (one spool, whose memory
  * budget they share), so that each column of a table or of a process's memory counter is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What one thread reaches: its rows with a non-zero weight in stream order, its memory events
  * with a known size, and the stacks, frames, functions, resources and native symbols that
  * those reach, each numbered for the thread's own tables. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Firefox Profiler "processed profile" JSON, version 55: the layout the front end keeps in
  * memory, with every table stored per thread as a struct of arrays and a string array per
  * thread. Version 55 is the newest one with per-thread tables; every front end since

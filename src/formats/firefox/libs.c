@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Native frames and the libraries they are in: a frame with an address inside a resource that
  * has a path is attributed to that library (libs, resourceTable, nativeSymbols). */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The meta object: versions, times, product, categories, and the profile information that the
  * front end shows under "Profile Information" (meta.extra). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "formats/firefox/writer.h"
 
 void fx_out_ms(pk_output *out, int64_t ns)

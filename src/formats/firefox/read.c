@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading the Firefox Profiler's files: the JSON walk (read.h says what is kept and why). One
  * walk reads both formats; which one a part of the document is in shows in its shape (a table
  * with a `schema` and `data` rows is Gecko's, one with columns is processed). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Firefox Profiler reader's state, shared by its parts:
  *
  *   read.c        the JSON walk: the processed format (every version: tables per thread or in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Firefox Profiler reader's end (read.h): the kept tables become model frames and stacks,
  * the summed samples rows, each file thread a model thread. */
 #include <inttypes.h>

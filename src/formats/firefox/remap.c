@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "formats/firefox/remap.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-thread numbering of model items. Every thread of a processed profile has its own tables,
  * holding only what the thread reaches: a remap gives the thread's items dense local indexes
  * in order of first use, and keeps the model index of each local one.

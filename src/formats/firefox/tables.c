@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One thread's tables, each a struct of arrays with a length: stackTable, frameTable,
  * funcTable, resourceTable, nativeSymbols, and the stringArray they index. They hold what
  * fx_collect_thread numbered for the thread. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One thread object: who it is (process, names, ids), its samples, its native allocations, an
  * empty marker table, and the tables that those refer to. */
 #include <stdio.h>

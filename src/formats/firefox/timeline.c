@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where samples and memory events sit in time.
  *
  * The model keeps no per-sample times: a row is the sum of all samples of one (thread, stack)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "formats/firefox/writer.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Firefox Profiler writer's state, shared by its parts:
  *
  *   format.c     registration, and the document: meta, libs, threads

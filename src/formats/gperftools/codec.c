@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "formats/gperftools/codec.h"
 
 #include <inttypes.h>

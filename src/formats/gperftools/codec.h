@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gperftools CPU profiles (libprofiler's CPUPROFILE output): the binary part, decoded in one
  * place for the reader and the dump.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The gperftools dump: every slot with its byte offset, decoded as the reader decodes it. The
  * header slots with their meaning, each record, the trailer and every maps line. Without raw,
  * each PC also shows its mapping and file offset, for which the records are held until the

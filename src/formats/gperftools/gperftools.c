@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gperftools CPU profiles (libprofiler's CPUPROFILE output): the format's entry in the
  * registry. codec.c decodes the binary part for read.c and dump.c; write.c writes it. */
 #include "formats/formats.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The parts of the gperftools format (pk_format_gperftools, registered in gperftools.c): the
  * reader, the writer and the dump; the probe and the decoding they share are in codec.h. */
 #ifndef PK_FORMATS_GPERFTOOLS_GPERFTOOLS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The symbol text of a Java CPU profile (java_symbols.h). */
 #include "formats/gperftools/java_symbols.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The symbol text of a Java CPU profile (header version 1): after the trailer, lines such as
  *
  *     0x0000006 com.example.function06 (source.java:06)

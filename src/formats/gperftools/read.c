@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The gperftools reader. It streams the records into a table of distinct stacks of addresses
  * (callers' return addresses minus one, as pprof looks them up), summing identical stacks. The
  * mappings only come after the records, so the profile's frames are made once the whole file

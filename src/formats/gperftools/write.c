@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The gperftools writer: any profile whose frames have native addresses, as libprofiler would
  * have written it (header, one record per sample row, trailer, one maps line per resource). */
 #include <endian.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `perf script` text in the registry: recognised by its `--header` block or by its first
  * sample (a header line, then frame lines or, without call graphs, more header lines). */
 #include <string.h>

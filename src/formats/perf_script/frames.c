@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Frame lines of perf script to frames of the model: the function named by the symbol, the DSO
  * as resource, the address printed; each distinct line parsed once and found again by its
  * text. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What perf script text says about the run: its events as values (summed periods and sample
  * counts), the --header block as properties, the first and last sample times and the capture
  * date as the run's start and end. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One header line and one frame line of `perf script` output, parsed in place. Words are split
  * on blanks, never on columns: perf's field widths change from version to version. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Linux `perf script` text: what `perf record` sampled, as `perf script` prints it
  * (docs/formats/perf-script.md).
  *

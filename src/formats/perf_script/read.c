@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reads `perf script` text into the model, streaming: memory grows with the distinct frame
  * lines, samples' frame runs, stacks and threads, never with the samples.
  *

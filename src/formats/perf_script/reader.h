@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The perf script reader's state, shared by its parts: read.c (lines, samples, threads, the
  * cache of whole samples), frames.c (frame lines to model frames), metadata.c (events as
  * values, the --header block, times). */

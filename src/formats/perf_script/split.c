@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lines and runs of frame lines of perf script text, for read.c (split.h).
  *
  * Most of a sample's bytes are its frame lines, and most samples repeat a run of them seen

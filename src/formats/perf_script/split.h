@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The first stage of the perf script reader (split.c): the input cut into lines and, after each
  * line that may start a sample, the sample's frame lines as one run of bytes, found again by
  * those bytes when seen before. It knows nothing of the model and may run on a thread of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "formats/pprof/arena.h"
 
 #include <stdint.h>

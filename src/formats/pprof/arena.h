@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An arena for libprotobuf-c's unpacking. Each sub-message of a profile is unpacked, used and
  * dropped at once, so its allocations come from one block that is reset afterwards instead of
  * being freed piece by piece. */

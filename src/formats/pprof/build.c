@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pprof reader's tables made into the model, once the whole Profile message has been seen:
  * value types, resources, functions, frames (a location with several lines is a chain of
  * inlined frames), threads from sample labels, stacks and samples, metadata. */

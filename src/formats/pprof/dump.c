@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pprof dump: one line per Profile field, with its byte offset, name and content;
  * sub-messages unpacked by libprotobuf-c and printed in protobuf's text style. String indexes
  * are shown as numbers; the string table lists the strings with their indexes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fields of the Profile message: names for messages, and the wire types they come with. */
 #include "formats/pprof/pprof.h"
 #include "formats/pprof/wire.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pprof's profile.proto (package perftools.profiles): the format's entry in the registry. */
 #include "formats/formats.h"
 #include "formats/pprof/pprof.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pprof's profile.proto (package perftools.profiles): what the parts of the format share. The
  * format's entry in the registry is in pprof.c; read.c and build.c read, probe.c probes,
  * write.c writes and dump.c prints the fields of a file. wire.h is the protobuf wire format

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pprof probe. A profile.proto message has no signature (and a gzip-compressed one is
  * decompressed by the core before any probe sees it): only a run of sensible Profile fields
  * at the start of the input counts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pprof reader: the Profile message walked field by field.
  *
  * libprotobuf-c unpacks the sub-messages (sample, location, function, mapping, value type);

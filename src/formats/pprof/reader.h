@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pprof reader's state, shared by read.c (the fields of the Profile message, as they
  * stream past, into compact tables) and build.c (the tables into the model, once the whole
  * message has been seen).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "formats/pprof/sample.h"
 
 #include <string.h>

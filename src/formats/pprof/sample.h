@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Sample message, encoded by hand: the writer writes one per row of the profile, which makes
  * it the message whose encoding costs most, and libprotobuf-c's generic packing walks its
  * descriptor twice per message (size, then bytes). The bytes are those libprotobuf-c packs:

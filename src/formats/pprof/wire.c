@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "formats/pprof/wire.h"
 
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The protobuf wire format, over the core's varint codec (core/varint.h): a message is a
  * sequence of fields, each a tag (field number << 3 | wire type, as a varint) and a value: a
  * varint, 8 or 4 little-endian bytes, or a length and that many bytes (a string, a

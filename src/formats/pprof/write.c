@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pprof writer: the Profile message, field by field, with libprotobuf-c packing each
  * sub-message straight into the output. The bytes are plain protobuf; the core compresses them
  * (pprof is written gzip-compressed unless asked otherwise: PK_FORMAT_GZIP_BY_DEFAULT). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Sampler record dump: one line per line of the grammar with its byte offset, from the
  * parser's events. Frames are resolved to their symbol names; --raw prints every field. */
 #include <inttypes.h>

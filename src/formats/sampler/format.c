@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Sampler format in the registry: recognised by its first line, read, written and dumped. */
 #include <string.h>
 

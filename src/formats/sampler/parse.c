@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parsing the Sampler grammar, for the reader and the dump alike: every field is found by its
  * position and checked here, and what is found goes to the events of sampler.h. */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading a Sampler file into the model, from the parser's events.
  *
  * One sample per row (the 1 0 1 words are kept opaque; other values are counted in a warning).

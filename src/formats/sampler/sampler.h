@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Apple Sampler's "@supersamplerV1.0" file, as reverse-engineered by Kevin Reid (2008):
  *
  *   "@supersamplerV1.0" LF "@symboltableV1.1" LF

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing a profile as a Sampler file: the grammar exactly.
  *
  * Thread ids are the profile's thread ids when they are distinct and fit 16 bits, else 1, 2, ...;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* speedscope's JSON file format, read and written (speedscope.h). */
 #include "core/json_probe.h"
 #include "formats/formats.h"

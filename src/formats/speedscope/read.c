@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading speedscope's JSON file format, streaming: every version of the schema (the first ones
  * with `version`, evented profiles only; the later ones with sampled profiles, `name`,
  * `activeProfileIndex`, `exporter`), sampled and evented profiles, every unit.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* speedscope's JSON file format (https://www.speedscope.app/file-format-schema.json): read
  * (read.c) and written (write.c), registered in format.c. Documented in
  * docs/formats/speedscope.md. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing speedscope's JSON file format: one profile per thread, sampled or evented.
  *
  * A speedscope frame is a function: (name, file, start line and column), so that the flame

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Chrome JSON trace format's probe and registration (trace.h). */
 #include "core/json_probe.h"
 #include "formats/formats.h"

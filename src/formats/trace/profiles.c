@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The V8 CPU profiles of a trace, by (pid, id) as DevTools keys them: a Profile event names the
  * profiled thread and starts the profile, ProfileChunk events (written from the sampling thread)
  * add nodes, samples and time deltas, a CpuProfile event carries a whole profile. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading a Chrome JSON trace (trace.h): the container, each event's fields, and the dispatch
  * of whole events. An event's members come in any order (Chrome writes `args` first), so its
  * fields are gathered, and a profile event's data buffered (v8_chunk), until the event ends. */

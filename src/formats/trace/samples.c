@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sampled stacks of a trace's object form (trace.h): `stackFrames` (id -> {name, parent,
  * ...}) and `samples` ({pid, tid, ts, sf, weight}), which the Trace Event Format's document
  * describes and Hermes (React Native's JavaScript engine) writes beside its `traceEvents`.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The threads of a trace: one entry per (pid, tid) seen, a profile thread once it has rows, and
  * the names M events give them (which may come after the events themselves). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One thread's duration events as a timed call tree (trace.h).
  *
  * Events wait in a min-heap ordered by time until more than TRACE_REORDER_WINDOW are held, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Chrome's JSON traces: the Trace Event Format (chrome://tracing, Perfetto's JSON export, Node's
  * trace events) and the Chrome DevTools performance traces built on it, one format reading
  * both: duration events (B/E, X) become a timed call tree per thread, V8 CPU profiles carried by

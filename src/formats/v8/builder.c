@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The V8 CPU profile builder (v8.h): nodes and weighted samples in, rows out. */
 #include <inttypes.h>
 #include <math.h>

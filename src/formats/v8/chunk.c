@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A trace event's profile data, buffered until the event ends (v8.h). */
 #include <string.h>
 

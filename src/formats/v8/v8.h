@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* V8's CPU profile: what Node's --cpu-prof (.cpuprofile), Chrome DevTools' JavaScript profiler and
  * the Profile / ProfileChunk / CpuProfile events of Chrome traces carry. Shared by the
  * cpuprofile format and the Chrome trace format; docs/formats/cpuprofile.md says what is read.

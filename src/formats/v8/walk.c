@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The JSON of a V8 CPU profile object, routed to a sink (v8.h). Nodes are assembled from their
  * members, which come in any order; the legacy form nests them (`head`, `children` objects), so
  * the nodes open on the path are a stack. */
