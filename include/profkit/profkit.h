@@ -5,6 +5,7 @@
 #define PROFKIT_PROFKIT_H
 
 #include "profkit/calltree.h"
+#include "profkit/copy.h"
 #include "profkit/capture.h"
 #include "profkit/diff.h"
 #include "profkit/error.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Copying one profile into another (profkit/merge.h): the one routine behind merging, diffing
+/* Copying one profile into another (profkit/copy.h): the one routine behind merging, diffing
  * and the symbolization pass. Every item of the source is interned again in the destination,
  * threads are matched by name, sample rows and memory events are replayed in their stream
  * order, and a hook may stand in for a source frame with a chain of destination frames. */
@@ -11,7 +11,7 @@
 #include "core/hashmap.h"
 #include "core/pages.h"
 #include "core/profile_internal.h"
-#include "profkit/merge.h"
+#include "profkit/copy.h"
 
 /* How a source frame maps, kept in one compact array because every frame of every stack looks
  * it up: most chains are one frame, which is then here without following the chain's pointer. */

@@ -8,7 +8,7 @@
 
 #include "core/profile_internal.h"
 #include "core/symbolize.h"
-#include "profkit/merge.h"
+#include "profkit/copy.h"
 
 typedef struct symbolize_pass {
     pk_symbolizer *symbolizer;

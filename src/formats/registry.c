@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Looking formats up in the table (src/formats/table.c) by name, extension or content. */
+/* Looking formats up in the table (table.c, beside it) by name, extension or content. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
