@@ -292,6 +292,36 @@ static void test_read_helper(void **state)
     free(trace);
 }
 
+/* Which error stands after a reader's parse and its finishing of what it read. */
+static void test_read_settle(void **state)
+{
+    (void)state;
+    pk_error err, finish_err;
+    /* A complete parse: the finishing's failure stands, whatever it is. */
+    pk_error_clear(&err);
+    pk_error_set(&finish_err, PK_ERR_LIMIT, 7, "too many");
+    assert_int_equal(pk_json_read_settle(PK_OK, &err, PK_ERR_LIMIT, &finish_err), PK_ERR_LIMIT);
+    assert_string_equal(err.message, "too many");
+    assert_int_equal(err.offset, 7);
+    /* Damage: it stands over the finishing's other failures, for salvage to keep past... */
+    pk_error_set(&err, PK_ERR_INPUT, 3, "cut");
+    assert_int_equal(pk_json_read_settle(PK_ERR_INPUT, &err, PK_ERR_LIMIT, &finish_err),
+                     PK_ERR_INPUT);
+    assert_string_equal(err.message, "cut");
+    assert_int_equal(err.offset, 3);
+    /* ... but not over running out of memory. */
+    pk_error_set(&finish_err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    assert_int_equal(pk_json_read_settle(PK_ERR_INPUT, &err, PK_ERR_NOMEM, &finish_err),
+                     PK_ERR_NOMEM);
+    assert_string_equal(err.message, "out of memory");
+    /* A finishing that succeeds leaves the parse's status and error as they were. */
+    pk_error_set(&err, PK_ERR_INPUT, 5, "bad");
+    assert_int_equal(pk_json_read_settle(PK_ERR_INPUT, &err, PK_OK, &finish_err), PK_ERR_INPUT);
+    assert_string_equal(err.message, "bad");
+    pk_error_clear(&err);
+    assert_int_equal(pk_json_read_settle(PK_OK, &err, PK_OK, &finish_err), PK_OK);
+}
+
 static void test_skip(void **state)
 {
     (void)state;
@@ -535,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_invalid_with_offset),
         cmocka_unit_test(test_handler_failure),
         cmocka_unit_test(test_read_helper),
+        cmocka_unit_test(test_read_settle),
         cmocka_unit_test(test_skip),
         cmocka_unit_test(test_match),
         cmocka_unit_test(test_numbers),

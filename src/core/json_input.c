@@ -658,3 +658,12 @@ pk_status pk_json_read(pk_input *in, const pk_json_handler *handler, void *ctx, 
     pk_json_parser_release(&jp);
     return status;
 }
+
+pk_status pk_json_read_settle(pk_status status, pk_error *err, pk_status finished,
+                              const pk_error *finish_err)
+{
+    if (finished == PK_OK || (status != PK_OK && finished != PK_ERR_NOMEM))
+        return status;
+    *err = *finish_err;
+    return finished;
+}

@@ -148,6 +148,14 @@ typedef struct pk_json_run {
 pk_status pk_json_read(pk_input *in, const pk_json_handler *handler, void *ctx, const char *what,
                        const char *not_a, pk_json_run *run, pk_error *err);
 
+/* After pk_json_read and the reader's finishing of what it read (the readers keep what they
+ * completed before damage, and salvage decides whether it stands): which of the two errors
+ * stands. status and err are the parse's (PK_OK, or PK_ERR_INPUT for damage), finished and
+ * finish_err the finishing's. A finishing failure replaces a complete parse; over damage only
+ * running out of memory does, so that the message names the damage that salvage would keep
+ * past. Returns the status that stands, with its error in err. */
+pk_status pk_json_read_settle(pk_status status, pk_error *err, pk_status finished,
+                              const pk_error *finish_err);
 /* After a run that did not complete: fills err for the way it ended and returns its status.
  * PK_JSON_CUT, PK_JSON_INVALID and PK_JSON_FAILED are damage (pk_damage) at
  * pk_json_parser_error_offset, so salvage keeps what the reader completed; PK_JSON_NOMEM is

@@ -95,10 +95,7 @@ static pk_status cpuprofile_read(pk_input *in, pk_profile *p, const pk_read_opti
                     ? pk_error_set(&finish_err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory")
                     : v8_builder_finish(&r.builder, thread, cpu, count, pk_in_offset(in),
                                         &finish_err);
-            if (finished != PK_OK && (status == PK_OK || finished == PK_ERR_NOMEM)) {
-                *err = finish_err;
-                status = finished;
-            }
+            status = pk_json_read_settle(status, err, finished, &finish_err);
             if (r.builder.samples >= 2) {
                 pk_metadata *meta = pk_metadata_of(p);
                 meta->period = pk_mul_saturating(

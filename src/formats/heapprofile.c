@@ -163,10 +163,7 @@ static pk_status heapprofile_read(pk_input *in, pk_profile *p, const pk_read_opt
             /* What was read is kept: with damage, salvage decides whether it stands. */
             pk_error finish_err;
             pk_status finished = heapprofile_finish(&r, p, pk_in_offset(in), &finish_err);
-            if (finished != PK_OK && (status == PK_OK || finished == PK_ERR_NOMEM)) {
-                *err = finish_err;
-                status = finished;
-            }
+            status = pk_json_read_settle(status, err, finished, &finish_err);
         }
     }
     v8_walk_free(&r.walk);

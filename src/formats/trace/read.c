@@ -588,10 +588,7 @@ pk_status trace_read(pk_input *in, pk_profile *p, const pk_read_options *options
     if (status == PK_OK || status == PK_ERR_INPUT) {
         pk_error finish_err;
         pk_status finished = finish(&r, pk_in_offset(in), &finish_err);
-        if (finished != PK_OK && (status == PK_OK || finished == PK_ERR_NOMEM)) {
-            *err = finish_err;
-            status = finished;
-        }
+        status = pk_json_read_settle(status, err, finished, &finish_err);
     }
     reader_free(&r);
     return status;
