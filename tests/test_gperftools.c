@@ -20,6 +20,7 @@
 #include "reading.h"
 #include "core/input.h"
 #include "core/output.h"
+#include "core/profile_internal.h"
 #include "core/symbolize.h"
 #include "formats/formats.h"
 #include "formats/gperftools/java_symbols.h"
@@ -271,6 +272,36 @@ static void identical_stacks_are_summed(void **state)
     assert_int_equal(row_addresses(p, 0, a, 4), 2);
     assert_int_equal(a[0], 0x201f);
     assert_int_equal(a[1], 0x1010);
+    pk_profile_free(p);
+    tb_free(&b);
+}
+
+/* The reader hands its stacks over as already distinct, without the table that finds stacks;
+ * reading completes the profile with that table, so that finding a stack of a profile just read
+ * probes the table instead of comparing it with every stack handed over. */
+static void stacks_read_are_found_through_the_table(void **state)
+{
+    (void)state;
+    enum { RECORDS = 3000 };
+    tb_bytes b = {0};
+    header(&b, LE64, 1000);
+    for (uint64_t i = 0; i < RECORDS; i++) {
+        const uint64_t pcs[3] = {0x100000 + 16 * i, 0x200000 + 16 * (i % 7), 0x300000};
+        record(&b, LE64, 1 + i % 3, 3, pcs);
+    }
+    trailer(&b, LE64);
+    pk_profile *p = read_ok(&b);
+    assert_int_equal(pk_sample_count(p), RECORDS);
+    /* Every stack is in the table: pk_stack_store_find compares none of them one by one. */
+    assert_true(pk_stack_count(p) >= RECORDS);
+    assert_non_null(p->stacks.slots);
+    assert_int_equal(p->stacks.indexed, pk_stack_count(p));
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        uint32_t stack = pk_sample_stack(p, row), frames[8];
+        size_t depth = pk_stack_frames(p, stack, frames, 8);
+        assert_true(depth >= 1 && depth <= 8);
+        assert_int_equal(pk_find_stack_frames(p, PK_NONE, frames, depth), stack);
+    }
     pk_profile_free(p);
     tb_free(&b);
 }
@@ -1308,6 +1339,7 @@ int main(void)
         cmocka_unit_test(header_words_match_the_document_table),
         cmocka_unit_test(probes_by_header_words),
         cmocka_unit_test(identical_stacks_are_summed),
+        cmocka_unit_test(stacks_read_are_found_through_the_table),
         cmocka_unit_test(prefix_reuse_keeps_leaf_and_caller_apart),
         cmocka_unit_test(extra_header_slots_are_skipped),
         cmocka_unit_test(zero_count_records_are_ignored),

@@ -3,7 +3,10 @@
  * distinct hands them over without the lookups interning does (a hash table probe per stack and
  * per row, mostly cache misses). The tables that find stacks and rows are built only when
  * something is interned into the profile afterwards; a profile that is only read by index, or
- * copied (as the symbolization pass copies the profile read), never builds them.
+ * copied (as the symbolization pass copies the profile read), never builds them while it is
+ * read: pk_profile_complete, when the reader is done, builds the one that finds stacks, so that
+ * pk_find_stack_frames on a profile read is a probe of the table, not a comparison with every
+ * stack handed over (the symbolization pass's copy drops it again as it consumes the profile).
  */
 #ifndef PK_CORE_DISTINCT_H
 #define PK_CORE_DISTINCT_H
@@ -19,5 +22,8 @@ uint32_t pk_add_distinct_stack(pk_profile *p, const uint32_t *frames, size_t cou
 /* pk_add_sample for a (thread, stack) that has no row in p yet. */
 pk_status pk_add_distinct_sample(pk_profile *p, uint32_t thread, uint32_t stack,
                                  const int64_t *values);
+/* The step after a reader (pk_reader_read calls it): the table that finds stacks holds every
+ * stack, those handed over as distinct included. false when memory runs out. */
+bool pk_profile_complete(pk_profile *p);
 
 #endif

@@ -324,6 +324,11 @@ uint32_t pk_add_distinct_stack(pk_profile *p, const uint32_t *frames, size_t cou
     return pk_stack_store_append(&p->stacks, PK_NONE, frames, count, p->frame_count);
 }
 
+bool pk_profile_complete(pk_profile *p)
+{
+    return pk_stack_store_index(&p->stacks);
+}
+
 uint32_t pk_find_stack_frames(const pk_profile *p, uint32_t prefix, const uint32_t *frames,
                               size_t count)
 {

@@ -232,6 +232,11 @@ static uint32_t add_entry(pk_stack_store *s, uint64_t hash, uint32_t prefix, uin
     return id;
 }
 
+bool pk_stack_store_index(pk_stack_store *s)
+{
+    return s->indexed == s->count || place_appended(s);
+}
+
 uint32_t pk_stack_store_find(const pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
                              size_t n)
 {

@@ -54,6 +54,10 @@ uint32_t pk_stack_store_intern(pk_stack_store *s, uint32_t prefix, const uint32_
  * stack added so far first). The same arguments and failures as pk_stack_store_intern. */
 uint32_t pk_stack_store_append(pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
                                size_t n, size_t frame_count);
+/* Places in the table that finds stacks every stack appended since it was last brought up to
+ * date (building the table when there is none and there are stacks), so that pk_stack_store_find probes the table
+ * alone; false when memory runs out. */
+bool pk_stack_store_index(pk_stack_store *s);
 /* The same lookup as pk_stack_store_intern without interning: PK_NONE when there is no such
  * stack. Stacks appended since the table was last brought up to date are compared one by one. */
 uint32_t pk_stack_store_find(const pk_stack_store *s, uint32_t prefix, const uint32_t *frames,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/damage.h"
+#include "core/distinct.h"
 #include "core/profile_internal.h"
 #include "core/gzip.h"
 #include "core/input.h"
@@ -324,6 +325,10 @@ pk_status pk_reader_read(pk_reader *r, const pk_read_options *options, pk_profil
     pk_profile_set_overflow_hook(p, NULL, NULL);
     if (status == PK_OK && (status = check_overflow(r, p, err)) != PK_OK)
         offsets = err->offset >= 0 ? offsets_of(r) : NULL;
+    if (status == PK_OK && !pk_profile_complete(p)) {
+        status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+        offsets = NULL;
+    }
     if (status != PK_OK) {
         if (offsets)
             note_offsets(err, offsets);
