@@ -173,6 +173,57 @@ static void test_gecko(void **state)
     pk_profile_free(p);
 }
 
+/* The library of a frame's address is looked up in the libraries of the sample's process: three
+ * processes (the parent, a child in `processes` whose libs come after its threads, and a
+ * child's profile in a string as version 4 wrote it) map different libraries at one address,
+ * and a grandchild that lists none has no library there. */
+static void test_gecko_libraries_per_process(void **state)
+{
+    (void)state;
+#define GECKO_LIB(name) \
+    "{\"name\":\"" name "\",\"path\":\"/lib/" name "\",\"start\":4096,\"end\":1052672,\"offset\":0}"
+#define GECKO_THREAD(tid) \
+    "{\"name\":\"T" #tid "\",\"pid\":" #tid ",\"tid\":" #tid ",\"samples\":{\"schema\":{\"stack\":0}," \
+    "\"data\":[[0]]},\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0]]}," \
+    "\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0]]},\"stringTable\":[\"0x2345\"]}"
+    static const char text[] =
+        "{\"meta\":{\"version\":27,\"interval\":1},\"libs\":[" GECKO_LIB("parent.so") "],"
+        "\"threads\":[" GECKO_THREAD(1) ","
+        /* a child's profile in a string, with a library of its own */
+        "\"{\\\"meta\\\":{\\\"version\\\":4},\\\"libs\\\":[{\\\"name\\\":\\\"string.so\\\","
+        "\\\"start\\\":4096,\\\"end\\\":1052672}],\\\"threads\\\":[{\\\"name\\\":\\\"T3\\\","
+        "\\\"tid\\\":3,\\\"samples\\\":{\\\"schema\\\":{\\\"stack\\\":0},\\\"data\\\":[[0]]},"
+        "\\\"stackTable\\\":{\\\"schema\\\":{\\\"prefix\\\":0,\\\"frame\\\":1},"
+        "\\\"data\\\":[[null,0]]},\\\"frameTable\\\":{\\\"schema\\\":{\\\"location\\\":0},"
+        "\\\"data\\\":[[0]]},\\\"stringTable\\\":[\\\"0x2345\\\"]}]}\"],"
+        "\"processes\":[{\"meta\":{\"version\":27},\"threads\":[" GECKO_THREAD(2) "],"
+        "\"processes\":[{\"meta\":{\"version\":27},\"libs\":[],"
+        "\"threads\":[" GECKO_THREAD(4) "]}],"
+        "\"libs\":[" GECKO_LIB("child.so") "]}]}";
+#undef GECKO_LIB
+#undef GECKO_THREAD
+    pk_profile *p = read_ok(text);
+    assert_int_equal(pk_thread_count(p), 4);
+    const char *want[5] = {NULL, "parent.so", "child.so", "string.so", NULL};
+    size_t checked = 0;
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        int64_t tid = pk_thread_at(p, pk_sample_thread(p, row))->tid;
+        assert_true(tid >= 1 && tid <= 4);
+        uint32_t frame = pk_stack_leaf(p, pk_sample_stack(p, row));
+        const pk_frame *fr = pk_frame_at(p, frame);
+        assert_int_equal(fr->address, 0x2345);
+        if (want[tid]) {
+            assert_int_not_equal(fr->resource, PK_NONE);
+            assert_string_equal(pk_str(p, pk_resource_at(p, fr->resource)->name), want[tid]);
+        } else {
+            assert_int_equal(fr->resource, PK_NONE);
+        }
+        checked++;
+    }
+    assert_int_equal(checked, 4);
+    pk_profile_free(p);
+}
+
 /* A recording saved by Firefox's old DevTools Performance panel (Firefox 59 to 79 at least):
  * the Gecko profile in its `profile` is read; its own timeline (markers, framerate ticks,
  * memory, the allocation log) is counted in warnings. Found by content even when thousands of
@@ -576,7 +627,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_versions_agree), cmocka_unit_test(test_other_fixtures),
-        cmocka_unit_test(test_gecko),          cmocka_unit_test(test_gecko_old_versions),
+        cmocka_unit_test(test_gecko),
+        cmocka_unit_test(test_gecko_libraries_per_process),          cmocka_unit_test(test_gecko_old_versions),
         cmocka_unit_test(test_devtools_recording),
         cmocka_unit_test(test_write_read),    cmocka_unit_test(test_script_functions),
         cmocka_unit_test(test_key_orders),     cmocka_unit_test(test_library_without_address),

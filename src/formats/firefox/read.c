@@ -56,6 +56,24 @@ static fxr_set *new_set(fx_reader *r, uint32_t *index)
     return s;
 }
 
+/* The set that holds the libraries of the process being read: its own, else the profile's. */
+static uint32_t process_libs(const fx_reader *r)
+{
+    return r->process_count ? r->processes[r->process_count - 1].set : 0;
+}
+
+/* A process begins (its object at level, or a document in a string for UINT32_MAX): its
+ * libraries go to a set of their own, so that its threads' addresses are looked up in them
+ * alone (two processes may map different libraries at one address). */
+static bool begin_process(fx_reader *r, uint32_t level)
+{
+    uint32_t set;
+    if (!new_set(r, &set) || !PK_ARRAY_RESERVE(r->processes, r->process_cap, r->process_count + 1))
+        return false;
+    r->processes[r->process_count++] = (fxr_process){set, level, r->nesting};
+    return true;
+}
+
 static fxr_thread *current_thread(fx_reader *r)
 {
     return &r->threads[r->thread_count - 1];
@@ -82,6 +100,22 @@ static bool is_thread(const pk_json_parser *jp, uint32_t d)
     return l == d - 2;
 }
 
+/* Whether the object at depth d is a Gecko `processes` sub-profile (at any depth, also in a
+ * DevTools export's `profile`). */
+static bool is_process(const pk_json_parser *jp, uint32_t d)
+{
+    if (d < 2 || !pk_json_parser_key_is(jp, d - 2, "processes") ||
+        !pk_json_parser_in_array(jp, d - 1))
+        return false;
+    uint32_t l = 0;
+    if (d - 2 > 0 && pk_json_parser_key_is(jp, 0, "profile"))
+        l = 1;
+    while (l + 2 <= d - 2 && pk_json_parser_key_is(jp, l, "processes") &&
+           pk_json_parser_in_array(jp, l + 1))
+        l += 2;
+    return l == d - 2;
+}
+
 /* The same for a `libs` element: its object's depth. Returns the set its libraries go to. */
 static bool is_lib(fx_reader *r, const pk_json_parser *jp, uint32_t d, uint32_t *set)
 {
@@ -93,8 +127,8 @@ static bool is_lib(fx_reader *r, const pk_json_parser *jp, uint32_t d, uint32_t 
     }
     if (r->in_thread)
         return false;
-    /* The profile's, or a Gecko process's (kept together: addresses are looked up by range). */
-    *set = 0;
+    /* The profile's, or a Gecko process's own. */
+    *set = process_libs(r);
     return true;
 }
 
@@ -454,7 +488,7 @@ static bool string_libs_begin(void *ctx, pk_json_parser *jp, bool is_array)
 {
     fx_reader *r = ctx;
     if (!is_array && !r->in_lib && pk_json_parser_depth(jp) == 1 && pk_json_parser_in_array(jp, 0))
-        begin_lib(r, 0, 1);
+        begin_lib(r, process_libs(r), 1);
     return true;
 }
 
@@ -498,8 +532,13 @@ static bool string_document(fx_reader *r, pk_json_parser *jp, const pk_json_scal
         r->libs_in_string = false;
         return ok;
     }
-    return read_string_document(r, jp, v, &(pk_json_handler){on_scalar, on_begin, on_end},
-                                "a child process's profile");
+    /* A child process's profile: its libraries are its own. */
+    if (!begin_process(r, UINT32_MAX))
+        return nomem(jp);
+    bool ok = read_string_document(r, jp, v, &(pk_json_handler){on_scalar, on_begin, on_end},
+                                   "a child process's profile");
+    r->process_count--;
+    return ok;
 }
 
 /* ---- the DevTools export ------------------------------------------------------------------------ */
@@ -604,7 +643,8 @@ static bool begin_thread(fx_reader *r, pk_json_parser *jp, uint32_t d)
         !PK_ARRAY_RESERVE(r->threads, r->thread_cap, r->thread_count + 1))
         return nomem(jp);
     r->threads[r->thread_count++] =
-        (fxr_thread){.pid = -1, .tid = -1, .set = set, .weight = FXR_WEIGHT_SAMPLES};
+        (fxr_thread){.pid = -1, .tid = -1, .set = set, .libs = process_libs(r),
+                     .weight = FXR_WEIGHT_SAMPLES};
     r->in_thread = true;
     r->thread_level = d;
     r->row_table = r->sample_column = -1;
@@ -656,6 +696,8 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
     }
     if (!is_array && is_thread(jp, d))
         return begin_thread(r, jp, d);
+    if (!is_array && is_process(jp, d) && !begin_process(r, d))
+        return nomem(jp);
     /* An entry of the DevTools timeline: nothing in it is read (the allocation log's columns
      * are walked to count its timestamps). */
     if (devtools_entry(r, jp) && !(d == 2 && pk_json_parser_key_is(jp, 0, "allocations")))
@@ -669,8 +711,12 @@ static bool on_end(void *ctx, pk_json_parser *jp, bool is_array)
     uint32_t d = pk_json_parser_depth(jp);
     if (r->in_lib)
         return d == r->lib_level && !is_array ? lib_end(r, jp) : true;
-    if (!r->in_thread)
+    if (!r->in_thread) {
+        const fxr_process *top = r->process_count ? &r->processes[r->process_count - 1] : NULL;
+        if (top && !is_array && top->level == d && top->nesting == r->nesting)
+            r->process_count--;
         return true;
+    }
     uint32_t b = r->thread_level;
     if (r->row_table >= 0) {
         if (d != b + 3)

@@ -86,6 +86,8 @@ typedef struct fxr_thread {
     uint32_t name;    /* model string, 0 when unnamed */
     int64_t pid, tid; /* -1 when unknown */
     uint32_t set;     /* its own tables */
+    uint32_t libs;    /* the set holding its process's libraries (its frames' addresses are
+                       * looked up in its process's, not in another process's) */
     uint8_t weight;   /* fxr_weight */
     bool weight_known;   /* weightType was read before the weights were paired */
     bool decided;        /* its first sample decided `scaled` */
@@ -94,6 +96,14 @@ typedef struct fxr_thread {
     bool in_ns;          /* its millisecond weights are read as whole nanoseconds, exactly from
                           * their decimal text (the weight type came first) */
 } fxr_thread;
+
+/* A process whose libraries are being gathered: the profile (set 0), a Gecko `processes`
+ * sub-profile, or a child process's profile in a string (version 4). */
+typedef struct fxr_process {
+    uint32_t set;     /* where its libraries go */
+    uint32_t level;   /* the depth of its object; UINT32_MAX for a document in a string */
+    uint32_t nesting; /* the strings being read inside strings where it began */
+} fxr_process;
 
 /* A Gecko table's schema: which element of a row is which kept column. */
 #define FXR_GECKO_MAX_COLUMNS 16
@@ -105,7 +115,9 @@ typedef struct fx_reader {
     fxr_thread *threads;
     size_t thread_count, thread_cap;
     bool in_thread;
-    uint32_t thread_level; /* the level of the current thread's members */
+    uint32_t thread_level;
+    fxr_process *processes; /* the processes enclosing what is being read, outermost first */
+    size_t process_count, process_cap; /* the level of the current thread's members */
     pk_pairs pairs;        /* the current thread's samples: stack (0) and weight (1) */
     pk_sums sums;          /* (thread << 32 | stack index + 1) -> weight */
     /* the lib being read */

@@ -34,6 +34,7 @@ void fxr_free(fx_reader *r)
     }
     free(r->sets);
     free(r->threads);
+    free(r->processes);
     pk_pairs_free(&r->pairs);
     pk_sums_free(&r->sums);
 }
@@ -84,10 +85,10 @@ static bool flag(int64_t cell)
     return cell != FXR_NULL && cell != 0;
 }
 
-/* The resource of lib index `lib` in the libs of set s, else of the profile. */
-static uint32_t lib_resource(const fx_reader *r, const fxr_set *s, int64_t lib)
+/* The resource of lib index `lib` in libs (the libraries of a thread's set, else of its
+ * process). */
+static uint32_t lib_resource(const fxr_set *libs, int64_t lib)
 {
-    const fxr_set *libs = s->lib_count ? s : &r->sets[0];
     return lib >= 0 && (uint64_t)lib < libs->lib_count ? libs->libs[lib].resource : PK_NONE;
 }
 
@@ -193,7 +194,8 @@ static location parse_location(const char *s, size_t n)
     return l;
 }
 
-static uint32_t gecko_frame(fx_reader *r, const fxr_set *s, const fxr_set *strings, int64_t f)
+static uint32_t gecko_frame(fx_reader *r, const fxr_set *s, const fxr_set *strings,
+                            const fxr_set *libs, int64_t f)
 {
     uint32_t text = string_at(strings, at(s, FXR_FRAME_LOCATION, f));
     location l = parse_location(pk_str(r->p, text), pk_str_len(r->p, text));
@@ -214,7 +216,6 @@ static uint32_t gecko_frame(fx_reader *r, const fxr_set *s, const fxr_set *strin
     if (l.has_address) {
         fr.address = l.address;
         fr.flags = PK_FRAME_HAS_ADDRESS;
-        const fxr_set *libs = s->lib_count ? s : &r->sets[0];
         for (size_t i = 0; i < libs->lib_count; i++)
             if (l.address >= libs->libs[i].start && l.address < libs->libs[i].end)
                 fr.resource = libs->libs[i].resource;
@@ -224,7 +225,8 @@ static uint32_t gecko_frame(fx_reader *r, const fxr_set *s, const fxr_set *strin
     return fr.function == PK_NONE ? PK_NONE : pk_intern_frame(r->p, &fr);
 }
 
-static uint32_t processed_frame(fx_reader *r, const fxr_set *s, const fxr_set *strings, int64_t f)
+static uint32_t processed_frame(fx_reader *r, const fxr_set *s, const fxr_set *strings,
+                                const fxr_set *libs, int64_t f)
 {
     int64_t func = at(s, FXR_FRAME_FUNC, f);
     int64_t name = at(s, FXR_FUNC_NAME, func);
@@ -250,7 +252,7 @@ static uint32_t processed_frame(fx_reader *r, const fxr_set *s, const fxr_set *s
     int64_t lib = at(s, FXR_FRAME_LIB, f);
     if (lib == FXR_NULL)
         lib = at(s, FXR_RESOURCE_LIB, at(s, FXR_FUNC_RESOURCE, func));
-    fn.resource = address >= 0 ? lib_resource(r, s, lib) : PK_NONE;
+    fn.resource = address >= 0 ? lib_resource(libs, lib) : PK_NONE;
     if (address >= 0 && fn.resource != PK_NONE) {
         /* Relative to the library, which the reader maps from 0 (read.c): the same number. */
         fr.address = (uint64_t)address;
@@ -266,8 +268,10 @@ static uint32_t processed_frame(fx_reader *r, const fxr_set *s, const fxr_set *s
     return fr.function == PK_NONE ? PK_NONE : pk_intern_frame(r->p, &fr);
 }
 
-/* The model frame of frame index f of set s (memoized); PK_NONE when memory runs out. */
-static uint32_t frame_of(fx_reader *r, fxr_set *s, const fxr_set *strings, int64_t f)
+/* The model frame of frame index f of set s (memoized), its address looked up in libs;
+ * PK_NONE when memory runs out. */
+static uint32_t frame_of(fx_reader *r, fxr_set *s, const fxr_set *strings, const fxr_set *libs,
+                         int64_t f)
 {
     size_t n = s->col[FXR_FRAME_FUNC].n > s->col[FXR_FRAME_LOCATION].n
                    ? s->col[FXR_FRAME_FUNC].n
@@ -284,8 +288,8 @@ static uint32_t frame_of(fx_reader *r, fxr_set *s, const fxr_set *strings, int64
         pk_frame fr = {pk_intern_function(r->p, &fn), 0, 0, PK_NONE, 0};
         return fr.function == PK_NONE ? PK_NONE : pk_intern_frame(r->p, &fr);
     }
-    frame = s->col[FXR_FRAME_LOCATION].n ? gecko_frame(r, s, strings, f)
-                                         : processed_frame(r, s, strings, f);
+    frame = s->col[FXR_FRAME_LOCATION].n ? gecko_frame(r, s, strings, libs, f)
+                                         : processed_frame(r, s, strings, libs, f);
     if (frame == PK_NONE)
         return PK_NONE;
     if (!s->frame_model && !(s->frame_model = calloc(n, sizeof *s->frame_model)))
@@ -318,8 +322,8 @@ static int64_t prefix_of(fx_reader *r, const fxr_set *s, int64_t i)
 
 /* The model stack of stack index i (within the table) of set s, memoized: up the prefixes to a
  * known stack, then down interning. False when memory runs out. */
-static bool stack_of(fx_reader *r, fxr_set *s, const fxr_set *strings, int64_t i, uint32_t *out,
-                     uint32_t **path, size_t *cap)
+static bool stack_of(fx_reader *r, fxr_set *s, const fxr_set *strings, const fxr_set *libs,
+                     int64_t i, uint32_t *out, uint32_t **path, size_t *cap)
 {
     size_t n = s->col[FXR_STACK_FRAME].n;
     if (!s->stack_model && !(s->stack_model = calloc(n, sizeof *s->stack_model)))
@@ -335,7 +339,7 @@ static bool stack_of(fx_reader *r, fxr_set *s, const fxr_set *strings, int64_t i
     uint32_t prefix = x >= 0 ? s->stack_model[x] - 1 : PK_NONE;
     while (count > 0) {
         uint32_t y = (*path)[--count];
-        uint32_t frame = frame_of(r, s, strings, at(s, FXR_STACK_FRAME, y));
+        uint32_t frame = frame_of(r, s, strings, libs, at(s, FXR_STACK_FRAME, y));
         uint32_t stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(r->p, prefix, frame);
         if (stack == PK_NONE)
             return false;
@@ -392,12 +396,13 @@ pk_status fxr_finish(fx_reader *r, pk_error *err)
         fxr_set *own = &r->sets[th->set];
         fxr_set *tables = own->has_stacks ? own : &r->sets[0];
         const fxr_set *strings = own->has_strings ? own : &r->sets[0];
+        const fxr_set *libs = own->lib_count ? own : &r->sets[th->libs];
         uint32_t stack = PK_NONE;
         if (index >= 0 && (uint64_t)index >= tables->col[FXR_STACK_FRAME].n) {
             r->bad_indexes++; /* a sample of a stack the table does not hold is left out */
             continue;
         }
-        if (index >= 0 && !stack_of(r, tables, strings, index, &stack, &path, &cap)) {
+        if (index >= 0 && !stack_of(r, tables, strings, libs, index, &stack, &path, &cap)) {
             free(path);
             return nomem(err);
         }
