@@ -79,7 +79,16 @@ static void write_and_read_back(const pk_format *format, enum empty_shape shape)
         pk_profile_free(p);
         return;
     }
-    assert_true(size > 0);
+    if (size == 0) {
+        /* Folded stacks of an empty profile are no line at all (the command warns); only a
+         * format whose empty output says "no samples" may write nothing. */
+        if (strcmp(format->name, "folded") != 0)
+            fail_msg("%s, %s: wrote nothing", format->name, shape_names[shape]);
+        assert_true(shape != SHAPE_BARE); /* without a value there is nothing to choose */
+        free(data);
+        pk_profile_free(p);
+        return;
+    }
     if (format->read) {
         pk_read_options strict = {0};
         pk_profile *again = NULL;

@@ -621,6 +621,24 @@ static void warn_negative_values(const pk_profile *p, uint32_t value, const pk_f
               pk_str(p, pk_value_type_at(p, value)->name), sum, negative == 1 ? "is" : "are");
 }
 
+/* A profile that weighs nothing writes an output that shows nothing (folded stacks: not one
+ * line): say so, rather than leave an empty file unexplained. */
+static void warn_empty_profile(const pk_profile *p, uint32_t value, const char *output,
+                               const char *shown_name)
+{
+    size_t rows = pk_sample_count(p);
+    bool differential = pk_metadata_get(p)->differential;
+    for (size_t row = 0; row < rows; row++)
+        if (value == PK_NONE || differential || pk_sample_values(p, row)[value] != 0)
+            return;
+    const char *where = strcmp(output, "-") == 0 ? "standard output" : output;
+    if (rows == 0)
+        cli_error("%s: warning: the profile has no samples: %s holds none", shown_name, where);
+    else
+        cli_error("%s: warning: no sample has a '%s' other than 0: %s holds none", shown_name,
+                  pk_str(p, pk_value_type_at(p, value)->name), where);
+}
+
 int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk_format *to,
                       const cli_input_options *input, const char *protect_path,
                       const char *shown_name)
@@ -640,8 +658,11 @@ int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk
     pk_error err;
     pk_error_clear(&err);
     const char *output = args->output ? args->output : "-";
-    if (pk_write_file(p, output, to, &write_options, protect_path, &err) == PK_OK)
+    if (pk_write_file(p, output, to, &write_options, protect_path, &err) == PK_OK) {
+        if (!input->quiet)
+            warn_empty_profile(p, value, output, shown_name ? shown_name : "-");
         return PK_EXIT_OK;
+    }
     /* A profile the format cannot carry: say which output and format refused it (I/O errors
      * name their path already). */
     if (err.status == PK_ERR_UNSUPPORTED || err.status == PK_ERR_LIMIT) {

@@ -1438,7 +1438,6 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
     /* Lines come shallow before deep (so a caller's own line precedes its callees'), then in
      * the order of their stacks in the model, then of first appearance: deterministic for a
      * given input whatever the reader, without comparing names. */
-    size_t lines = 0;
     order = malloc((w.count ? w.count : 1) * sizeof *order);
     if (!order)
         goto nomem;
@@ -1456,7 +1455,6 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
         const output_line *line = &w.lines[order[i].line];
         if (differential ? line->value == 0 && line->base == 0 : line->value <= 0)
             continue;
-        lines++;
         size_t n = line_names(&w, line, &order[i]);
         if (n == SIZE_MAX)
             goto nomem;
@@ -1487,19 +1485,8 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
     }
     free(order);
     writer_free(&w);
-    /* Nothing written is an empty file, which no reader takes for a profile. */
-    if (lines == 0 && rows == 0)
-        return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
-                            "the profile has no samples, and folded stacks without samples "
-                            "would be an empty file");
-    if (lines == 0)
-        return pk_error_set(err, PK_ERR_UNSUPPORTED, PK_NO_OFFSET,
-                            "no stack has %s '%s' %s%s, and folded stacks without one would be "
-                            "an empty file",
-                            differential ? "a base or new value of" : "a value of",
-                            pk_str(p, pk_value_type_at(p, value)->name),
-                            differential ? "other than 0" : "above 0",
-                            with_threads ? "" : " (samples without a stack are left out)");
+    /* Nothing to write (no samples, or none weighing anything) is no line at all: folded
+     * stacks of an empty profile, as a stack collapser writes for one. The command warns. */
     return PK_OK;
 nomem:
     free(order);

@@ -84,12 +84,46 @@ sed 's/^summary: 165 512/summary: 186 512/' xdebug.out >mismatch.out
 expect_status 0 "$PROFKIT" info mismatch.out
 expect_contains "$OUT" "part 1: summary: gives Time 186, but its cost lines add up to 165"
 
-# Damage: an error naming the line, or with --salvage what came before it and a warning.
+# Files of other writers that KCachegrind and gprof2dot read (the shapes of gprof2dot's test
+# files, written here: tests/data/callgrind/README.md).
+# bzr's (a Python profile): summary: and no totals:, which only callgrind promises.
+expect_status 0 "$PROFKIT" info "$DATA/summary-without-totals.callgrind"
+expect_contains "$OUT" "Ticks=950"
+expect_eq "$ERR" "" "no warning: the cost lines add up to the summary"
+expect_status 0 "$PROFKIT" convert "$DATA/summary-without-totals.callgrind" --to folded
+expect_contains "$OUT" "main app:1;load app:10;<built-in method decompress> 400"
+sed 's/^summary: 950/summary: 1000/' "$DATA/summary-without-totals.callgrind" >summary-differs.out
+expect_status 0 "$PROFKIT" info summary-differs.out
+expect_contains "$OUT" "part 1: summary: gives Ticks 1000, but its cost lines add up to 950"
+# A file of callgrind without the totals: that ends each of its parts is cut.
+grep -v '^totals:' "$DATA/callgrind.out.prog" >no-totals.out
+expect_status 1 "$PROFKIT" info no-totals.out
+expect_contains "$ERR" "but not the totals: line that ends it: the file is cut"
+# selinux's (an early callgrind): an object (8) used and never defined. KCachegrind and
+# gprof2dot read on; profkit too, with the (N) as the name and a warning naming the line.
+expect_status 0 "$PROFKIT" info "$DATA/undefined-name.callgrind"
+expect_contains "$OUT" "Ir=280"
+expect_contains "$OUT" "line 24: the compressed object name (8) is used without a definition before it and is read as the name '(8)' (2 lines in all"
+expect_status 0 "$PROFKIT" convert "$DATA/undefined-name.callgrind" --to callgrind --quiet
+expect_contains "$OUT" "cob=(2) (8)" "the object named (8), written back"
 printf 'events: Ir\nfn=(1) main\n3 10\nfn=(2)\n4 5\n' >undefined.out
-expect_status 1 "$PROFKIT" info undefined.out
-expect_contains "$ERR" "line 4: a compressed name (N) is used before it is defined"
-expect_status 0 "$PROFKIT" info --salvage undefined.out
-expect_contains "$OUT" "Ir                     count          total 10"
+expect_status 0 "$PROFKIT" info undefined.out
+expect_contains "$OUT" "line 4: the compressed function name (2) is used without a definition before it and is read as the name '(2)'"
+expect_not_contains "$OUT" "lines in all" "one line only"
+expect_contains "$OUT" "Ir                     count          total 15"
+# An empty dump (callgrind collected nothing: gprof2dot's empty.callgrind has this shape) is
+# an empty profile, and folded stacks of it an empty output with a warning.
+expect_status 0 "$PROFKIT" info "$DATA/callgrind.out.empty"
+expect_contains "$OUT" "sample-rows            0"
+expect_contains "$OUT" "DLmw                   count          total 0"
+expect_status 0 "$PROFKIT" convert "$DATA/callgrind.out.empty" -o empty.folded
+expect_contains "$ERR" "warning: the profile has no samples: empty.folded holds none"
+[ -f empty.folded ] && [ ! -s empty.folded ] || fail "empty.folded is not an empty file"
+# More than eight events: the 17 of the cache, branch, bus and system call collections.
+expect_status 0 "$PROFKIT" info "$DATA/callgrind.out.prog-17events"
+expect_contains "$OUT" "Bim=17 Ge=4 sysCount=5 sysTime=47691 sysCpuTime=44346"
+
+# Damage: an error naming the line, or with --salvage what came before it and a warning.
 printf 'events: Ir\nfn=main\ncfn=f\ncalls=1 3\nfn=g\n' >call.out
 expect_status 1 "$PROFKIT" info call.out
 expect_contains "$ERR" "line 5: calls= is not followed by the call's cost line"

@@ -79,6 +79,15 @@ expect_eq "$(printf '%s\n' $cache_events | wc -l)" 13 "events of callgrind.out.p
 for event in $cache_events; do
     compare callgrind.out.prog-cache "$event"
 done
+# 17 events: the cache and branch simulations with --collect-bus and --collect-systime.
+many_events=$(sed -n 's/^events: //p' "$DATA/callgrind.out.prog-17events")
+expect_eq "$(printf '%s\n' $many_events | wc -l)" 17 "events of callgrind.out.prog-17events"
+for event in $many_events; do
+    compare callgrind.out.prog-17events "$event"
+done
+# A compressed name used and never defined (the shape of selinux's file in gprof2dot's tests):
+# callgrind_annotate reads it too, with the same self costs.
+compare undefined-name.callgrind Ir
 # cachegrind's files are read too (a function in each file it has code in, no calls).
 ANNOTATE="cg_annotate --threshold=0" compare cachegrind.out.prog Ir
 

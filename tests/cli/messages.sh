@@ -88,6 +88,13 @@ for to in $formats; do
     fi
     [ "$status" -eq 0 ] || { fail "convert to $to: exit $status"; continue; }
     expect_file "$out"
+    if [ ! -s "$out" ]; then
+        # Folded stacks of no sample are no line at all, with a warning.
+        expect_eq "$to" folded "only folded writes an empty profile as nothing"
+        expect_contains "$(cat convert.err)" "warning: the profile has no samples: $out holds none" \
+            "$to warns of the empty profile"
+        continue
+    fi
     case " $(echo $readers) " in
         *" $to "*)
             # Read back as the command opens any file: by probing its content.
@@ -97,12 +104,16 @@ for to in $formats; do
             ;;
     esac
 done
-# These two write nothing but samples: an empty output would not read back.
-for to in folded br; do
-    expect_status 1 "$PROFKIT" convert "$empty" --to "$to" -o "refused.$to"
-    expect_contains "$ERR" "the profile has no samples" "$to refuses the empty profile"
-    expect_no_file "refused.$to"
-done
+# A BR file is nothing but its samples: an empty one would not be a BR file.
+expect_status 1 "$PROFKIT" convert "$empty" --to br -o refused.br
+expect_contains "$ERR" "the profile has no samples" "br refuses the empty profile"
+expect_no_file refused.br
+# Folded stacks of an empty profile are an empty output, with a warning (--quiet: none).
+expect_status 0 "$PROFKIT" convert "$empty" --to folded -o empty.folded
+expect_contains "$ERR" "warning: the profile has no samples: empty.folded holds none"
+[ -f empty.folded ] && [ ! -s empty.folded ] || fail "empty.folded is not an empty file"
+expect_status 0 "$PROFKIT" convert "$empty" --to folded --quiet
+expect_eq "$OUT$ERR" "" "an empty profile to standard output, quietly"
 # gperftools writes the header and trailer of a run without samples, as libprofiler does.
 expect_status 0 "$PROFKIT" convert "$empty" --to gperftools -o again.prof
 expect_status 0 "$PROFKIT" info again.prof

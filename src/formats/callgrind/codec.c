@@ -197,16 +197,22 @@ cg_name_result cg_names_decode(cg_names *n, pk_profile *p, cg_namespace ns, cons
         pos >= len || value[pos] != ')')
         return plain_name(p, value, start, len, string);
     pos++;
+    size_t reference_end = pos;
     cg_skip_blanks(value, len, &pos);
     size_t end = len;
     while (end > pos && (value[end - 1] == ' ' || value[end - 1] == '\t'))
         end--;
     if (pos == end) {
         uint32_t *known = pk_u64map_find(&n->ids[ns], id);
-        if (!known)
-            return CG_NAME_UNDEFINED;
-        *string = *known;
-        return CG_NAME_OK;
+        if (known) {
+            *string = *known;
+            return CG_NAME_OK;
+        }
+        /* Never defined (some writers leave a definition out): the reference stands for the
+         * name, so that each undefined N stays a name of its own. */
+        if (plain_name(p, value, start, reference_end, string) != CG_NAME_OK)
+            return CG_NAME_NOMEM;
+        return CG_NAME_UNDEFINED;
     }
     /* A definition; a later one of the same id replaces it (combined dumps define again). */
     uint32_t s;

@@ -68,7 +68,7 @@ typedef struct cg_names {
 
 typedef enum cg_name_result {
     CG_NAME_OK,
-    CG_NAME_UNDEFINED, /* `(N)` before any `(N) name` */
+    CG_NAME_UNDEFINED, /* `(N)` before any `(N) name`: the string is `(N)` itself */
     CG_NAME_NOMEM
 } cg_name_result;
 

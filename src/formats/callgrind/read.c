@@ -68,6 +68,12 @@ typedef struct cg_reader {
     uint64_t calls;
     uint64_t pending_line;
     uint64_t ignored_specs; /* unknown `key=value` lines */
+    /* `(N)` used without a definition before it: read as the name `(N)`, with a warning. */
+    uint64_t undefined_names;
+    uint64_t first_undefined_line;
+    uint32_t first_undefined_name;
+    cg_namespace first_undefined_namespace;
+    bool from_callgrind; /* `creator: callgrind...`: every part ends with totals: */
 } cg_reader;
 
 static bool is_ident(char c)
@@ -218,7 +224,9 @@ static void end_part(cg_reader *r)
                 event = pk_str(r->p, r->value_name[r->column_value[c]]);
             pk_warn(r->p,
                     "part %llu: %s gives %s %llu, but its cost lines add up to %llu",
-                    (unsigned long long)r->part, r->have_totals ? "totals:" : "summary:", event,
+                    /* a file without part: lines is one part */
+                    (unsigned long long)(r->part ? r->part : 1),
+                    r->have_totals ? "totals:" : "summary:", event,
                     (unsigned long long)said[c], (unsigned long long)r->sums[c]);
             break;
         }
@@ -343,6 +351,8 @@ static pk_status header_line(cg_reader *r, const char *key, size_t key_len, cons
         pk_metadata_of(r->p)->product = s;
         return property(r, "command", value, len, err);
     } else if (key_is(key, key_len, "creator") || key_is(key, key_len, "version")) {
+        if (key_len == 7)
+            r->from_callgrind = len >= 9 && memcmp(value, "callgrind", 9) == 0;
         return property(r, key_len == 7 ? "creator" : "format-version", value, len, err);
     } else if (key_is(key, key_len, "desc")) {
         /* `desc: Name: value` (caches, the dump's trigger); kept when it says something. */
@@ -406,7 +416,14 @@ static pk_status spec_line(cg_reader *r, cg_spec spec, const char *value, size_t
     case CG_NAME_OK:
         break;
     case CG_NAME_UNDEFINED:
-        return line_damage(r, err, "a compressed name (N) is used before it is defined");
+        /* A writer that left a definition out (KCachegrind and gprof2dot read on); the line is
+         * named in a warning. */
+        if (r->undefined_names++ == 0) {
+            r->first_undefined_line = r->lines.number;
+            r->first_undefined_name = s;
+            r->first_undefined_namespace = cg_spec_namespace(spec);
+        }
+        break;
     case CG_NAME_NOMEM:
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     }
@@ -519,6 +536,19 @@ static void reader_free(cg_reader *r)
 
 static void final_warnings(cg_reader *r, const cg_expansion *x)
 {
+    if (r->undefined_names) {
+        static const char *const kinds[CG_NS_COUNT] = {"file", "function", "object"};
+        const char *name = pk_str(r->p, r->first_undefined_name);
+        char more[96] = "";
+        if (r->undefined_names > 1)
+            snprintf(more, sizeof more, " (%llu lines in all use a name never defined before "
+                     "them, each read so)", (unsigned long long)r->undefined_names);
+        pk_warn(r->p,
+                "line %llu: the compressed %s name %s is used without a definition before it "
+                "and is read as the name '%s'%s",
+                (unsigned long long)r->first_undefined_line,
+                kinds[r->first_undefined_namespace], name, name, more);
+    }
     if (r->dropped_events)
         pk_warn(r->p,
                 "%llu event%s beyond the first %d (from %s on) %s left out: profkit keeps %d "
@@ -586,7 +616,10 @@ pk_status cg_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
                            "the file is cut",
                            (unsigned long long)r.pending_line,
                            r.pending == PENDING_CALL ? "calls=" : "a jump");
-    if (status == PK_OK && r.part_has_costs && r.summary_first && !r.have_totals)
+    /* Only callgrind promises totals: (other writers, such as Python's lsprof converters,
+     * write summary: alone). */
+    if (status == PK_OK && r.part_has_costs && r.summary_first && !r.have_totals &&
+        r.from_callgrind)
         status = pk_damage(err, pk_in_offset(in),
                            "the file ends at line %llu inside a part that has a summary: but not "
                            "the totals: line that ends it: the file is cut",
