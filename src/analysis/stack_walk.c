@@ -46,8 +46,8 @@ pk_status pk_report_value(const pk_profile *p, uint32_t requested, uint32_t *val
 typedef struct stack_tree {
     int64_t *below;       /* value of the rows of the stack and of every stack extending it */
     unsigned char *used;  /* some row with a value has this stack or one extending it */
-    uint32_t *first_child, *next_sibling;
-    uint64_t *work;       /* the walk's pending visits: stack << 1 | leaving */
+    uint32_t *first_child, *next_sibling; /* the roots are siblings too, the first in roots */
+    uint32_t roots;
     uint32_t *on_path;    /* per key: frames with this key on the path walked */
 } stack_tree;
 
@@ -57,7 +57,6 @@ static void stack_tree_free(stack_tree *t)
     free(t->used);
     free(t->first_child);
     free(t->next_sibling);
-    free(t->work);
     free(t->on_path);
 }
 
@@ -93,12 +92,11 @@ pk_status pk_key_totals(const pk_profile *p, uint32_t value, const char *thread_
         .used = calloc(stacks ? stacks : 1, 1),
         .first_child = malloc((stacks ? stacks : 1) * sizeof *t.first_child),
         .next_sibling = malloc((stacks ? stacks : 1) * sizeof *t.next_sibling),
-        .work = malloc((stacks ? 2 * stacks : 1) * sizeof *t.work),
+        .roots = PK_NONE,
         .on_path = calloc(key_count ? key_count : 1, sizeof *t.on_path),
     };
     pk_status st = PK_OK;
-    if (!selected || !t.below || !t.used || !t.first_child || !t.next_sibling || !t.work ||
-        !t.on_path) {
+    if (!selected || !t.below || !t.used || !t.first_child || !t.next_sibling || !t.on_path) {
         st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
         goto done;
     }
@@ -129,33 +127,39 @@ pk_status pk_key_totals(const pk_profile *p, uint32_t value, const char *thread_
      * added to its prefix's. */
     for (size_t s = 0; s < stacks; s++)
         t.first_child[s] = t.next_sibling[s] = PK_NONE;
-    size_t work = 0;
     for (size_t s = stacks; s-- > 0;) {
         if (!t.used[s])
             continue;
         uint32_t prefix;
         const uint32_t *frames;
         pk_stack_run(p, (uint32_t)s, &prefix, &frames);
-        if (prefix == PK_NONE) {
-            t.work[work++] = (uint64_t)s << 1;
+        uint32_t *first = prefix == PK_NONE ? &t.roots : &t.first_child[prefix];
+        t.next_sibling[s] = *first;
+        *first = (uint32_t)s;
+        if (prefix != PK_NONE) {
+            t.below[prefix] = pk_add_saturating(t.below[prefix], t.below[s]);
+            t.used[prefix] = 1;
+        }
+    }
+    /* Depth first from the roots, keeping count of the keys on the path; the way back up
+     * is each stack's prefix, so the walk needs no stack of its own. */
+    for (uint32_t s = t.roots; s != PK_NONE;) {
+        walk_run(p, &t, s, false, key_of_frame, key_count, key_total);
+        if (t.first_child[s] != PK_NONE) {
+            s = t.first_child[s];
             continue;
         }
-        t.below[prefix] = pk_add_saturating(t.below[prefix], t.below[s]);
-        t.used[prefix] = 1;
-        t.next_sibling[s] = t.first_child[prefix];
-        t.first_child[prefix] = (uint32_t)s;
-    }
-    /* Depth first from the roots, keeping count of the keys on the path. */
-    while (work > 0) {
-        uint64_t item = t.work[--work];
-        uint32_t s = (uint32_t)(item >> 1);
-        bool leaving = item & 1;
-        walk_run(p, &t, s, leaving, key_of_frame, key_count, key_total);
-        if (leaving)
-            continue;
-        t.work[work++] = item | 1;
-        for (uint32_t c = t.first_child[s]; c != PK_NONE; c = t.next_sibling[c])
-            t.work[work++] = (uint64_t)c << 1;
+        for (;;) {
+            walk_run(p, &t, s, true, key_of_frame, key_count, key_total);
+            if (t.next_sibling[s] != PK_NONE) {
+                s = t.next_sibling[s];
+                break;
+            }
+            const uint32_t *frames;
+            pk_stack_run(p, s, &s, &frames);
+            if (s == PK_NONE)
+                break;
+        }
     }
 done:
     free(selected);

@@ -122,8 +122,8 @@ typedef struct stack_tree {
     int64_t *below;     /* `values` per stack: the costs of the rows of the stack and of every
                          * stack extending it, what is below zero left out */
     uint64_t *rows;     /* the rows of the stack and of every stack extending it */
-    uint32_t *first_child, *next_sibling;
-    uint64_t *work;     /* pending visits: stack << 1 | leaving */
+    uint32_t *first_child, *next_sibling; /* the roots are siblings too, the first in roots */
+    uint32_t roots;
     uint32_t *path;     /* the call entry of every frame on the walked path (UINT32_MAX: none) */
     size_t path_count, path_cap;
 } stack_tree;
@@ -134,7 +134,6 @@ static void stack_tree_free(stack_tree *t)
     free(t->rows);
     free(t->first_child);
     free(t->next_sibling);
-    free(t->work);
     free(t->path);
 }
 
@@ -195,9 +194,9 @@ static bool collect(cg_writer *w)
         .rows = calloc(stacks ? stacks : 1, sizeof *t.rows),
         .first_child = malloc((stacks ? stacks : 1) * sizeof *t.first_child),
         .next_sibling = malloc((stacks ? stacks : 1) * sizeof *t.next_sibling),
-        .work = malloc((stacks ? 2 * stacks : 1) * sizeof *t.work),
+        .roots = PK_NONE,
     };
-    bool ok = t.below && t.rows && t.first_child && t.next_sibling && t.work;
+    bool ok = t.below && t.rows && t.first_child && t.next_sibling;
     for (size_t row = 0; ok && row < rows; row++) {
         uint32_t stack = pk_sample_stack(p, row);
         if (stack >= stacks)
@@ -208,7 +207,6 @@ static bool collect(cg_writer *w)
         add_costs(t.below + (size_t)stack * w->values, values, w->values);
         t.rows[stack]++;
     }
-    size_t work = 0;
     for (size_t s = 0; ok && s < stacks; s++)
         t.first_child[s] = t.next_sibling[s] = PK_NONE;
     /* A prefix has a smaller index than the stacks extending it: one pass from the last stack
@@ -219,26 +217,33 @@ static bool collect(cg_writer *w)
         uint32_t prefix;
         const uint32_t *frames;
         pk_stack_run(p, (uint32_t)s, &prefix, &frames);
-        if (prefix == PK_NONE) {
-            t.work[work++] = (uint64_t)s << 1;
-            continue;
+        uint32_t *first = prefix == PK_NONE ? &t.roots : &t.first_child[prefix];
+        t.next_sibling[s] = *first;
+        *first = (uint32_t)s;
+        if (prefix != PK_NONE) {
+            add_costs(t.below + (size_t)prefix * w->values, t.below + s * w->values, w->values);
+            t.rows[prefix] += t.rows[s];
         }
-        add_costs(t.below + (size_t)prefix * w->values, t.below + s * w->values, w->values);
-        t.rows[prefix] += t.rows[s];
-        t.next_sibling[s] = t.first_child[prefix];
-        t.first_child[prefix] = (uint32_t)s;
     }
-    while (ok && work > 0) {
-        uint64_t item = t.work[--work];
-        uint32_t s = (uint32_t)(item >> 1);
-        if (item & 1) {
-            leave_run(w, &t, s);
+    /* Depth first from the roots; the way back up is each stack's prefix. */
+    for (uint32_t s = ok ? t.roots : PK_NONE; s != PK_NONE && ok;) {
+        if (!(ok = enter_run(w, &t, s)))
+            break;
+        if (t.first_child[s] != PK_NONE) {
+            s = t.first_child[s];
             continue;
         }
-        ok = enter_run(w, &t, s);
-        t.work[work++] = item | 1;
-        for (uint32_t c = t.first_child[s]; c != PK_NONE; c = t.next_sibling[c])
-            t.work[work++] = (uint64_t)c << 1;
+        for (;;) {
+            leave_run(w, &t, s);
+            if (t.next_sibling[s] != PK_NONE) {
+                s = t.next_sibling[s];
+                break;
+            }
+            const uint32_t *frames;
+            pk_stack_run(p, s, &s, &frames);
+            if (s == PK_NONE)
+                break;
+        }
     }
     stack_tree_free(&t);
     return ok;
