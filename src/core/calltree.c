@@ -156,8 +156,17 @@ pk_status pk_calltree_build(pk_calltree *tree, const pk_profile *p, uint32_t val
             break;
         }
         tree->nodes[node].self = pk_add_saturating(tree->nodes[node].self, v);
-        for (uint32_t n = node; n != PK_NONE; n = tree->nodes[n].parent)
-            tree->nodes[n].total = pk_add_saturating(tree->nodes[n].total, v);
+    }
+    /* Totals in one pass over the nodes rather than along each row's path, which would cost
+     * the depth of every stack: children come after their parents, so visiting the nodes from
+     * the last one finishes each child's total before it is added to its parent's. */
+    if (status == PK_OK) {
+        for (uint32_t n = 0; n < tree->count; n++)
+            tree->nodes[n].total = tree->nodes[n].self;
+        for (uint32_t n = tree->count; n-- > 1;) {
+            pk_calltree_node *parent = &tree->nodes[tree->nodes[n].parent];
+            parent->total = pk_add_saturating(parent->total, tree->nodes[n].total);
+        }
     }
     pk_u64map_free(&memo);
     free(scratch);

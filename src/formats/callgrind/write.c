@@ -30,7 +30,7 @@ typedef struct out_call {
     uint32_t caller, line, callee; /* the key */
     uint32_t costs;
     uint64_t stacks;               /* distinct rows through the call */
-    size_t last_row;               /* the row that counted it last: counted once per row */
+    uint32_t on_path;              /* times on the path of the walk over the stacks (collect) */
 } out_call;
 
 typedef struct cg_writer {
@@ -45,8 +45,6 @@ typedef struct cg_writer {
     size_t call_count, call_cap;
     pk_index call_index;
     pk_u64map defined[CG_NS_COUNT]; /* string -> compressed id */
-    uint32_t *frames;
-    size_t frames_cap;
     int64_t totals[PK_MAX_VALUES];
 } cg_writer;
 
@@ -56,7 +54,6 @@ static void writer_free(cg_writer *w)
     free(w->calls);
     free(w->self_costs);
     free(w->call_costs);
-    free(w->frames);
     pk_u64map_free(&w->self_index);
     pk_index_free(&w->call_index);
     for (int i = 0; i < CG_NS_COUNT; i++)
@@ -99,57 +96,157 @@ static bool call_equal(const void *context, uint32_t entry, const void *key)
     return c->caller == k[0] && c->line == k[1] && c->callee == k[2];
 }
 
-static bool add_call(cg_writer *w, uint32_t caller, uint32_t line, uint32_t callee, size_t row,
-                     const int64_t *values)
+/* The call's entry, made when new; UINT32_MAX when memory runs out. */
+static uint32_t call_entry(cg_writer *w, uint32_t caller, uint32_t line, uint32_t callee)
 {
     uint32_t key[3] = {caller, line, callee};
     uint64_t hash = pk_hash_bytes(key, sizeof key);
     uint32_t entry = pk_index_find(&w->call_index, hash, call_equal, w, key);
-    if (entry == UINT32_MAX) {
-        if (w->call_count >= UINT32_MAX - 1 ||
-            !PK_ARRAY_RESERVE(w->calls, w->call_cap, w->call_count + 1) ||
-            !cg_costs_add_entry(&w->call_costs, &w->call_costs_cap, w->call_count, w->values))
-            return false;
-        entry = (uint32_t)w->call_count;
-        w->calls[entry] = (out_call){caller, line, callee, entry, 0, SIZE_MAX};
-        if (!pk_index_insert(&w->call_index, hash, entry))
-            return false;
-        w->call_count++;
+    if (entry != UINT32_MAX)
+        return entry;
+    if (w->call_count >= UINT32_MAX - 1 ||
+        !PK_ARRAY_RESERVE(w->calls, w->call_cap, w->call_count + 1) ||
+        !cg_costs_add_entry(&w->call_costs, &w->call_costs_cap, w->call_count, w->values))
+        return UINT32_MAX;
+    entry = (uint32_t)w->call_count;
+    w->calls[entry] = (out_call){caller, line, callee, entry, 0, 0};
+    if (!pk_index_insert(&w->call_index, hash, entry))
+        return UINT32_MAX;
+    w->call_count++;
+    return entry;
+}
+
+/* The stacks as a tree for the walk that counts the calls: a stack's children are the stacks
+ * whose prefix it is; only stacks that lead to a row are linked. */
+typedef struct stack_tree {
+    int64_t *below;     /* `values` per stack: the costs of the rows of the stack and of every
+                         * stack extending it, what is below zero left out */
+    uint64_t *rows;     /* the rows of the stack and of every stack extending it */
+    uint32_t *first_child, *next_sibling; /* the roots are siblings too, the first in roots */
+    uint32_t roots;
+    uint32_t *path;     /* the call entry of every frame on the walked path (UINT32_MAX: none) */
+    size_t path_count, path_cap;
+} stack_tree;
+
+static void stack_tree_free(stack_tree *t)
+{
+    free(t->below);
+    free(t->rows);
+    free(t->first_child);
+    free(t->next_sibling);
+    free(t->path);
+}
+
+/* Enters a stack's run: each frame's call from the frame before it gets the costs below the
+ * stack when the call is not on the path already, so a row counts in a call once however often
+ * the call recurs in its stack. */
+static bool enter_run(cg_writer *w, stack_tree *t, uint32_t stack)
+{
+    const pk_profile *p = w->p;
+    uint32_t prefix;
+    const uint32_t *frames;
+    size_t length = pk_stack_run(p, stack, &prefix, &frames);
+    if (!PK_ARRAY_RESERVE(t->path, t->path_cap, t->path_count + length))
+        return false;
+    uint32_t previous = pk_stack_leaf(p, prefix);
+    for (size_t i = 0; i < length; previous = frames[i++]) {
+        uint32_t entry = UINT32_MAX;
+        if (previous != PK_NONE) {
+            const pk_frame *caller = pk_frame_at(p, previous);
+            const pk_frame *callee = pk_frame_at(p, frames[i]);
+            entry = call_entry(w, caller->function, caller->line, callee->function);
+            if (entry == UINT32_MAX)
+                return false;
+            out_call *c = &w->calls[entry];
+            if (c->on_path++ == 0) {
+                c->stacks += t->rows[stack];
+                add_costs(w->call_costs + (size_t)c->costs * w->values,
+                          t->below + (size_t)stack * w->values, w->values);
+            }
+        }
+        t->path[t->path_count++] = entry;
     }
-    out_call *c = &w->calls[entry];
-    if (c->last_row == row)
-        return true; /* recursion: this row's cost is in the call once */
-    c->last_row = row;
-    c->stacks++;
-    add_costs(w->call_costs + (size_t)c->costs * w->values, values, w->values);
     return true;
 }
 
-/* Collects the self costs and calls of every row. */
+static void leave_run(cg_writer *w, stack_tree *t, uint32_t stack)
+{
+    uint32_t prefix;
+    const uint32_t *frames;
+    for (size_t length = pk_stack_run(w->p, stack, &prefix, &frames); length > 0; length--) {
+        uint32_t entry = t->path[--t->path_count];
+        if (entry != UINT32_MAX)
+            w->calls[entry].on_path--;
+    }
+}
+
+/* Collects the self costs of every row, and the calls along the stacks in one walk over the
+ * tree of stacks rather than along each row's frames, which would cost the depth of every
+ * stack. */
 static bool collect(cg_writer *w)
 {
     const pk_profile *p = w->p;
-    size_t rows = pk_sample_count(p);
-    for (size_t row = 0; row < rows; row++) {
+    size_t rows = pk_sample_count(p), stacks = pk_stack_count(p);
+    stack_tree t = {
+        .below = stacks <= SIZE_MAX / sizeof(int64_t) / w->values
+                     ? calloc(stacks ? stacks * w->values : 1, sizeof *t.below)
+                     : NULL,
+        .rows = calloc(stacks ? stacks : 1, sizeof *t.rows),
+        .first_child = malloc((stacks ? stacks : 1) * sizeof *t.first_child),
+        .next_sibling = malloc((stacks ? stacks : 1) * sizeof *t.next_sibling),
+        .roots = PK_NONE,
+    };
+    bool ok = t.below && t.rows && t.first_child && t.next_sibling;
+    for (size_t row = 0; ok && row < rows; row++) {
         uint32_t stack = pk_sample_stack(p, row);
-        if (stack == PK_NONE)
+        if (stack >= stacks)
             continue; /* no function to give the cost to */
         const int64_t *values = pk_sample_values(p, row);
-        size_t depth = pk_stack_depth(p, stack);
-        if (!PK_ARRAY_RESERVE(w->frames, w->frames_cap, depth))
-            return false;
-        pk_stack_frames(p, stack, w->frames, depth);
-        const pk_frame *leaf = pk_frame_at(p, w->frames[depth - 1]);
-        if (!add_self(w, leaf->function, leaf->line, values))
-            return false;
-        for (size_t i = 0; i + 1 < depth; i++) {
-            const pk_frame *caller = pk_frame_at(p, w->frames[i]);
-            const pk_frame *callee = pk_frame_at(p, w->frames[i + 1]);
-            if (!add_call(w, caller->function, caller->line, callee->function, row, values))
-                return false;
+        const pk_frame *leaf = pk_frame_at(p, pk_stack_leaf(p, stack));
+        ok = add_self(w, leaf->function, leaf->line, values);
+        add_costs(t.below + (size_t)stack * w->values, values, w->values);
+        t.rows[stack]++;
+    }
+    for (size_t s = 0; ok && s < stacks; s++)
+        t.first_child[s] = t.next_sibling[s] = PK_NONE;
+    /* A prefix has a smaller index than the stacks extending it: one pass from the last stack
+     * completes each stack's costs below before they are added to its prefix's. */
+    for (size_t s = stacks; ok && s-- > 0;) {
+        if (!t.rows[s])
+            continue;
+        uint32_t prefix;
+        const uint32_t *frames;
+        pk_stack_run(p, (uint32_t)s, &prefix, &frames);
+        uint32_t *first = prefix == PK_NONE ? &t.roots : &t.first_child[prefix];
+        t.next_sibling[s] = *first;
+        *first = (uint32_t)s;
+        if (prefix != PK_NONE) {
+            add_costs(t.below + (size_t)prefix * w->values, t.below + s * w->values, w->values);
+            t.rows[prefix] += t.rows[s];
         }
     }
-    return true;
+    /* Depth first from the roots; the way back up is each stack's prefix. */
+    for (uint32_t s = ok ? t.roots : PK_NONE; s != PK_NONE && ok;) {
+        if (!(ok = enter_run(w, &t, s)))
+            break;
+        if (t.first_child[s] != PK_NONE) {
+            s = t.first_child[s];
+            continue;
+        }
+        for (;;) {
+            leave_run(w, &t, s);
+            if (t.next_sibling[s] != PK_NONE) {
+                s = t.next_sibling[s];
+                break;
+            }
+            const uint32_t *frames;
+            pk_stack_run(p, s, &s, &frames);
+            if (s == PK_NONE)
+                break;
+        }
+    }
+    stack_tree_free(&t);
+    return ok;
 }
 
 /* ---- output -------------------------------------------------------------------------------- */
