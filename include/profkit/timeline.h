@@ -63,19 +63,22 @@ typedef struct pk_timeline_info {
 } pk_timeline_info;
 
 /* Whether to keep the timed samples for pk_timeline_open (the default) or only each thread's
- * pk_timeline_info. Call before the first timed sample. */
+ * pk_timeline_info. Call before the first timed sample: once one was added, the choice stands
+ * (a call then changes nothing), so that a timeline is never kept in part. */
 PK_API void pk_timeline_keep(pk_profile *p, bool keep);
 PK_API bool pk_timeline_kept(const pk_profile *p);
 
 /* Adds a timed sample: values (one per value type, NULL for none) are added to the row of
  * (thread, stack) as pk_add_sample adds them, and the sample is appended to the thread's
- * timeline. duration is 0 for a sample at an instant, else the span's length (negative is
- * PK_ERR_USAGE). */
+ * timeline. duration is 0 for a sample at an instant, else the span's length. PK_ERR_USAGE, adding
+ * nothing, for a thread or stack the profile does not have, a time of PK_TIME_UNKNOWN, a
+ * negative duration, or a span that ends past INT64_MAX. */
 PK_API pk_status pk_add_timed_sample(pk_profile *p, uint32_t thread, uint32_t stack, int64_t time,
                                      int64_t duration, const int64_t *values);
 /* Appends to the thread's timeline only, leaving the rows alone: for a reader that adds to its
  * rows through pk_sample_row_add, and for copies. The caller keeps the two consistent: the
- * values of a thread's timed samples sum to what they added to its rows. */
+ * values of a thread's timed samples sum to what they added to its rows. Refuses what
+ * pk_add_timed_sample refuses. */
 PK_API pk_status pk_timeline_append(pk_profile *p, uint32_t thread, uint32_t stack, int64_t time,
                                     int64_t duration, const int64_t *values);
 
@@ -86,8 +89,10 @@ PK_API void pk_timeline_info_get(const pk_profile *p, uint32_t thread, pk_timeli
 PK_API bool pk_timeline_bounds(const pk_profile *p, int64_t *first, int64_t *last);
 
 /* Reading a thread's timeline back, in time order. Open returns PK_ERR_UNSUPPORTED when the
- * profile did not keep timed samples (pk_timeline_keep), PK_ERR_NOMEM when memory runs out; a
- * thread without timed samples gives a cursor that ends at once. The profile must not change
+ * profile did not keep timed samples (pk_timeline_keep), PK_ERR_USAGE for a thread the profile
+ * does not have, PK_ERR_NOMEM when memory runs out (PK_ERR_IO when the temporary file of an
+ * out-of-order thread's sort fails); a thread without timed samples gives a cursor that ends
+ * at once. The profile must not change
  * while a cursor is open. next fills *s and returns true, or returns false at the end or on a
  * read error, which close reports (PK_ERR_IO), freeing the cursor. */
 typedef struct pk_timeline_cursor pk_timeline_cursor;
