@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Timelines in the model: a thread's timed samples read back in time order (stable for equal
  * times, sorted through runs when added out of order), spans, empty stacks, spooling past the
- * memory bound, all 64 values, a profile that keeps only each thread's info, and copies. */
+ * memory bound, all 64 values, a profile that keeps only each thread's info, and copies:
+ * merging, symbolizing, diffing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +14,9 @@
 #include <cmocka.h>
 
 #include "core/timeline_internal.h"
+#include "profkit/diff.h"
 #include "profkit/merge.h"
+#include "profkit/symbolize.h"
 #include "profkit/profile.h"
 #include "profkit/timeline.h"
 
@@ -251,6 +254,114 @@ static void a_profile_may_keep_only_the_info(void **state)
     pk_profile_free(p);
 }
 
+/* A fresh copy carries each thread's samples; a merge of two profiles whose threads share a
+ * name interleaves their samples in time order, with the values mapped by name. */
+static void copies_and_merges_carry_timelines(void **state)
+{
+    (void)state;
+    uint32_t t, a, b;
+    pk_profile *p = profile_with(&t, &a, &b);
+    for (int64_t i = 0; i < 100; i++)
+        assert_int_equal(pk_add_timed_sample(p, t, i % 3 ? a : PK_NONE, i * 20, i % 2,
+                                             (int64_t[]){1, i}),
+                         PK_OK);
+    pk_profile *copy = pk_profile_new();
+    pk_error err;
+    pk_error_clear(&err);
+    assert_int_equal(pk_profile_copy(copy, p, NULL, &err), PK_OK);
+    pk_timed_sample s[200];
+    int64_t first[200];
+    assert_int_equal(read_all(copy, 0, s, 200, first), 100);
+    assert_int_equal(s[99].time, 99 * 20);
+    assert_int_equal(s[99].duration, 1);
+    assert_int_equal(s[3].stack, PK_NONE);
+    assert_string_equal(pk_frame_name(copy, pk_stack_leaf(copy, s[4].stack)), "a");
+
+    /* The other profile names its values the other way round, its samples 10 ns later. */
+    pk_profile *q = pk_profile_new();
+    assert_int_equal(pk_add_value_type(q, "cpu", "nanoseconds"), 0);
+    assert_int_equal(pk_add_value_type(q, "samples", "count"), 1);
+    uint32_t qt = pk_add_thread(q, pk_intern_cstr(q, "main"), 1, 1);
+    uint32_t qb = stack_named(q, "b");
+    for (int64_t i = 0; i < 100; i++)
+        assert_int_equal(pk_add_timed_sample(q, qt, qb, i * 20 + 10, 0, (int64_t[]){i, 2}),
+                         PK_OK);
+    const pk_profile *inputs[] = {p, q};
+    pk_profile *merged;
+    assert_int_equal(pk_profile_merge(inputs, 2, &merged, &err), PK_OK);
+    assert_int_equal(pk_thread_count(merged), 1);
+    assert_int_equal(read_all(merged, 0, s, 200, first), 200);
+    for (size_t i = 0; i < 200; i++)
+        assert_int_equal(s[i].time, (int64_t)i * 10);
+    assert_int_equal(pk_value_find(merged, "samples"), 0);
+    assert_int_equal(first[0], 1);
+    assert_int_equal(first[1], 2); /* q's samples weigh 2 */
+    pk_timeline_info info;
+    pk_timeline_info_get(merged, 0, &info);
+    assert_int_equal(info.count, 200);
+    assert_int_equal(info.last, 99 * 20 + 10);
+    pk_profile_free(merged);
+
+    /* A comparison keeps only what the times were. */
+    pk_profile *diff;
+    assert_int_equal(pk_diff_profiles(p, 0, q, 1, false, &diff, &err), PK_OK);
+    assert_false(pk_timeline_kept(diff));
+    pk_profile_free(diff);
+    pk_profile_free(copy);
+    pk_profile_free(q);
+    pk_profile_free(p);
+}
+
+static void a_copy_of_info_alone_is_info_alone(void **state)
+{
+    (void)state;
+    uint32_t t, a, b;
+    pk_profile *p = profile_with(&t, &a, &b);
+    pk_timeline_keep(p, false);
+    assert_int_equal(pk_add_timed_sample(p, t, a, 40, 0, (int64_t[]){1, 1}), PK_OK);
+    assert_int_equal(pk_add_timed_sample(p, t, b, 10, 5, (int64_t[]){1, 1}), PK_OK);
+    pk_profile *copy = pk_profile_new();
+    pk_error err;
+    pk_error_clear(&err);
+    assert_int_equal(pk_profile_copy(copy, p, NULL, &err), PK_OK);
+    assert_false(pk_timeline_kept(copy));
+    pk_timeline_info info;
+    pk_timeline_info_get(copy, 0, &info);
+    assert_true(info.measured);
+    assert_int_equal(info.count, 2);
+    assert_int_equal(info.first, 10);
+    assert_int_equal(info.last, 40);
+    pk_profile_free(copy);
+    pk_profile_free(p);
+}
+
+/* Symbolization is a copy that stands in for frames: the timeline follows the new stacks. */
+static void symbolization_keeps_the_timeline(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    assert_int_equal(pk_add_value_type(p, "samples", "count"), 0);
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 1, 1);
+    uint32_t fn = pk_intern_function(
+        p, &(pk_function){.name = pk_intern_cstr(p, "0x4011d6"), .resource = PK_NONE});
+    uint32_t frame =
+        pk_intern_frame(p, &(pk_frame){fn, 0, 0x4011d6, PK_NONE, PK_FRAME_HAS_ADDRESS});
+    uint32_t stack = pk_intern_stack(p, PK_NONE, frame);
+    assert_true(pk_profile_has_unresolved_frames(p));
+    for (int64_t i = 0; i < 50; i++)
+        assert_int_equal(pk_add_timed_sample(p, t, stack, 1000 - i, 0, (int64_t[]){1}), PK_OK);
+    pk_profile *named;
+    pk_error err;
+    pk_error_clear(&err);
+    assert_int_equal(pk_symbolize_consume(p, NULL, &named, &err), PK_OK);
+    pk_timed_sample s[50];
+    assert_int_equal(read_all(named, 0, s, 50, NULL), 50);
+    assert_int_equal(s[0].time, 951);
+    assert_int_equal(s[49].time, 1000);
+    assert_int_equal(pk_stack_depth(named, s[0].stack), 1);
+    pk_profile_free(named);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +372,9 @@ int main(void)
         cmocka_unit_test(many_samples_spool_out_of_memory_and_come_back),
         cmocka_unit_test(every_one_of_64_values_comes_back),
         cmocka_unit_test(a_profile_may_keep_only_the_info),
+        cmocka_unit_test(copies_and_merges_carry_timelines),
+        cmocka_unit_test(a_copy_of_info_alone_is_info_alone),
+        cmocka_unit_test(symbolization_keeps_the_timeline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
