@@ -18,6 +18,7 @@
 #include "profkit/summary.h"
 #include "profkit/symbolize.h"
 #include "profkit/thread_names.h"
+#include "profkit/timeline.h"
 #include "profkit/version.h"
 
 #endif

@@ -8,6 +8,7 @@
 #include "analysis/differential.h"
 #include "profkit/diff.h"
 #include "profkit/merge.h"
+#include "profkit/timeline.h"
 
 static pk_status pick_value(const pk_profile *p, uint32_t requested, const char *which,
                             uint32_t *value, pk_error *err)
@@ -56,6 +57,8 @@ pk_status pk_diff_profiles(const pk_profile *base, uint32_t base_value, const pk
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     }
     pk_set_default_value(p, PK_DIFF_NEW);
+    /* A comparison has no one time line: only what each thread's times were is kept. */
+    pk_timeline_keep(p, false);
     uint32_t base_map[PK_MAX_VALUES], new_map[PK_MAX_VALUES];
     for (size_t i = 0; i < PK_MAX_VALUES; i++)
         base_map[i] = new_map[i] = PK_NONE;

@@ -6,6 +6,7 @@
 
 #include "core/hashmap.h"
 #include "profkit/merge.h"
+#include "profkit/timeline.h"
 
 /* One thread per distinct thread name of the inputs, in order of appearance, so that every
  * copy matches its threads to these by name. */
@@ -112,6 +113,11 @@ pk_status pk_profile_merge(const pk_profile *const *inputs, size_t count, pk_pro
         if (dv)
             pk_set_default_value(dst, pk_value_find(dst, pk_str(inputs[0], dv->name)));
     }
+    /* The merged timelines are kept when every input's were. */
+    bool timelines_kept = true;
+    for (size_t i = 0; i < count; i++)
+        timelines_kept = timelines_kept && pk_timeline_kept(inputs[i]);
+    pk_timeline_keep(dst, timelines_kept);
     pk_status st = add_threads_by_name(dst, inputs, count, err);
     for (size_t i = 0; i < count && st == PK_OK; i++) {
         uint32_t map[PK_MAX_VALUES];

@@ -53,6 +53,7 @@ void pk_profile_free(pk_profile *p)
     pk_u64map_free(&p->sample_index);
     free(p->stack_rows);
     pk_memory_table_free(&p->memory);
+    pk_timeline_table_free(&p->timeline);
     free(p->property_keys);
     free(p->property_values);
     for (size_t i = 0; i < p->warning_count; i++)

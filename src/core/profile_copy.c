@@ -2,7 +2,8 @@
 /* Copying one profile into another (profkit/copy.h): the one routine behind merging, diffing
  * and the symbolization pass. Every item of the source is interned again in the destination,
  * threads are matched by name, sample rows and memory events are replayed in their stream
- * order, and a hook may stand in for a source frame with a chain of destination frames. */
+ * order, each thread's timeline is appended again in time order, and a hook may stand in for a
+ * source frame with a chain of destination frames. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "core/pages.h"
 #include "core/profile_internal.h"
 #include "profkit/copy.h"
+#include "profkit/timeline.h"
 
 /* How a source frame maps, kept in one compact array because every frame of every stack looks
  * it up: most chains are one frame, which is then here without following the chain's pointer. */
@@ -166,6 +168,9 @@ static pk_status copy_header(copy_state *c, bool fresh)
             copy.period_type == PK_NONE || copy.period_unit == PK_NONE)
             return PK_ERR_NOMEM;
         *pk_metadata_of(dst) = copy;
+        /* A copy of a profile that kept only what its threads' times were does the same. */
+        if (!pk_timeline_kept(src))
+            pk_timeline_keep(dst, false);
         if (pk_property_count(dst) == 0)
             for (size_t i = 0; i < pk_property_count(src); i++)
                 if (pk_property_set(dst, pk_property_key(src, i), pk_property_value(src, i)) !=
@@ -388,6 +393,45 @@ static pk_status replay(copy_state *c)
     return status != PK_OK ? status : closed;
 }
 
+/* Each thread's timed samples, appended to its thread in dst with stacks and values mapped as
+ * the rows' are (the rows are copied already); only the info of a src that kept no samples. */
+static pk_status copy_timelines(copy_state *c)
+{
+    const pk_profile *src = c->src;
+    size_t src_values = pk_value_type_count(src), dst_values = pk_value_type_count(c->dst);
+    size_t threads = pk_thread_count(src), stacks = pk_stack_count(src);
+    bool kept = pk_timeline_kept(src);
+    pk_status status = PK_OK;
+    for (size_t t = 0; t < threads && status == PK_OK; t++) {
+        pk_timeline_info info;
+        pk_timeline_info_get(src, (uint32_t)t, &info);
+        uint32_t thread = c->threads[t];
+        if (info.count == 0 || thread == PK_NONE)
+            continue;
+        if (!kept) {
+            status = pk_timeline_add_info(c->dst, thread, &info);
+            continue;
+        }
+        pk_timeline_cursor *cursor;
+        if ((status = pk_timeline_open(src, (uint32_t)t, &cursor)) != PK_OK)
+            break;
+        pk_timed_sample s;
+        while (status == PK_OK && pk_timeline_next(cursor, &s)) {
+            int64_t values[PK_MAX_VALUES];
+            memset(values, 0, dst_values * sizeof *values);
+            for (size_t v = 0; v < src_values; v++)
+                if (c->values[v] < dst_values)
+                    values[c->values[v]] += s.values[v];
+            uint32_t stack = s.stack < stacks ? c->stacks[s.stack] : PK_NONE;
+            status = pk_timeline_append(c->dst, thread, stack, s.time, s.duration, values);
+        }
+        pk_status closed = pk_timeline_close(cursor);
+        if (status == PK_OK)
+            status = closed;
+    }
+    return status;
+}
+
 static pk_status copy_profile(pk_profile *dst, const pk_profile *src, pk_profile *releasing,
                               const pk_copy_options *options, pk_error *err)
 {
@@ -436,6 +480,8 @@ static pk_status copy_profile(pk_profile *dst, const pk_profile *src, pk_profile
     if (status != PK_OK)
         goto done;
     status = replay(&c);
+    if (status == PK_OK)
+        status = copy_timelines(&c);
     if (status != PK_OK)
         pk_error_set(err, status, PK_NO_OFFSET, "cannot add to the copy: %s",
                      pk_status_name(status));

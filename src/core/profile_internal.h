@@ -6,6 +6,7 @@
 #include "core/hashmap.h"
 #include "core/stacks.h"
 #include "core/strings.h"
+#include "core/timeline_internal.h"
 #include "profkit/profile.h"
 
 #define PK_MAX_WARNINGS 100
@@ -111,6 +112,7 @@ struct pk_profile {
     void *overflow_context;
 
     pk_memory_table memory;
+    pk_timeline_table timeline; /* each thread's timed samples (timeline.c) */
 
     pk_metadata metadata;
     uint32_t *property_keys;

@@ -200,6 +200,8 @@ bool pk_spool_append(pk_spool *s, uint32_t lane_number, const void *record, size
         } else {
             /* Small lanes stay small: many lanes each with a few records are common. */
             size_t cap = lane->tail_cap ? lane->tail_cap * 2 : TAIL_MIN;
+            while (cap < lane->tail_len + n) /* a record longer than the tail so far */
+                cap *= 2;
             unsigned char *tail = realloc(lane->tail, cap);
             if (!tail) {
                 s->error = ENOMEM;

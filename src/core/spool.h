@@ -15,7 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PK_SPOOL_MAX_RECORD 256 /* the largest record append accepts */
+#define PK_SPOOL_MAX_RECORD 1024 /* the largest record append accepts: a timed sample with
+                                  * every one of 64 values at its longest fits */
 
 typedef struct pk_spool pk_spool;
 
