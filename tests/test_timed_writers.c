@@ -280,8 +280,53 @@ static void test_speedscope_spans(void **state)
     pk_profile_free(t.p);
 }
 
-int main(void)
+/* Writes a file of the profile in format; false on failure. */
+static bool write_file(const pk_profile *p, const char *format, const char *dir, const char *name)
 {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    pk_write_options options;
+    memset(&options, 0, sizeof options);
+    options.value = PK_NONE;
+    pk_error err;
+    pk_error_clear(&err);
+    if (pk_write_file(p, path, pk_format_by_name(format), &options, NULL, &err) != PK_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.message);
+        return false;
+    }
+    return true;
+}
+
+/* The timed profiles tests/cli/interop_timelines.sh loads into the real viewers:
+ *   timed-samples: samples every ms from 1 s on the input's clock: a 0-9 ms, b 10-19, a 20-29,
+ *     nothing 30-49, main 50-59 (a sampling profile's four runs of one leaf);
+ *   timed-spans: spans a 0-5 ms, b 5-8, a gap, a 10-12 (a trace's). */
+static int write_fixtures(const char *dir)
+{
+    timed_profile samples = make("samples", "count");
+    for (int64_t ms = 0; ms < 60; ms++) {
+        uint32_t stack = ms < 10 ? samples.s_a : ms < 20 ? samples.s_b : ms < 30 ? samples.s_a
+                       : ms < 50 ? PK_NONE : samples.s_main;
+        if (stack != PK_NONE)
+            add(&samples, stack, 1000000000 + ms * 1000000, 0, 1);
+    }
+    timed_profile spans = make("time", "nanoseconds");
+    add(&spans, spans.s_a, 0, 5000000, 5000000);
+    add(&spans, spans.s_b, 5000000, 3000000, 3000000);
+    add(&spans, spans.s_a, 10000000, 2000000, 2000000);
+    bool ok = write_file(samples.p, "firefox", dir, "timed-samples.json") &&
+              write_file(samples.p, "speedscope", dir, "timed-samples.speedscope.json") &&
+              write_file(spans.p, "firefox", dir, "timed-spans.json") &&
+              write_file(spans.p, "speedscope", dir, "timed-spans.speedscope.json");
+    pk_profile_free(samples.p);
+    pk_profile_free(spans.p);
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write-fixtures") == 0)
+        return write_fixtures(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_firefox_instants_in_time_order),
         cmocka_unit_test(test_firefox_spans),
