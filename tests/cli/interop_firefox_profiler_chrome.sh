@@ -8,6 +8,12 @@ TRACE="$SRC/tests/data/chrome/chromium-startup.trace.json.gz"
 expect_status 0 "$PROFKIT" convert "$TRACE" -o "$SCRATCH/trace.json" --quiet
 load "$SCRATCH/trace.json"
 
+# Processes are named as the trace's process_name events name them (the second renderer
+# "Renderer"; the first one by its command line, as Chromium wrote it), not by the format.
+query thread list
+expect_contains "$OUT" "Renderer " "the renderer's process named"
+expect_not_contains "$OUT" "chrome-trace" "no process named by the format"
+
 # JavaScript: the page's script functions (V8 names them by the page's URL, page.html, or by
 # none) are the JavaScript category, as a .cpuprofile's are, and only V8's own entries
 # ((idle), (program), (garbage collector)) are Other.
