@@ -115,9 +115,13 @@ void fx_write_thread(fx_writer *w, uint32_t thread)
     const pk_profile *p = w->p;
     const pk_thread *t = pk_thread_at(p, thread);
     int64_t tid = t->tid >= 0 ? t->tid : (int64_t)thread;
-    bool is_main = w->thread_process[thread] == thread;
-    write_identity(w, pk_thread_display_name(w->thread_names, thread),
-                   pk_process_name(p, t->pid), is_main, fx_thread_pid(t), tid);
+    /* The profiler labels a process's track by its main thread's name, and by the process's
+     * name only when it has no main thread: a process the input named (a Roku channel, a
+     * Chromium renderer) has none, so that its track carries that name, its threads below. */
+    const char *process = pk_process_name(p, t->pid);
+    bool is_main = w->thread_process[thread] == thread && !process;
+    write_identity(w, pk_thread_display_name(w->thread_names, thread), process, is_main,
+                   fx_thread_pid(t), tid);
     write_contents(w, thread);
 }
 
