@@ -151,6 +151,37 @@ static void test_frames(void **state)
     pk_profile_free(p);
 }
 
+/* A function the format marks as script is JavaScript when its file says nothing (a page's
+ * script, V8's code of no file), as a .cpuprofile's and a Chrome trace's are; a file of another
+ * language, an address or the format's language still decide first. */
+static void test_script_functions(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_metadata_of(p)->source_format = pk_intern_cstr(p, "chrome-trace");
+    pk_category format = pk_profile_category(p);
+    assert_int_equal(format, PK_CATEGORY_OTHER);
+    pk_function page = {.name = pk_intern_cstr(p, "onload"),
+                        .file = pk_intern_cstr(p, "file:///tmp/page.html"),
+                        .resource = PK_NONE, .flags = PK_FUNCTION_SCRIPT};
+    pk_function anonymous = {.name = pk_intern_cstr(p, "(anonymous)"), .resource = PK_NONE,
+                             .flags = PK_FUNCTION_SCRIPT};
+    pk_function python = {.name = pk_intern_cstr(p, "run"), .file = pk_intern_cstr(p, "a.py"),
+                          .resource = PK_NONE, .flags = PK_FUNCTION_SCRIPT};
+    pk_function builtin = {.name = pk_intern_cstr(p, "(garbage collector)"), .resource = PK_NONE};
+    uint32_t pg = pk_intern_function(p, &page), an = pk_intern_function(p, &anonymous);
+    uint32_t py = pk_intern_function(p, &python), bi = pk_intern_function(p, &builtin);
+    assert_int_equal(pk_function_category(p, pg, false, format), PK_CATEGORY_JAVASCRIPT);
+    assert_int_equal(pk_function_category(p, an, false, format), PK_CATEGORY_JAVASCRIPT);
+    assert_int_equal(pk_function_category(p, py, false, format), PK_CATEGORY_PYTHON);
+    assert_int_equal(pk_function_category(p, bi, false, format), PK_CATEGORY_OTHER);
+    assert_int_equal(pk_function_category(p, pg, true, format), PK_CATEGORY_NATIVE);
+    pk_metadata_of(p)->source_format = pk_intern_cstr(p, "bsprof");
+    assert_int_equal(pk_function_category(p, an, false, pk_profile_category(p)),
+                     PK_CATEGORY_BRIGHTSCRIPT);
+    pk_profile_free(p);
+}
+
 /* Folded stacks' annotations win over everything; a function's category is its frames'. */
 static void test_annotations_and_functions(void **state)
 {
@@ -186,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_frames),
+        cmocka_unit_test(test_script_functions),
         cmocka_unit_test(test_annotations_and_functions),
     };
     return cmocka_run_group_tests_name("categories", tests, NULL, NULL);

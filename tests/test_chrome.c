@@ -798,6 +798,11 @@ static void test_chromium_trace(void **state)
         }
     }
     assert_int_equal(sampled, 2);
+    /* The processes of threads with rows are named by their process_name events; the browser
+     * process, which has none, is not named. */
+    assert_string_equal(pk_property_get(p, "process.9052.name"), "Renderer");
+    assert_non_null(strstr(pk_property_get(p, "process.8953.name"), "--type=renderer"));
+    assert_null(pk_property_get(p, "process.8529.name"));
     tb_fn_totals got = {0};
     tb_fn_totals_add_profile(&got, p, pk_value_find(p, "cpu"));
     assert_non_null(tb_fn_totals_find(&got, "work"));
@@ -826,6 +831,8 @@ static void test_begin_end_and_names(void **state)
     assert_int_equal(pk_thread_count(p), 2);
     assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "worker");
     assert_string_equal(pk_str(p, pk_thread_at(p, 1)->name), "app"); /* the process's name */
+    /* The process's name goes with the profile, for outputs that show processes. */
+    assert_string_equal(pk_property_get(p, "process.1.name"), "app");
     assert_true(tb_has_warning(p, "1 event of other phases"));
     pk_profile_free(p);
 }

@@ -1030,6 +1030,40 @@ static void test_main_thread_per_process(void **state)
     pk_profile_free(p);
 }
 
+/* A process the input named (process.PID.name) is written under that name and without a main
+ * thread, so that the profiler labels its track by the name rather than by a thread's; the
+ * other processes keep the product's name and their main thread. */
+static void test_named_processes(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_metadata_of(p)->product = pk_intern_cstr(p, "trace.json");
+    pk_add_value_type(p, "samples", "count");
+    uint32_t s = pk_intern_stack(p, PK_NONE, script_frame(p, "work", "w.c", 1, 1));
+    const int64_t one[] = {1};
+    uint32_t renderer = pk_add_thread(p, pk_intern_cstr(p, "CrRendererMain"), 7, 7);
+    uint32_t worker = pk_add_thread(p, pk_intern_cstr(p, "Worker"), 7, 8);
+    uint32_t other = pk_add_thread(p, pk_intern_cstr(p, "main"), 9, 9);
+    pk_add_sample(p, renderer, s, one);
+    pk_add_sample(p, worker, s, one);
+    pk_add_sample(p, other, s, one);
+    assert_int_equal(pk_property_set(p, "process.7.name", "Renderer"), PK_OK);
+    json_t *root = write_json(p, PK_NONE);
+    json_t *out = get(root, "threads");
+    assert_int_equal(json_array_size(out), 3);
+    static const struct {
+        const char *process;
+        bool main;
+    } expected[] = {{"Renderer", false}, {"Renderer", false}, {"trace.json", true}};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *t = json_array_get(out, i);
+        assert_string_equal(get_string(t, "processName"), expected[i].process);
+        assert_int_equal(json_is_true(get(t, "isMainThread")), expected[i].main);
+    }
+    json_decref(root);
+    pk_profile_free(p);
+}
+
 /* Threads without a pid are written with pid 0, so they are one process with the threads of
  * pid 0: one main thread (the one named by the pid) and one memory track among them. */
 static void test_threads_without_pid_are_process_zero(void **state)
@@ -1255,6 +1289,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_unnamed_threads_and_strings_escaped),
         cmocka_unit_test(threads_of_one_name_told_apart),
         cmocka_unit_test(test_main_thread_per_process),
+        cmocka_unit_test(test_named_processes),
         cmocka_unit_test(test_threads_without_pid_are_process_zero),
         cmocka_unit_test(test_stacks_stay_topological_per_thread),
         cmocka_unit_test(test_random_profiles_stay_valid),

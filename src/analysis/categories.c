@@ -128,7 +128,13 @@ pk_category pk_function_category(const pk_profile *p, uint32_t function, bool ha
         return PK_CATEGORY_NATIVE;
     if (format_category != PK_CATEGORY_OTHER)
         return format_category;
-    return pk_category_of_file(pk_str(p, fn->file));
+    pk_category by_file = pk_category_of_file(pk_str(p, fn->file));
+    /* Script code of a format of no one language is JavaScript, wherever its source is: V8
+     * names a page's scripts by their URL (page.html, a bundle without extension, none for
+     * eval'd code), and BrightScript and BR come from formats that say so above. */
+    if (by_file == PK_CATEGORY_OTHER && (fn->flags & PK_FUNCTION_SCRIPT))
+        return PK_CATEGORY_JAVASCRIPT;
+    return by_file;
 }
 
 pk_category pk_frame_category(const pk_profile *p, uint32_t frame, pk_category format_category)

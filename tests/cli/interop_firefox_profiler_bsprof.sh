@@ -100,6 +100,14 @@ if "$PROFKIT" formats 2>/dev/null | grep -q '^bsprof '; then
         expect_status 0 "$PROFKIT" convert "$SRC/examples/roku-channel.bsprof" \
             -o "$SCRATCH/channel.json" --quiet
         load "$SCRATCH/channel.json"
+        # The profiler labels a process's track by its main thread's name ("main") and by the
+        # process's name only when it has no main thread: the channel's process has none, and
+        # its name is the channel's title.
+        expect_eq "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(sorted({(t["processName"], t["isMainThread"]) for t in d["threads"]}))' "$SCRATCH/channel.json")" \
+            "[('Streamline TV', False)]" "the channel's process track named by the channel"
         # Every thread's cpu total in profiler-cli equals the reader's.
         for handle in $(printf '%s' "$INFO" | python3 -c '
 import json, sys

@@ -222,4 +222,21 @@ else
     echo "note: no symbolization pass, gcc or libprofiler in this build; the native checks were not run"
 fi
 
+# The program a profile is of: pprof takes the first mapping for it ("File:" in -top), so the
+# program's mapping comes first, not the first one the input met (callgrind's run starts in the
+# dynamic loader, perf's samples in the kernel), and locations keep their own mappings.
+for case in "callgrind/callgrind.out.prog prog" "perf/cxx.perf cxx" "perf/rust.perf rs" \
+            "perf/prog.perf prog"; do
+    set -- $case
+    expect_status 0 "$PROFKIT" convert "$SRC/tests/data/$1" -o main.pb.gz --no-symbols --quiet
+    expect_eq "$(go tool pprof -top -symbolize=none main.pb.gz 2>/dev/null | head -1)" \
+        "File: $2" "$1: the program's mapping first"
+done
+expect_status 0 "$PROFKIT" convert "$SRC/tests/data/callgrind/callgrind.out.prog" -o main.pb.gz \
+    --no-symbols --quiet
+raw=$(go tool pprof -raw -symbolize=none main.pb.gz 2>/dev/null)
+libc=$(printf '%s\n' "$raw" | awk '/^Mappings/ { m = 1 } m && /libc\.so/ { sub(":", "", $1); print $1 }')
+expect_contains "$(printf '%s\n' "$raw" | grep ' __libc_start_main')" "M=$libc " \
+    "a libc function on libc's mapping"
+
 finish

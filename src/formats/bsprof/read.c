@@ -24,6 +24,7 @@
 
 #include "core/array.h"
 #include "core/hashmap.h"
+#include "core/process_names.h"
 #include "formats/bsprof/bsprof.h"
 
 enum bs_value { BS_V_CPU, BS_V_WALL, BS_V_CALLS, BS_V_ALLOC_BYTES, BS_V_ALLOCS, BS_V_LIVE_BYTES,
@@ -1014,6 +1015,9 @@ static pk_status bs_header_to_model(pk_profile *p, const bs_header *h)
     if ((st = pk_property_set(p, "requested-sample-ratio", buf)) != PK_OK)
         return st;
     pk_bsprof_format_ratio(h->actual_ratio, buf, sizeof buf);
+    /* The channel is the one process, pid 0, of every module's thread: named by its title. */
+    if (h->text[BS_TARGET].len && (st = pk_process_name_set(p, 0, pk_str(p, meta->product))) != PK_OK)
+        return st;
     if ((st = pk_property_set(p, "actual-sample-ratio", buf)) != PK_OK ||
         (st = pk_property_set(p, "line-data", h->line_data ? "yes" : "no")) != PK_OK ||
         (st = pk_property_set(p, "memory-operations", h->memory_ops ? "yes" : "no")) != PK_OK)

@@ -3,11 +3,13 @@
  * empty marker table, and the tables that those refer to. */
 #include <stdio.h>
 
+#include "core/process_names.h"
 #include "formats/firefox/writer.h"
 
 /* Opens the thread object and writes its identity; every thread is in a process of its pid
- * that lives as long as the profile. */
-static void write_identity(fx_writer *w, const char *name, bool is_main, int64_t pid, int64_t tid)
+ * that lives as long as the profile, named as the input named it, else by the product. */
+static void write_identity(fx_writer *w, const char *name, const char *process, bool is_main,
+                           int64_t pid, int64_t tid)
 {
     pk_json *j = &w->json;
     char pid_text[24];
@@ -17,7 +19,7 @@ static void write_identity(fx_writer *w, const char *name, bool is_main, int64_t
     pk_json_member_string(j, "name", name);
     pk_json_member_bool(j, "isMainThread", is_main);
     pk_json_member_string(j, "processType", "default");
-    pk_json_member_string(j, "processName", fx_product(w->p));
+    pk_json_member_string(j, "processName", process ? process : fx_product(w->p));
     pk_json_member_i64(j, "processStartupTime", 0);
     pk_json_key(j, "processShutdownTime");
     pk_json_null(j);
@@ -118,8 +120,12 @@ void fx_write_thread(fx_writer *w, uint32_t thread)
     const pk_profile *p = w->p;
     const pk_thread *t = pk_thread_at(p, thread);
     int64_t tid = t->tid >= 0 ? t->tid : (int64_t)thread;
-    bool is_main = w->thread_process[thread] == thread;
-    write_identity(w, pk_thread_display_name(w->thread_names, thread), is_main,
+    /* The profiler labels a process's track by its main thread's name, and by the process's
+     * name only when it has no main thread: a process the input named (a Roku channel, a
+     * Chromium renderer) has none, so that its track carries that name, its threads below. */
+    const char *process = pk_process_name(p, t->pid);
+    bool is_main = w->thread_process[thread] == thread && !process;
+    write_identity(w, pk_thread_display_name(w->thread_names, thread), process, is_main,
                    fx_thread_pid(t), tid);
     write_contents(w, thread);
 }
@@ -133,6 +139,6 @@ void fx_write_empty_thread(fx_writer *w)
     w->resources.count = w->symbols.count = w->strings.count = 0;
     /* No samples: the weight type of no value. */
     w->weight_kind = FX_WEIGHT_SAMPLES;
-    write_identity(w, fx_product(w->p), true, 0, 0);
+    write_identity(w, fx_product(w->p), NULL, true, 0, 0);
     write_contents(w, PK_NONE);
 }

@@ -12,6 +12,7 @@
 #include "core/buffer.h"
 #include "core/hashmap.h"
 #include "core/output.h"
+#include "core/path.h"
 #include "formats/pprof/pprof.h"
 #include "formats/pprof/pprof.pb-c.h"
 #include "formats/pprof/sample.h"
@@ -54,6 +55,7 @@ typedef struct writer {
     Perftools__Profiles__Line *lines;
     Perftools__Profiles__Line **line_pointers;
     size_t lines_capacity, line_pointers_capacity;
+    uint32_t main_resource; /* the program's resource, written first (PK_NONE: no resources) */
 } writer;
 
 /* ---- fields ------------------------------------------------------------------------------------ */
@@ -401,13 +403,66 @@ static void write_samples(writer *w)
     free(thread_labels);
 }
 
+/* The file name of a resource, without its directory. */
+static const char *resource_file(const pk_profile *p, const pk_resource *r)
+{
+    return pk_path_basename(pk_str(p, r->path ? r->path : r->name));
+}
+
+/* Code that is not the program: the kernel ("[kernel.kallsyms]", "[vdso]"), shared libraries
+ * and the dynamic loader ("libc.so.6", "ld-linux-x86-64.so.2") and JIT maps ("perf-7001.map"). */
+static bool resource_is_library(const char *file)
+{
+    const char *so = strstr(file, ".so");
+    return file[0] == '[' || (so && (so[3] == '\0' || so[3] == '.')) ||
+           (strncmp(file, "perf-", 5) == 0 && strstr(file, ".map"));
+}
+
+/* pprof takes the first mapping for the program ("File:" in `go tool pprof -top`): the
+ * resource named as the product (callgrind's cmd), else as a thread (perf's comm, which the
+ * kernel cuts to 15 bytes), else the first that is not a library, else the first. */
+static uint32_t choose_main_resource(const pk_profile *p)
+{
+    uint32_t count = (uint32_t)pk_resource_count(p);
+    if (count == 0)
+        return PK_NONE;
+    uint32_t product = pk_metadata_get(p)->product;
+    const char *program = product ? pk_path_basename(pk_str(p, product)) : "";
+    for (uint32_t i = 0; i < count && *program; i++)
+        if (strcmp(resource_file(p, pk_resource_at(p, i)), program) == 0)
+            return i;
+    for (uint32_t t = 0; t < pk_thread_count(p) && t < 64; t++) {
+        const char *name = pk_str(p, pk_thread_at(p, t)->name);
+        if (!*name)
+            continue;
+        for (uint32_t i = 0; i < count; i++)
+            if (strncmp(resource_file(p, pk_resource_at(p, i)), name, 15) == 0)
+                return i;
+    }
+    for (uint32_t i = 0; i < count; i++)
+        if (!resource_is_library(resource_file(p, pk_resource_at(p, i))))
+            return i;
+    return 0;
+}
+
+/* Mapping IDs follow the order of the mappings: the main resource and resource 0 trade
+ * places. */
+static uint64_t mapping_id(const writer *w, uint32_t resource)
+{
+    uint32_t position = resource == w->main_resource ? 0
+                        : resource == 0              ? w->main_resource
+                                                     : resource;
+    return (uint64_t)position + 1;
+}
+
 static void write_mappings(writer *w)
 {
     const pk_profile *p = w->p;
-    for (uint32_t i = 0; i < pk_resource_count(p) && !w->failed; i++) {
+    for (uint32_t k = 0; k < pk_resource_count(p) && !w->failed; k++) {
+        uint32_t i = k == 0 ? w->main_resource : k == w->main_resource ? 0 : k;
         const pk_resource *r = pk_resource_at(p, i);
         Perftools__Profiles__Mapping m = PERFTOOLS__PROFILES__MAPPING__INIT;
-        m.id = (uint64_t)i + 1;
+        m.id = mapping_id(w, i);
         m.memory_start = r->start;
         m.memory_limit = r->limit;
         m.file_offset = r->offset;
@@ -430,7 +485,7 @@ static void write_locations(writer *w)
         Perftools__Profiles__Location loc = PERFTOOLS__PROFILES__LOCATION__INIT;
         loc.id = w->location_id[l];
         uint32_t resource = frame_resource(p, base);
-        loc.mapping_id = resource == PK_NONE ? 0 : (uint64_t)resource + 1;
+        loc.mapping_id = resource == PK_NONE ? 0 : mapping_id(w, resource);
         loc.address = (base->flags & PK_FRAME_HAS_ADDRESS) ? base->address : 0;
         size_t n = 0;
         if (!location_is_bare(w, l)) {
@@ -495,7 +550,8 @@ static void collect_comments(writer *w, int64_t **out, size_t *count)
     size_t n = 0, capacity = 0;
     /* pprof names the program after the first mapping; the comment only when that does not */
     uint32_t product = pk_metadata_get(p)->product;
-    if (product && pk_resource_count(p) > 0 && pk_resource_at(p, 0)->name == product)
+    if (product && w->main_resource != PK_NONE &&
+        pk_resource_at(p, w->main_resource)->name == product)
         product = 0;
     if (product)
         add_comment(w, &list, &n, &capacity, extra_pair(w, COMMENT_PRODUCT, pk_str(p, product)));
@@ -618,6 +674,7 @@ pk_status pprof_write(const pk_profile *p, pk_output *out, const pk_write_option
     w.p = p;
     w.out = out;
     w.text = (pk_buffer)PK_BUFFER_INIT;
+    w.main_resource = choose_main_resource(p);
     if (build_locations(&w)) {
         for (uint32_t i = 0; i < nv; i++) {
             const pk_value_type *vt = pk_value_type_at(p, i);

@@ -512,7 +512,8 @@ static pk_status finish(trace_reader *r, uint64_t offset, pk_error *err)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     if (!trace_samples_finish(&r->samples, &r->threads, r->cpu, r->count))
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
-    trace_threads_apply_names(&r->threads);
+    if (!trace_threads_apply_names(&r->threads))
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     pk_status status = trace_profiles_finish(&r->profiles, r->cpu, r->count, offset, err);
     if (status != PK_OK)
         return status;

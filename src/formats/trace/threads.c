@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/array.h"
+#include "core/process_names.h"
 #include "formats/trace/trace.h"
 
 void trace_threads_init(trace_threads *t, pk_profile *p)
@@ -74,22 +75,27 @@ bool trace_threads_name_process(trace_threads *t, int64_t pid, uint32_t name)
     return true;
 }
 
-void trace_threads_apply_names(trace_threads *t)
+bool trace_threads_apply_names(trace_threads *t)
 {
     pair_key key = {0, PROCESS_TID};
     for (size_t i = 0; i < t->count; i++) {
         const trace_thread *e = &t->items[i];
         if (e->thread == PK_NONE)
             continue;
+        key.pid = e->pid;
+        uint32_t j = pk_index_find(&t->index, trace_pair_hash(e->pid, PROCESS_TID), same_thread,
+                                   t, &key);
+        uint32_t process = j != UINT32_MAX ? t->items[j].name : 0;
+        /* The process's name goes with the profile (Chrome names its processes Browser,
+         * Renderer, GPU Process), for outputs that show processes; a string pid has none. */
+        if (process && trace_id_string(t->p, e->pid) == PK_NONE &&
+            pk_process_name_set(t->p, e->pid, pk_str(t->p, process)) != PK_OK)
+            return false;
         uint32_t name = e->name;
-        if (!name && trace_id_string(t->p, e->tid) == PK_NONE) { /* else named by its tid already */
-            key.pid = e->pid;
-            uint32_t j = pk_index_find(&t->index, trace_pair_hash(e->pid, PROCESS_TID),
-                                       same_thread, t, &key);
-            if (j != UINT32_MAX)
-                name = t->items[j].name;
-        }
+        if (!name && trace_id_string(t->p, e->tid) == PK_NONE) /* else named by its tid already */
+            name = process;
         if (name)
             pk_thread_rename(t->p, e->thread, name);
     }
+    return true;
 }

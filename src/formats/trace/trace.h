@@ -63,8 +63,9 @@ trace_thread *trace_threads_get(trace_threads *t, int64_t pid, int64_t tid);
 /* The profile's thread of an entry, created when absent; PK_NONE when memory runs out. */
 uint32_t trace_threads_model(trace_threads *t, trace_thread *entry);
 bool trace_threads_name_process(trace_threads *t, int64_t pid, uint32_t name);
-/* Names the profile's threads: the thread's name, else its process's, else "thread". */
-void trace_threads_apply_names(trace_threads *t);
+/* Names the profile's threads: the thread's name, else its process's, else "thread"; and the
+ * processes of threads with rows by their names. False when memory runs out. */
+bool trace_threads_apply_names(trace_threads *t);
 
 /* ---- a thread's duration events --------------------------------------------------------------- */
 
