@@ -403,6 +403,70 @@ static void merge_adds_threads_of_one_name_up(void **state)
     pk_profile_free(b);
 }
 
+static int move_or_drop_rows(void *context, const pk_profile *src, size_t row, pk_profile *dst,
+                             uint32_t *thread)
+{
+    uint32_t *moved_to = context;
+    (void)dst;
+    if (pk_sample_label_set(src, row) == PK_NONE)
+        return 0; /* rows without labels are left out */
+    *thread = *moved_to;
+    return 1;
+}
+
+/* Label sets are copied with their rows, into a fresh profile and into one with rows of its
+ * own; the row hook leaves rows out and moves them to another thread. */
+static void copy_keeps_label_sets_and_the_row_hook_selects(void **state)
+{
+    (void)state;
+    pk_profile *src = fixture_profile();
+    uint32_t t = pk_sample_thread(src, 0), s = pk_sample_stack(src, 0);
+    pk_label l[2] = {{pk_intern_cstr(src, "span"), pk_intern_cstr(src, "a"), 0, 0},
+                     {pk_intern_cstr(src, "bytes"), PK_NONE, 64, pk_intern_cstr(src, "bytes")}};
+    uint32_t set = pk_intern_label_set(src, l, 2);
+    int64_t values[2] = {5, 1};
+    assert_int_equal(pk_add_sample_labeled(src, t, s, set, values), PK_OK);
+    size_t rows = pk_sample_count(src);
+    for (int fresh = 1; fresh >= 0; fresh--) {
+        pk_profile *dst = pk_profile_new();
+        if (!fresh)
+            pk_add_thread(dst, pk_intern_cstr(dst, "other"), -1, -1);
+        pk_error err;
+        assert_int_equal(pk_profile_copy(dst, src, NULL, &err), PK_OK);
+        assert_int_equal(pk_sample_count(dst), rows);
+        assert_int_equal(pk_label_set_count(dst), 1);
+        size_t labelled = 0;
+        for (size_t row = 0; row < rows; row++) {
+            uint32_t copied = pk_sample_label_set(dst, row);
+            if (copied == PK_NONE)
+                continue;
+            labelled++;
+            const pk_label *labels;
+            assert_int_equal(pk_label_set_at(dst, copied, &labels), 2);
+            assert_string_equal(pk_str(dst, labels[0].key), "span");
+            assert_string_equal(pk_str(dst, labels[0].str), "a");
+            assert_string_equal(pk_str(dst, labels[1].key), "bytes");
+            assert_int_equal(labels[1].str, PK_NONE);
+            assert_int_equal(labels[1].num, 64);
+            assert_string_equal(pk_str(dst, labels[1].unit), "bytes");
+            assert_int_equal(pk_sample_values(dst, row)[0], 5);
+        }
+        assert_int_equal(labelled, 1);
+        pk_profile_free(dst);
+    }
+    pk_profile *dst = pk_profile_new();
+    uint32_t moved_to = pk_add_thread(dst, pk_intern_cstr(dst, "span a"), -1, -1);
+    pk_copy_options options = {.map_row = move_or_drop_rows, .map_context = &moved_to};
+    pk_error err;
+    assert_int_equal(pk_profile_copy(dst, src, &options, &err), PK_OK);
+    assert_int_equal(pk_sample_count(dst), 1);
+    assert_int_equal(pk_sample_thread(dst, 0), moved_to);
+    assert_int_not_equal(pk_sample_label_set(dst, 0), PK_NONE);
+    assert_int_equal(pk_value_total(dst, 0), 5);
+    pk_profile_free(dst);
+    pk_profile_free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +475,7 @@ int main(void)
         cmocka_unit_test(copy_hook_replaces_frames_by_chains),
         cmocka_unit_test(copy_hook_that_merges_frames_merges_stacks),
         cmocka_unit_test(copy_hook_completes_resources),
+        cmocka_unit_test(copy_keeps_label_sets_and_the_row_hook_selects),
         cmocka_unit_test(copy_releasing_the_source_gives_the_same_copy),
         cmocka_unit_test(merge_adds_threads_of_one_name_up),
     };

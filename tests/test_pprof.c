@@ -799,7 +799,8 @@ static void unsymbolized_locations(void **state)
 }
 
 /* More sample types than the model holds: the first PK_MAX_VALUES are kept, with a warning;
- * labels other than thread names are dropped with a warning; pid and tid labels make threads. */
+ * labels other than the thread's are kept as the row's label set; pid and tid labels make
+ * threads. */
 static void many_sample_types_and_labels(void **state)
 {
     (void)state;
@@ -836,11 +837,16 @@ static void many_sample_types_and_labels(void **state)
     assert_int_equal(pk_value_total(p, 7), 80);
     assert_int_equal(pk_thread_count(p), 1);
     assert_int_equal(pk_thread_at(p, 0)->tid, 77);
-    assert_int_equal(pk_warning_count(p), 2);
+    assert_int_equal(pk_warning_count(p), 1);
     char types[32];
     snprintf(types, sizeof types, "%d sample types", TYPES);
     assert_non_null(strstr(pk_warning_at(p, 0), types));
-    assert_non_null(strstr(pk_warning_at(p, 1), "\"bytes\""));
+    assert_int_equal(pk_sample_count(p), 1);
+    const pk_label *labels;
+    assert_int_equal(pk_label_set_at(p, pk_sample_label_set(p, 0), &labels), 1);
+    assert_string_equal(pk_str(p, labels[0].key), "bytes");
+    assert_int_equal(labels[0].str, PK_NONE);
+    assert_int_equal(labels[0].num, 512);
     pk_profile_free(p);
     tb_free(&b);
 }
@@ -1222,11 +1228,13 @@ static void samples_encoded_as_libprotobuf_c_packs_them(void **state)
         }
         for (size_t i = 0; i < s.label_count; i++) {
             labels[i] = (pprof_label){(int64_t)i + 1, i % 2 ? 0 : (int64_t)(x % 1000),
-                                      i % 2 ? (int64_t)(x % 100000) - 50000 : 0};
+                                      i % 2 ? (int64_t)(x % 100000) - 50000 : 0,
+                                      i % 4 == 1 ? (int64_t)(x % 7) : 0};
             perftools__profiles__label__init(&message_labels[i]);
             message_labels[i].key = labels[i].key;
             message_labels[i].str = labels[i].str;
             message_labels[i].num = labels[i].num;
+            message_labels[i].num_unit = labels[i].num_unit;
             label_pointers[i] = &message_labels[i];
         }
         Perftools__Profiles__Sample message = PERFTOOLS__PROFILES__SAMPLE__INIT;
