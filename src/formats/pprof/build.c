@@ -117,6 +117,15 @@ static size_t address_frames(pprof_reader *r, uint32_t resource, uint64_t addres
     return r->address_frame == PK_NONE ? 0 : 1;
 }
 
+/* The name go tool pprof shows for a function without a name at no address. */
+static uint32_t unnamed_at_no_address(pprof_reader *r, uint32_t resource)
+{
+    const pk_resource *res = pk_resource_at(r->p, resource);
+    if (res && pk_str_len(r->p, res->name) > 0)
+        return pk_intern_printf(r->p, "[%s]", pk_str(r->p, res->name));
+    return pk_intern_cstr(r->p, "<unknown>");
+}
+
 /* Frames of every location, outermost (the caller line) first; pprof lists the inlined
  * callees first and the caller last. */
 static pk_status build_frames(pprof_reader *r, uint32_t **frames_out)
@@ -160,10 +169,14 @@ static pk_status build_frames(pprof_reader *r, uint32_t **frames_out)
             } else if (line->function_id) {
                 missing_functions++;
             }
-            /* A function with an empty name at no address keeps it (what folded "a;b; 3"
-             * written as pprof holds); otherwise the address names the frame. */
+            /* A function without a name: the address names the frame (as go tool pprof -raw
+             * lists it; its -top merges a binary's addresses into one "[binary]"), and at no
+             * address it is named as go tool pprof shows it: "[binary]" in a mapping with a
+             * file, else "<unknown>". */
             if (fn.name == 0 && (!fi || loc->address != 0))
                 fn.name = pk_intern_printf(r->p, "0x%" PRIx64, loc->address);
+            else if (fn.name == 0)
+                fn.name = unnamed_at_no_address(r, resource);
             uint32_t function = fn.name == PK_NONE ? PK_NONE : pk_intern_function(r->p, &fn);
             uint32_t frame_flags = flags | (k + 1 < loc->line_count ? PK_FRAME_INLINED : 0);
             pk_frame frame = {function, line->line, loc->address, resource, frame_flags};
