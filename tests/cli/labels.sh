@@ -40,6 +40,19 @@ expect_eq "$OUT" "login;runtime.main;main.main;runtime/pprof.Do;main.main.func1;
 expect_status 0 "$PROFKIT" report "$CPU" --no-symbols --threads-by nosuch --threads
 expect_contains "$ERR" "no sample has the label 'nosuch'" "--threads-by a label no sample has"
 
+# Rows that differ only in their labels: one stack, summed by the outputs without labels.
+SAME=$DATA/same-stack.pb
+expect_status 0 "$PROFKIT" report "$SAME" --threads
+expect_contains "$OUT" "12 100.00%        1  main" "--threads counts a stack once"
+for to in folded speedscope callgrind firefox bsprof; do
+    expect_status 0 "$PROFKIT" convert "$SAME" --to "$to" -o "same.$to"
+    expect_status 0 "$PROFKIT" convert "same.$to" --to folded
+    expect_eq "$OUT" "main;work 12" "$to output of rows that differ in labels"
+done
+expect_status 0 "$PROFKIT" convert "$SAME" --threads-by span --to folded --with-threads
+expect_eq "$(printf '%s\n' "$OUT" | LC_ALL=C sort)" "$(printf 'a;main;work 3\nb;main;work 4\nmain;main;work 5')" \
+    "--threads-by of rows of one stack"
+
 # What go tool pprof shows of the labels profkit wrote.
 if need_tool go golang-go; then
     go tool pprof -raw "$CPU" 2>/dev/null | grep -E '^ +[a-z]+:\[' | sed 's/^ *//' | LC_ALL=C sort > want.txt

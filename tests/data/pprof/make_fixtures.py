@@ -5,6 +5,7 @@ signed-values.pb  an inuse_space profile with negative and mixed-sign rows, as a
                   profile (go tool pprof -diff_base) has them
 odd-strings.pb    function names with a NUL byte inside ("mid\\0nul"), a NUL byte first
                   ("\\0lead") and an empty name
+same-stack.pb     one stack in three samples: labelled span=a (3), span=b (4) and unlabelled (5)
 unnamed.pb        names that are not UTF-8 and functions without a name: at an address in a
                   mapping, at no address, and an address without lines
 
@@ -86,6 +87,24 @@ def main():
         f.write(odd)
     with open(os.path.join(directory, "unnamed.pb"), "wb") as f:
         f.write(unnamed())
+    with open(os.path.join(directory, "same-stack.pb"), "wb") as f:
+        f.write(same_stack())
+
+
+def same_stack():
+    """main;work three times: with the label span=a (3), span=b (4), and without labels (5)."""
+    strings = [b"", b"samples", b"count", b"main", b"work", b"span", b"a", b"b"]
+    out = bytearray(field_bytes(1, field_varint(1, 1) + field_varint(2, 2)))
+    for value, label in ((3, 6), (4, 7), (5, 0)):
+        labels = field_bytes(3, field_varint(1, 5) + field_varint(2, label)) if label else b""
+        out += field_bytes(2, packed(1, [2, 1]) + packed(2, [value]) + labels)
+    for lid in (1, 2):
+        out += field_bytes(4, field_varint(1, lid) + field_bytes(4, field_varint(1, lid)))
+    for fid, name in ((1, 3), (2, 4)):
+        out += field_bytes(5, field_varint(1, fid) + field_varint(2, name))
+    for text in strings:
+        out += field_bytes(6, text)
+    return bytes(out)
 
 
 def unnamed():
