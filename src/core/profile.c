@@ -427,8 +427,9 @@ uint32_t pk_intern_label_set(pk_profile *p, const pk_label *labels, size_t count
         return PK_NONE;
     for (size_t i = 0; i < count; i++) {
         const pk_label *l = &labels[i];
+        /* a string label's num and unit are not looked at (they are made 0 below) */
         if (l->key >= p->strings.count || (l->str != PK_NONE && l->str >= p->strings.count) ||
-            l->unit >= p->strings.count)
+            (l->str == PK_NONE && l->unit >= p->strings.count))
             return PK_NONE;
     }
     /* Appended, then ordered by key in place (sets are small: insertion sort, which keeps the
