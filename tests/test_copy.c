@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "core/profile_internal.h"
+#include "profkit/label_select.h"
 #include "profkit/merge.h"
 #include "profkit/profile.h"
 #include "report_fixture.h"
@@ -403,6 +404,126 @@ static void merge_adds_threads_of_one_name_up(void **state)
     pk_profile_free(b);
 }
 
+static int move_or_drop_rows(void *context, const pk_profile *src, size_t row, pk_profile *dst,
+                             uint32_t *thread)
+{
+    uint32_t *moved_to = context;
+    (void)dst;
+    if (pk_sample_label_set(src, row) == PK_NONE)
+        return 0; /* rows without labels are left out */
+    *thread = *moved_to;
+    return 1;
+}
+
+/* Label sets are copied with their rows, into a fresh profile and into one with rows of its
+ * own; the row hook leaves rows out and moves them to another thread. */
+static void copy_keeps_label_sets_and_the_row_hook_selects(void **state)
+{
+    (void)state;
+    pk_profile *src = fixture_profile();
+    uint32_t t = pk_sample_thread(src, 0), s = pk_sample_stack(src, 0);
+    pk_label l[2] = {{pk_intern_cstr(src, "span"), pk_intern_cstr(src, "a"), 0, 0},
+                     {pk_intern_cstr(src, "bytes"), PK_NONE, 64, pk_intern_cstr(src, "bytes")}};
+    uint32_t set = pk_intern_label_set(src, l, 2);
+    int64_t values[2] = {5, 1};
+    assert_int_equal(pk_add_sample_labeled(src, t, s, set, values), PK_OK);
+    size_t rows = pk_sample_count(src);
+    for (int fresh = 1; fresh >= 0; fresh--) {
+        pk_profile *dst = pk_profile_new();
+        if (!fresh)
+            pk_add_thread(dst, pk_intern_cstr(dst, "other"), -1, -1);
+        pk_error err;
+        assert_int_equal(pk_profile_copy(dst, src, NULL, &err), PK_OK);
+        assert_int_equal(pk_sample_count(dst), rows);
+        assert_int_equal(pk_label_set_count(dst), 1);
+        size_t labelled = 0;
+        for (size_t row = 0; row < rows; row++) {
+            uint32_t copied = pk_sample_label_set(dst, row);
+            if (copied == PK_NONE)
+                continue;
+            labelled++;
+            const pk_label *labels;
+            assert_int_equal(pk_label_set_at(dst, copied, &labels), 2);
+            assert_string_equal(pk_str(dst, labels[0].key), "span");
+            assert_string_equal(pk_str(dst, labels[0].str), "a");
+            assert_string_equal(pk_str(dst, labels[1].key), "bytes");
+            assert_int_equal(labels[1].str, PK_NONE);
+            assert_int_equal(labels[1].num, 64);
+            assert_string_equal(pk_str(dst, labels[1].unit), "bytes");
+            assert_int_equal(pk_sample_values(dst, row)[0], 5);
+        }
+        assert_int_equal(labelled, 1);
+        pk_profile_free(dst);
+    }
+    pk_profile *dst = pk_profile_new();
+    uint32_t moved_to = pk_add_thread(dst, pk_intern_cstr(dst, "span a"), -1, -1);
+    pk_copy_options options = {.map_row = move_or_drop_rows, .map_context = &moved_to};
+    pk_error err;
+    assert_int_equal(pk_profile_copy(dst, src, &options, &err), PK_OK);
+    assert_int_equal(pk_sample_count(dst), 1);
+    assert_int_equal(pk_sample_thread(dst, 0), moved_to);
+    assert_int_not_equal(pk_sample_label_set(dst, 0), PK_NONE);
+    assert_int_equal(pk_value_total(dst, 0), 5);
+    pk_profile_free(dst);
+    pk_profile_free(src);
+}
+
+/* pk_select_by_labels: selectors of one key are alternatives, keys must all match, numbers
+ * compare as numbers (a value that is no number matches no numeric label); threads_by makes a
+ * thread per value, named by it (a number with its unit), and rows without it keep theirs. */
+static void select_by_labels(void **state)
+{
+    (void)state;
+    pk_profile *src = fixture_profile();
+    uint32_t t = pk_sample_thread(src, 0), s = pk_sample_stack(src, 0);
+    uint32_t span = pk_intern_cstr(src, "span"), size = pk_intern_cstr(src, "size");
+    uint32_t bytes = pk_intern_cstr(src, "bytes");
+    pk_label a[2] = {{span, pk_intern_cstr(src, "a"), 0, 0}, {size, PK_NONE, 64, bytes}};
+    pk_label b[2] = {{span, pk_intern_cstr(src, "b"), 0, 0}, {size, PK_NONE, 32, bytes}};
+    int64_t five[2] = {5, 0}, seven[2] = {7, 0};
+    assert_int_equal(pk_add_sample_labeled(src, t, s, pk_intern_label_set(src, a, 2), five),
+                     PK_OK);
+    assert_int_equal(pk_add_sample_labeled(src, t, s, pk_intern_label_set(src, b, 2), seven),
+                     PK_OK);
+    int64_t all = pk_value_total(src, 0);
+    struct {
+        const char *selectors[3];
+        size_t count;
+        int64_t total;
+    } cases[] = {
+        {{"span=a"}, 1, 5},
+        {{"span=a", "span=b"}, 2, 12},
+        {{"span=a", "size=32"}, 2, 0},
+        {{"span=b", "size=32"}, 2, 7},
+        {{"size=064"}, 1, 5},
+        {{"size=64 bytes"}, 1, 0},
+        {{"span=c"}, 1, 0},
+        {{NULL}, 0, all},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pk_profile *out;
+        pk_error err;
+        assert_int_equal(pk_select_by_labels(src, cases[i].selectors, cases[i].count, NULL, &out,
+                                             &err),
+                         PK_OK);
+        assert_int_equal(pk_value_total(out, 0), cases[i].total);
+        assert_int_equal(pk_warning_count(out) > 0, cases[i].total == 0);
+        pk_profile_free(out);
+    }
+    pk_profile *out;
+    pk_error err;
+    const char *bad[] = {"span"};
+    assert_int_equal(pk_select_by_labels(src, bad, 1, NULL, &out, &err), PK_ERR_USAGE);
+    assert_null(out);
+    assert_int_equal(pk_select_by_labels(src, NULL, 0, "size", &out, &err), PK_OK);
+    assert_int_equal(pk_value_total(out, 0), all);
+    assert_int_equal(row_value(out, "64 bytes", "main;foo", 0), 5);
+    assert_int_equal(row_value(out, "32 bytes", "main;foo", 0), 7);
+    assert_int_equal(row_value(out, "main", "main;foo", 0), 10 * MS);
+    pk_profile_free(out);
+    pk_profile_free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +532,8 @@ int main(void)
         cmocka_unit_test(copy_hook_replaces_frames_by_chains),
         cmocka_unit_test(copy_hook_that_merges_frames_merges_stacks),
         cmocka_unit_test(copy_hook_completes_resources),
+        cmocka_unit_test(copy_keeps_label_sets_and_the_row_hook_selects),
+        cmocka_unit_test(select_by_labels),
         cmocka_unit_test(copy_releasing_the_source_gives_the_same_copy),
         cmocka_unit_test(merge_adds_threads_of_one_name_up),
     };

@@ -585,6 +585,58 @@ static void calltree_merges_by_name(void **state)
     pk_profile_free(p);
 }
 
+/* Label sets are interned whatever the order of their labels; a row is (thread, stack, label
+ * set), rows without labels keep their own lookup, and distinct rows appended before labelled
+ * ones are still found. */
+static void rows_are_split_by_label_set(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    pk_add_value_type(p, "samples", "count");
+    uint32_t t = pk_add_thread(p, pk_intern_cstr(p, "main"), 1, 1);
+    uint32_t s = pk_intern_stack(p, PK_NONE, make_frame(p, "f", 1));
+    uint32_t key_a = pk_intern_cstr(p, "a"), key_b = pk_intern_cstr(p, "bytes");
+    uint32_t x = pk_intern_cstr(p, "x"), unit = pk_intern_cstr(p, "bytes");
+    pk_label ab[2] = {{key_a, x, 0, 0}, {key_b, PK_NONE, 512, unit}};
+    pk_label ba[2] = {ab[1], ab[0]};
+    assert_int_equal(pk_intern_label_set(p, ab, 0), PK_NONE);
+    uint32_t set = pk_intern_label_set(p, ab, 2);
+    assert_int_not_equal(set, PK_NONE);
+    assert_int_equal(pk_intern_label_set(p, ba, 2), set);
+    uint32_t only_a = pk_intern_label_set(p, ab, 1);
+    assert_int_not_equal(only_a, set);
+    assert_int_equal(pk_label_set_count(p), 2);
+    const pk_label *labels;
+    assert_int_equal(pk_label_set_at(p, set, &labels), 2);
+    assert_int_equal(labels[0].key, key_a);
+    assert_int_equal(labels[1].num, 512);
+    assert_int_equal(labels[1].unit, unit);
+    pk_label bad = {PK_NONE - 1, x, 0, 0};
+    assert_int_equal(pk_intern_label_set(p, &bad, 1), PK_NONE);
+
+    int64_t one = 1;
+    assert_int_equal(pk_add_distinct_sample(p, t, s, &one), PK_OK); /* row 0, no labels */
+    assert_int_equal(pk_add_sample_labeled(p, t, s, set, &one), PK_OK);
+    assert_int_equal(pk_add_sample_labeled(p, t, s, only_a, &one), PK_OK);
+    assert_int_equal(pk_add_sample_labeled(p, t, s, set, &one), PK_OK);
+    assert_int_equal(pk_add_sample(p, t, s, &one), PK_OK);
+    assert_int_equal(pk_add_sample_labeled(p, t, s, PK_NONE, &one), PK_OK);
+    assert_int_equal(pk_sample_count(p), 3);
+    assert_int_equal(pk_sample_label_set(p, 0), PK_NONE);
+    assert_int_equal(pk_sample_label_set(p, 1), set);
+    assert_int_equal(pk_sample_label_set(p, 2), only_a);
+    assert_int_equal(pk_sample_values(p, 0)[0], 3);
+    assert_int_equal(pk_sample_values(p, 1)[0], 2);
+    assert_int_equal(pk_sample_row_labeled(p, t, s, only_a), 2);
+    assert_int_equal(pk_sample_row_labeled(p, t, s, 7), SIZE_MAX);
+    assert_int_equal(pk_add_sample_labeled(p, t, s, 7, &one), PK_ERR_USAGE);
+    /* a value declared later widens labelled rows too */
+    assert_int_not_equal(pk_add_value_type(p, "bytes", "bytes"), PK_NONE);
+    assert_int_equal(pk_sample_values(p, 2)[0], 1);
+    assert_int_equal(pk_sample_values(p, 2)[1], 0);
+    pk_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -597,6 +649,7 @@ int main(void)
         cmocka_unit_test(deep_stacks_share_nothing_but_their_runs),
         cmocka_unit_test(samples_aggregate_per_thread_and_stack),
         cmocka_unit_test(distinct_stacks_and_rows_are_found_afterwards),
+        cmocka_unit_test(rows_are_split_by_label_set),
         cmocka_unit_test(frees_match_allocations_by_address),
         cmocka_unit_test(values_overflow_is_known),
         cmocka_unit_test(metadata_properties_and_warnings),

@@ -34,6 +34,12 @@ typedef size_t (*pk_frame_map_fn)(void *context, const pk_profile *src, uint32_t
 typedef bool (*pk_resource_map_fn)(void *context, const pk_profile *src, uint32_t index,
                                    pk_profile *dst, pk_resource *resource);
 
+/* Decides what becomes of sample row `row` of src in a copy: returns 1 to add it to the thread
+ * of dst in *thread (src's thread as copied, which the hook may replace by another thread of
+ * dst, one it adds for instance), 0 to leave the row out, or -1 when memory runs out. */
+typedef int (*pk_row_map_fn)(void *context, const pk_profile *src, size_t row, pk_profile *dst,
+                             uint32_t *thread);
+
 typedef struct pk_copy_options {
     /* Value i of src's rows is added to value value_map[i] of dst (skipped when PK_NONE); the
      * array has one entry per value type of src. NULL: a dst without value types gets src's
@@ -46,12 +52,16 @@ typedef struct pk_copy_options {
     pk_frame_map_fn map_frame; /* NULL: frames are copied as they are */
     void *map_context;         /* given to map_frame and map_resource */
     pk_resource_map_fn map_resource; /* NULL: resources are copied as they are */
+    pk_row_map_fn map_row; /* NULL: every row is copied, on its own thread; given
+                            * map_context too */
 } pk_copy_options;
 
 /* Adds everything of src to dst: strings, resources (every one), functions, frames and stacks
  * are interned again; each thread of src becomes the first thread of its name that dst had
  * before the copy, or a new thread (so a copy into a fresh profile keeps every thread); sample
- * rows are added and memory events replayed in stream order. Warnings are always added;
+ * rows are added, with their label sets, memory events replayed in stream order, and each
+ * thread's timed samples (profkit/timeline.h) appended again in time order (only what each
+ * thread's times were when map_row is given: a timed sample names no row to follow). Warnings are always added;
  * metadata and properties are copied only into a fresh dst (no threads, stacks, samples or
  * memory events yet), which has none of its own. A value name in two units is refused
  * (PK_ERR_USAGE). options may be NULL. src is only read; on failure dst holds part of src. */

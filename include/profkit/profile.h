@@ -11,12 +11,14 @@
  *   stacks     - sequences of frames, root first, each stored once as a prefix stack and a
  *                run of its own frames
  *   threads    - (name, pid, tid)
- * Samples are aggregated per (thread, stack): each row carries one int64 per value type.
+ * Samples are aggregated per (thread, stack, label set): each row carries one int64 per value
+ * type. A label set is what a format attaches to samples besides their thread and stack
+ * (pprof's sample labels: key and a string, or key and a number with its unit).
  * Memory events (alloc, free, realloc-free) are kept as sums per allocating site, the live
  * allocations, and a spool of the events read back in stream order.
  *
- * Memory grows with the number of distinct strings, functions, frames, stacks and (thread,
- * stack) rows, plus the memory events; never with the number of samples added.
+ * Memory grows with the number of distinct strings, functions, frames, stacks, label sets and
+ * (thread, stack, label set) rows, plus the memory events; never with the number of samples added.
  */
 #ifndef PROFKIT_PROFILE_H
 #define PROFKIT_PROFILE_H
@@ -102,6 +104,15 @@ typedef struct pk_frame {
     uint32_t resource; /* resource the address falls into, PK_NONE when unknown */
     uint32_t flags;    /* pk_frame_flags */
 } pk_frame;
+
+/* A sample label, as pprof's Label message has it: a key with either a string value or a
+ * number with its unit. */
+typedef struct pk_label {
+    uint32_t key;  /* string */
+    uint32_t str;  /* string: the value of a string label; PK_NONE for a numeric label */
+    int64_t num;   /* the value of a numeric label (0 for a string label) */
+    uint32_t unit; /* string: the unit of num ("bytes", ...), 0 for none or a string label */
+} pk_label;
 
 typedef enum pk_memory_kind {
     PK_MEM_ALLOC = 0,
@@ -239,23 +250,44 @@ PK_API size_t pk_stack_run(const pk_profile *p, uint32_t stack, uint32_t *prefix
 /* Name of the function of a frame (a shortcut through pk_frame_at and pk_function_at). */
 PK_API const char *pk_frame_name(const pk_profile *p, uint32_t frame);
 
+/* ---- label sets --------------------------------------------------------------------------
+ * The labels of a row, interned as a set: the same labels in any order are one set (they are
+ * kept ordered by key index, labels of one key in the order given). PK_NONE is no labels. */
+
+/* The set of labels[0..count); PK_NONE for count 0, and when memory runs out or a string index
+ * is out of range. */
+PK_API uint32_t pk_intern_label_set(pk_profile *p, const pk_label *labels, size_t count);
+PK_API size_t pk_label_set_count(const pk_profile *p);
+/* The labels of a set into *labels (valid until the next set is interned); returns their
+ * number, 0 for PK_NONE or an unknown set. */
+PK_API size_t pk_label_set_at(const pk_profile *p, uint32_t set, const pk_label **labels);
+
 /* ---- samples ----------------------------------------------------------------------------- */
 
 /* Adds values (one per value type; NULL adds nothing but creates the row) to the row of
- * (thread, stack). stack may be PK_NONE for an empty stack. */
+ * (thread, stack) without labels. stack may be PK_NONE for an empty stack. */
 PK_API pk_status pk_add_sample(pk_profile *p, uint32_t thread, uint32_t stack, const int64_t *values);
+/* The same for the row of (thread, stack, label_set); label_set PK_NONE is pk_add_sample. */
+PK_API pk_status pk_add_sample_labeled(pk_profile *p, uint32_t thread, uint32_t stack,
+                                       uint32_t label_set, const int64_t *values);
 /* Adds v to one value of the row of (thread, stack). */
 PK_API pk_status pk_add_sample_value(pk_profile *p, uint32_t thread, uint32_t stack, uint32_t value,
                               int64_t v);
 /* The row of (thread, stack), created when absent: readers that add to the same row again and
  * again can keep the row and skip the lookup. Returns SIZE_MAX when out of memory. */
 PK_API size_t pk_sample_row(pk_profile *p, uint32_t thread, uint32_t stack);
+/* The row of (thread, stack, label_set), created when absent; label_set PK_NONE is
+ * pk_sample_row. SIZE_MAX when out of memory or an index is out of range. */
+PK_API size_t pk_sample_row_labeled(pk_profile *p, uint32_t thread, uint32_t stack,
+                                    uint32_t label_set);
 /* Adds v to one value of a row (saturating at the int64 limits; pk_values_overflow then says
  * so). */
 PK_API void pk_sample_row_add(pk_profile *p, size_t row, uint32_t value, int64_t v);
-PK_API size_t pk_sample_count(const pk_profile *p); /* number of (thread, stack) rows */
+PK_API size_t pk_sample_count(const pk_profile *p); /* number of (thread, stack, labels) rows */
 PK_API uint32_t pk_sample_thread(const pk_profile *p, size_t row);
 PK_API uint32_t pk_sample_stack(const pk_profile *p, size_t row);
+/* The row's label set, PK_NONE for none. */
+PK_API uint32_t pk_sample_label_set(const pk_profile *p, size_t row);
 PK_API const int64_t *pk_sample_values(const pk_profile *p, size_t row); /* value_type_count entries */
 /* Position in the stream of the row's first contribution: every pk_add_sample* and pk_memory_*
  * call takes the next position, so rows and memory events can be merged in stream order. */

@@ -10,6 +10,7 @@
 #include "profkit/diff.h"
 #include "profkit/error.h"
 #include "profkit/format.h"
+#include "profkit/label_select.h"
 #include "profkit/merge.h"
 #include "profkit/output.h"
 #include "profkit/profile.h"

@@ -5,6 +5,7 @@
 #include "analysis/report.h"
 #include "analysis/stack_walk.h"
 #include "core/arith.h"
+#include "core/hashmap.h"
 
 typedef struct thread_total {
     uint32_t thread;
@@ -31,13 +32,26 @@ pk_status pk_report_build_threads(pk_report_storage *s, const pk_profile *p,
     for (size_t t = 0; t < threads; t++)
         list[t].thread = (uint32_t)t;
     size_t rows = pk_sample_count(p);
+    /* Rows that differ only in their labels share a stack: the stacks are counted once. */
+    bool labelled = pk_label_set_count(p) > 0;
+    pk_u64map seen;
+    pk_u64map_init(&seen);
     for (size_t row = 0; row < rows; row++) {
         uint32_t t = pk_sample_thread(p, row);
         if (t >= threads)
             continue;
         list[t].total = pk_add_saturating(list[t].total, pk_sample_values(p, row)[value]);
-        list[t].rows++;
+        bool inserted = true;
+        uint32_t *slot;
+        if (labelled && !pk_u64map_put(&seen, ((uint64_t)t << 32) | pk_sample_stack(p, row), 0,
+                                       &slot, &inserted)) {
+            pk_u64map_free(&seen);
+            free(list);
+            return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+        }
+        list[t].rows += inserted;
     }
+    pk_u64map_free(&seen);
     int64_t grand = 0;
     size_t count = 0;
     for (size_t t = 0; t < threads; t++) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "profkit/format.h"
+#include "profkit/label_select.h"
 #include "profkit/output.h"
 #include "profkit/profile.h"
 #include "profkit/source_names.h"
@@ -37,6 +38,9 @@ typedef struct cli_input_options {
     const char **symbol_paths; /* --symbol-path DIR, repeatable */
     size_t symbol_path_count;
     const char *source; /* --source DIR|ZIP: the channel source that names anonymous functions */
+    const char **labels; /* --label KEY=VALUE, repeatable: the rows kept */
+    size_t label_count;
+    const char *threads_by; /* --threads-by LABEL: a thread per value of the label */
 } cli_input_options;
 
 /* A command's own long option, for cli_parse. */
@@ -74,7 +78,9 @@ typedef struct cli_output_args {
 enum {
     CLI_ACCEPTS_NAMES = 1,         /* --symbol-path, --no-symbols, --source: the profile read
                                       is named */
-    CLI_ACCEPTS_WRITER_OPTIONS = 2 /* the formats' writer options: any format may be written */
+    CLI_ACCEPTS_WRITER_OPTIONS = 2, /* the formats' writer options: any format may be written */
+    CLI_ACCEPTS_LABELS = 4          /* --label, --threads-by: rows selected and moved to threads
+                                       by their labels after reading */
 };
 
 /* Called for each of the command's own options; returns 0, or an exit status to stop with. */
@@ -123,7 +129,8 @@ int cli_inputs_open(cli_inputs *inputs, char **paths, size_t count,
 /* Reads input index with the common input options, printing errors as
  * "profkit: FILE: byte OFFSET: message" and warnings unless quiet; names native addresses from
  * the binaries and anonymous BrightScript functions from the --source. Returns an exit
- * status. */
+ * status. With --label or --threads-by, the rows are selected and moved to threads by their
+ * labels (pk_select_by_labels). */
 int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *input,
                     pk_profile **out);
 /* Prints the records of input index with its format's dumper (--raw: every field as stored)

@@ -18,6 +18,8 @@ enum {
     KEY_NO_SYMBOLS,
     KEY_SYMBOL_PATH,
     KEY_SOURCE,
+    KEY_LABEL,
+    KEY_THREADS_BY,
     KEY_FORMAT_OPTION = 0x2000 /* + index into the collected format options */
 };
 
@@ -89,6 +91,8 @@ static const struct {
     {{"no-symbols", no_argument, NULL, KEY_NO_SYMBOLS}, CLI_ACCEPTS_NAMES},
     {{"symbol-path", required_argument, NULL, KEY_SYMBOL_PATH}, CLI_ACCEPTS_NAMES},
     {{"source", required_argument, NULL, KEY_SOURCE}, CLI_ACCEPTS_NAMES},
+    {{"label", required_argument, NULL, KEY_LABEL}, CLI_ACCEPTS_LABELS},
+    {{"threads-by", required_argument, NULL, KEY_THREADS_BY}, CLI_ACCEPTS_LABELS},
 };
 
 /* An option the command does not take (none of longs), which another command or a writer
@@ -205,6 +209,17 @@ int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler h
                       "is\n"
                       "                           called name\n",
                       stdout);
+            if (input && (accepts & CLI_ACCEPTS_LABELS))
+                fputs("\nSamples selected and grouped by their labels (pprof's sample labels):\n"
+                      "      --label KEY=VALUE    only samples with label KEY of VALUE (a number "
+                      "for\n"
+                      "                           numeric labels); repeatable: values of one KEY "
+                      "are\n"
+                      "                           alternatives, all KEYs must match\n"
+                      "      --threads-by LABEL   one thread per value of LABEL (samples without "
+                      "it\n"
+                      "                           keep their thread)\n",
+                      stdout);
             if (input)
                 cli_print_format_options(stdout, true, accepts & CLI_ACCEPTS_WRITER_OPTIONS);
             return -1;
@@ -228,6 +243,20 @@ int cli_parse(int argc, char **argv, const cli_option *own, cli_option_handler h
             input->quiet = true;
         } else if (input && c == KEY_SOURCE) {
             input->source = optarg;
+        } else if (input && c == KEY_THREADS_BY) {
+            input->threads_by = optarg;
+        } else if (input && c == KEY_LABEL) {
+            if (optarg[0] == '=' || !strchr(optarg, '=')) {
+                cli_error("%s: --label takes KEY=VALUE, not '%s'", argv[0], optarg);
+                return PK_EXIT_USAGE;
+            }
+            const char **grown = realloc(input->labels, (input->label_count + 1) * sizeof *grown);
+            if (!grown) {
+                cli_error("out of memory");
+                return PK_EXIT_FAILURE;
+            }
+            input->labels = grown;
+            input->labels[input->label_count++] = optarg;
         } else if (input && c == KEY_NO_SYMBOLS) {
             input->no_symbols = true;
         } else if (input && c == KEY_SYMBOL_PATH) {
@@ -267,6 +296,9 @@ void cli_free_input_options(cli_input_options *input)
     free(input->symbol_paths);
     input->symbol_paths = NULL;
     input->symbol_path_count = 0;
+    free(input->labels);
+    input->labels = NULL;
+    input->label_count = 0;
 }
 
 const pk_format *cli_format_named(const char *name, bool need_reader, bool need_writer)
@@ -438,6 +470,13 @@ int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *i
         const char *counts = named ? pk_property_get(named, "anonymous-functions") : NULL;
         if (counts && !input->quiet && !input->keep_warnings)
             cli_error("%s: anonymous functions: %s", cli_shown_name(path), counts);
+    }
+    if (status == PK_OK && (input->label_count || input->threads_by)) {
+        pk_profile *selected;
+        status = pk_select_by_labels(*out, (const char *const *)input->labels,
+                                     input->label_count, input->threads_by, &selected, &err);
+        pk_profile_free(*out);
+        *out = selected;
     }
     if (status != PK_OK)
         return report_read_error(path, input, &err);

@@ -33,8 +33,8 @@ int pk_cmd_convert(int argc, char **argv)
     char **rest;
     int rest_count;
     int status = cli_parse(argc, argv, cli_output_options, cli_output_option, &args, &input,
-                           CLI_ACCEPTS_NAMES | CLI_ACCEPTS_WRITER_OPTIONS, convert_help, &rest,
-                           &rest_count);
+                           CLI_ACCEPTS_NAMES | CLI_ACCEPTS_WRITER_OPTIONS | CLI_ACCEPTS_LABELS,
+                           convert_help, &rest, &rest_count);
     if (status != 0) {
         cli_free_input_options(&input);
         return status < 0 ? PK_EXIT_OK : status;

@@ -158,8 +158,9 @@ int pk_cmd_report(int argc, char **argv)
     cli_input_options input;
     char **rest;
     int rest_count;
-    int status = cli_parse(argc, argv, options, report_option, &args, &input, CLI_ACCEPTS_NAMES,
-                           report_help, &rest, &rest_count);
+    int status = cli_parse(argc, argv, options, report_option, &args, &input,
+                           CLI_ACCEPTS_NAMES | CLI_ACCEPTS_LABELS, report_help, &rest,
+                           &rest_count);
     if (status != 0) {
         cli_free_input_options(&input);
         return status < 0 ? PK_EXIT_OK : status;

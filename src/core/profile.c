@@ -23,6 +23,8 @@ pk_profile *pk_profile_new(void)
     pk_index_init(&p->resource_index);
     pk_index_init(&p->function_index);
     pk_index_init(&p->frame_index);
+    pk_index_init(&p->label_set_index);
+    pk_index_init(&p->labeled_rows);
     pk_u64map_init(&p->sample_index);
     pk_u64map64_init(&p->memory.live);
     pk_u64map64_init(&p->memory.live_big_sizes);
@@ -46,6 +48,11 @@ void pk_profile_free(pk_profile *p)
     free(p->frames);
     pk_index_free(&p->frame_index);
     pk_stack_store_free(&p->stacks);
+    free(p->labels);
+    free(p->label_sets);
+    pk_index_free(&p->label_set_index);
+    free(p->sample_label_sets);
+    pk_index_free(&p->labeled_rows);
     free(p->sample_threads);
     free(p->sample_stacks);
     free(p->sample_orders);
@@ -383,6 +390,99 @@ size_t pk_stack_run(const pk_profile *p, uint32_t stack, uint32_t *prefix,
     return e->length;
 }
 
+/* ---- label sets ----------------------------------------------------------------------------- */
+
+static uint64_t labels_hash(const pk_label *labels, size_t count)
+{
+    uint64_t h = count;
+    for (size_t i = 0; i < count; i++) {
+        const pk_label *l = &labels[i];
+        h = pk_hash_u64(h ^ (((uint64_t)l->key << 32) | l->str));
+        h = pk_hash_u64(h ^ (uint64_t)l->num);
+        h = pk_hash_u64(h ^ l->unit);
+    }
+    return h;
+}
+
+static bool label_equal(const pk_label *a, const pk_label *b)
+{
+    return a->key == b->key && a->str == b->str && a->num == b->num && a->unit == b->unit;
+}
+
+typedef struct label_key {
+    const pk_label *labels;
+    size_t count;
+} label_key;
+
+static bool label_set_equal(const void *context, uint32_t entry, const void *key)
+{
+    const pk_profile *p = context;
+    const label_key *k = key;
+    const struct pk_label_run *run = &p->label_sets[entry];
+    if (run->count != k->count)
+        return false;
+    for (size_t i = 0; i < k->count; i++)
+        if (!label_equal(&p->labels[run->first + i], &k->labels[i]))
+            return false;
+    return true;
+}
+
+uint32_t pk_intern_label_set(pk_profile *p, const pk_label *labels, size_t count)
+{
+    if (count == 0 || p->label_count > UINT32_MAX - count || p->label_set_count >= PK_NONE - 1)
+        return PK_NONE;
+    for (size_t i = 0; i < count; i++) {
+        const pk_label *l = &labels[i];
+        /* a string label's num and unit are not looked at (they are made 0 below) */
+        if (l->key >= p->strings.count || (l->str != PK_NONE && l->str >= p->strings.count) ||
+            (l->str == PK_NONE && l->unit >= p->strings.count))
+            return PK_NONE;
+    }
+    /* Appended, then ordered by key in place (sets are small: insertion sort, which keeps the
+     * labels of one key in the order given); dropped again when the set exists. */
+    if (!PK_ARRAY_RESERVE(p->labels, p->label_capacity, p->label_count + count))
+        return PK_NONE;
+    pk_label *run = p->labels + p->label_count;
+    for (size_t i = 0; i < count; i++) {
+        pk_label l = labels[i];
+        if (l.str != PK_NONE) {
+            l.num = 0;
+            l.unit = 0;
+        }
+        size_t k = i;
+        for (; k > 0 && run[k - 1].key > l.key; k--)
+            run[k] = run[k - 1];
+        run[k] = l;
+    }
+    label_key key = {run, count};
+    uint64_t hash = labels_hash(run, count);
+    uint32_t found = pk_index_find(&p->label_set_index, hash, label_set_equal, p, &key);
+    if (found != UINT32_MAX)
+        return found;
+    if (!PK_ARRAY_RESERVE(p->label_sets, p->label_set_capacity, p->label_set_count + 1) ||
+        !pk_index_insert(&p->label_set_index, hash, (uint32_t)p->label_set_count))
+        return PK_NONE;
+    p->label_sets[p->label_set_count] =
+        (struct pk_label_run){(uint32_t)p->label_count, (uint32_t)count};
+    p->label_count += count;
+    return (uint32_t)p->label_set_count++;
+}
+
+size_t pk_label_set_count(const pk_profile *p)
+{
+    return p->label_set_count;
+}
+
+size_t pk_label_set_at(const pk_profile *p, uint32_t set, const pk_label **labels)
+{
+    if (set >= p->label_set_count) {
+        *labels = NULL;
+        return 0;
+    }
+    *labels = p->labels + p->label_sets[set].first;
+    return p->label_sets[set].count;
+}
+
 /* ---- samples -------------------------------------------------------------------------------- */
 
 /* Makes stack_rows cover every stack; false when memory runs out. */
@@ -442,8 +542,12 @@ static size_t append_row(pk_profile *p, uint32_t thread, uint32_t stack)
     ok = ok && (p->value_count == 0 ||
                 PK_ARRAY_RESERVE(p->sample_values, p->sample_values_capacity,
                                  (row + 1) * p->value_count));
+    ok = ok && (!p->sample_label_sets ||
+                PK_ARRAY_RESERVE(p->sample_label_sets, p->sample_label_sets_capacity, row + 1));
     if (!ok)
         return SIZE_MAX;
+    if (p->sample_label_sets)
+        p->sample_label_sets[row] = PK_NONE;
     p->sample_capacity = capacity;
     p->sample_threads[row] = thread;
     p->sample_stacks[row] = stack;
@@ -487,6 +591,59 @@ size_t pk_sample_row(pk_profile *p, uint32_t thread, uint32_t stack)
     }
     if (first_of_stack)
         p->stack_rows[stack] = (uint32_t)row;
+    p->indexed_rows = p->sample_count;
+    return row;
+}
+
+static uint64_t labeled_row_hash(uint32_t thread, uint32_t stack, uint32_t label_set)
+{
+    return pk_hash_u64(pk_hash_u64(((uint64_t)thread << 32) | stack) ^ label_set);
+}
+
+typedef struct labeled_row_key {
+    uint32_t thread, stack, label_set;
+} labeled_row_key;
+
+static bool labeled_row_equal(const void *context, uint32_t entry, const void *key)
+{
+    const pk_profile *p = context;
+    const labeled_row_key *k = key;
+    return p->sample_threads[entry] == k->thread && p->sample_stacks[entry] == k->stack &&
+           p->sample_label_sets[entry] == k->label_set;
+}
+
+size_t pk_sample_row_labeled(pk_profile *p, uint32_t thread, uint32_t stack, uint32_t label_set)
+{
+    if (label_set == PK_NONE)
+        return pk_sample_row(p, thread, stack);
+    if (!row_addable(p, thread, stack) || label_set >= p->label_set_count)
+        return SIZE_MAX;
+    labeled_row_key key = {thread, stack, label_set};
+    uint64_t hash = labeled_row_hash(thread, stack, label_set);
+    if (p->sample_label_sets) {
+        uint32_t found = pk_index_find(&p->labeled_rows, hash, labeled_row_equal, p, &key);
+        if (found != UINT32_MAX)
+            return found;
+    } else {
+        /* The first row with labels: every row before it has none. */
+        if (!PK_ARRAY_RESERVE(p->sample_label_sets, p->sample_label_sets_capacity,
+                              p->sample_count + 1))
+            return SIZE_MAX;
+        for (size_t row = 0; row < p->sample_count; row++)
+            p->sample_label_sets[row] = PK_NONE;
+    }
+    /* Rows appended by pk_add_distinct_sample go into the tables of rows without labels first:
+     * the row made here must not be taken for one of them. */
+    if (p->indexed_rows < p->sample_count && !index_appended_rows(p))
+        return SIZE_MAX;
+    size_t row = append_row(p, thread, stack);
+    if (row == SIZE_MAX)
+        return SIZE_MAX;
+    p->sample_label_sets[row] = label_set;
+    if (!pk_index_insert(&p->labeled_rows, hash, (uint32_t)row)) {
+        p->sample_count--;
+        return SIZE_MAX;
+    }
     p->indexed_rows = p->sample_count;
     return row;
 }
@@ -576,6 +733,18 @@ pk_status pk_add_sample(pk_profile *p, uint32_t thread, uint32_t stack, const in
     return PK_OK;
 }
 
+pk_status pk_add_sample_labeled(pk_profile *p, uint32_t thread, uint32_t stack,
+                                uint32_t label_set, const int64_t *values)
+{
+    size_t row = pk_sample_row_labeled(p, thread, stack, label_set);
+    if (row == SIZE_MAX)
+        return label_set != PK_NONE && label_set >= p->label_set_count
+                   ? PK_ERR_USAGE
+                   : row_failure(p, thread, stack);
+    add_row_values(p, row, values);
+    return PK_OK;
+}
+
 pk_status pk_add_distinct_sample(pk_profile *p, uint32_t thread, uint32_t stack,
                                  const int64_t *values)
 {
@@ -611,6 +780,11 @@ uint32_t pk_sample_thread(const pk_profile *p, size_t row)
 uint32_t pk_sample_stack(const pk_profile *p, size_t row)
 {
     return row < p->sample_count ? p->sample_stacks[row] : PK_NONE;
+}
+
+uint32_t pk_sample_label_set(const pk_profile *p, size_t row)
+{
+    return row < p->sample_count && p->sample_label_sets ? p->sample_label_sets[row] : PK_NONE;
 }
 
 const int64_t *pk_sample_values(const pk_profile *p, size_t row)

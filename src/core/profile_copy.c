@@ -35,6 +35,9 @@ typedef struct copy_state {
     frame_chain *mapped;            /* src frame -> its chain's length and first frame */
     uint32_t *copied_frames;        /* storage of the one-frame chain of a frame copied as is */
     uint32_t *stacks;               /* src stack -> dst stack */
+    uint32_t *label_sets;           /* src label set -> dst label set, PK_NONE until copied */
+    pk_label *labels;               /* scratch: a label set being copied */
+    size_t labels_capacity;
     /* Whether distinct sequences of src frames are distinct in dst: no two src frames map to
      * chains that start with the same dst frame (a sequence of chains then splits into its
      * chains one way only, each found by its first frame). While it holds, the stacks and rows
@@ -153,6 +156,13 @@ static pk_status map_values(copy_state *c, pk_error *err)
 
 /* Metadata and properties go into a fresh profile only; warnings always, as they describe data
  * that is now in dst. */
+/* Whether the copy carries the timed samples themselves, not only what each thread's times
+ * were. */
+static bool copies_timed_samples(const copy_state *c)
+{
+    return pk_timeline_kept(c->src) && !(c->options && c->options->map_row);
+}
+
 static pk_status copy_header(copy_state *c, bool fresh)
 {
     const pk_profile *src = c->src;
@@ -168,8 +178,10 @@ static pk_status copy_header(copy_state *c, bool fresh)
             copy.period_type == PK_NONE || copy.period_unit == PK_NONE)
             return PK_ERR_NOMEM;
         *pk_metadata_of(dst) = copy;
-        /* A copy of a profile that kept only what its threads' times were does the same. */
-        if (!pk_timeline_kept(src))
+        /* A copy of a profile that kept only what its threads' times were does the same, and
+         * so does one whose row hook may leave rows out or move them: a timed sample names no
+         * row, so it could not follow them. */
+        if (!copies_timed_samples(c))
             pk_timeline_keep(dst, false);
         if (pk_property_count(dst) == 0)
             for (size_t i = 0; i < pk_property_count(src); i++)
@@ -340,6 +352,35 @@ static pk_status copy_stacks(copy_state *c, pk_error *err)
     return PK_OK;
 }
 
+/* The dst label set of src label set id; PK_NONE for none, *failed set when memory runs out. */
+static uint32_t copy_label_set(copy_state *c, uint32_t id, bool *failed)
+{
+    if (id >= pk_label_set_count(c->src))
+        return PK_NONE;
+    if (c->label_sets[id] != PK_NONE)
+        return c->label_sets[id];
+    const pk_label *labels;
+    size_t count = pk_label_set_at(c->src, id, &labels);
+    if (!PK_ARRAY_RESERVE(c->labels, c->labels_capacity, count)) {
+        *failed = true;
+        return PK_NONE;
+    }
+    for (size_t i = 0; i < count; i++) {
+        c->labels[i] = labels[i];
+        c->labels[i].key = copy_string(c, labels[i].key);
+        c->labels[i].str = copy_string(c, labels[i].str); /* PK_NONE stays PK_NONE */
+        c->labels[i].unit = copy_string(c, labels[i].unit);
+        if (c->labels[i].key == PK_NONE || c->labels[i].unit == PK_NONE ||
+            (labels[i].str != PK_NONE && c->labels[i].str == PK_NONE)) {
+            *failed = true;
+            return PK_NONE;
+        }
+    }
+    c->label_sets[id] = pk_intern_label_set(c->dst, c->labels, count);
+    *failed = c->label_sets[id] == PK_NONE;
+    return c->label_sets[id];
+}
+
 /* Sample rows and memory events, merged back into the order in which src received them, so
  * that allocations and frees pair up in dst as they did in src. */
 static pk_status replay(copy_state *c)
@@ -348,6 +389,7 @@ static pk_status replay(copy_state *c)
     size_t src_values = pk_value_type_count(src), dst_values = pk_value_type_count(c->dst);
     size_t threads = pk_thread_count(src), stacks = pk_stack_count(src);
     uint64_t tag = c->options ? c->options->address_tag : 0;
+    pk_row_map_fn map_row = c->options ? c->options->map_row : NULL;
     size_t rows = pk_sample_count(src), row = 0;
     pk_memory_cursor *events;
     pk_status status = pk_memory_events_open(src, &events);
@@ -372,9 +414,21 @@ static pk_status replay(copy_state *c)
             uint32_t t = pk_sample_thread(src, row), s = pk_sample_stack(src, row);
             uint32_t thread = t < threads ? c->threads[t] : PK_NONE;
             uint32_t stack = s < stacks ? c->stacks[s] : PK_NONE;
-            /* Each row of src is a (thread, stack) of its own, and so it stays. */
-            status = c->chains_distinct ? pk_add_distinct_sample(c->dst, thread, stack, values)
-                                        : pk_add_sample(c->dst, thread, stack, values);
+            bool failed = false;
+            uint32_t labels = copy_label_set(c, pk_sample_label_set(src, row), &failed);
+            int keep = failed ? -1 : 1;
+            if (keep > 0 && map_row)
+                keep = map_row(c->options->map_context, src, row, c->dst, &thread);
+            /* Each row of src is a (thread, stack, labels) of its own, and so it stays, unless
+             * the hook moves it to another thread. */
+            if (keep < 0)
+                status = PK_ERR_NOMEM;
+            else if (keep == 0)
+                status = PK_OK;
+            else if (c->chains_distinct && labels == PK_NONE && !map_row)
+                status = pk_add_distinct_sample(c->dst, thread, stack, values);
+            else
+                status = pk_add_sample_labeled(c->dst, thread, stack, labels, values);
             row++;
         } else {
             uint32_t thread = e.thread < threads ? c->threads[e.thread] : PK_NONE;
@@ -400,7 +454,7 @@ static pk_status copy_timelines(copy_state *c)
     const pk_profile *src = c->src;
     size_t src_values = pk_value_type_count(src), dst_values = pk_value_type_count(c->dst);
     size_t threads = pk_thread_count(src), stacks = pk_stack_count(src);
-    bool kept = pk_timeline_kept(src);
+    bool kept = copies_timed_samples(c);
     pk_status status = PK_OK;
     for (size_t t = 0; t < threads && status == PK_OK; t++) {
         pk_timeline_info info;
@@ -449,9 +503,10 @@ static pk_status copy_profile(pk_profile *dst, const pk_profile *src, pk_profile
     c.mapped = calloc(frames ? frames : 1, sizeof *c.mapped);
     c.copied_frames = none_array(frames);
     c.stacks = none_array(pk_stack_count(src));
+    c.label_sets = none_array(pk_label_set_count(src));
     pk_status status = PK_OK;
     if (!c.strings || !c.resources || !c.threads || !c.functions || !c.chains ||
-        !c.mapped || !c.copied_frames || !c.stacks) {
+        !c.mapped || !c.copied_frames || !c.stacks || !c.label_sets) {
         status = out_of_memory(err);
         goto done;
     }
@@ -494,6 +549,8 @@ done:
     free(c.mapped);
     free(c.copied_frames);
     free(c.stacks);
+    free(c.label_sets);
+    free(c.labels);
     free(c.chain_owner);
     free(c.run);
     return status;

@@ -84,6 +84,15 @@ struct pk_profile {
 
     pk_stack_store stacks;
 
+    /* Label sets: each a run of labels in one array. */
+    pk_label *labels;
+    size_t label_count, label_capacity;
+    struct pk_label_run {
+        uint32_t first, count;
+    } *label_sets;
+    size_t label_set_count, label_set_capacity;
+    pk_index label_set_index;
+
     /* Sample rows, column by column. */
     uint32_t *sample_threads;
     uint32_t *sample_stacks;
@@ -100,6 +109,12 @@ struct pk_profile {
     pk_u64map sample_index; /* (thread << 32 | stack) -> row, for the rows stack_rows lacks */
     size_t indexed_rows;    /* rows [0, indexed_rows) are in the two; pk_add_distinct_sample
                              * leaves the rest to the next pk_sample_row */
+    /* Rows with labels are in neither of the two (the rows without labels keep their fast
+     * lookup) but in a table of their own, and their sets in a column that exists only once a
+     * row has labels (until then every row has none). */
+    uint32_t *sample_label_sets; /* row -> label set, PK_NONE for none; NULL: none has any */
+    size_t sample_label_sets_capacity;
+    pk_index labeled_rows; /* hash of (thread, stack, label set) -> row */
 
     uint64_t next_order;
 

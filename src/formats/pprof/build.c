@@ -117,6 +117,15 @@ static size_t address_frames(pprof_reader *r, uint32_t resource, uint64_t addres
     return r->address_frame == PK_NONE ? 0 : 1;
 }
 
+/* The name go tool pprof shows for a function without a name at no address. */
+static uint32_t unnamed_at_no_address(pprof_reader *r, uint32_t resource)
+{
+    const pk_resource *res = pk_resource_at(r->p, resource);
+    if (res && pk_str_len(r->p, res->name) > 0)
+        return pk_intern_printf(r->p, "[%s]", pk_str(r->p, res->name));
+    return pk_intern_cstr(r->p, "<unknown>");
+}
+
 /* Frames of every location, outermost (the caller line) first; pprof lists the inlined
  * callees first and the caller last. */
 static pk_status build_frames(pprof_reader *r, uint32_t **frames_out)
@@ -160,10 +169,14 @@ static pk_status build_frames(pprof_reader *r, uint32_t **frames_out)
             } else if (line->function_id) {
                 missing_functions++;
             }
-            /* A function with an empty name at no address keeps it (what folded "a;b; 3"
-             * written as pprof holds); otherwise the address names the frame. */
+            /* A function without a name: the address names the frame (as go tool pprof -raw
+             * lists it; its -top merges a binary's addresses into one "[binary]"), and at no
+             * address it is named as go tool pprof shows it: "[binary]" in a mapping with a
+             * file, else "<unknown>". */
             if (fn.name == 0 && (!fi || loc->address != 0))
                 fn.name = pk_intern_printf(r->p, "0x%" PRIx64, loc->address);
+            else if (fn.name == 0)
+                fn.name = unnamed_at_no_address(r, resource);
             uint32_t function = fn.name == PK_NONE ? PK_NONE : pk_intern_function(r->p, &fn);
             uint32_t frame_flags = flags | (k + 1 < loc->line_count ? PK_FRAME_INLINED : 0);
             pk_frame frame = {function, line->line, loc->address, resource, frame_flags};
@@ -224,8 +237,8 @@ static pk_status build_threads(pprof_reader *r)
         return pprof_nomem(r);
     thread_table threads = {0};
     pk_u64map_init(&threads.by_hash);
-    size_t dropped_labels = 0; /* in distinct label sets */
-    uint32_t dropped_key = 0;
+    pk_label *kept = NULL; /* a set's labels other than the thread's */
+    size_t kept_capacity = 0;
     pk_status st = PK_OK;
     for (size_t i = 0; i < r->label_set_count && st == PK_OK; i++) {
         label_set *set = &r->label_sets[i];
@@ -233,6 +246,11 @@ static pk_status build_threads(pprof_reader *r)
         memset(&key, 0, sizeof key); /* compared bytewise */
         key.pid = key.tid = -1;
         bool has_own_name = false;
+        size_t kept_count = 0;
+        if (!PK_ARRAY_RESERVE(kept, kept_capacity, set->count)) {
+            st = pprof_nomem(r);
+            break;
+        }
         for (uint32_t k = 0; k < set->count && st == PK_OK; k++) {
             const int64_t *v = r->label_values + ((size_t)set->first + k) * 4;
             uint32_t label_key, value, unit;
@@ -241,7 +259,6 @@ static pk_status build_threads(pprof_reader *r)
                 st = resolve_string(r, v[1], set->at, "label value", &value);
             if (st == PK_OK)
                 st = resolve_string(r, v[3], set->at, "label unit", &unit);
-            (void)unit;
             if (st != PK_OK)
                 break;
             /* by content: a table may hold the same string at several indexes */
@@ -256,13 +273,22 @@ static pk_status build_threads(pprof_reader *r)
                 key.pid = v[2];
             } else if (!value && strcmp(k_text, LABEL_TID) == 0) {
                 key.tid = v[2];
+            } else if (v[1] != 0) {
+                /* a string label: str is set (string 0 would make it a number, as pprof reads
+                 * it) */
+                kept[kept_count++] = (pk_label){label_key, value, 0, 0};
             } else {
-                if (dropped_labels++ == 0)
-                    dropped_key = label_key;
+                kept[kept_count++] = (pk_label){label_key, PK_NONE, v[2], unit};
             }
         }
         if (st != PK_OK)
             break;
+        set->labels = PK_NONE;
+        if (kept_count &&
+            (set->labels = pk_intern_label_set(r->p, kept, kept_count)) == PK_NONE) {
+            st = pprof_nomem(r);
+            break;
+        }
         if (!has_own_name)
             key.name = key.shown;
         /* sets without thread labels get the default thread when a row uses them */
@@ -273,11 +299,9 @@ static pk_status build_threads(pprof_reader *r)
                 st = pprof_nomem(r);
         }
     }
+    free(kept);
     free(threads.keys);
     pk_u64map_free(&threads.by_hash);
-    if (st == PK_OK && dropped_labels)
-        pk_warn(r->p, "sample labels other than thread names are not kept (%zu, e.g. \"%s\")",
-                dropped_labels, pk_str(r->p, dropped_key));
     return st;
 }
 
@@ -505,7 +529,8 @@ static pk_status build_samples(pprof_reader *r, const uint32_t *frames)
         if (thread == PK_NONE)
             thread = unlabelled_thread;
         /* Without sample types there are no values to add (nor an array to add them to). */
-        st = pk_add_sample(r->p, thread, stack, types ? values : NULL);
+        st = pk_add_sample_labeled(r->p, thread, stack, r->label_sets[labels].labels,
+                                   types ? values : NULL);
         if (st != PK_OK)
             st = pk_error_set(r->err, st, PK_NO_OFFSET, "cannot add a sample");
     }

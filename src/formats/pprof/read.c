@@ -45,7 +45,7 @@ bool pprof_label_sets_start(pprof_reader *r)
         return true;
     if (!PK_ARRAY_RESERVE(r->label_sets, r->label_set_capacity, 1))
         return false;
-    r->label_sets[0] = (label_set){0, 0, 0, PK_NONE};
+    r->label_sets[0] = (label_set){0, 0, 0, PK_NONE, PK_NONE};
     r->label_set_count = 1;
     return true;
 }
@@ -157,7 +157,7 @@ static pk_status intern_label_set(pprof_reader *r, size_t first_value, uint64_t 
     if (!pk_index_insert(&r->label_index, hash, index))
         return pprof_nomem(r);
     r->label_sets[r->label_set_count++] =
-        (label_set){(uint32_t)(first_value / 4), (uint32_t)count, at, PK_NONE};
+        (label_set){(uint32_t)(first_value / 4), (uint32_t)count, at, PK_NONE, PK_NONE};
     *out = index;
     return PK_OK;
 }

@@ -76,6 +76,7 @@ typedef struct label_set {
     uint32_t count;
     uint64_t at;
     uint32_t thread; /* set when building */
+    uint32_t labels; /* set when building: the model's set of the labels not of the thread */
 } label_set;
 
 typedef struct pprof_reader {

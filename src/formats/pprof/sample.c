@@ -7,12 +7,12 @@
 
 /* Field numbers of Sample and Label. */
 enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3 };
-enum { LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3 };
+enum { LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3, LABEL_NUM_UNIT = 4 };
 
 /* A tag and a varint of at most PK_VARINT_MAX_BYTES, or a length of that many. */
 #define FIELD_HEAD_MAX (PK_VARINT_MAX_BYTES + PK_VARINT_MAX_BYTES)
-/* A label: its head in Sample, and three varint fields. */
-#define LABEL_MAX (FIELD_HEAD_MAX + 3 * FIELD_HEAD_MAX)
+/* A label: its head in Sample, and four varint fields. */
+#define LABEL_MAX (FIELD_HEAD_MAX + 4 * FIELD_HEAD_MAX)
 
 size_t pprof_sample_max_size(const pprof_sample *s)
 {
@@ -51,10 +51,11 @@ size_t pprof_encode_sample(uint8_t *out, const pprof_sample *s)
     d = put_packed(d, SAMPLE_VALUE, (const uint64_t *)s->values, s->value_count);
     for (size_t i = 0; i < s->label_count; i++) {
         const pprof_label *l = &s->labels[i];
-        uint8_t body[3 * FIELD_HEAD_MAX], *e = body;
+        uint8_t body[4 * FIELD_HEAD_MAX], *e = body;
         e = put_scalar(e, LABEL_KEY, l->key);
         e = put_scalar(e, LABEL_STR, l->str);
         e = put_scalar(e, LABEL_NUM, l->num);
+        e = put_scalar(e, LABEL_NUM_UNIT, l->num_unit);
         d += pb_encode_tag(d, SAMPLE_LABEL, PB_WIRE_BYTES);
         d += pk_varint_encode(d, (size_t)(e - body));
         memcpy(d, body, (size_t)(e - body));

@@ -11,9 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A label of a sample: string indexes (key, str) or a number (num); 0 is left out. */
+/* A label of a sample: string indexes (key, str) or a number (num) with the string index of
+ * its unit (num_unit); 0 is left out. */
 typedef struct pprof_label {
-    int64_t key, str, num;
+    int64_t key, str, num, num_unit;
 } pprof_label;
 
 typedef struct pprof_sample {

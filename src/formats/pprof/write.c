@@ -319,7 +319,7 @@ static void add_label(writer *w, pprof_label *labels, size_t *count, int64_t *ke
 {
     if (!*key)
         *key = extra_cstring(w, key_text);
-    labels[(*count)++] = (pprof_label){*key, str, num};
+    labels[(*count)++] = (pprof_label){*key, str, num, 0};
 }
 
 /* What a sample's labels say of its thread, as string indexes in the written table: `thread`,
@@ -367,7 +367,9 @@ static void write_samples(writer *w)
         return;
     }
     int64_t thread_key = 0, name_key = 0, pid_key = 0, tid_key = 0;
-    pprof_label labels[4];
+    pprof_label *labels = NULL; /* the thread's four at most, then the row's own */
+    size_t labels_capacity = 0;
+    int64_t empty = 0; /* the index of a "" written for a string label's empty value */
     for (size_t row = 0; row < pk_sample_count(p) && !w->failed; row++) {
         uint32_t stack = pk_sample_stack(p, row);
         size_t depth;
@@ -379,6 +381,12 @@ static void write_samples(writer *w)
         }
         uint32_t thread = pk_sample_thread(p, row);
         const pk_thread *t = pk_thread_at(p, thread);
+        const pk_label *own;
+        size_t own_count = pk_label_set_at(p, pk_sample_label_set(p, row), &own);
+        if (!PK_ARRAY_RESERVE(labels, labels_capacity, 4 + own_count)) {
+            w->failed = true;
+            break;
+        }
         size_t nl = 0;
         if (t && thread_labels[thread].shown)
             add_label(w, labels, &nl, &thread_key, LABEL_THREAD, thread_labels[thread].shown, 0);
@@ -389,6 +397,18 @@ static void write_samples(writer *w)
             add_label(w, labels, &nl, &pid_key, LABEL_PID, 0, t->pid);
         if (t && t->tid >= 0)
             add_label(w, labels, &nl, &tid_key, LABEL_TID, 0, t->tid);
+        /* The model's strings keep their indexes in the written table. A string label is one
+         * whose str is set: an empty value is written as another "" entry, not string 0. */
+        for (size_t k = 0; k < own_count; k++) {
+            const pk_label *l = &own[k];
+            if (l->str == PK_NONE) {
+                labels[nl++] = (pprof_label){l->key, 0, l->num, l->unit};
+            } else {
+                if (l->str == 0 && !empty)
+                    empty = extra_cstring(w, "");
+                labels[nl++] = (pprof_label){l->key, l->str ? l->str : empty, 0, 0};
+            }
+        }
         pprof_sample sample = {w->ids, depth, pk_sample_values(p, row), nv, labels, nl};
         if (!PK_ARRAY_RESERVE(w->sample_bytes, w->sample_bytes_capacity,
                               pprof_sample_max_size(&sample))) {
@@ -400,6 +420,7 @@ static void write_samples(writer *w)
         if (pk_out_failed(w->out))
             break;
     }
+    free(labels);
     free(thread_labels);
 }
 

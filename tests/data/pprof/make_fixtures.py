@@ -5,6 +5,9 @@ signed-values.pb  an inuse_space profile with negative and mixed-sign rows, as a
                   profile (go tool pprof -diff_base) has them
 odd-strings.pb    function names with a NUL byte inside ("mid\\0nul"), a NUL byte first
                   ("\\0lead") and an empty name
+same-stack.pb     one stack in three samples: labelled span=a (3), span=b (4) and unlabelled (5)
+unnamed.pb        names that are not UTF-8 and functions without a name: at an address in a
+                  mapping, at no address, and an address without lines
 
 Usage: make_fixtures.py DIRECTORY. The protobuf is written by hand (Profile, ValueType,
 Sample, Location, Line, Function of google/pprof's profile.proto) so that no library is needed.
@@ -82,6 +85,51 @@ def main():
                   [([2, 1], [3]), ([3, 1], [2]), ([4, 1], [1])])
     with open(os.path.join(directory, "odd-strings.pb"), "wb") as f:
         f.write(odd)
+    with open(os.path.join(directory, "unnamed.pb"), "wb") as f:
+        f.write(unnamed())
+    with open(os.path.join(directory, "same-stack.pb"), "wb") as f:
+        f.write(same_stack())
+
+
+def same_stack():
+    """main;work three times: with the label span=a (3), span=b (4), and without labels (5)."""
+    strings = [b"", b"samples", b"count", b"main", b"work", b"span", b"a", b"b"]
+    out = bytearray(field_bytes(1, field_varint(1, 1) + field_varint(2, 2)))
+    for value, label in ((3, 6), (4, 7), (5, 0)):
+        labels = field_bytes(3, field_varint(1, 5) + field_varint(2, label)) if label else b""
+        out += field_bytes(2, packed(1, [2, 1]) + packed(2, [value]) + labels)
+    for lid in (1, 2):
+        out += field_bytes(4, field_varint(1, lid) + field_bytes(4, field_varint(1, lid)))
+    for fid, name in ((1, 3), (2, 4)):
+        out += field_bytes(5, field_varint(1, fid) + field_varint(2, name))
+    for text in strings:
+        out += field_bytes(6, text)
+    return bytes(out)
+
+
+def unnamed():
+    """main calls: "bad\\xffname" and "cut\\xc3" (not UTF-8), an unnamed function at 0x2345 in
+    /bin/app, an address without lines (0x1234 in /bin/app), and an unnamed function at no
+    address without a mapping."""
+    strings = [b"", b"samples", b"count", b"/bin/app", b"main", b"bad\xffname", b"cut\xc3",
+               b"main.go"]
+    out = bytearray(field_bytes(1, field_varint(1, 1) + field_varint(2, 2)))
+    for leaf_first, value in (([2, 1], 6), ([6, 1], 5), ([3, 1], 4), ([4, 1], 3), ([5, 1], 2)):
+        out += field_bytes(2, packed(1, leaf_first) + packed(2, [value]))
+    out += field_bytes(3, field_varint(1, 1) + field_varint(2, 0x1000) + field_varint(3, 0x9000) +
+                       field_varint(5, 3))
+    line = lambda fid: field_bytes(4, field_varint(1, fid))
+    locations = {1: (0, 0, line(1)), 2: (0, 0, line(2)), 3: (1, 0x2345, line(4)),
+                 4: (1, 0x1234, b""), 5: (0, 0, line(4)), 6: (0, 0, line(3))}
+    for lid, (mapping, address, lines) in locations.items():
+        out += field_bytes(4, field_varint(1, lid) + field_varint(2, mapping) +
+                           field_varint(3, address) + lines)
+    for fid, name in ((1, 4), (2, 5), (3, 6), (4, 0)):
+        out += field_bytes(5, field_varint(1, fid) + field_varint(2, name) +
+                           field_varint(4, 7 if name else 0))
+    for text in strings:
+        out += field_bytes(6, text)
+    return bytes(out)
 
 
 if __name__ == "__main__":
