@@ -3,7 +3,8 @@
  * fixtures made by perf (threads, values per event, frames, resources, inlined frames, source
  * lines, the --header block), folded output equal to stackcollapse-perf.pl's (the expected
  * files under tests/data/perf/ were derived by hand from its rules), the probe against folded,
- * damage with line numbers, and every truncation point of a recording. */
+ * damage with line numbers, every truncation point of a recording, and each sample's time in
+ * its thread's timeline. */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <sched.h>
 #include <setjmp.h>
@@ -22,6 +23,7 @@
 #include "formats/perf_script/perf_script.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
+#include "profkit/timeline.h"
 
 /* ---- helpers --------------------------------------------------------------------------------- */
 
@@ -395,6 +397,69 @@ static void test_last_sample_without_newline(void **state)
     pk_profile_free(p);
 }
 
+/* Each sample's time goes into its thread's timeline, in order, with its stack and weights;
+ * read with no_timeline, only what the times were. */
+static void test_sample_times(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("perf/prog.perf");
+    assert_false(pk_metadata_get(p)->times_approximate);
+    uint32_t main_thread = thread_named(p, "prog", 19964), worker = thread_named(p, "prog", 19991);
+    assert_int_not_equal(main_thread, PK_NONE);
+    assert_int_not_equal(worker, PK_NONE);
+    pk_timeline_info info;
+    pk_timeline_info_get(p, main_thread, &info);
+    assert_true(info.measured);
+    assert_int_equal(info.count, 105);
+    assert_true(info.first == 860582027000LL);
+    assert_true(info.last == 861330737000LL);
+    pk_timeline_info_get(p, worker, &info);
+    assert_int_equal(info.count, 151);
+    assert_true(info.first == 860590369000LL);
+    assert_true(info.last == 861324758000LL);
+    pk_timeline_cursor *c;
+    assert_int_equal(pk_timeline_open(p, main_thread, &c), PK_OK);
+    pk_timed_sample s;
+    int64_t previous = INT64_MIN, samples = 0, weight = 0;
+    while (pk_timeline_next(c, &s)) {
+        assert_true(s.time > previous);
+        if (previous == INT64_MIN)
+            assert_string_equal(pk_frame_name(p, pk_stack_leaf(p, s.stack)), "leaf_sqrt");
+        assert_int_equal(s.duration, 0);
+        previous = s.time;
+        samples += s.values[1];
+        weight += s.values[0];
+    }
+    assert_int_equal(pk_timeline_close(c), PK_OK);
+    assert_true(previous == 861330737000LL);
+    assert_int_equal(samples, 105);
+    assert_true(weight == 105 * 1001001LL);
+    pk_profile_free(p);
+
+    size_t size;
+    char *text = tb_read_data_file("perf/prog.perf", &size);
+    pk_read_options options = {.no_timeline = true};
+    pk_error err;
+    assert_int_equal(pk_read_memory(text, size, &pk_format_perf_script, &options, &p, &err),
+                     PK_OK);
+    free(text);
+    assert_false(pk_timeline_kept(p));
+    assert_false(pk_metadata_get(p)->times_approximate);
+    pk_timeline_info_get(p, thread_named(p, "prog", 19991), &info);
+    assert_int_equal(info.count, 151);
+    assert_int_equal(pk_timeline_open(p, 0, &c), PK_ERR_UNSUPPORTED);
+    pk_profile_free(p);
+
+    /* Headers without a time: untimed samples, placed times. */
+    const char *untimed = "prog 1 2 cpu-clock:\n\t1 f (x)\n\nprog 1 3 cpu-clock:\n\t2 g (x)\n\n";
+    p = read_ok(untimed, strlen(untimed));
+    assert_int_equal(pk_value_total(p, 1), 2);
+    pk_timeline_info_get(p, 0, &info);
+    assert_false(info.measured);
+    assert_true(pk_metadata_get(p)->times_approximate);
+    pk_profile_free(p);
+}
+
 /* A sample's frame lines seen before are found again as a whole: under another command name
  * (a process after exec, another program) they make another stack, in another thread another
  * row; with CR LF line ends they are read line by line, to the same result. */
@@ -668,6 +733,7 @@ int main(void)
         cmocka_unit_test(test_probe),
         cmocka_unit_test(test_damage_names_the_line),
         cmocka_unit_test(test_every_truncation),
+        cmocka_unit_test(test_sample_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

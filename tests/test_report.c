@@ -768,7 +768,8 @@ static void summary_has_totals_and_counts(void **state)
                           "null,\"period\":0,\"period_type\":\"\",\"period_unit\":\"\","
                           "\"times_approximate\":false,\"properties\":{\"device\":\"box\"}},");
     assert_contains(json, "\"threads\":[{\"name\":\"main\",\"display_name\":\"main\",\"pid\":1,"
-                          "\"tid\":1,\"totals\":{\"cpu\":36000000,\"calls\":4}},");
+                          "\"tid\":1,\"totals\":{\"cpu\":36000000,\"calls\":4},"
+                          "\"times\":{\"kind\":\"placed\"}},");
     assert_contains(json, "\"values\":[{\"name\":\"cpu\",\"unit\":\"nanoseconds\","
                           "\"total\":42000000,\"default\":true},");
     assert_contains(json, "\"warnings\":[\"one warning\"],\"warnings_dropped\":0}\n");

@@ -76,6 +76,9 @@ typedef struct pk_read_options {
     bool memory_sums_only;    /* keep only the sums of memory events, not the events (what
                                * reports and outputs that do not list events need; see
                                * pk_memory_keep_events) */
+    bool no_timeline;         /* keep only what each thread's times were, not its timed
+                               * samples (what reports and outputs that show no time need; see
+                               * pk_timeline_keep) */
     bool format_given;        /* the format was named (`--from`), not found by probing: a reader
                                * then reads leniently what it would otherwise refuse as not its
                                * format (folded stacks among other lines). pk_reader_read sets it
@@ -99,8 +102,10 @@ enum pk_format_flags {
                                           * decoded to UTF-8 first */
     PK_FORMAT_POSITIVE_WEIGHTS = 1u << 2, /* the format has no negative weights: its writer leaves
                                            * out what sums to zero or less */
-    PK_FORMAT_LISTS_MEMORY_EVENTS = 1u << 3 /* the writer lists every memory event: read the
-                                             * input keeping them (not memory_sums_only) */
+    PK_FORMAT_LISTS_MEMORY_EVENTS = 1u << 3, /* the writer lists every memory event: read the
+                                              * input keeping them (not memory_sums_only) */
+    PK_FORMAT_SHOWS_TIME = 1u << 4 /* the writer shows samples where they happened: read the
+                                    * input keeping its timelines (not no_timeline) */
 };
 
 typedef struct pk_format {

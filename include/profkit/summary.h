@@ -40,8 +40,11 @@ PK_API pk_status pk_summary_write_text(const pk_summary *s, const pk_profile *p,
                                        const char *file, pk_output *out, pk_error *err);
 /* One JSON object with the keys file, format, metadata, threads, counts, values, warnings and
  * warnings_dropped, then a line feed. Each thread has its name as the profile holds it (name)
- * and as every output shows it (display_name, profkit/thread_names.h). The text lists threads
- * by their display names. */
+ * and as every output shows it (display_name, profkit/thread_names.h), and its times
+ * (profkit/timeline.h): kind "measured" with samples, first_ns and last_ns (on the input's
+ * clock), or "placed". The text lists threads by their display names; it says what the sample
+ * times are in the metadata ("sample times") and, when some thread's are measured, under each
+ * thread. */
 PK_API pk_status pk_summary_write_json(const pk_summary *s, const pk_profile *p,
                                        const char *file, pk_output *out, pk_error *err);
 

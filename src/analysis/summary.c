@@ -14,6 +14,7 @@
 #include "analysis/units.h"
 #include "profkit/summary.h"
 #include "profkit/thread_names.h"
+#include "profkit/timeline.h"
 
 pk_status pk_summary_build(const pk_profile *p, pk_summary **out, pk_error *err)
 {
@@ -76,6 +77,49 @@ static void format_time(int64_t ns, char *buf, size_t size)
     snprintf(buf, size, "%s.%03dZ", date, (int)ms);
 }
 
+/* A time on the input's own clock (whose zero is not in general the epoch), in seconds with
+ * every digit of its nanoseconds. */
+static void format_clock(int64_t ns, char *buf, size_t size)
+{
+    uint64_t magnitude = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+    snprintf(buf, size, "%s%" PRIu64 ".%09" PRIu64 " s", ns < 0 ? "-" : "",
+             magnitude / 1000000000u, magnitude % 1000000000u);
+}
+
+/* How many threads have measured times. */
+static size_t measured_threads(const pk_profile *p)
+{
+    size_t measured = 0;
+    for (uint32_t t = 0; t < pk_thread_count(p); t++) {
+        pk_timeline_info info;
+        pk_timeline_info_get(p, t, &info);
+        measured += info.measured;
+    }
+    return measured;
+}
+
+/* What the profile's sample times are, for the text. */
+static void write_times_line(const pk_profile *p, pk_output *out)
+{
+    size_t measured = measured_threads(p), threads = pk_thread_count(p);
+    int64_t first, last;
+    if (measured == 0) {
+        if (pk_metadata_get(p)->times_approximate)
+            pk_out_printf(out, "%-24s %s\n", "sample times",
+                          "placed in stream order (the input has none)");
+        return;
+    }
+    pk_timeline_bounds(p, &first, &last);
+    char from[48], to[48];
+    format_clock(first, from, sizeof from);
+    format_clock(last, to, sizeof to);
+    if (measured == threads)
+        pk_out_printf(out, "%-24s measured, %s to %s\n", "sample times", from, to);
+    else
+        pk_out_printf(out, "%-24s measured for %zu of %zu threads (%s to %s), placed for the "
+                      "others\n", "sample times", measured, threads, from, to);
+}
+
 /* The table sizes, in the order both renderings list them. */
 typedef struct summary_count {
     const char *name;
@@ -134,14 +178,15 @@ pk_status pk_summary_write_text(const pk_summary *s, const pk_profile *p, const 
         pk_out_printf(out, "%-24s %" PRId64 " %s%s%s\n", "period", m->period,
                       pk_str(p, m->period_unit), m->period_type ? " of " : "",
                       pk_str(p, m->period_type));
-    if (m->times_approximate)
-        pk_out_printf(out, "%-24s %s\n", "sample times", "approximate (placed in stream order)");
+    write_times_line(p, out);
     if (m->differential)
         pk_out_printf(out, "%-24s %s\n", "differential", "yes (values base and new)");
     for (size_t i = 0; i < pk_property_count(p); i++)
         pk_out_printf(out, "%-24s %s\n", pk_property_key(p, i), pk_property_value(p, i));
 
     size_t nv = s->value_count;
+    /* Each thread's times when some are measured (else the line above says it for all). */
+    bool times_per_thread = measured_threads(p) > 0;
     pk_out_printf(out, "\nthreads (%zu)\n", s->thread_count);
     /* Names longer than the usual column widen it for every thread, so the ids line up. */
     size_t width = 22;
@@ -161,6 +206,17 @@ pk_status pk_summary_write_text(const pk_summary *s, const pk_profile *p, const 
             pk_out_printf(out, " %s=%" PRId64, pk_str(p, pk_value_type_at(p, (uint32_t)v)->name),
                           s->thread_totals[t * nv + v]);
         pk_out_putc(out, '\n');
+        pk_timeline_info info;
+        pk_timeline_info_get(p, (uint32_t)t, &info);
+        if (info.measured) {
+            char from[48], to[48];
+            format_clock(info.first, from, sizeof from);
+            format_clock(info.last, to, sizeof to);
+            pk_out_printf(out, "    times measured: %" PRIu64 " samples, %s to %s\n", info.count,
+                          from, to);
+        } else if (times_per_thread) {
+            pk_out_puts(out, "    times placed\n");
+        }
     }
     pk_thread_names_free(names);
 
@@ -256,6 +312,17 @@ pk_status pk_summary_write_json(const pk_summary *s, const pk_profile *p, const 
         for (size_t v = 0; v < nv; v++)
             pk_json_member_i64(&j, pk_str(p, pk_value_type_at(p, (uint32_t)v)->name),
                                s->thread_totals[t * nv + v]);
+        pk_json_object_end(&j);
+        pk_timeline_info info;
+        pk_timeline_info_get(p, (uint32_t)t, &info);
+        pk_json_key(&j, "times");
+        pk_json_object_begin(&j);
+        pk_json_member_string(&j, "kind", info.measured ? "measured" : "placed");
+        if (info.measured) {
+            pk_json_member_i64(&j, "samples", (int64_t)info.count);
+            pk_json_member_i64(&j, "first_ns", info.first);
+            pk_json_member_i64(&j, "last_ns", info.last);
+        }
         pk_json_object_end(&j);
         pk_json_object_end(&j);
     }

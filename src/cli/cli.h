@@ -111,6 +111,7 @@ typedef struct cli_inputs {
     const pk_format **formats;
     pk_reader *stdin_reader; /* standard input cannot be opened twice: kept open */
     bool memory_event_list;  /* the output lists memory events: keep them, not only their sums */
+    bool shows_time;         /* the output shows time: keep each thread's timed samples */
     pk_source *source;       /* --source, opened once for every input */
 } cli_inputs;
 

@@ -346,6 +346,7 @@ int cli_inputs_open(cli_inputs *inputs, char **paths, size_t count,
     inputs->paths = paths;
     inputs->count = count;
     inputs->memory_event_list = output && (output->flags & PK_FORMAT_LISTS_MEMORY_EVENTS);
+    inputs->shows_time = output && (output->flags & PK_FORMAT_SHOWS_TIME);
     inputs->formats = calloc(count ? count : 1, sizeof *inputs->formats);
     if (!inputs->formats) {
         cli_error("out of memory");
@@ -416,6 +417,7 @@ int cli_inputs_read(cli_inputs *inputs, size_t index, const cli_input_options *i
             .progress = input->quiet ? NULL : cli_progress,
             .progress_context = NULL,
             .memory_sums_only = !inputs->memory_event_list,
+            .no_timeline = !inputs->shows_time,
         };
         status = pk_reader_read(r, &options, out, &err);
         cli_progress_done();

@@ -316,6 +316,7 @@ pk_status pk_reader_read(pk_reader *r, const pk_read_options *options, pk_profil
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     pk_metadata_of(p)->source_format = pk_intern_cstr(p, r->format->name);
     pk_memory_keep_events(p, !options->memory_sums_only);
+    pk_timeline_keep(p, !options->no_timeline);
     r->overflow_offset = PK_NO_OFFSET;
     pk_profile_set_overflow_hook(p, note_overflow, r);
     status = r->format->read(r->in, p, options, err);
@@ -330,9 +331,9 @@ pk_status pk_reader_read(pk_reader *r, const pk_read_options *options, pk_profil
         pk_profile_free(p);
         return status;
     }
-    /* The model sums samples per (thread, stack) and keeps no sample times: wherever a
-     * profile read from a file shows times, they are placed (see the Firefox writer). */
-    pk_metadata_of(p)->times_approximate = true;
+    /* Times are measured where the reader gave every thread with samples a timeline; wherever
+     * a profile read from a file shows other times, they are placed (see the Firefox writer). */
+    pk_metadata_of(p)->times_approximate = !pk_profile_times_measured(p);
     if (r->compression && pk_gzip_trailing_bytes(r->in))
         pk_warn(p, "bytes after the end of the gzip data were ignored");
     *out = p;

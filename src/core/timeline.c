@@ -204,6 +204,19 @@ bool pk_timeline_bounds(const pk_profile *p, int64_t *first, int64_t *last)
     return all.count > 0;
 }
 
+bool pk_profile_times_measured(const pk_profile *p)
+{
+    const pk_timeline_table *t = &p->timeline;
+    if (!pk_timeline_bounds(p, NULL, NULL))
+        return false;
+    for (size_t row = 0; row < p->sample_count; row++) {
+        uint32_t thread = p->sample_threads[row];
+        if (thread >= t->thread_capacity || t->threads[thread].info.count == 0)
+            return false;
+    }
+    return true;
+}
+
 /* ---- reading back ------------------------------------------------------------------------ */
 
 /* One stream of records being decoded: a thread's lane, or a sorted run. */

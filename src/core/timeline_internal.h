@@ -32,6 +32,10 @@ void pk_timeline_table_free(pk_timeline_table *t);
  * of a profile that kept only the info. */
 pk_status pk_timeline_add_info(pk_profile *p, uint32_t thread, const pk_timeline_info *info);
 
+/* Whether the profile's times are all measured: some thread has timed samples, and every
+ * thread with sample rows has (pk_metadata's times_approximate is the opposite). */
+bool pk_profile_times_measured(const pk_profile *p);
+
 /* The number of samples that a cursor over an out-of-order thread sorts in memory at once
  * (each run is then spooled sorted and the runs merged). Tests lower it to sort through runs
  * with few samples; 0 restores the default. */

@@ -15,6 +15,15 @@ cp "$DATA/prog.perf" recording.txt
 expect_status 0 "$PROFKIT" info recording.txt
 expect_contains "$OUT" "format                   perf-script" "probed format"
 expect_contains "$OUT" "cpu-clock              nanoseconds" "period value"
+# Each sample's time is measured: said for the file and per thread, first and last.
+expect_contains "$OUT" "sample times             measured, 860.582027000 s to 861.330737000 s" \
+    "times measured"
+expect_contains "$OUT" "tid 19964    cpu-clock=105105105 cpu-clock-samples=105
+    times measured: 105 samples, 860.582027000 s to 861.330737000 s" "thread's times"
+expect_status 0 "$PROFKIT" info --json recording.txt
+expect_contains "$OUT" '"times_approximate":false' "not approximate"
+expect_contains "$OUT" '"times":{"kind":"measured","samples":151,"first_ns":860590369000,"last_ns":861324758000}' \
+    "thread's times in JSON"
 cp "$DATA/prog-header.perf" header.data
 expect_status 0 "$PROFKIT" info header.data
 expect_contains "$OUT" "perf version             6.1.192" "header property"

@@ -30,6 +30,7 @@
 #include "core/processors.h"
 #include "formats/perf_script/reader.h"
 #include "formats/perf_script/split.h"
+#include "profkit/timeline.h"
 
 /* perf's lines are short; a tracepoint's fields or a deep C++ name may make one long. */
 #define PERF_MAX_LINE ((size_t)16 << 20)
@@ -189,11 +190,13 @@ static bool end_sample(perf_reader *r)
     if (r->sample_skipped)
         return true;
     size_t row;
+    uint32_t stack;
     perf_block *block = r->block != PK_NONE ? &r->blocks[r->block] : NULL;
     if (block && block->thread == r->thread) {
         row = block->row;
+        stack = block->stack;
     } else {
-        uint32_t stack = block ? block->stack : sample_stack(r);
+        stack = block ? block->stack : sample_stack(r);
         if (stack == PK_NONE && (block || r->frame_count > 0 || r->root_stack != PK_NONE))
             return false;
         row = pk_sample_row(r->p, r->thread, stack);
@@ -208,6 +211,18 @@ static bool end_sample(perf_reader *r)
     pk_sample_row_add(r->p, row, e->period, r->period);
     pk_sample_row_add(r->p, row, e->count, 1);
     r->samples++;
+    if (r->timed) {
+        /* The thread's timeline: the sample where it happened, weighing what it added. */
+        int64_t values[PK_MAX_VALUES];
+        memset(values, 0, pk_value_type_count(r->p) * sizeof *values);
+        values[e->period] = r->period;
+        values[e->count] = 1;
+        pk_status status = pk_timeline_append(r->p, r->thread, stack, r->sample_time, 0, values);
+        if (status != PK_OK) {
+            r->timeline_io_failed = status == PK_ERR_IO;
+            return false;
+        }
+    }
     return true;
 }
 
@@ -248,6 +263,9 @@ static pk_status start_sample(perf_reader *r, const perf_header *h)
     r->root_stack = root_stack_of(r, r->thread, h, &nomem);
     if (nomem)
         return PK_ERR_NOMEM;
+    /* A time past the int64 range of the model's clock leaves the sample untimed. */
+    r->timed = h->has_time && h->time_ns <= INT64_MAX;
+    r->sample_time = r->timed ? (int64_t)h->time_ns : 0;
     if (h->has_time) {
         if (!r->have_time || h->time_ns < r->first_ns)
             r->first_ns = h->time_ns;
@@ -555,6 +573,9 @@ pk_status pk_perf_script_read(pk_input *in, pk_profile *p, const pk_read_options
         status = pk_error_set(err, PK_ERR_INPUT, (int64_t)pk_in_offset(in),
                               "no samples: expected perf script output, a sample header "
                               "('COMM PID/TID [CPU] TIME: PERIOD EVENT:') and its frames");
+    if (status == PK_ERR_NOMEM && r.timeline_io_failed)
+        status = pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET,
+                              "cannot write the sample times to a temporary file");
     if (status == PK_ERR_NOMEM)
         status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     perf_finish_metadata(&r);

@@ -102,6 +102,8 @@ typedef struct perf_reader {
     uint32_t root_stack;
     size_t event;
     int64_t period;
+    bool timed;          /* its header had a time, sample_time */
+    int64_t sample_time; /* ns on perf's clock */
     uint32_t block;      /* the block the sample's frames were found as, PK_NONE */
     uint32_t *frames;    /* leaf first */
     size_t frame_count, frame_cap;
@@ -121,6 +123,8 @@ typedef struct perf_reader {
     bool headers_have_event;
 
     uint64_t samples;
+    bool timeline_io_failed; /* the spool of sample times could not be written (else a false
+                              * from adding a sample is memory running out) */
     bool have_time;
     uint64_t first_ns, last_ns;
     bool in_header_block; /* before the first sample */

@@ -38,7 +38,7 @@ const pk_format pk_format_speedscope = {
     .extensions = speedscope_extensions,
     .description = "speedscope JSON (sampled and evented profiles); written one sampled profile "
                    "per thread",
-    .flags = PK_FORMAT_POSITIVE_WEIGHTS | PK_FORMAT_TEXT,
+    .flags = PK_FORMAT_POSITIVE_WEIGHTS | PK_FORMAT_SHOWS_TIME | PK_FORMAT_TEXT,
     .probe = speedscope_probe,
     .read = speedscope_read,
     .write = speedscope_write,
