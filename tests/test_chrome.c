@@ -20,6 +20,7 @@
 #include "fn_totals.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
+#include "profkit/timeline.h"
 #include "reading.h"
 
 static const pk_format *cpuprofile(void)
@@ -51,6 +52,39 @@ static pk_profile *read_ok(const pk_format *format, const char *text)
     if (!p)
         fail_msg("%s", err.message);
     return p;
+}
+
+static uint32_t thread_of_tid(const pk_profile *p, int64_t tid);
+
+/* A thread's timeline as text, in time order: "leaf@start" per sample at an instant,
+ * "leaf@start+duration" per span, times in µs, "-" for the empty stack; a sample's value
+ * `value` in ns after '=' when value is not PK_NONE. */
+static char *timeline_text(const pk_profile *p, uint32_t thread, uint32_t value)
+{
+    static char text[8192];
+    size_t n = 0;
+    text[0] = 0;
+    pk_timeline_cursor *c;
+    assert_int_equal(pk_timeline_open(p, thread, &c), PK_OK);
+    pk_timed_sample s;
+    while (pk_timeline_next(c, &s)) {
+        const char *leaf = "-";
+        if (s.stack != PK_NONE) {
+            const pk_frame *f = pk_frame_at(p, pk_stack_leaf(p, s.stack));
+            leaf = pk_str(p, pk_function_at(p, f->function)->name);
+        }
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s%s@%lld", n ? " " : "", leaf,
+                              (long long)(s.time / 1000));
+        if (s.duration)
+            n += (size_t)snprintf(text + n, sizeof text - n, "+%lld",
+                                  (long long)(s.duration / 1000));
+        if (value != PK_NONE)
+            n += (size_t)snprintf(text + n, sizeof text - n, "=%lld",
+                                  (long long)s.values[value]);
+        assert_true(n < sizeof text);
+    }
+    assert_int_equal(pk_timeline_close(c), PK_OK);
+    return text;
 }
 
 /* ---- what a V8 profile should give ------------------------------------------------------------- */
@@ -100,32 +134,27 @@ static void expect_arrays(v8_expect *x, json_t *samples, json_t *deltas)
     x->count += n;
 }
 
-/* Self time (ns) and sample count per function name. */
+/* Self time (ns) and sample count per function name, weighed as DevTools and speedscope do:
+ * each sample until the next, the last one nothing; a time that goes back stays at the latest
+ * reached until the deltas' sum passes it again. */
 static void expect_totals(const v8_expect *x, tb_fn_totals *cpu, tb_fn_totals *count)
 {
-    int64_t now = 0, first = 0;
+    int64_t raw = 0, latest = 0;
     for (size_t i = 0; i < x->count; i++) {
-        int64_t t = i ? now + x->deltas[i] : x->deltas[i];
-        if (i && t < now)
-            t = now; /* a time that goes back is taken as the previous one */
-        if (i == 0)
-            first = t;
-        int64_t weight;
-        size_t leaf;
+        raw = i ? raw + x->deltas[i] : x->deltas[i];
+        int64_t t = i && raw < latest ? latest : raw;
+        int64_t weight = 0;
         if (i + 1 < x->count) {
-            int64_t next = t + x->deltas[i + 1];
+            int64_t next = raw + x->deltas[i + 1];
             weight = next > t ? next - t : 0;
-        } else {
-            weight = x->count > 1 ? (t - first) / (int64_t)(x->count - 1) : 0;
         }
-        leaf = i;
+        latest = t;
         char id[32];
-        snprintf(id, sizeof id, "%lld", (long long)x->samples[leaf]);
+        snprintf(id, sizeof id, "%lld", (long long)x->samples[i]);
         const char *name = json_string_value(json_object_get(x->names, id));
         assert_non_null(name);
         tb_fn_totals_get(cpu, name)->self += weight * 1000;
         tb_fn_totals_get(count, name)->self += 1;
-        now = t;
     }
 }
 
@@ -369,10 +398,10 @@ static void test_position_ticks(void **state)
             line9 = pk_sample_values(p, row)[cpu];
         }
     }
-    /* Four samples of 100 µs: 3/4 to line 6, 1/4 to line 9. */
-    assert_int_equal(line6, 300000);
+    /* Four samples 100 µs apart (the last weighing nothing): 3/4 to line 6, 1/4 to line 9. */
+    assert_int_equal(line6, 225000);
     assert_int_equal(count6, 3);
-    assert_int_equal(line9, 100000);
+    assert_int_equal(line9, 75000);
     pk_profile_free(p);
 }
 
@@ -420,11 +449,11 @@ static void test_legacy_form(void **state)
     uint32_t cpu = pk_value_find(p, "cpu");
     tb_fn_totals got = {0};
     tb_fn_totals_add_profile(&got, p, cpu);
-    /* 1000 µs of (program), 1500 + 500 of work under main, the mean 1000 of (idle). */
+    /* 1000 µs of (program), 1500 + 500 of work under main, nothing for the last, (idle). */
     assert_int_equal(tb_fn_totals_find(&got, "(program)")->self, 1000000);
     assert_int_equal(tb_fn_totals_find(&got, "work")->self, 2000000);
     assert_int_equal(tb_fn_totals_find(&got, "main")->total, 2000000);
-    assert_int_equal(tb_fn_totals_find(&got, "(idle)")->self, 1000000);
+    assert_int_equal(tb_fn_totals_find(&got, "(idle)")->self, 0);
     /* Legacy lines are 1-based already. */
     for (size_t f = 0; f < pk_function_count(p); f++) {
         const pk_function *fn = pk_function_at(p, (uint32_t)f);
@@ -967,9 +996,12 @@ static void test_profile_chunks(void **state)
         "{\"args\":{\"name\":\"main\"},\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":7,\"tid\":1}]");
     uint32_t cpu = pk_value_find(p, "cpu");
     assert_int_equal(pk_default_value(p), cpu);
-    /* f: 10 µs then 20 µs (the chunk boundary in between); g: the mean interval, 15 µs. */
+    /* f: 10 µs then 20 µs (the chunk boundary in between); g, the last sample, nothing. */
     assert_int_equal(tb_stack_value(p, "f", cpu), 30000);
-    assert_int_equal(tb_stack_value(p, "f;g", cpu), 15000);
+    assert_int_equal(tb_stack_value(p, "f;g", cpu), 0);
+    assert_int_equal(tb_stack_value(p, "f;g", pk_value_find(p, "samples")), 1);
+    /* Each sample at the profile's startTime plus the deltas so far, on the trace's clock. */
+    assert_string_equal(timeline_text(p, 0, cpu), "f@1005=10000 f@1015=20000 g@1035=0");
     assert_int_equal(pk_thread_count(p), 1);
     assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "main");
     assert_int_equal(pk_thread_at(p, 0)->pid, 7);
@@ -992,12 +1024,71 @@ static void test_cpu_profile_event(void **state)
         "{\"pid\":3,\"tid\":4,\"ph\":\"M\",\"name\":\"thread_name\","
         "\"args\":{\"name\":\"CrRendererMain\"}}]}");
     uint32_t cpu = pk_value_find(p, "cpu");
-    /* h: 40 µs, then the mean interval (30 µs) as the last sample; GC 20 µs, a frame of its own. */
-    assert_int_equal(tb_stack_value(p, "h", cpu), 70000);
+    /* h: 40 µs, then nothing as the last sample; GC 20 µs, a frame of its own. */
+    assert_int_equal(tb_stack_value(p, "h", cpu), 40000);
     assert_int_equal(tb_stack_value(p, "(garbage collector)", cpu), 20000);
     assert_int_equal(pk_thread_count(p), 1);
     assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "CrRendererMain");
     assert_int_equal(pk_thread_at(p, 0)->tid, 4);
+    pk_profile_free(p);
+}
+
+/* Every sample's time in the timeline: startTime plus the deltas so far, in time order even
+ * where a delta goes back (V8 writes some), each weighing the time to the next sample as
+ * speedscope weighs it (a time that goes back stays at the latest reached), the last nothing. */
+static void test_cpuprofile_timeline(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        cpuprofile(),
+        "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\"},\"children\":[2,3]},"
+        "{\"id\":2,\"callFrame\":{\"functionName\":\"f\"}},"
+        "{\"id\":3,\"callFrame\":{\"functionName\":\"g\"}}],\"startTime\":1000,"
+        "\"endTime\":1200,\"samples\":[2,3,2,3],\"timeDeltas\":[0,100,-50,100]}");
+    uint32_t cpu = pk_value_find(p, "cpu");
+    assert_string_equal(timeline_text(p, 0, cpu),
+                        "f@1000=100000 f@1050=50000 g@1100=0 g@1150=0");
+    assert_int_equal(tb_stack_value(p, "f", cpu), 150000);
+    assert_int_equal(tb_stack_value(p, "g", pk_value_find(p, "samples")), 2);
+    pk_timeline_info info;
+    pk_timeline_info_get(p, 0, &info);
+    assert_true(info.measured);
+    assert_int_equal(info.count, 4);
+    assert_int_equal(info.first, 1000000);
+    assert_int_equal(info.last, 1150000);
+    pk_profile_free(p);
+}
+
+/* The thread of (pid, tid) in p. */
+static uint32_t thread_of_tid(const pk_profile *p, int64_t tid)
+{
+    for (uint32_t t = 0; t < pk_thread_count(p); t++)
+        if (pk_thread_at(p, t)->tid == tid)
+            return t;
+    fail_msg("no thread %lld", (long long)tid);
+    return PK_NONE;
+}
+
+/* Duration events as spans, on every thread that has them: the innermost open event from each
+ * boundary to the next, gaps where nothing is open, times on the trace's clock. */
+static void test_trace_spans(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        trace(),
+        "[{\"name\":\"b\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1002,\"dur\":3},"
+        "{\"name\":\"a\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":10},"
+        "{\"name\":\"d\",\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":990,\"dur\":3},"
+        "{\"name\":\"c\",\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":1020},"
+        "{\"name\":\"c\",\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":1025}]");
+    uint32_t wall = pk_value_find(p, "wall");
+    assert_string_equal(timeline_text(p, thread_of_tid(p, 1), wall),
+                        "a@1000+2=2000 b@1002+3=3000 a@1005+5=5000 c@1020+5=5000");
+    assert_string_equal(timeline_text(p, thread_of_tid(p, 2), wall), "d@990+3=3000");
+    pk_timeline_info info;
+    pk_timeline_info_get(p, thread_of_tid(p, 1), &info);
+    assert_true(info.measured);
+    assert_int_equal(info.last, 1025000);
     pk_profile_free(p);
 }
 
@@ -1193,10 +1284,16 @@ static void test_sampled_stack_frames(void **state)
     assert_int_equal(tb_stack_value(p, layout, cpu), 4000000);
     assert_int_equal(tb_stack_value(p, measure, cpu), 1000000);
     assert_int_equal(tb_stack_value(p, measure, count), 2); /* its weight */
-    /* The other thread: 500 µs, then the mean interval as the last sample. */
-    assert_int_equal(tb_stack_value(p, "[root]", cpu), 1000000);
+    /* The other thread: 500 µs, then nothing for the last sample. */
+    assert_int_equal(tb_stack_value(p, "[root]", cpu), 500000);
     assert_int_equal(tb_stack_value(p, "[root]", count), 2);
-    assert_int_equal(pk_value_total(p, cpu), 9000000);
+    assert_int_equal(pk_value_total(p, cpu), 8500000);
+    /* Every sample at its ts in its thread's timeline, weighing the time to the next one (the
+     * sample of an unlisted frame left out, as from the rows). */
+    assert_string_equal(timeline_text(p, thread_of_tid(p, 21), cpu),
+                        "render@500001000=2000000 [GC Young Gen]@500003000=1000000 "
+                        "layout@500004000=4000000 measure@500008000=1000000");
+    assert_string_equal(timeline_text(p, thread_of_tid(p, 22), count), "[root]@500002000=1 [root]@500002500=1");
     assert_true(tb_has_warning(p, "1 sample of frames stackFrames does not list"));
     /* Threads by their tid (quoted), named by thread_name, else the process. */
     assert_int_equal(pk_thread_count(p), 2);
@@ -1290,8 +1387,8 @@ static void test_sampled_stack_frames_damage(void **state)
                  "{\"tid\":1,\"ts\":20,\"sf\":\"2\"}],"
                  "\"traceEvents\":[{\"name\":\"x\",\"ph\":\"X\",\"tid\":2,\"ts\":\"3\",\"tdur\":4}]}");
     uint32_t cpu = pk_value_find(p, "cpu"), wall = pk_value_find(p, "wall");
-    /* f: 20 µs, then the sample at 20 µs, earlier than 40: placed at 40, the mean interval. */
-    assert_int_equal(tb_stack_value(p, "main;f", cpu), 20000 + 10000);
+    /* f: 20 µs, then the sample at 20 µs, earlier than 40: placed at 40, the last, nothing. */
+    assert_int_equal(tb_stack_value(p, "main;f", cpu), 20000);
     assert_int_equal(tb_stack_value(p, "main;(unnamed)", cpu), 0);
     assert_true(tb_has_warning(p, "1 sample of frames stackFrames does not list (or whose parents "
                                   "loop) left out"));
@@ -1372,6 +1469,8 @@ int main(void)
         cmocka_unit_test(test_hermes_frame_names),
         cmocka_unit_test(test_sampled_stack_frames_damage),
         cmocka_unit_test(test_probing_by_content),
+        cmocka_unit_test(test_cpuprofile_timeline),
+        cmocka_unit_test(test_trace_spans),
     };
     return cmocka_run_group_tests_name("chrome", tests, NULL, NULL);
 }

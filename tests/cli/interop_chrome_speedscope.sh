@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Chrome's and Node's JSON profiles read by profkit and by speedscope's own importers (the
 # speedscope npm package): the self time of every function agrees where the two agree by design.
-# They differ by design on: the last sample (speedscope gives it no time, profkit the mean
-# interval, as DevTools does), (idle) (a frame in profkit, no frame in speedscope), anonymous
+# They differ by design on: the last sample (both weigh it nothing; its function is left out of
+# the comparison), (idle) (a frame in profkit, no frame in speedscope), anonymous
 # functions' names (speedscope adds the file and line), and Trace Event frames (speedscope keys
 # them by name and args).
 . "$(dirname "$0")/lib.sh"

@@ -4,14 +4,18 @@
  * describes and Hermes (React Native's JavaScript engine) writes beside its `traceEvents`.
  * Either may come first in the object, so samples are summed per (thread, frame id) as they
  * come, and each sum becomes a stack once every frame is known: memory grows with the distinct
- * frames and stacks, not with the samples. */
+ * frames and stacks, not with the samples. Each sample, once the next one of its thread says
+ * how long it lasted, is spooled for its thread's timeline (core/spool.h), replayed at the end
+ * with the stacks. */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/arith.h"
 #include "core/array.h"
+#include "core/varint.h"
 #include "formats/trace/trace.h"
+#include "profkit/timeline.h"
 
 enum { UNRESOLVED = 0, RESOLVING, RESOLVED, UNRESOLVABLE };
 
@@ -30,6 +34,7 @@ void trace_samples_free(trace_samples *s)
     free(s->path);
     pk_u64map_free(&s->frame_index);
     pk_u64map_free(&s->sum_index);
+    pk_spool_free(s->timed);
     memset(s, 0, sizeof *s);
 }
 
@@ -106,6 +111,20 @@ bool trace_samples_frame(trace_samples *s, uint32_t key, const trace_frame_desc 
     return true;
 }
 
+/* Spools a weighed sample: its sum (thread and frame), time, weight and count. */
+static bool spool_timed(trace_samples *s, uint32_t sum, int64_t ts, int64_t ns, int64_t count)
+{
+    if (!s->timed && !(s->timed = pk_spool_new()))
+        return false;
+    uint8_t record[4 * PK_VARINT_MAX_BYTES];
+    size_t n = pk_varint_encode(record, sum);
+    n += pk_varint_encode(record + n, pk_zigzag_encode(pk_sub_saturating(ts, s->timed_last)));
+    n += pk_varint_encode(record + n, (uint64_t)ns);
+    n += pk_varint_encode(record + n, pk_zigzag_encode(count));
+    s->timed_last = ts;
+    return pk_spool_append(s->timed, 0, record, n);
+}
+
 bool trace_samples_add(trace_samples *s, trace_threads *threads, trace_thread *entry,
                        uint32_t sf, int64_t ts, int64_t weight)
 {
@@ -127,12 +146,16 @@ bool trace_samples_add(trace_samples *s, trace_threads *threads, trace_thread *e
         }
         trace_sample_sum *last = &s->sums[entry->last_sum];
         last->ns = pk_add_saturating(last->ns, ts - entry->last_ts);
+        if (!spool_timed(s, entry->last_sum, entry->last_ts, ts - entry->last_ts,
+                         entry->last_count))
+            return false;
     } else {
         entry->first_ts = ts;
     }
     entry->sampled++;
     entry->last_ts = ts;
     entry->last_sum = sum;
+    entry->last_count = weight;
     s->sums[sum].count = pk_add_saturating(s->sums[sum].count, weight);
     s->samples++;
     return true;
@@ -186,16 +209,53 @@ static resolved resolve(trace_samples *s, uint32_t key, uint32_t *stack)
     return known ? STACK_FOUND : STACK_UNKNOWN;
 }
 
+/* The spooled samples become their threads' timed samples, on the stacks resolved. */
+static bool add_timelines(trace_samples *s, trace_threads *threads, uint32_t cpu, uint32_t count)
+{
+    if (!s->timed)
+        return true;
+    int64_t values[PK_MAX_VALUES] = {0}, ts = 0;
+    pk_spool_reader r;
+    pk_spool_reader_init(&r, s->timed, 0);
+    const unsigned char *data;
+    size_t n;
+    bool ok = true;
+    while (ok && pk_spool_reader_next(&r, &data, &n)) {
+        const uint8_t *at = data, *end = data + n;
+        uint64_t sum, delta, ns, weight;
+        while (ok && pk_varint_decode(&at, end, &sum) == PK_VARINT_OK &&
+               pk_varint_decode(&at, end, &delta) == PK_VARINT_OK &&
+               pk_varint_decode(&at, end, &ns) == PK_VARINT_OK &&
+               pk_varint_decode(&at, end, &weight) == PK_VARINT_OK) {
+            ts = pk_add_saturating(ts, pk_zigzag_decode(delta));
+            if (sum >= s->sum_count)
+                continue;
+            const trace_sample_sum *x = &s->sums[sum];
+            const uint32_t *index = pk_u64map_find(&s->frame_index, x->sf);
+            if (!index || s->frames[*index].state != RESOLVED)
+                continue; /* left out of the rows too */
+            uint32_t thread = trace_threads_model(threads, &threads->items[x->entry]);
+            values[cpu] = (int64_t)ns;
+            values[count] = pk_zigzag_decode(weight);
+            pk_status added =
+                thread == PK_NONE ? PK_ERR_NOMEM
+                                  : pk_timeline_append(s->p, thread, s->frames[*index].stack, ts,
+                                                       0, values);
+            ok = added != PK_ERR_NOMEM && added != PK_ERR_IO;
+        }
+    }
+    ok = ok && !r.error && !pk_spool_error(s->timed);
+    pk_spool_reader_free(&r);
+    return ok;
+}
+
 bool trace_samples_finish(trace_samples *s, trace_threads *threads, uint32_t cpu, uint32_t count)
 {
-    /* The last sample of a thread lasts the mean interval, as a V8 profile's last does. */
+    /* The last sample of each thread weighs nothing: no later one says how long it lasted. */
     for (size_t i = 0; i < threads->count; i++) {
         trace_thread *t = &threads->items[i];
-        if (t->sampled >= 2) {
-            trace_sample_sum *last = &s->sums[t->last_sum];
-            int64_t mean = (t->last_ts - t->first_ts) / (int64_t)(t->sampled - 1);
-            last->ns = pk_add_saturating(last->ns, mean);
-        }
+        if (t->sampled && !spool_timed(s, t->last_sum, t->last_ts, 0, t->last_count))
+            return false;
     }
     for (size_t i = 0; i < s->sum_count; i++) {
         const trace_sample_sum *sum = &s->sums[i];
@@ -212,5 +272,5 @@ bool trace_samples_finish(trace_samples *s, trace_threads *threads, uint32_t cpu
             pk_add_sample_value(s->p, thread, stack, count, sum->count) != PK_OK)
             return false;
     }
-    return true;
+    return add_timelines(s, threads, cpu, count);
 }

@@ -45,7 +45,7 @@ trace_thread *trace_threads_get(trace_threads *t, int64_t pid, int64_t tid)
     if (t->count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(t->items, t->cap, t->count + 1) ||
         !pk_index_insert(&t->index, hash, (uint32_t)t->count))
         return NULL;
-    t->items[t->count] = (trace_thread){pid, tid, PK_NONE, 0, NULL, 0, 0, 0, 0};
+    t->items[t->count] = (trace_thread){pid, tid, PK_NONE, 0, NULL, 0, 0, 0, 0, 0};
     return &t->items[t->count++];
 }
 

@@ -6,8 +6,10 @@
  * the next starts), a B before an X (its length is unknown) and a longer X before a shorter one
  * (the parent first). Placing an event first gives the time since the previous boundary to the
  * stack open until then, so each slice of the thread's time goes to the innermost open event,
- * and the rows keep the order of the stack chart. Memory: the window and the open events, never
- * the number of events.
+ * and the rows keep the order of the stack chart. Each slice is also a span of the thread's
+ * timeline (its start, its length, the innermost stack), as the Firefox Profiler's Chrome
+ * importer turns events into samples; where nothing is open, the timeline has a gap. Memory:
+ * the window and the open events, never the number of events.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "core/array.h"
 #include "core/hashmap.h"
 #include "formats/trace/trace.h"
+#include "profkit/timeline.h"
 
 typedef struct timeline_item {
     int64_t ts;
@@ -49,6 +52,7 @@ struct trace_timeline {
     uint32_t deferred_frame;
     int64_t deferred_ts;
     trace_timeline_counts counts;
+    int64_t values[PK_MAX_VALUES]; /* a slice's values: only the trace's value is set */
 };
 
 trace_timeline *trace_timeline_new(void)
@@ -150,10 +154,16 @@ static bool slice(placing *c, int64_t to)
     }
     if (to <= t->cursor)
         return true;
-    if (t->depth &&
-        pk_add_sample_value(c->p, c->thread, t->open[t->depth - 1].stack, c->value,
-                            to - t->cursor) != PK_OK)
-        return false;
+    if (t->depth) {
+        t->values[c->value] = to - t->cursor;
+        uint32_t stack = t->open[t->depth - 1].stack;
+        pk_status status =
+            pk_add_timed_sample(c->p, c->thread, stack, t->cursor, to - t->cursor, t->values);
+        if (status == PK_ERR_USAGE) /* at the clock's very ends: in the rows only */
+            status = pk_add_sample_value(c->p, c->thread, stack, c->value, to - t->cursor);
+        if (status != PK_OK)
+            return false;
+    }
     t->cursor = to;
     return true;
 }

@@ -46,6 +46,7 @@ typedef struct trace_thread {
     uint64_t sampled;        /* samples of the object form's `samples` so far */
     int64_t first_ts, last_ts; /* ns, of the first and the last of those */
     uint32_t last_sum;       /* trace_samples sum of the last one */
+    int64_t last_count;      /* and its weight (a count) */
 } trace_thread;
 
 typedef struct trace_threads {
@@ -174,6 +175,8 @@ typedef struct trace_samples {
     size_t path_cap;
     uint64_t samples, backwards;
     int64_t left_out;      /* weights of samples whose frame is unknown */
+    pk_spool *timed;       /* (sum, ts, ns, count) per weighed sample, for the timelines */
+    int64_t timed_last;    /* the ts of the last record spooled: times are deltas */
 } trace_samples;
 
 void trace_samples_init(trace_samples *s, pk_profile *p);
@@ -184,8 +187,9 @@ bool trace_samples_frame(trace_samples *s, uint32_t key, const trace_frame_desc 
  * thread's previous sample lasts until ts. False when memory runs out. */
 bool trace_samples_add(trace_samples *s, trace_threads *threads, trace_thread *entry,
                        uint32_t sf, int64_t ts, int64_t weight);
-/* Turns the sums into rows (values cpu and count) of their threads, the last sample of each
- * thread lasting the thread's mean interval. False when memory runs out. */
+/* Turns the sums into rows (values cpu and count) of their threads, and the samples into their
+ * threads' timed samples; the last sample of each thread weighs nothing (as speedscope weighs
+ * it). False when memory or the spool fails. */
 bool trace_samples_finish(trace_samples *s, trace_threads *threads, uint32_t cpu, uint32_t count);
 
 #endif

@@ -8,6 +8,8 @@
 #include "core/array.h"
 #include "core/damage.h"
 #include "core/position.h"
+#include "core/varint.h"
+#include "profkit/timeline.h"
 #include "formats/v8/v8.h"
 
 #define NO_TICK UINT32_MAX
@@ -31,6 +33,7 @@ void v8_builder_free(v8_builder *b)
     pk_u64map_free(&b->node_index);
     pk_u64map_free(&b->sum_index);
     pk_pairs_free(&b->pairs);
+    pk_spool_free(b->timed);
     memset(b, 0, sizeof *b);
 }
 
@@ -109,20 +112,45 @@ static bool weigh(v8_builder *b, int64_t node, int64_t us, int64_t count)
     return v8_builder_add(b, node, ns_of_us(us), count);
 }
 
-/* Sample `node` at `delta` µs after the previous one: the previous sample's weight is known. */
+/* Spools a weighed sample for the timeline: node, raw time and weight, the time as a delta
+ * from the previous record's (the spool's lane 0). */
+static bool spool_timed(v8_builder *b, int64_t node, int64_t raw, int64_t us)
+{
+    if (!b->timed && !(b->timed = pk_spool_new()))
+        return false;
+    uint8_t record[3 * PK_VARINT_MAX_BYTES];
+    size_t n = pk_varint_encode(record, pk_zigzag_encode(node));
+    n += pk_varint_encode(record + n, pk_zigzag_encode(pk_sub_saturating(raw, b->timed_last)));
+    n += pk_varint_encode(record + n, (uint64_t)us);
+    b->timed_last = raw;
+    return pk_spool_append(b->timed, 0, record, n);
+}
+
+/* A sample of node at raw time `raw` lasting us: to its sums and the timeline's spool. */
+static bool weigh_timed(v8_builder *b, int64_t node, int64_t raw, int64_t us)
+{
+    return weigh(b, node, us, 1) && spool_timed(b, node, raw, us);
+}
+
+/* Sample `node` at `delta` µs after the previous one: the previous sample's weight is known.
+ * A delta that goes back leaves the weighing time where it was until the deltas' sum passes
+ * it again (as speedscope weighs); the timeline gets the sum itself. */
 static bool place(v8_builder *b, int64_t node, int64_t delta)
 {
-    int64_t t = b->have_previous ? pk_add_saturating(b->now, delta) : delta;
+    int64_t raw = b->have_previous ? pk_add_saturating(b->raw_now, delta) : delta;
+    int64_t t = raw;
     if (b->have_previous && t < b->now) {
         b->backwards++;
         t = b->now;
     }
-    if (b->have_previous && !weigh(b, b->previous_node, t - b->now, 1))
+    if (b->have_previous && !weigh_timed(b, b->previous_node, b->previous_raw, t - b->now))
         return false;
     if (!b->have_previous)
         b->first_time = t;
     b->have_previous = true;
     b->previous_node = node;
+    b->previous_raw = raw;
+    b->raw_now = raw;
     b->now = t;
     b->samples++;
     return true;
@@ -158,6 +186,10 @@ static bool builder_timestamp(void *sink, int64_t microseconds)
 {
     v8_builder *b = sink;
     b->legacy = true;
+    if (!b->have_first_timestamp) {
+        b->have_first_timestamp = true;
+        b->first_timestamp = microseconds;
+    }
     int64_t delta = b->have_last_timestamp ? pk_sub_saturating(microseconds, b->last_timestamp) : 0;
     b->have_last_timestamp = true;
     b->last_timestamp = microseconds;
@@ -224,22 +256,14 @@ static double time_scale(const v8_builder *b)
     return b->legacy ? 1e6 : 1.0;
 }
 
-/* The last sample lasts the mean interval between samples, as DevTools has it; a lone sample
- * lasts until the profile's end. */
+/* The last sample weighs nothing, as DevTools and speedscope weigh it: no later sample says
+ * how long it lasted. It still counts. */
 static bool weigh_last(v8_builder *b)
 {
     if (!b->have_previous)
         return true;
-    int64_t us = 0;
-    if (b->samples >= 2) {
-        us = (b->now - b->first_time) / (int64_t)(b->samples - 1);
-    } else if (b->have_start && b->have_end) {
-        double end = (b->end - b->start) * time_scale(b);
-        if (end > (double)b->now && end < 9e18)
-            us = (int64_t)end - b->now;
-    }
     b->have_previous = false;
-    return weigh(b, b->previous_node, us, 1);
+    return weigh_timed(b, b->previous_node, b->previous_raw, 0);
 }
 
 /* A profile with hit counts and no samples (DevTools' tree view): the run's length shared out
@@ -365,6 +389,63 @@ static pk_status add_rows(v8_builder *b, const v8_sum *s, const v8_node_entry *e
     return PK_OK;
 }
 
+/* The time the samples' raw times count from, in µs: the profile's startTime (on the trace's
+ * clock in a trace), or a legacy profile's first timestamp. */
+static int64_t timeline_origin(const v8_builder *b)
+{
+    if (b->legacy)
+        return b->have_first_timestamp ? b->first_timestamp : 0;
+    if (b->have_start && b->start > -9e15 && b->start < 9e15)
+        return (int64_t)llround(b->start);
+    return 0;
+}
+
+/* The spooled samples become the thread's timed samples, each on its node's stack (a node's
+ * positionTicks split only its rows: which line a sample was at is not known), weighing its
+ * time and one sample. Stacks exist for every sampled node once the rows are made. */
+static pk_status add_timeline(v8_builder *b, uint32_t thread, uint32_t weight, uint32_t count,
+                              pk_error *err)
+{
+    if (!b->timed)
+        return PK_OK;
+    int64_t origin = timeline_origin(b), raw = 0;
+    int64_t values[PK_MAX_VALUES] = {0};
+    pk_spool_reader r;
+    pk_spool_reader_init(&r, b->timed, 0);
+    const unsigned char *data;
+    size_t n;
+    pk_status status = PK_OK;
+    while (status == PK_OK && pk_spool_reader_next(&r, &data, &n)) {
+        const uint8_t *at = data, *end = data + n;
+        uint64_t node, delta, us;
+        while (status == PK_OK && pk_varint_decode(&at, end, &node) == PK_VARINT_OK &&
+               pk_varint_decode(&at, end, &delta) == PK_VARINT_OK &&
+               pk_varint_decode(&at, end, &us) == PK_VARINT_OK) {
+            raw = pk_add_saturating(raw, pk_zigzag_decode(delta));
+            const v8_node_entry *e = entry_of(b, pk_zigzag_decode(node));
+            if (!e || e->state != 2)
+                continue; /* a node the profile does not list: left out of the rows too */
+            values[weight] = ns_of_us((int64_t)us);
+            if (count != PK_NONE)
+                values[count] = 1;
+            pk_status added = pk_timeline_append(b->p, thread, e->stack,
+                                                 ns_of_us(pk_add_saturating(origin, raw)), 0,
+                                                 values);
+            if (added == PK_ERR_NOMEM || added == PK_ERR_IO)
+                status = added; /* PK_ERR_USAGE: a time beyond the clock's range, left out */
+        }
+    }
+    if (status == PK_OK && (r.error || pk_spool_error(b->timed)))
+        status = PK_ERR_IO;
+    pk_spool_reader_free(&r);
+    if (status == PK_ERR_NOMEM)
+        return nomem(err);
+    if (status != PK_OK)
+        return pk_error_set(err, status, PK_NO_OFFSET,
+                            "the CPU profile's samples could not be read back for the timeline");
+    return PK_OK;
+}
+
 pk_status v8_builder_finish(v8_builder *b, uint32_t thread, uint32_t weight, uint32_t count,
                             uint64_t offset, pk_error *err)
 {
@@ -387,6 +468,9 @@ pk_status v8_builder_finish(v8_builder *b, uint32_t thread, uint32_t weight, uin
         if (status != PK_OK)
             return status;
     }
+    pk_status timed = add_timeline(b, thread, weight, count, err);
+    if (timed != PK_OK)
+        return timed;
     const char *thread_name = pk_str(b->p, pk_thread_at(b->p, thread)->name);
     if (unknown_samples)
         pk_warn(b->p, "%s: %" PRIu64 " sample%s of nodes the profile does not list left out",
@@ -395,7 +479,7 @@ pk_status v8_builder_finish(v8_builder *b, uint32_t thread, uint32_t weight, uin
         pk_warn(b->p, "%s: %" PRIu64 " node%s with a parent the profile does not list taken as "
                       "roots", thread_name, b->unknown_parents, b->unknown_parents == 1 ? "" : "s");
     if (b->backwards)
-        pk_warn(b->p, "%s: %" PRIu64 " sample%s earlier than the one before placed at its time",
+        pk_warn(b->p, "%s: %" PRIu64 " sample%s earlier than one before weighed from the latest time",
                 thread_name, b->backwards, b->backwards == 1 ? "" : "s");
     if (b->unpaired[V8_SAMPLES])
         pk_warn(b->p, "%s: %" PRIu64 " sample%s without a time delta counted with no time",

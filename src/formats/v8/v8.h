@@ -9,14 +9,18 @@
  * The profile is a tree of nodes (a call frame each, linked by `children` ids, `parent` ids, or,
  * in the legacy form, by nesting under `head`) and two parallel arrays: `samples` (the leaf node
  * of each sample) and `timeDeltas` (µs since the previous sample). Sample i lasts until sample
- * i + 1, as Chrome DevTools weighs it; the last sample lasts the mean interval.
+ * i + 1, as Chrome DevTools and speedscope weigh it, and the last sample weighs nothing (its
+ * count still counts). A delta that goes back (V8 writes some) is weighed as speedscope does:
+ * the time stays at the latest reached until the sum of deltas passes it again; the timeline
+ * gets the sums as they are and puts the samples in time order.
  *
  * Streaming: the arrays can hold millions of entries and come in any order relative to the
  * nodes, so nothing per sample is kept. The first of the two arrays to arrive is spooled
  * (core/pairs.h: out of memory beyond a few MiB) and paired with the second as it streams; each
  * weighted sample is added to its node's sums (time, count), a table as large as the distinct
- * nodes. The nodes' stacks are built at the end, once every node and link is known, and the
- * sums become the profile's rows, in the order their nodes were first sampled.
+ * nodes, and spooled (node, time, weight) for the thread's timeline. The nodes' stacks are built
+ * at the end, once every node and link is known, the sums become the profile's rows, in the
+ * order their nodes were first sampled, and the spooled samples the thread's timed samples.
  *
  *   v8_walk      the JSON: routes a profile object's members (at any depth of a document) to a
  *                sink
@@ -111,7 +115,14 @@ typedef struct v8_builder {
     double start, end;
     bool have_previous;
     int64_t previous_node;
-    int64_t now;           /* µs: the time of the latest sample (relative to the start) */
+    int64_t now;           /* µs: the time of the latest sample (relative to the start), never
+                            * going back */
+    int64_t raw_now;       /* µs: the sum of the deltas so far, as written */
+    int64_t previous_raw;  /* the previous sample's raw_now */
+    pk_spool *timed;       /* (node, raw time, weight) per weighed sample, for the timeline */
+    int64_t timed_last;    /* the raw time of the last record spooled: times are deltas */
+    bool have_first_timestamp;
+    int64_t first_timestamp; /* legacy absolute times: the first, the timeline's origin */
     int64_t first_time;
     uint64_t samples;
     uint64_t backwards;    /* samples whose time went back: placed at the previous time */
