@@ -316,7 +316,7 @@ static void test_folded_like_stackcollapse(void **state)
     static const char *const same[] = {"prog",         "prog-pid-cpu", "prog-no-offsets",
                                        "prog-srcline", "cxx",          "rust",
                                        "multi-event",  "inline",       "jit",
-                                       "names"};
+                                       "names",        "flush-left",   "two-events-ip-sym"};
     for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
         char input[64], expected[64];
         snprintf(input, sizeof input, "perf/%s.perf", same[i]);
@@ -386,6 +386,14 @@ static void test_last_sample_without_newline(void **state)
     pk_profile *p = read_ok(text, strlen(text));
     char *got = folded_of(p, PK_NONE);
     assert_string_equal(got, "prog;f 2\nprog;f;g 3\n");
+    free(got);
+    pk_profile_free(p);
+    /* With a line end but no empty line after it, the last sample is kept too (the script
+     * drops it: it counts a sample at its empty line). */
+    text = "prog 1 1.0: 2 cpu-clock:\n\t1 f (x)\n\nprog 1 1.1: 3 cpu-clock:\n\t2 g (x)\n";
+    p = read_ok(text, strlen(text));
+    got = folded_of(p, PK_NONE);
+    assert_string_equal(got, "prog;f 2\nprog;g 3\n");
     free(got);
     pk_profile_free(p);
     /* A sample without frames is the process alone. */
@@ -639,16 +647,81 @@ static void test_probe(void **state)
 
 /* ---- damage -------------------------------------------------------------------------------- */
 
-static void test_damage_names_the_line(void **state)
+/* Frame lines flush left (some perf versions, Java agents) are frames: found by content too. */
+static void test_flush_left_frames(void **state)
+{
+    (void)state;
+    const char *text = "java 7 1.0: 2 cpu-clock:\n7f01 Lcom/a/B;::run (/tmp/perf-7.map)\n"
+                       "7f02 start_thread+0x30 (/lib/libc.so.6)\n\n"
+                       "java 7 1.1: 3 cpu-clock:\n\t7f01 Lcom/a/B;::run (/tmp/perf-7.map)\n\n";
+    assert_true(pk_perf_script_probe((const uint8_t *)text, strlen(text)) >= PK_PROBE_LIKELY);
+    pk_profile *p = read_ok(text, strlen(text));
+    char *got = folded_of(p, PK_NONE);
+    assert_string_equal(got, "java;com/a/B:::run 3\njava;start_thread;com/a/B:::run 2\n");
+    free(got);
+    pk_profile_free(p);
+    /* The Java tidying is for a process named "java" exactly, as both collapsers test it. */
+    text = "javac 7 1.0: 2 cpu-clock:\n\t7f01 Lcom/a/B;::run (/tmp/perf-7.map)\n\n";
+    p = read_ok(text, strlen(text));
+    got = folded_of(p, PK_NONE);
+    assert_string_equal(got, "javac;Lcom/a/B:::run 2\n");
+    free(got);
+    pk_profile_free(p);
+}
+
+/* With `-F ...,ip,sym` and no call graphs the frame, without its DSO, follows the event on the
+ * header line; samples of two events keep theirs. */
+static void test_event_line_frames(void **state)
+{
+    (void)state;
+    const char *text = "fn 5/5 1.000001:  cpu-clock:      55fc11e54165 f(int)\n"
+                       "fn 5/5 1.000002: task-clock:      55fc11e54170 g\n"
+                       "fn 5/5 1.000003:  cpu-clock:      55fc11e54180 g\n";
+    assert_true(pk_perf_script_probe((const uint8_t *)text, strlen(text)) >= PK_PROBE_LIKELY);
+    pk_profile *p = read_ok(text, strlen(text));
+    char *got = folded_of(p, PK_NONE);
+    assert_string_equal(got, "fn;f 1\nfn;g 1\n");
+    free(got);
+    uint32_t task = pk_value_find(p, "task-clock");
+    assert_true(task != PK_NONE);
+    got = folded_of(p, task);
+    assert_string_equal(got, "fn;g 1\n");
+    free(got);
+    pk_profile_free(p);
+}
+
+/* A stray line (a frame perf could not format, a header without its fields) is read past with
+ * a warning naming it, as inferno reads past it; text where such lines outnumber the samples
+ * is refused, naming the line. */
+static void test_stray_lines(void **state)
 {
     (void)state;
     const char *text = "prog 1 1.0: 2 cpu-clock:\n\t1 f (x)\n\nprog 1 1.1: 3 cpu-clock:\n"
-                       "\t2 g (x)\nthis is not perf output\n\nprog 1 1.2: 4 cpu-clock:\n\t1 f (x)\n";
+                       "\t2 g (x)\nthis is not perf output\n\tTHIS_IS_A_WEIRD_LINE\n\t1 f (x)\n\n"
+                       "prog 1\n\t3 h (x)\n\nprog 1 1.2: 4 cpu-clock:\n\t1 f (x)\n";
+    pk_profile *p = read_ok(text, strlen(text));
+    char *got = folded_of(p, PK_NONE);
+    assert_string_equal(got, "prog;f 6\nprog;f;g 3\n");
+    free(got);
+    bool warned = false;
+    for (size_t i = 0; i < pk_warning_count(p); i++)
+        warned |= strstr(pk_warning_at(p, i), "3 lines") && strstr(pk_warning_at(p, i), "lines 6, 7, 10");
+    assert_true(warned);
+    pk_profile_free(p);
+}
+
+static void test_damage_names_the_line(void **state)
+{
+    (void)state;
+    /* One sample, then more stray lines than samples: not perf output. */
+    const char *text = "prog 1 1.0: 2 cpu-clock:\n\t1 f (x)\n\nnot perf 1\nnot perf 2\n"
+                       "not perf 3\nnot perf 4\nnot perf 5\nnot perf 6\nnot perf 7\nnot perf 8\n"
+                       "this is not perf output\n\nprog 1 1.2: 4 cpu-clock:\n\t1 f (x)\n";
     pk_profile *p = NULL;
     pk_error err;
     assert_int_equal(read_perf(text, strlen(text), false, NULL, 0, &p, &err), PK_ERR_INPUT);
     assert_null(p);
-    assert_non_null(strstr(err.message, "line 6 is not perf script output"));
+    assert_non_null(strstr(err.message, "line 12 is not perf script output"));
     assert_true(err.salvageable);
     assert_int_equal(err.offset, strstr(text, "this is") - text);
     /* Salvage keeps the complete samples before the line, with a warning naming it. */
@@ -658,7 +731,7 @@ static void test_damage_names_the_line(void **state)
     free(got);
     bool warned = false;
     for (size_t i = 0; i < pk_warning_count(p); i++)
-        warned |= strstr(pk_warning_at(p, i), "line 6") != NULL;
+        warned |= strstr(pk_warning_at(p, i), "line 12") != NULL;
     assert_true(warned);
     pk_profile_free(p);
 
@@ -731,6 +804,9 @@ int main(void)
         cmocka_unit_test(test_many_threads),
         cmocka_unit_test(test_same_on_one_or_two_threads),
         cmocka_unit_test(test_probe),
+        cmocka_unit_test(test_flush_left_frames),
+        cmocka_unit_test(test_event_line_frames),
+        cmocka_unit_test(test_stray_lines),
         cmocka_unit_test(test_damage_names_the_line),
         cmocka_unit_test(test_every_truncation),
         cmocka_unit_test(test_sample_times),

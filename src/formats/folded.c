@@ -976,7 +976,7 @@ static bool spell_threads(folded_writer *w)
  * tidy_java), for profiles whose reader asks for it (the property "folded names" is
  * "flamegraph"): ';' becomes ':'; everything from the first '(' that does not open
  * "(anonymous namespace)" is cut, unless the name looks like a Go method (".(" ... ")."); quotes
- * are removed; in a Java process (root frame "java...") a leading 'L' goes from a name with a
+ * are removed; in a Java process (root frame "java") a leading 'L' goes from a name with a
  * '/'. out has room for len bytes; returns the tidied length. */
 static size_t flamegraph_tidy(const char *s, size_t len, bool java, char *out)
 {
@@ -1107,7 +1107,9 @@ static size_t frames_names(folded_writer *w, uint32_t thread, const uint32_t *fr
     size_t kept = 0;
     if (w->with_threads)
         names[kept++] = thread;
-    bool java = w->tidy && depth > 0 && strncmp(pk_frame_name(p, frames[0]), "java", 4) == 0;
+    /* The collapsers' Java tidying is for a process named "java" exactly (their process name,
+     * so not under --pid or --tid). */
+    bool java = w->tidy && depth > 0 && strcmp(pk_frame_name(p, frames[0]), "java") == 0;
     uint32_t *frame_canon = java ? w->frame_canon_java : w->frame_canon;
     uint32_t *function_canon = java ? w->function_canon_java : w->function_canon;
     for (size_t i = 0; i < depth; i++) {

@@ -58,12 +58,22 @@ expect_file prog.firefox.json
 expect_contains "$(cat prog.firefox.json)" '"processName":"prog"' "Firefox process name"
 
 # ---- damage ----------------------------------------------------------------------------------
-{ head -n 20 "$DATA/prog.perf"; echo "garbage line"; tail -n 40 "$DATA/prog.perf"; } > damaged.perf
+{ head -n 20 "$DATA/prog.perf"; echo "garbage line"; tail -n 40 "$DATA/prog.perf"; } > stray.perf
+expect_status 0 "$PROFKIT" convert stray.perf --from perf --to folded
+expect_contains "$ERR" "1 line that is no sample header, frame or source line was skipped (line 21)" \
+    "a stray line is read past, named"
+{ head -n 20 "$DATA/prog.perf"; for i in 1 2 3 4 5 6 7 8 9 10; do echo "garbage line $i"; done
+  tail -n 40 "$DATA/prog.perf"; } > damaged.perf
 expect_status 1 "$PROFKIT" convert damaged.perf --from perf --to folded
-expect_contains "$ERR" "line 21 is not perf script output" "damage names the line"
+expect_contains "$ERR" "line 29 is not perf script output" "damage names the line"
 expect_contains "$ERR" "--salvage" "salvage suggested"
 expect_status 0 "$PROFKIT" convert damaged.perf --from perf --to folded --salvage
-expect_contains "$ERR" "line 21" "salvage warning names the line"
+expect_contains "$ERR" "line 29" "salvage warning names the line"
+# Shapes the collapsers' test inputs have: frames flush left, frames on event lines.
+for name in flush-left two-events-ip-sym; do
+    expect_status 0 "$PROFKIT" convert "$DATA/$name.perf" --to folded
+    expect_eq "$(printf '%s\n' "$OUT" | sorted)" "$(sorted "$DATA/$name.folded")" "$name found, folded"
+done
 head -c 1000 "$DATA/prog.perf" > cut.perf
 expect_status 1 "$PROFKIT" convert cut.perf --from perf --to folded
 expect_contains "$ERR" "is cut short" "cut file"

@@ -72,7 +72,7 @@ int pk_perf_script_probe(const uint8_t *bytes, size_t size)
         break;
     }
     perf_frame f;
-    bool callchain_less = h.rest_len > 0 && perf_parse_frame(h.rest, h.rest_len, &f) && f.dso;
+    bool callchain_less = perf_event_line_frame(&h, &f);
     if (!next_line(data, size, whole, &pos, &line, &len))
         return h.has_time ? PK_PROBE_WEAK + 20 : PK_PROBE_WEAK;
     if (callchain_less) {
@@ -84,6 +84,10 @@ int pk_perf_script_probe(const uint8_t *bytes, size_t size)
         return h.has_time ? PK_PROBE_LIKELY : PK_PROBE_WEAK + 20;
     if ((line[0] == ' ' || line[0] == '\t') && perf_parse_frame(line, len, &f) && f.dso)
         return PK_PROBE_LIKELY + 20;
+    /* A frame line flush left (some perf versions, Java agents): with a DSO, and no header. */
+    perf_header next;
+    if (perf_parse_frame(line, len, &f) && f.dso && !perf_parse_header(line, len, &next))
+        return PK_PROBE_LIKELY + 10;
     return PK_PROBE_NO;
 }
 

@@ -232,3 +232,9 @@ bool perf_parse_srcline(const char *s, size_t n, const char **file, size_t *file
     *number = (uint32_t)line;
     return true;
 }
+
+bool perf_event_line_frame(const perf_header *h, perf_frame *f)
+{
+    return h->rest_len > 0 && perf_parse_frame(h->rest, h->rest_len, f) &&
+           (f->dso || f->symbol_len > 0);
+}

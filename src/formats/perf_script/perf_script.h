@@ -59,6 +59,9 @@ bool perf_parse_header_after_ids(const char *line, size_t len, perf_header *h);
 /* Parses a frame line: blanks, a hexadecimal address, then the symbol and `(dso)`. False when
  * the line does not start that way. */
 bool perf_parse_frame(const char *line, size_t len, perf_frame *f);
+/* The frame a header line carries after its event without call graphs (`ADDRESS SYMBOL (DSO)`,
+ * or `ADDRESS SYMBOL` under `-F ...,ip,sym`): true with f parsed. */
+bool perf_event_line_frame(const perf_header *h, perf_frame *f);
 /* A `-F +srcline` line under a frame: `  FILE:LINE`. False when the line is not one. */
 bool perf_parse_srcline(const char *line, size_t len, const char **file, size_t *file_len,
                         uint32_t *number);

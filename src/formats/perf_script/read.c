@@ -279,9 +279,10 @@ static pk_status start_sample(perf_reader *r, const perf_header *h)
         if (md->product == 0 || md->product == PK_NONE)
             md->product = pk_thread_at(r->p, r->thread)->name;
     }
-    /* Without call graphs the frame follows the event on the same line. */
+    /* Without call graphs the frame follows the event on the same line (without its DSO under
+     * `-F ...,ip,sym`). */
     perf_frame f;
-    if (h->rest_len > 0 && perf_parse_frame(h->rest, h->rest_len, &f) && f.dso) {
+    if (perf_event_line_frame(h, &f)) {
         r->callchain_less = true;
         if (!perf_add_frame_line(r, h->rest, h->rest_len, &f))
             return PK_ERR_NOMEM;
@@ -320,6 +321,20 @@ static bool parse_header_cached(perf_reader *r, const char *text, size_t len, pe
     return true;
 }
 
+/* A frame line of the sample (text from its first byte, f parsed). */
+static pk_status take_frame_line(perf_reader *r, const char *text, size_t len, const perf_frame *f)
+{
+    if (f->dso)
+        r->frames_have_dso = true;
+    r->has_frame_lines = true;
+    if (r->sample_skipped)
+        return PK_OK;
+    size_t start = 0;
+    while (text[start] == ' ' || text[start] == '\t')
+        start++;
+    return perf_add_frame_line(r, text + start, len - start, f) ? PK_OK : PK_ERR_NOMEM;
+}
+
 /* Takes one line (without its end). Returns PK_OK, PK_ERR_NOMEM, or damage (PK_ERR_INPUT with
  * err set). */
 static pk_status take_line(perf_reader *r, const char *text, size_t len, line_place at,
@@ -347,40 +362,61 @@ static pk_status take_line(perf_reader *r, const char *text, size_t len, line_pl
      * without call graphs is a header even when its command is a hexadecimal word. */
     if (r->in_sample && indented && !r->callchain_less && perf_parse_frame(text, len, &f)) {
         bool cut = at.unterminated && r->frames_have_dso && !f.dso;
-        if (!cut) {
-            if (f.dso)
-                r->frames_have_dso = true;
-            r->has_frame_lines = true;
-            if (r->sample_skipped)
-                return PK_OK;
-            size_t start = 0;
-            while (text[start] == ' ' || text[start] == '\t')
-                start++;
-            return perf_add_frame_line(r, text + start, len - start, &f) ? PK_OK : PK_ERR_NOMEM;
-        }
+        if (!cut)
+            return take_frame_line(r, text, len, &f);
     } else if (parse_header_cached(r, text, len, &h) &&
                !(at.unterminated && r->headers_have_event && !h.event)) {
         if (!end_sample(r))
             return PK_ERR_NOMEM;
         return start_sample(r, &h);
+    } else if (r->in_sample && !indented && !r->callchain_less && perf_parse_frame(text, len, &f) &&
+               f.dso) {
+        /* Some perf versions and Java agents print frame lines flush left; with its DSO such a
+         * line is no header (those have a time or an event). */
+        return take_frame_line(r, text, len, &f);
     } else if (r->in_sample && indented && r->has_frame_lines && !at.unterminated) {
         /* Under a frame, `-F +srcline` prints its source line, `FILE:LINE`, or what perf
          * knows instead (`[kernel.kallsyms][ADDRESS]`, `??:0`), which names nothing. */
-        if (!r->sample_skipped && perf_parse_srcline(text, len, &file, &file_len, &number) &&
-            !perf_add_srcline(r, file, file_len, number))
-            return PK_ERR_NOMEM;
-        return PK_OK;
+        if (perf_parse_srcline(text, len, &file, &file_len, &number)) {
+            if (!r->sample_skipped && !perf_add_srcline(r, file, file_len, number))
+                return PK_ERR_NOMEM;
+            return PK_OK;
+        }
+        size_t first = 0;
+        while (text[first] == ' ' || text[first] == '\t')
+            first++;
+        if (text[first] == '[')
+            return PK_OK;
     }
-    /* The sample being read is incomplete: it is dropped. */
-    r->in_sample = false;
-    if (at.unterminated)
+    if (at.unterminated) {
+        /* The sample being read is incomplete: it is dropped. */
+        r->in_sample = false;
         return pk_damage(err, at.offset, "line %llu is cut short: the input ends inside it",
                          (unsigned long long)at.number);
-    return pk_damage(err, at.offset,
-                     "line %llu is not perf script output: expected a sample header "
-                     "('COMM PID/TID [CPU] TIME: PERIOD EVENT:'), a frame "
-                     "('ADDRESS SYMBOL (DSO)') or an empty line",
-                     (unsigned long long)at.number);
+    }
+    /* A stray line (a frame perf could not format, a header without its fields) is skipped
+     * with a warning, as inferno skips it: inside a sample the sample goes on; elsewhere the
+     * lines up to the next empty line are its record's, skipped too. Text where such lines
+     * outnumber the samples is not perf output. */
+    r->stray_lines++;
+    if (r->stray_listed < PERF_STRAY_LISTED)
+        r->stray_at[r->stray_listed++] = at.number;
+    if (r->stray_lines > PERF_STRAY_TOLERATED && r->stray_lines > r->samples) {
+        r->in_sample = false;
+        return pk_damage(err, at.offset,
+                         "line %llu is not perf script output: expected a sample header "
+                         "('COMM PID/TID [CPU] TIME: PERIOD EVENT:'), a frame "
+                         "('ADDRESS SYMBOL (DSO)') or an empty line (%llu such lines, more "
+                         "than the samples before them)",
+                         (unsigned long long)at.number, (unsigned long long)r->stray_lines);
+    }
+    if (!r->in_sample) {
+        r->in_sample = true;
+        r->sample_skipped = true;
+        r->callchain_less = false;
+        r->has_frame_lines = false;
+    }
+    return PK_OK;
 }
 
 /* ---- whole samples' frame lines ------------------------------------------------------------ */
@@ -516,6 +552,23 @@ static pk_status take_pieces(perf_reader *r, perf_splitter *splitter, pk_error *
     }
 }
 
+/* The warning about the stray lines read past, naming the first ones. */
+static void warn_stray_lines(perf_reader *r)
+{
+    char listed[128] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < r->stray_listed && n < sizeof listed; i++)
+        n += (size_t)snprintf(listed + n, sizeof listed - n, "%s%llu", i ? ", " : "",
+                              (unsigned long long)r->stray_at[i]);
+    bool one = r->stray_lines == 1;
+    pk_warn(r->p,
+            "%llu line%s that %s no sample header, frame or source line %s skipped (line%s %s%s), "
+            "as inferno skips them",
+            (unsigned long long)r->stray_lines, one ? "" : "s", one ? "is" : "are",
+            one ? "was" : "were", one ? "" : "s", listed,
+            r->stray_lines > r->stray_listed ? ", ..." : "");
+}
+
 /* ---- the reader ---------------------------------------------------------------------------- */
 
 pk_status pk_perf_script_read(pk_input *in, pk_profile *p, const pk_read_options *options,
@@ -578,6 +631,8 @@ pk_status pk_perf_script_read(pk_input *in, pk_profile *p, const pk_read_options
                               "cannot write the sample times to a temporary file");
     if (status == PK_ERR_NOMEM)
         status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    if (r.stray_lines > 0 && status == PK_OK)
+        warn_stray_lines(&r);
     perf_finish_metadata(&r);
     reader_free(&r);
     return status;

@@ -15,6 +15,11 @@
 #include "formats/perf_script/perf_script.h"
 
 /* Each event takes two of the model's PK_MAX_VALUES values. */
+/* Stray lines (read.c): how many are named in the warning, and how many are read past before
+ * text where they outnumber the samples is refused. */
+#define PERF_STRAY_LISTED 5
+#define PERF_STRAY_TOLERATED 8
+
 #define PERF_MAX_EVENTS (PK_MAX_VALUES / 2)
 
 typedef enum perf_root { ROOT_COMM, ROOT_PID, ROOT_TID, ROOT_NONE } perf_root;
@@ -123,6 +128,9 @@ typedef struct perf_reader {
     bool headers_have_event;
 
     uint64_t samples;
+    uint64_t stray_lines; /* skipped with a warning: neither header, frame nor source line */
+    uint64_t stray_at[PERF_STRAY_LISTED];
+    size_t stray_listed;
     bool timeline_io_failed; /* the spool of sample times could not be written (else a false
                               * from adding a sample is memory running out) */
     bool have_time;
