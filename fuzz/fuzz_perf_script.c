@@ -2,15 +2,54 @@
 /* libFuzzer harness for the perf script reader: any bytes, with and without salvage and with
  * the root and annotation options; the probe sees the first bytes; what is read is written back
  * as folded stacks (the FlameGraph tidying) and, for a quarter of the inputs (these writers are
- * slow enough to slow the search down), pprof and the Firefox Profiler's JSON. */
+ * slow enough to slow the search down), pprof and the Firefox Profiler's JSON.
+ *
+ * The reads run as on one processor (one_processor.h), where the splitter hands each piece
+ * over on this thread: a worker thread per read made this harness wait on the scheduler. An
+ * eighth of the inputs are also read with the splitter on its worker thread and batches (when
+ * the machine has two processors), which must give the same outcome, error and model. */
+#include "one_processor.h"
+
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "formats/formats.h"
+#include "profile_diff.h"
 #include "profkit/format.h"
 #include "write_back.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The splitter on its worker thread reads the bytes as it does on the calling thread. */
+static void expect_same_threaded(const uint8_t *data, size_t size, const pk_read_options *options,
+                                 pk_status status, const pk_error *err, const pk_profile *p)
+{
+    pk_profile *threaded = NULL;
+    pk_error threaded_err;
+    memset(&threaded_err, 0, sizeof threaded_err);
+    pk_status threaded_status =
+        pk_read_memory(data, size, &pk_format_perf_script, options, &threaded, &threaded_err);
+    const char *difference = NULL;
+    if (threaded_status != status || threaded_err.offset != err->offset ||
+        threaded_err.salvageable != err->salvageable ||
+        strcmp(threaded_err.message, err->message) != 0)
+        difference = "the outcome or the error differs";
+    else if (!threaded != !p)
+        difference = "one read made a profile, the other none";
+    else if (p)
+        difference = tb_profile_difference(p, threaded);
+    if (difference) {
+        fprintf(stderr, "perf script read on one thread: %d at %lld (%s); with the worker "
+                        "thread: %d at %lld (%s): %s\n",
+                (int)status, (long long)err->offset, err->message, (int)threaded_status,
+                (long long)threaded_err.offset, threaded_err.message, difference);
+        abort();
+    }
+    pk_profile_free(threaded);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -19,6 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {{"perf-tid", ""}, {"perf-all", ""}},
         {{"perf-no-root", ""}, {"perf-kernel", ""}},
     };
+    bool threaded_too = (size & 7) == 5;
     for (int mode = 0; mode < 2; mode++) {
         pk_read_options options = {0};
         options.salvage = mode == 1;
@@ -28,8 +68,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         pk_profile *p = NULL;
         pk_error err;
-        if (pk_read_memory(data, size, &pk_format_perf_script, &options, &p, &err) == PK_OK &&
-            p) {
+        memset(&err, 0, sizeof err);
+        one_processor_begin();
+        pk_status status = pk_read_memory(data, size, &pk_format_perf_script, &options, &p, &err);
+        one_processor_end();
+        if (threaded_too && mode == 1)
+            expect_same_threaded(data, size, &options, status, &err, p);
+        if (status == PK_OK && p) {
             write_back(p, &pk_format_folded);
             if (mode == 1 && size > 0 && (data[size - 1] & 3) == 0) {
                 write_back(p, &pk_format_pprof);
