@@ -8,6 +8,8 @@
 // so it compares line for line with folded stacks. "frames" lists the profile's frames as
 // speedscope made them (two frames are two boxes, whatever their names), in its order.
 // Usage: node speedscope_import.js SPEEDSCOPE_PACKAGE_DIR FILE [NAME_SEEN_BY_SPEEDSCOPE]
+// With SPEEDSCOPE_TIME_ORDER=1, each profile also lists "timeOrder": its time-order view as
+// speedscope walks it (forEachCall), ["O" or "C", frame name, value] per frame opened or closed.
 // With SPEEDSCOPE_IMPORT_ONLY=1 in the environment, "folded" and "frames" are left out: only the
 // import is done (what the benchmarks time). With SPEEDSCOPE_EXPORT=OUT, what speedscope
 // imported is also written to OUT by speedscope's own exporter (its "Export" button), a
@@ -90,6 +92,13 @@ function foldedLines(profile) {
   return [...sums].map(([stack, weight]) => `${stack} ${weight}`).sort();
 }
 
+function timeOrder(profile) {
+  const events = [];
+  profile.forEachCall((node, value) => events.push(['O', node.frame.name, value]),
+                      (node, value) => events.push(['C', node.frame.name, value]));
+  return events;
+}
+
 function frameList(profile) {
   const frames = [];
   profile.forEachFrame(f => frames.push({ name: f.name, file: f.file, line: f.line, col: f.col }));
@@ -113,6 +122,7 @@ function frameList(profile) {
       total: p.getTotalWeight(),
       folded: process.env.SPEEDSCOPE_IMPORT_ONLY === '1' ? undefined : foldedLines(p),
       frames: process.env.SPEEDSCOPE_IMPORT_ONLY === '1' ? undefined : frameList(p),
+      timeOrder: process.env.SPEEDSCOPE_TIME_ORDER === '1' ? timeOrder(p) : undefined,
     })),
   };
   process.stdout.write(JSON.stringify(result, null, 1) + '\n');

@@ -12,8 +12,8 @@ static int compare_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Marks stack and its prefixes as used by the thread; the caller sorts the list afterwards. */
-static void mark_stack(fx_writer *w, uint32_t stack)
+/* The caller sorts the list of marked stacks afterwards. */
+void fx_mark_stack(fx_writer *w, uint32_t stack)
 {
     while (stack != PK_NONE && w->stacks.stamp[stack] != w->gen) {
         w->stacks.stamp[stack] = w->gen;
@@ -39,7 +39,7 @@ static bool collect_rows(fx_writer *w, uint32_t thread)
             sorted = false;
         last_order = order;
         w->row_order[kept++] = row;
-        mark_stack(w, pk_sample_stack(p, row));
+        fx_mark_stack(w, pk_sample_stack(p, row));
     }
     w->row_count = kept;
     w->sample_count = 0;
@@ -68,7 +68,7 @@ static bool collect_allocations(fx_writer *w, uint32_t thread)
     fx_allocation a;
     fx_allocations_begin(w->allocations, thread, &it);
     while (fx_allocations_next(&it, &a)) {
-        mark_stack(w, a.stack);
+        fx_mark_stack(w, a.stack);
         w->allocation_count++;
     }
     return fx_allocations_end(&it);
@@ -129,15 +129,23 @@ static void collect_functions(fx_writer *w)
     }
 }
 
-bool fx_collect_thread(fx_writer *w, uint32_t thread)
+pk_status fx_collect_thread(fx_writer *w, uint32_t thread)
 {
     w->gen = thread + 1;
     w->stacks.count = w->frames.count = w->funcs.count = 0;
     w->resources.count = w->symbols.count = w->strings.count = 0;
-    if (!collect_rows(w, thread))
-        return false;
+    w->thread_is_timed = w->thread_timed[thread];
+    if (w->thread_is_timed) {
+        w->row_count = 0;
+        w->sample_count = 0;
+        pk_status status = fx_timed_collect(w, thread);
+        if (status != PK_OK)
+            return status;
+    } else if (!collect_rows(w, thread)) {
+        return PK_ERR_NOMEM;
+    }
     if (!collect_allocations(w, thread))
-        return false;
+        return PK_ERR_IO;
     /* Model order puts prefixes first; keeping it keeps the table topological. Each model
      * stack is as many rows of the table as its run has frames, the last one its own. */
     qsort(w->stacks.items, w->stacks.count, sizeof *w->stacks.items, compare_u32);
@@ -151,5 +159,5 @@ bool fx_collect_thread(fx_writer *w, uint32_t thread)
     w->stack_rows = rows;
     collect_frames(w);
     collect_functions(w);
-    return true;
+    return PK_OK;
 }

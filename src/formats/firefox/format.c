@@ -54,8 +54,12 @@ static pk_status fx_write(const pk_profile *p, pk_output *out, const pk_write_op
     pk_json_array_begin(j);
     size_t threads = pk_thread_count(p);
     for (uint32_t t = 0; t < threads && !pk_out_failed(out); t++) {
-        if (!fx_collect_thread(&w, t)) {
-            status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+        pk_status collected = fx_collect_thread(&w, t);
+        if (collected != PK_OK) {
+            status = pk_error_set(err, collected, PK_NO_OFFSET,
+                                  collected == PK_ERR_NOMEM ? "out of memory"
+                                                            : "cannot read back thread %u's samples",
+                                  (unsigned)t);
             break;
         }
         fx_write_thread(&w, t);

@@ -6,9 +6,11 @@
 #include "core/units.h"
 #include "formats/firefox/writer.h"
 
-/* One written sample's span. */
+/* One written sample's span: a placed sample's, else the timed samples' period. */
 static double interval_ms(const fx_writer *w)
 {
+    if (w->ordered_row_count == 0 && w->timed_thread_count > 0)
+        return (w->timed_interval_ns > 0 ? w->timed_interval_ns : 1e6) / 1e6;
     return (double)w->quantum * w->unit_ns / 1e6;
 }
 
@@ -87,7 +89,16 @@ static void write_extra(fx_writer *w)
     pk_json_member_string(j, "label", "Profile Information");
     pk_json_key(j, "entries");
     pk_json_array_begin(j);
-    if (md->times_approximate)
+    if (w->timed_thread_count > 0 && w->ordered_row_count == 0)
+        extra_entry(j, "Sample times",
+                    "measured: every sample at the time the input gives it, from the earliest "
+                    "one on");
+    else if (w->timed_thread_count > 0)
+        extra_entry(j, "Sample times",
+                    "measured for the threads whose input gives times; placed for the others: "
+                    "each of their stacks occupies time in proportion to its weight, in "
+                    "recording order, from the earliest measured sample on");
+    else if (md->times_approximate)
         extra_entry(j, "Sample times",
                     "placed: profiles sum samples per stack without times, so each stack "
                     "occupies time in proportion to its weight, in recording order, and memory "

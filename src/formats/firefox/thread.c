@@ -44,6 +44,11 @@ static void write_samples(fx_writer *w)
     pk_json_object_begin(j);
     pk_json_member_u64(j, "length", w->sample_count);
     pk_json_member_string(j, "weightType", weight_types[w->weight_kind]);
+    if (w->thread_is_timed) { /* in time order, at their own times (timed.c) */
+        fx_timed_write_columns(w);
+        pk_json_object_end(j);
+        return;
+    }
     /* Each row is one or more samples over its span (timeline.c). */
     fx_column_begin(j, "stack");
     for (size_t i = 0; i < rows; i++) {
@@ -123,6 +128,7 @@ void fx_write_empty_thread(fx_writer *w)
 {
     w->row_count = 0;
     w->sample_count = 0;
+    w->thread_is_timed = false;
     w->stacks.count = w->frames.count = w->funcs.count = 0;
     w->resources.count = w->symbols.count = w->strings.count = 0;
     /* No samples: the weight type of no value. */

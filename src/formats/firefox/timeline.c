@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* Where samples and memory events sit in time.
+/* Where samples and memory events sit in time, for threads without times.
  *
- * The model keeps no per-sample times: a row is the sum of all samples of one (thread, stack)
- * and remembers only where in the stream it first appeared. So the timeline is laid out: the
- * rows of all threads, in stream order, each occupy a span proportional to the magnitude of
- * their weight, one after another. A unit of weight lasts
+ * Threads whose input gave times are written from their timelines (timed.c). For the others,
+ * the model keeps the sum of all samples of one (thread, stack), a row, which remembers only
+ * where in the stream it first appeared. So their timeline is laid out: the rows of all such
+ * threads, in stream order, each occupy a span proportional to the magnitude of their weight,
+ * one after another, from time 0 (also the earliest timed sample's, when some threads are
+ * timed). A unit of weight lasts
  *   - the run's length divided by the total weight, when the run's start and end are known
  *     (.bsprof): the samples fill the whole run;
  *   - else its own time, when the value is a time (cpu nanoseconds);
- *   - else the sampling period (1 ms when unknown), when the value counts samples
+ *   - else the sampling period, when the value counts samples and the period is known
  *     (gperftools: 314 samples at 10 ms span 3.14 s);
- *   - else, for sizes, a sampling period for a row of average weight.
+ *   - else, for counts that are not a time (callgrind's instructions, a count of events) and
+ *     for sizes, what makes each written sample span 1 ms: the quantum of weight a sample
+ *     holds grows with the total, so the track spans at most FX_MAX_SAMPLES ms (100 s), and
+ *     a billion instructions never read as hours.
  * A row is written as several samples, one per quantum of weight (a sampling period's worth,
  * or one sample), so that the activity graph shows it over its whole span; the quantum grows when
  * the profile would otherwise need more than FX_MAX_SAMPLES samples. A memory event sits at
@@ -70,7 +75,7 @@ bool fx_timeline_place(fx_writer *w)
     double total = 0; /* in units of the value; a double never overflows */
     for (size_t row = 0; row < rows; row++) {
         int64_t weight = fx_row_weight(w, row);
-        if (weight == 0)
+        if (weight == 0 || w->thread_timed[pk_sample_thread(p, row)])
             continue;
         total += (double)magnitude(weight);
         ordered[count++] = (fx_ordered_row){pk_sample_order(p, row), (uint32_t)row};
@@ -85,11 +90,17 @@ bool fx_timeline_place(fx_writer *w)
     } else if (w->weight_kind == FX_WEIGHT_MS) {
         w->unit_ns = (double)w->weight_scale;
         quantum = fmax(1, floor(sample_ns / (double)w->weight_scale));
+    } else if (w->weight_kind == FX_WEIGHT_SAMPLES && period > 0) {
+        w->unit_ns = period;
     } else if (w->weight_kind == FX_WEIGHT_SAMPLES) {
-        w->unit_ns = sample_ns;
+        /* Not a time: each written sample spans 1 ms, however much it holds. */
+        quantum = fmax(1, ceil(total / FX_MAX_SAMPLES));
+        w->unit_ns = 1e6 / quantum;
     } else if (count > 0) {
         /* Sizes have no time of their own: a row of average weight spans one sample. */
         quantum = fmax(1, ceil(total / (double)count));
+        if (total / quantum > FX_MAX_SAMPLES)
+            quantum = ceil(total / FX_MAX_SAMPLES);
         w->unit_ns = sample_ns / quantum;
     } else {
         w->unit_ns = sample_ns;
@@ -107,6 +118,8 @@ bool fx_timeline_place(fx_writer *w)
     }
     w->ordered_row_count = count;
     w->timeline_ns = run > 0 ? run : at;
+    if ((double)w->timed_ns > w->timeline_ns)
+        w->timeline_ns = (double)w->timed_ns;
     free(ordered);
     return true;
 }

@@ -163,7 +163,7 @@ pk_status fx_writer_init(fx_writer *w, const pk_profile *p, pk_output *out,
     size_t threads = pk_thread_count(p), rows = pk_sample_count(p);
     size_t frames = pk_frame_count(p), functions = pk_function_count(p);
     w->thread_names = pk_thread_names_new(p);
-    bool ok = w->thread_names && fx_timeline_place(w) && classify(w) &&
+    bool ok = w->thread_names && fx_timed_prepare(w) && fx_timeline_place(w) && classify(w) &&
               find_processes(w, threads) && group_rows(w, threads) &&
               fx_remap_init(&w->stacks, pk_stack_count(p)) && fx_remap_init(&w->frames, frames) &&
               fx_remap_init(&w->funcs, functions) &&
@@ -192,6 +192,8 @@ void fx_writer_free(fx_writer *w)
     free(w->process_allocations);
     free(w->ordered_rows);
     free(w->row_start_ns);
+    free(w->thread_timed);
+    pk_spool_free(w->timed_samples);
     pk_spool_free(w->allocations);
     free(w->thread_process);
     fx_remap_free(&w->stacks);

@@ -6,7 +6,8 @@
  *                libraries, rows and memory events grouped by thread
  *   meta.c       the meta object (categories, profile information)
  *   libs.c       native frames and the libraries they are in
- *   timeline.c   where samples and memory events sit in time
+ *   timeline.c   where samples and memory events sit in time, for threads without times
+ *   timed.c      threads with measured times, written from their timelines
  *   allocations.c memory events spooled by the thread whose table lists them and by process;
  *                the processes' memory counters
  *   collect.c    what one thread reaches, numbered for its own tables
@@ -52,9 +53,16 @@ typedef struct fx_writer {
     double unit_ns;           /* the time one unit of the value occupies */
     int64_t quantum;          /* units of the value per written sample */
     double timeline_ns;       /* the profile's time range */
-    uint32_t *ordered_rows;   /* the rows written, all threads, in stream order */
+    uint32_t *ordered_rows;   /* the rows placed (threads without times), in stream order */
     size_t ordered_row_count;
     double *row_start_ns;     /* model row -> where its span begins */
+    /* measured times (timed.c) */
+    bool *thread_timed;       /* thread -> written from its timeline */
+    size_t timed_thread_count;
+    int64_t time_origin;      /* the earliest timed sample (ns on the profile's clock): time 0 */
+    int64_t timed_ns;         /* from time 0 to the end of the latest timed sample */
+    double timed_interval_ns; /* the densest timed thread's mean distance between samples */
+    struct pk_spool *timed_samples; /* the current timed thread's samples as written */
 
     /* whole profile */
     uint8_t *frame_category;  /* model frame -> pk_category */
@@ -83,7 +91,8 @@ typedef struct fx_writer {
     uint32_t *symbol_lib;     /* local native symbol -> lib index */
     uint32_t *row_order;      /* the thread's rows, by stream order */
     size_t row_count;         /* entries of row_order */
-    uint64_t sample_count;    /* samples the thread's rows are written as */
+    bool thread_is_timed;     /* the current thread is written from its timeline */
+    uint64_t sample_count;    /* samples the thread's rows (or timeline) are written as */
     size_t allocation_count;  /* the thread's memory events with a known size */
     size_t stack_rows;        /* rows of the thread's stack table: the frames of its stacks'
                                * runs */
@@ -99,6 +108,17 @@ int64_t fx_row_sample_weight(const fx_writer *w, size_t row, uint64_t i);
 int64_t fx_row_sample_time(const fx_writer *w, size_t row, uint64_t i);
 /* The time of the memory event at stream position order (ns). */
 int64_t fx_event_time(const fx_writer *w, uint64_t order);
+
+/* ---- timed.c ---- */
+
+/* Which threads are written from their timelines, the origin of times and the timed range;
+ * false when memory runs out. */
+bool fx_timed_prepare(fx_writer *w);
+/* One pass over the thread's timeline: marks the stacks it reaches, counts the samples written
+ * (sample_count) and spools them. PK_ERR_NOMEM or PK_ERR_IO on failure. */
+pk_status fx_timed_collect(fx_writer *w, uint32_t thread);
+/* The stack, time and weight columns of the collected thread. */
+void fx_timed_write_columns(fx_writer *w);
 
 /* ---- allocations.c ---- */
 
@@ -189,9 +209,11 @@ void fx_write_libs(fx_writer *w);
 /* ---- collect.c ---- */
 
 /* Starts thread `thread` (the generation of every remap) and collects what its samples and
- * memory events reach: rows in stream order, stacks, frames, functions, resources and native
- * symbols. False when memory runs out. */
-bool fx_collect_thread(fx_writer *w, uint32_t thread);
+ * memory events reach: rows in stream order (or its timeline), stacks, frames, functions,
+ * resources and native symbols. PK_ERR_NOMEM or PK_ERR_IO on failure. */
+pk_status fx_collect_thread(fx_writer *w, uint32_t thread);
+/* Marks stack and its prefixes as used by the current thread. */
+void fx_mark_stack(fx_writer *w, uint32_t stack);
 
 /* Local index of model stack `stack` in the current thread (the row of its innermost frame),
  * PK_NONE for none. */

@@ -3,7 +3,12 @@
  *
  * A speedscope frame is a function: (name, file, start line and column), so that the flame
  * graph and the sandwich view merge every line of a function into one box. A thread's samples
- * are its (thread, stack) rows of the model with a positive value, in row order.
+ * are, when its input gave times and the profile kept them (profkit/timeline.h), its timeline
+ * in time order (consecutive samples of one stack as one, as speedscope's time order shows
+ * them anyway), else its (thread, stack) rows of the model, in row order; either with a
+ * positive value. A thread whose timeline holds traced spans is an evented profile whose frames
+ * open and close at the spans' own times (nanoseconds from the profile's earliest timed sample),
+ * closed where a gap between spans begins.
  *
  * A sampled profile lists each sample's whole stack, root first: its size is the sum of the
  * stacks' depths, quadratic in the depth for a trace of deeply nested calls. An evented profile
@@ -26,6 +31,7 @@
 #include "core/units.h"
 #include "formats/speedscope/speedscope.h"
 #include "profkit/thread_names.h"
+#include "profkit/timeline.h"
 #include "profkit/version.h"
 
 typedef struct speedscope_writer {
@@ -46,6 +52,8 @@ typedef struct speedscope_writer {
     uint32_t *path;
     size_t path_cap;
     pk_thread_names *thread_names; /* the profiles' names: the threads' names as shown */
+    int64_t time_origin;         /* the earliest timed sample: time 0 of evented timelines */
+    pk_status failure;           /* why writing stopped, when not for memory */
 } speedscope_writer;
 
 static void writer_free(speedscope_writer *w)
@@ -204,6 +212,122 @@ static void write_frames(speedscope_writer *w)
     pk_json_object_end(j);
 }
 
+/* Whether the thread is written from its timeline. */
+static bool thread_timed(const speedscope_writer *w, uint32_t thread)
+{
+    if (!pk_timeline_kept(w->p))
+        return false;
+    pk_timeline_info info;
+    pk_timeline_info_get(w->p, thread, &info);
+    return info.measured && info.count > 0;
+}
+
+/* One sample of a pass over a thread: a row, or a run of a timeline's samples. */
+typedef struct pass_sample {
+    uint32_t stack;
+    int64_t weight; /* the value, in the model's unit */
+    int64_t time;   /* timed: ns on the profile's clock */
+    int64_t end;    /* timed: a span's end, an instant's time */
+    bool span;
+} pass_sample;
+
+/* A pass over a thread's samples with a positive weight (spans whatever their weight), in row
+ * order or, timed, in time order with consecutive instants of one stack merged. */
+typedef struct thread_pass {
+    speedscope_writer *w;
+    size_t next_row, last_row;
+    pk_timeline_cursor *cursor; /* NULL: rows */
+    pass_sample ahead;
+    bool have_ahead;
+} thread_pass;
+
+static bool pass_begin(speedscope_writer *w, uint32_t thread, thread_pass *pass)
+{
+    *pass = (thread_pass){.w = w,
+                          .next_row = w->thread_start[thread],
+                          .last_row = w->thread_start[thread + 1]};
+    if (!thread_timed(w, thread))
+        return true;
+    pk_status status = pk_timeline_open(w->p, thread, &pass->cursor);
+    if (status != PK_OK) {
+        w->failure = status;
+        return false;
+    }
+    return true;
+}
+
+/* The timeline's next sample worth writing. */
+static bool pass_fetch(thread_pass *pass, pass_sample *out)
+{
+    pk_timed_sample s;
+    while (pk_timeline_next(pass->cursor, &s)) {
+        int64_t weight = s.values ? s.values[pass->w->value] : 0;
+        if (s.duration <= 0 && weight <= 0)
+            continue;
+        *out = (pass_sample){s.stack, weight, s.time, pk_add_saturating(s.time, s.duration),
+                             s.duration > 0};
+        return true;
+    }
+    return false;
+}
+
+static bool pass_next(thread_pass *pass, pass_sample *out)
+{
+    if (!pass->cursor) {
+        while (pass->next_row < pass->last_row) {
+            size_t row = pass->w->rows_by_thread[pass->next_row++];
+            int64_t v = row_weight(pass->w, row);
+            if (v > 0) {
+                *out = (pass_sample){pk_sample_stack(pass->w->p, row), v, 0, 0, false};
+                return true;
+            }
+        }
+        return false;
+    }
+    if (!pass->have_ahead && !pass_fetch(pass, &pass->ahead))
+        return false;
+    *out = pass->ahead;
+    pass->have_ahead = false;
+    pass_sample next;
+    while (!out->span && pass_fetch(pass, &next)) {
+        if (next.span || next.stack != out->stack) {
+            pass->ahead = next;
+            pass->have_ahead = true;
+            break;
+        }
+        out->weight = pk_add_saturating(out->weight, next.weight);
+        out->end = next.end;
+    }
+    return true;
+}
+
+/* Ends a pass; false when the timeline could not be read back. */
+static bool pass_end(thread_pass *pass)
+{
+    if (!pass->cursor)
+        return true;
+    pk_status status = pk_timeline_close(pass->cursor);
+    pass->cursor = NULL;
+    if (status != PK_OK)
+        pass->w->failure = status;
+    return status == PK_OK;
+}
+
+/* Whether the thread's timeline holds spans. */
+static bool has_spans(speedscope_writer *w, uint32_t thread, bool *spans)
+{
+    *spans = false;
+    if (!thread_timed(w, thread))
+        return true;
+    thread_pass pass;
+    pass_sample s;
+    if (!pass_begin(w, thread, &pass))
+        return false;
+    while (!*spans && pass_next(&pass, &s))
+        *spans = s.span;
+    return pass_end(&pass);
+}
+
 /* Sum of the thread's positive weights, in speedscope's unit. */
 static int64_t thread_total(const speedscope_writer *w, uint32_t thread)
 {
@@ -237,21 +361,27 @@ static bool choose_evented(speedscope_writer *w, uint32_t thread, int64_t total,
     *evented = false;
     if (total == INT64_MAX)
         return true;
-    size_t first = w->thread_start[thread], last = w->thread_start[thread + 1];
     uint64_t frames = 0, fewest_events = 0;
     uint32_t depth_before = 0;
-    for (size_t i = first; i < last; i++) {
-        size_t row = w->rows_by_thread[i];
-        if (row_weight(w, row) <= 0)
-            continue;
-        uint32_t stack = pk_sample_stack(w->p, row);
-        if (stack == PK_NONE)
-            return true;
-        uint32_t depth = pk_stack_depth(w->p, stack);
+    thread_pass pass;
+    pass_sample sample;
+    if (!pass_begin(w, thread, &pass))
+        return false;
+    bool has_empty = false;
+    while (!has_empty && pass_next(&pass, &sample)) {
+        if (sample.stack == PK_NONE) {
+            has_empty = true;
+            break;
+        }
+        uint32_t depth = pk_stack_depth(w->p, sample.stack);
         frames += depth;
         fewest_events += depth > depth_before ? depth - depth_before : depth_before - depth;
         depth_before = depth;
     }
+    if (!pass_end(&pass))
+        return false;
+    if (has_empty)
+        return true;
     fewest_events += depth_before;
     if (fewest_events * EVENT_BYTES_PER_FRAME_INDEX >= frames)
         return true;
@@ -262,19 +392,27 @@ static bool choose_evented(speedscope_writer *w, uint32_t thread, int64_t total,
     }
     uint64_t events = 0;
     uint32_t open = PK_NONE;
-    for (size_t i = first; i < last; i++) {
-        size_t row = w->rows_by_thread[i];
-        if (row_weight(w, row) <= 0)
-            continue;
-        uint32_t stack = pk_sample_stack(w->p, row);
-        if (!pk_keyed_stacks_add(&w->stacks, stack))
-            return false;
+    if (!pass_begin(w, thread, &pass))
+        return false;
+    bool decided = false, ok = true;
+    while (pass_next(&pass, &sample)) {
+        uint32_t stack = sample.stack;
+        if (!pk_keyed_stacks_add(&w->stacks, stack)) {
+            ok = false;
+            break;
+        }
         uint32_t common = pk_keyed_stacks_common(&w->stacks, open, stack);
         events += pk_stack_depth(w->p, open) + pk_stack_depth(w->p, stack) - 2 * (uint64_t)common;
-        if (events * EVENT_BYTES_PER_FRAME_INDEX >= frames)
-            return true;
+        if (events * EVENT_BYTES_PER_FRAME_INDEX >= frames) {
+            decided = true;
+            break;
+        }
         open = stack;
     }
+    if (!pass_end(&pass) || !ok)
+        return false;
+    if (decided)
+        return true;
     events += pk_stack_depth(w->p, open);
     *evented = events * EVENT_BYTES_PER_FRAME_INDEX < frames;
     return true;
@@ -282,14 +420,14 @@ static bool choose_evented(speedscope_writer *w, uint32_t thread, int64_t total,
 
 /* Opens a profile of a type and writes its members up to its end value. */
 static void profile_begin(speedscope_writer *w, const char *type, const char *name,
-                          int64_t end_value)
+                          const char *unit, int64_t start_value, int64_t end_value)
 {
     pk_json *j = &w->json;
     pk_json_object_begin(j);
     pk_json_member_string(j, "type", type);
     pk_json_member_string(j, "name", name);
-    pk_json_member_string(j, "unit", w->unit);
-    pk_json_member_i64(j, "startValue", 0);
+    pk_json_member_string(j, "unit", unit);
+    pk_json_member_i64(j, "startValue", start_value);
     pk_json_member_i64(j, "endValue", end_value);
 }
 
@@ -328,7 +466,7 @@ static bool write_move(speedscope_writer *w, uint32_t from, uint32_t to, int64_t
     return true;
 }
 
-/* The thread's rows with a positive weight as events, at times running on by their weights. */
+/* The thread's samples as events, at times running on by their weights. */
 static bool write_events(speedscope_writer *w, uint32_t thread)
 {
     pk_json *j = &w->json;
@@ -337,55 +475,95 @@ static bool write_events(speedscope_writer *w, uint32_t thread)
     pk_json_array_begin(j);
     uint32_t open = PK_NONE;
     int64_t at = 0;
-    for (size_t i = w->thread_start[thread]; i < w->thread_start[thread + 1]; i++) {
-        size_t row = w->rows_by_thread[i];
-        int64_t v = row_weight(w, row);
-        if (v <= 0)
-            continue;
-        uint32_t stack = pk_sample_stack(w->p, row);
-        if (!write_move(w, open, stack, at))
-            return false;
-        open = stack;
-        at += written_weight(w, v); /* below the total, which did not saturate */
+    thread_pass pass;
+    pass_sample sample;
+    if (!pass_begin(w, thread, &pass))
+        return false;
+    bool ok = true;
+    while (ok && pass_next(&pass, &sample)) {
+        ok = write_move(w, open, sample.stack, at);
+        open = sample.stack;
+        at += written_weight(w, sample.weight); /* below the total, which did not saturate */
     }
-    if (!write_move(w, open, PK_NONE, at))
+    if (!pass_end(&pass) || !ok || !write_move(w, open, PK_NONE, at))
         return false;
     pk_json_array_end(j);
     return true;
 }
 
-/* The thread's rows with a positive weight as samples and their weights. */
+/* A timeline with spans as events at their own times, in nanoseconds from the profile's
+ * earliest timed sample: a span's frames open at its start and stay open until the next
+ * sample, or close at its end where a gap follows; an instant's until the next sample. */
+static bool write_timed_events(speedscope_writer *w, uint32_t thread, int64_t end_value)
+{
+    pk_json *j = &w->json;
+    pk_json_line_break(j);
+    pk_json_key(j, "events");
+    pk_json_array_begin(j);
+    uint32_t open = PK_NONE;
+    int64_t open_end = 0;
+    bool open_span = false;
+    thread_pass pass;
+    pass_sample sample;
+    if (!pass_begin(w, thread, &pass))
+        return false;
+    bool ok = true;
+    while (ok && pass_next(&pass, &sample)) {
+        int64_t at = pk_sub_saturating(sample.time, w->time_origin);
+        ok = pk_keyed_stacks_add(&w->stacks, sample.stack);
+        if (ok && open_span && open_end < at) { /* a gap: nothing open until this sample */
+            ok = write_move(w, open, PK_NONE, open_end);
+            open = PK_NONE;
+        }
+        ok = ok && write_move(w, open, sample.stack, at);
+        open = sample.stack;
+        open_span = sample.span;
+        open_end = pk_sub_saturating(sample.end, w->time_origin);
+    }
+    /* The last span closes at its end; an instant at the end of the thread's timeline. */
+    if (!pass_end(&pass) || !ok || !write_move(w, open, PK_NONE, open_span ? open_end : end_value))
+        return false;
+    pk_json_array_end(j);
+    return true;
+}
+
+/* The thread's samples and their weights. */
 static bool write_samples(speedscope_writer *w, uint32_t thread)
 {
     pk_json *j = &w->json;
-    size_t first = w->thread_start[thread], last = w->thread_start[thread + 1];
+    thread_pass pass;
+    pass_sample sample;
     pk_json_line_break(j);
     pk_json_key(j, "samples");
     pk_json_array_begin(j);
-    for (size_t i = first; i < last; i++) {
-        size_t row = w->rows_by_thread[i];
-        if (row_weight(w, row) <= 0)
-            continue;
-        uint32_t stack = pk_sample_stack(w->p, row);
-        size_t depth = pk_stack_depth(w->p, stack);
-        if (!PK_ARRAY_RESERVE(w->path, w->path_cap, depth + 1))
-            return false;
-        pk_stack_frames(w->p, stack, w->path, w->path_cap);
+    if (!pass_begin(w, thread, &pass))
+        return false;
+    bool ok = true;
+    while (ok && pass_next(&pass, &sample)) {
+        size_t depth = pk_stack_depth(w->p, sample.stack);
+        if (!PK_ARRAY_RESERVE(w->path, w->path_cap, depth + 1)) {
+            ok = false;
+            break;
+        }
+        pk_stack_frames(w->p, sample.stack, w->path, w->path_cap);
         pk_json_line_break(j);
         pk_json_array_begin(j);
         for (size_t d = 0; d < depth; d++)
             pk_json_u64(j, speedscope_frame(w, w->path[d]));
         pk_json_array_end(j);
     }
+    if (!pass_end(&pass) || !ok)
+        return false;
     pk_json_array_end(j);
     pk_json_line_break(j);
     pk_json_key(j, "weights");
     pk_json_array_begin(j);
-    for (size_t i = first; i < last; i++) {
-        int64_t v = row_weight(w, w->rows_by_thread[i]);
-        if (v > 0)
-            pk_json_i64(j, written_weight(w, v));
-    }
+    if (!pass_begin(w, thread, &pass))
+        return false;
+    while (pass_next(&pass, &sample))
+        pk_json_i64(j, written_weight(w, sample.weight));
+    if (!pass_end(&pass))
+        return false;
     pk_json_array_end(j);
     return true;
 }
@@ -395,10 +573,29 @@ static bool write_samples(speedscope_writer *w, uint32_t thread)
 static bool write_thread(speedscope_writer *w, uint32_t thread, int64_t total)
 {
     const char *name = pk_thread_display_name(w->thread_names, thread);
+    bool spans;
+    if (!has_spans(w, thread, &spans))
+        return false;
+    if (spans) {
+        pk_timeline_info info;
+        pk_timeline_info_get(w->p, thread, &info);
+        if (!w->stacks_made) {
+            w->stacks_made = true;
+            if (!pk_keyed_stacks_init(&w->stacks, w->p, frame_key, w))
+                return false;
+        }
+        int64_t end_value = pk_sub_saturating(info.last, w->time_origin);
+        profile_begin(w, "evented", name, "nanoseconds",
+                      pk_sub_saturating(info.first, w->time_origin), end_value);
+        if (!write_timed_events(w, thread, end_value))
+            return false;
+        pk_json_object_end(&w->json);
+        return true;
+    }
     bool evented;
     if (!choose_evented(w, thread, total, &evented))
         return false;
-    profile_begin(w, evented ? "evented" : "sampled", name, total);
+    profile_begin(w, evented ? "evented" : "sampled", name, w->unit, 0, total);
     if (!(evented ? write_events(w, thread) : write_samples(w, thread)))
         return false;
     pk_json_object_end(&w->json);
@@ -466,6 +663,9 @@ pk_status speedscope_write(const pk_profile *p, pk_output *out,
             goto nomem;
 
     choose_unit(&w);
+    int64_t last_time;
+    if (!pk_timeline_bounds(p, &w.time_origin, &last_time))
+        w.time_origin = 0;
 
     pk_json *j = &w.json;
     pk_json_init(j, out);
@@ -492,7 +692,7 @@ pk_status speedscope_write(const pk_profile *p, pk_output *out,
     }
     if (threads == 0) {
         /* speedscope names the file after its first profile, so there is always one. */
-        profile_begin(&w, "sampled", "empty", 0);
+        profile_begin(&w, "sampled", "empty", w.unit, 0, 0);
         pk_json_key(j, "samples");
         pk_json_array_begin(j);
         pk_json_array_end(j);
@@ -520,5 +720,7 @@ pk_status speedscope_write(const pk_profile *p, pk_output *out,
     return PK_OK;
 nomem:
     writer_free(&w);
+    if (w.failure != PK_OK && w.failure != PK_ERR_NOMEM)
+        return pk_error_set(err, w.failure, PK_NO_OFFSET, "cannot read back a thread's timeline");
     return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
 }
