@@ -46,6 +46,37 @@ static int64_t id_of(const pk_json_scalar *v)
     return end == text || n < 0 ? -1 : (int64_t)n;
 }
 
+/* Milliseconds (a time) as nanoseconds, exactly from the decimal text when it has at most six
+ * decimals; FXR_NULL for what is not a number or lies beyond the clock. */
+static int64_t ms_to_ns(const pk_json_scalar *v)
+{
+    int64_t ns;
+    if (pk_json_scalar_decimal(v, 6, &ns))
+        return ns == FXR_NULL ? FXR_NULL : ns;
+    double ms;
+    if (v->kind != PK_JSON_DOUBLE || !pk_json_scalar_double(v, &ms) || !(ms > -9e12 && ms < 9e12))
+        return FXR_NULL;
+    return (int64_t)llround(ms * 1e6);
+}
+
+/* ---- clocks ------------------------------------------------------------------------------------ */
+
+static bool push_clock_scope(fx_reader *r, uint32_t level)
+{
+    if (r->clock_count >= UINT32_MAX ||
+        !PK_ARRAY_RESERVE(r->clock_start, r->clock_cap, r->clock_count + 1) ||
+        !PK_ARRAY_RESERVE(r->scopes, r->scope_cap, r->scope_count + 1))
+        return false;
+    r->clock_start[r->clock_count] = FXR_NULL;
+    r->scopes[r->scope_count++] = (fxr_clock_scope){level, r->nesting, (uint32_t)r->clock_count++};
+    return true;
+}
+
+static const fxr_clock_scope *clock_scope(const fx_reader *r)
+{
+    return &r->scopes[r->scope_count - 1];
+}
+
 static fxr_set *new_set(fx_reader *r, uint32_t *index)
 {
     if (r->set_count >= UINT32_MAX || !PK_ARRAY_RESERVE(r->sets, r->set_cap, r->set_count + 1))
@@ -69,9 +100,9 @@ static fxr_set *current_set(fx_reader *r)
 /* Whether the object at depth d is a thread: an element of `threads` at the top, in a Gecko
  * `processes` sub-profile (at any depth), or in the Gecko profile of a DevTools export's
  * `profile`. */
-static bool is_thread(const pk_json_parser *jp, uint32_t d)
+static bool is_profile_element(const pk_json_parser *jp, uint32_t d, const char *key)
 {
-    if (d < 2 || !pk_json_parser_key_is(jp, d - 2, "threads") || !pk_json_parser_in_array(jp, d - 1))
+    if (d < 2 || !pk_json_parser_key_is(jp, d - 2, key) || !pk_json_parser_in_array(jp, d - 1))
         return false;
     uint32_t l = 0;
     if (d - 2 > 0 && pk_json_parser_key_is(jp, 0, "profile"))
@@ -80,6 +111,17 @@ static bool is_thread(const pk_json_parser *jp, uint32_t d)
            pk_json_parser_in_array(jp, l + 1))
         l += 2;
     return l == d - 2;
+}
+
+static bool is_thread(const pk_json_parser *jp, uint32_t d)
+{
+    return is_profile_element(jp, d, "threads");
+}
+
+/* A Gecko sub-profile: an element of `processes`, with a meta and threads of its own. */
+static bool is_process(const pk_json_parser *jp, uint32_t d)
+{
+    return is_profile_element(jp, d, "processes");
 }
 
 /* The same for a `libs` element: its object's depth. Returns the set its libraries go to. */
@@ -198,6 +240,7 @@ static void schema_entry(fx_reader *r, pk_json_parser *jp, int table, const pk_j
         int col;
     } known[] = {
         {GECKO_SAMPLES, "stack", FXR_SAMPLE_STACK}, {GECKO_SAMPLES, "weight", FXR_SAMPLE_WEIGHT},
+        {GECKO_SAMPLES, "time", FXR_SAMPLE_TIME},
         {GECKO_STACKS, "prefix", FXR_STACK_PREFIX}, {GECKO_STACKS, "frame", FXR_STACK_FRAME},
         {GECKO_FRAMES, "location", FXR_FRAME_LOCATION}, {GECKO_FRAMES, "line", FXR_FRAME_LINE},
         {GECKO_FRAMES, "relevantForJS", FXR_FRAME_RELEVANT_FOR_JS},
@@ -232,6 +275,16 @@ static int64_t row_value(const fx_reader *r, int table, int col)
     return FXR_NULL;
 }
 
+/* Cell c of a Gecko row of table; a sample's time is kept to the nanosecond. */
+static void row_cell(fx_reader *r, int table, uint64_t c, const pk_json_scalar *v)
+{
+    if (c >= FXR_GECKO_MAX_COLUMNS)
+        return;
+    r->row[c] = cell(v);
+    if (table == GECKO_SAMPLES && r->schema[GECKO_SAMPLES][c] == FXR_SAMPLE_TIME)
+        r->row_time = ms_to_ns(v);
+}
+
 static bool gecko_row_end(fx_reader *r, pk_json_parser *jp, int table)
 {
     fxr_set *s = current_set(r);
@@ -244,8 +297,10 @@ static bool gecko_row_end(fx_reader *r, pk_json_parser *jp, int table)
             r->bad_indexes++;
             return true;
         }
-        ok = fxr_add_sample(r, (uint32_t)(r->thread_count - 1), stack == FXR_NULL ? 0 : stack + 1,
-                            pk_pair_int(weight == FXR_NULL ? 1 : weight));
+        uint32_t thread = (uint32_t)(r->thread_count - 1);
+        ok = fxr_add_sample(r, thread, stack == FXR_NULL ? 0 : stack + 1,
+                            pk_pair_int(weight == FXR_NULL ? 1 : weight)) &&
+             (r->row_time == FXR_NULL || fxr_add_time(r, thread, r->row_time));
     } else if (table == GECKO_STACKS) {
         s->has_stacks = true;
         ok = fxr_append(&s->col[FXR_STACK_PREFIX], row_value(r, table, FXR_STACK_PREFIX)) &&
@@ -285,6 +340,14 @@ static bool sample_value(fx_reader *r, pk_json_parser *jp, const pk_json_scalar 
             stack++;
         }
         return offer(r, jp, 0, pk_pair_int(stack));
+    }
+    if (r->sample_column >= 2) { /* time, or timeDeltas */
+        int64_t ns = ms_to_ns(v);
+        if (ns == FXR_NULL) /* a time that is not one: the thread's times no longer count */
+            return true;
+        if (r->sample_column == 3)
+            ns = t->delta_sum = pk_add_saturating(t->delta_sum, ns);
+        return fxr_add_time(r, (uint32_t)(r->thread_count - 1), ns) ? true : nomem(jp);
     }
     if (r->sample_column == 1) {
         if (!t->weight_column) {
@@ -334,14 +397,11 @@ static bool thread_scalar(fx_reader *r, pk_json_parser *jp, const pk_json_scalar
 {
     uint32_t b = r->thread_level, d = pk_json_parser_depth(jp);
     if (r->row_table >= 0) { /* in a Gecko row */
-        if (d == b + 4) {
-            uint64_t c = pk_json_parser_index(jp, b + 3);
-            if (c < FXR_GECKO_MAX_COLUMNS)
-                r->row[c] = cell(v);
-        }
+        if (d == b + 4)
+            row_cell(r, r->row_table, pk_json_parser_index(jp, b + 3), v);
         return true;
     }
-    if (r->sample_column >= 0) /* in samples.stack or samples.weight */
+    if (r->sample_column >= 0) /* in samples.stack, weight, time or timeDeltas */
         return d == b + 3 ? sample_value(r, jp, v) : true;
     fxr_thread *t = current_thread(r);
     if (d == b + 1) {
@@ -369,9 +429,7 @@ static bool thread_scalar(fx_reader *r, pk_json_parser *jp, const pk_json_scalar
     }
     if (table >= 0 && d == b + 4 && pk_json_parser_key_is(jp, b + 1, "data") &&
         pk_json_parser_in_array(jp, b + 3)) {
-        uint64_t c = pk_json_parser_index(jp, b + 3);
-        if (c < FXR_GECKO_MAX_COLUMNS)
-            r->row[c] = cell(v);
+        row_cell(r, table, pk_json_parser_index(jp, b + 3), v);
         return true;
     }
     if (table == GECKO_SAMPLES) {
@@ -498,8 +556,16 @@ static bool string_document(fx_reader *r, pk_json_parser *jp, const pk_json_scal
         r->libs_in_string = false;
         return ok;
     }
-    return read_string_document(r, jp, v, &(pk_json_handler){on_scalar, on_begin, on_end},
-                                "a child process's profile");
+    /* A child process's profile: its own meta, its own clock. */
+    r->nesting++;
+    bool pushed = push_clock_scope(r, 0);
+    r->nesting--;
+    if (!pushed)
+        return nomem(jp);
+    bool ok = read_string_document(r, jp, v, &(pk_json_handler){on_scalar, on_begin, on_end},
+                                   "a child process's profile");
+    r->scope_count--;
+    return ok;
 }
 
 /* ---- the DevTools export ------------------------------------------------------------------------ */
@@ -576,6 +642,16 @@ static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
         return string_document(r, jp, v, d);
     if (devtools_entry(r, jp))
         return true;
+    if (d >= 2 && pk_json_parser_key_is(jp, d - 1, "startTime") &&
+        pk_json_parser_key_is(jp, d - 2, "meta")) {
+        /* The clock of the (sub)profile this meta is of. */
+        const fxr_clock_scope *scope = clock_scope(r);
+        bool own = scope->nesting == r->nesting &&
+                   (scope->level == d - 2 ||
+                    (r->scope_count == 1 && d - 2 == 1 && pk_json_parser_key_is(jp, 0, "profile")));
+        if (own)
+            r->clock_start[scope->clock] = ms_to_ns(v);
+    }
     if (is_meta_member(r, jp, d)) {
         double t;
         uint32_t k = d - 1;
@@ -604,7 +680,8 @@ static bool begin_thread(fx_reader *r, pk_json_parser *jp, uint32_t d)
         !PK_ARRAY_RESERVE(r->threads, r->thread_cap, r->thread_count + 1))
         return nomem(jp);
     r->threads[r->thread_count++] =
-        (fxr_thread){.pid = -1, .tid = -1, .set = set, .weight = FXR_WEIGHT_SAMPLES};
+        (fxr_thread){.pid = -1, .tid = -1, .set = set, .weight = FXR_WEIGHT_SAMPLES,
+                     .clock = clock_scope(r)->clock};
     r->in_thread = true;
     r->thread_level = d;
     r->row_table = r->sample_column = -1;
@@ -642,20 +719,27 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
                    gecko_table(jp, b) >= 0) {
             for (int c = 0; c < FXR_GECKO_MAX_COLUMNS; c++)
                 r->row[c] = FXR_NULL;
+            r->row_time = FXR_NULL;
             r->row_table = (int8_t)gecko_table(jp, b);
         } else if (d == b + 2 && is_array && pk_json_parser_key_is(jp, b, "samples")) {
             if (pk_json_parser_key_is(jp, b + 1, "stack"))
                 r->sample_column = 0;
             else if (pk_json_parser_key_is(jp, b + 1, "weight"))
                 r->sample_column = 1;
+            else if (pk_json_parser_key_is(jp, b + 1, "time"))
+                r->sample_column = 2;
+            else if (pk_json_parser_key_is(jp, b + 1, "timeDeltas"))
+                r->sample_column = 3;
             else if (!pk_json_parser_key_is(jp, b + 1, "data") &&
                      !pk_json_parser_key_is(jp, b + 1, "schema"))
-                pk_json_parser_skip(jp); /* times, CPU deltas...: nothing in them is kept */
+                pk_json_parser_skip(jp); /* CPU deltas, ...: nothing in them is kept */
         }
         return true;
     }
     if (!is_array && is_thread(jp, d))
         return begin_thread(r, jp, d);
+    if (!is_array && is_process(jp, d) && !push_clock_scope(r, d))
+        return nomem(jp);
     /* An entry of the DevTools timeline: nothing in it is read (the allocation log's columns
      * are walked to count its timestamps). */
     if (devtools_entry(r, jp) && !(d == 2 && pk_json_parser_key_is(jp, 0, "allocations")))
@@ -669,8 +753,12 @@ static bool on_end(void *ctx, pk_json_parser *jp, bool is_array)
     uint32_t d = pk_json_parser_depth(jp);
     if (r->in_lib)
         return d == r->lib_level && !is_array ? lib_end(r, jp) : true;
-    if (!r->in_thread)
+    if (!r->in_thread) {
+        const fxr_clock_scope *scope = clock_scope(r);
+        if (!is_array && r->scope_count > 1 && scope->level == d && scope->nesting == r->nesting)
+            r->scope_count--; /* a sub-profile ends */
         return true;
+    }
     uint32_t b = r->thread_level;
     if (r->row_table >= 0) {
         if (d != b + 3)
@@ -701,11 +789,12 @@ pk_status fx_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
     memset(&r, 0, sizeof r);
     r.p = p;
     r.row_table = r.sample_column = -1;
+    r.row_time = FXR_NULL;
     pk_pairs_init(&r.pairs);
     pk_sums_init(&r.sums);
     pk_status status = PK_OK;
     uint32_t shared;
-    if (!new_set(&r, &shared)) {
+    if (!new_set(&r, &shared) || !push_clock_scope(&r, 0)) {
         fxr_free(&r);
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     }
