@@ -755,8 +755,9 @@ static bool on_end(void *ctx, pk_json_parser *jp, bool is_array)
         return d == r->lib_level && !is_array ? lib_end(r, jp) : true;
     if (!r->in_thread) {
         const fxr_clock_scope *scope = clock_scope(r);
-        if (!is_array && r->scope_count > 1 && scope->level == d && scope->nesting == r->nesting)
-            r->scope_count--; /* a sub-profile ends */
+        if (!is_array && r->scope_count > 1 && scope->level == d &&
+            scope->nesting == r->nesting && is_process(jp, d))
+            r->scope_count--; /* a sub-profile of `processes` ends */
         return true;
     }
     uint32_t b = r->thread_level;
