@@ -18,6 +18,8 @@
 #include "profkit/format.h"
 #include "profkit/profile.h"
 #include "reading.h"
+#include "timeline_text.h"
+
 
 static const pk_format *firefox(void)
 {
@@ -402,6 +404,113 @@ static uint32_t frame_of(pk_profile *p, uint32_t function, uint32_t line)
 
 /* What profkit writes reads back with the same stacks, values and threads, for each kind of
  * weight. */
+/* Written by profkit's Firefox writer and read back: the same order and times. */
+static pk_profile *firefox_round_trip(const pk_profile *p)
+{
+    pk_write_options options = {0};
+    options.value = PK_NONE;
+    char *out = NULL;
+    size_t size = 0;
+    pk_error err;
+    assert_int_equal(pk_write_memory(p, firefox(), &options, &out, &size, &err), PK_OK);
+    pk_status status;
+    pk_profile *back = read_bytes(out, size, false, &status, &err);
+    assert_non_null(back);
+    free(out);
+    return back;
+}
+
+/* Order and times relative to the earliest sample, thread by thread. */
+static void expect_same_timelines(const pk_profile *a, const pk_profile *b, uint32_t value)
+{
+    int64_t first, last, b_first, b_last;
+    assert_true(pk_timeline_bounds(a, &first, &last));
+    assert_true(pk_timeline_bounds(b, &b_first, &b_last));
+    if (last - first != b_last - b_first)
+        fail_msg("spans %lld and %lld", (long long)(last - first), (long long)(b_last - b_first));
+    assert_int_equal(pk_thread_count(a), pk_thread_count(b));
+    for (uint32_t t = 0; t < pk_thread_count(a); t++) {
+        char *want = tb_timeline_text(a, t, value, first);
+        tb_expect_timeline(b, t, value, b_first, want);
+        free(want);
+    }
+}
+
+/* The writer writes a run of instants of one stack as one sample weighing the run: a file it
+ * wrote reads back to the same timelines. */
+static void expect_round_trip(const pk_profile *p, uint32_t value)
+{
+    pk_profile *once = firefox_round_trip(p);
+    pk_profile *twice = firefox_round_trip(once);
+    expect_same_timelines(once, twice, value);
+    pk_profile_free(twice);
+    pk_profile_free(once);
+}
+
+/* Sample times: processed `time` (fractions of a millisecond to the nanosecond) and Gecko rows'
+ * `time`, a child process's on its own meta.startTime, every sample in order; read back from
+ * what profkit writes, the same. */
+static void test_sample_times(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("firefox-profiler-fixture-unsymbolicated.v49.json");
+    assert_false(pk_metadata_get(p)->times_approximate);
+    pk_timeline_info info;
+    pk_timeline_info_get(p, 0, &info);
+    assert_true(info.measured);
+    assert_int_equal(info.count, 11);
+    /* 1726433496120.807275 ms: the nanoseconds of the decimals, not whole milliseconds */
+    assert_true(info.first == 1726433496120807275LL);
+    assert_true(info.last == 1726433496180066400LL);
+    expect_round_trip(p, 0);
+    pk_profile_free(p);
+
+    p = read_fixture("gecko-handmade.v27.json");
+    int64_t start = 1700000000000LL * 1000000;
+    tb_expect_timeline(p, 0, 0, start,
+                       "render@1000000=1 layout@2000000=1 render@3000000=1 -@4000000=1 "
+                       "0x2345@5000000=1");
+    /* the child process started 500 ms later: its times are on the parent's clock */
+    tb_expect_timeline(p, 1, 0, start, "onLoad@501000000=1 onLoad@502000000=1 (root)@503000000=1");
+    expect_round_trip(p, 0);
+    pk_profile_free(p);
+
+    p = read_fixture("gecko-handmade.v4.json");
+    pk_timeline_info_get(p, 1, &info);
+    assert_true(info.measured && info.count == 3);
+    assert_true(info.first == 1460000000501000000LL); /* the child in a string: its own clock */
+    pk_profile_free(p);
+
+    /* timeDeltas, and tracing-ms samples as spans (the empty one ends the last). */
+    p = read_ok("{\"meta\":{\"version\":24,\"preprocessedProfileVersion\":55,\"startTime\":1000.5},"
+                "\"threads\":[{\"name\":\"a\",\"stringArray\":[\"f\"],"
+                "\"funcTable\":{\"name\":[0],\"length\":1},"
+                "\"frameTable\":{\"func\":[0],\"length\":1},"
+                "\"stackTable\":{\"frame\":[0],\"prefix\":[null],\"length\":1},"
+                "\"samples\":{\"stack\":[0,0,null],\"timeDeltas\":[1.25,0.5,2],\"length\":3}},"
+                "{\"name\":\"b\",\"stringArray\":[\"g\"],"
+                "\"funcTable\":{\"name\":[0],\"length\":1},"
+                "\"frameTable\":{\"func\":[0],\"length\":1},"
+                "\"stackTable\":{\"frame\":[0],\"prefix\":[null],\"length\":1},"
+                "\"samples\":{\"weightType\":\"tracing-ms\",\"stack\":[0,null,0,null],"
+                "\"time\":[0,2.5,3,4],\"weight\":[2.5,0,1,0],\"length\":4}}]}");
+    tb_expect_timeline(p, 0, 0, 1000500000, "f@1250000=1 f@1750000=1 -@3750000=1");
+    tb_expect_timeline(p, 1, 1, 1000500000, "g@0+2500000=2500000 g@3000000+1000000=1000000");
+    pk_profile_free(p);
+    /* Spans alone are written as they are. */
+    p = read_ok("{\"meta\":{\"version\":24,\"preprocessedProfileVersion\":55,\"startTime\":0},"
+                "\"threads\":[{\"name\":\"b\",\"stringArray\":[\"g\"],"
+                "\"funcTable\":{\"name\":[0],\"length\":1},"
+                "\"frameTable\":{\"func\":[0],\"length\":1},"
+                "\"stackTable\":{\"frame\":[0],\"prefix\":[null],\"length\":1},"
+                "\"samples\":{\"weightType\":\"tracing-ms\",\"stack\":[0,null,0,null],"
+                "\"time\":[0,2.5,3,4],\"weight\":[2.5,0,1,0],\"length\":4}}]}");
+    pk_profile *back = firefox_round_trip(p);
+    tb_expect_timeline(back, 0, 0, 0, "g@0+2500000=2500000 g@3000000+1000000=1000000");
+    pk_profile_free(back);
+    pk_profile_free(p);
+}
+
 static void test_write_read(void **state)
 {
     (void)state;
@@ -633,6 +742,7 @@ int main(void)
         cmocka_unit_test(test_write_read),    cmocka_unit_test(test_script_functions),
         cmocka_unit_test(test_key_orders),     cmocka_unit_test(test_library_without_address),
         cmocka_unit_test(test_exact_milliseconds),
+        cmocka_unit_test(test_sample_times),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_probe),
     };

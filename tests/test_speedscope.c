@@ -27,6 +27,7 @@
 #include "profkit/profile.h"
 #include "profkit/version.h"
 #include "reading.h"
+#include "timeline_text.h"
 
 static char *write_speedscope(const pk_profile *p, uint32_t value, const char *title)
 {
@@ -918,6 +919,64 @@ static void test_read_cut(void **state)
     free(data);
 }
 
+/* Times as speedscope lays them out: an evented profile's innermost stacks as spans between
+ * events, a sampled one's samples at startValue plus the weights before them (fractions of a
+ * millisecond to the nanosecond); profiles in counts or bytes untimed. What profkit writes
+ * reads back with the same order and times. */
+static void test_read_times(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("evented-synthetic.speedscope.json");
+    assert_false(pk_metadata_get(p)->times_approximate);
+    tb_expect_timeline(p, 0, 0, 0,
+                       "main@0+1000000=1000000 parse@1000000+3000000=3000000 "
+                       "main@4000000+1000000=1000000 eval@5000000+4000000=4000000 "
+                       "main@9000000+1000000=1000000");
+    /* Written (evented, nanoseconds) and read back: the same spans. */
+    char *text = write_speedscope(p, 0, NULL);
+    pk_profile *back = read_ok(text);
+    free(text);
+    tb_expect_timeline(back, 0, 0, 0,
+                       "main@0+1000000=1000000 parse@1000000+3000000=3000000 "
+                       "main@4000000+1000000=1000000 eval@5000000+4000000=4000000 "
+                       "main@9000000+1000000=1000000");
+    pk_profile_free(back);
+    pk_profile_free(p);
+
+    p = read_fixture("old-v0.5-sampled.speedscope.json");
+    const char *sampled = "load@0=1250000 draw@1250000=500000 load@1750000=1250000 main@3000000=500000";
+    tb_expect_timeline(p, 0, 0, 0, sampled);
+    text = write_speedscope(p, 0, NULL);
+    back = read_ok(text);
+    free(text);
+    tb_expect_timeline(back, 0, 0, 0, sampled);
+    pk_profile_free(back);
+    pk_profile_free(p);
+
+    /* startValue counts; a gap between spans is no sample. */
+    p = read_ok("{\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"}]},\"profiles\":["
+                "{\"type\":\"sampled\",\"unit\":\"microseconds\",\"startValue\":100,"
+                "\"endValue\":106,\"samples\":[[0],[0,1],[]],\"weights\":[2,3,1]},"
+                "{\"type\":\"evented\",\"unit\":\"microseconds\",\"startValue\":0,"
+                "\"endValue\":9,\"events\":[{\"type\":\"O\",\"frame\":0,\"at\":1},"
+                "{\"type\":\"C\",\"frame\":0,\"at\":2},{\"type\":\"O\",\"frame\":1,\"at\":5},"
+                "{\"type\":\"C\",\"frame\":1,\"at\":9}]}]}");
+    tb_expect_timeline(p, 0, 0, 0, "a@100000=2000 b@102000=3000 -@105000=1000");
+    tb_expect_timeline(p, 1, 0, 0, "a@1000+1000=1000 b@5000+4000=4000");
+    pk_profile_free(p);
+
+    p = read_fixture("frames-last.speedscope.json");
+    pk_timeline_info info;
+    pk_timeline_info_get(p, 0, &info); /* counts */
+    assert_false(info.measured);
+    pk_timeline_info_get(p, 2, &info); /* bytes */
+    assert_false(info.measured);
+    pk_timeline_info_get(p, 1, &info); /* nanoseconds */
+    assert_true(info.measured);
+    assert_true(info.first == 0 && info.last == 50);
+    pk_profile_free(p);
+}
+
 static void test_read_invalid(void **state)
 {
     (void)state;
@@ -998,6 +1057,7 @@ int main(void)
         cmocka_unit_test(test_read_event_damage),
         cmocka_unit_test(test_read_rows_in_order_of_time),
         cmocka_unit_test(test_read_weights_first),
+        cmocka_unit_test(test_read_times),
         cmocka_unit_test(test_write_read),
         cmocka_unit_test(test_write_evented),
         cmocka_unit_test(test_write_evented_lines_of_one_function),

@@ -46,6 +46,19 @@ static int64_t id_of(const pk_json_scalar *v)
     return end == text || n < 0 ? -1 : (int64_t)n;
 }
 
+/* Milliseconds (a time) as nanoseconds, exactly from the decimal text when it has at most six
+ * decimals; FXR_NULL for what is not a number or lies beyond the clock. */
+static int64_t ms_to_ns(const pk_json_scalar *v)
+{
+    int64_t ns;
+    if (pk_json_scalar_decimal(v, 6, &ns))
+        return ns == FXR_NULL ? FXR_NULL : ns;
+    double ms;
+    if (v->kind != PK_JSON_DOUBLE || !pk_json_scalar_double(v, &ms) || !(ms > -9e12 && ms < 9e12))
+        return FXR_NULL;
+    return (int64_t)llround(ms * 1e6);
+}
+
 static fxr_set *new_set(fx_reader *r, uint32_t *index)
 {
     if (r->set_count >= UINT32_MAX || !PK_ARRAY_RESERVE(r->sets, r->set_cap, r->set_count + 1))
@@ -56,21 +69,33 @@ static fxr_set *new_set(fx_reader *r, uint32_t *index)
     return s;
 }
 
-/* The set that holds the libraries of the process being read: its own, else the profile's. */
-static uint32_t process_libs(const fx_reader *r)
+/* ---- processes: libraries and clocks ------------------------------------------------------------ */
+
+/* The (sub)profile being read. */
+static const fxr_process *current_process(const fx_reader *r)
 {
-    return r->process_count ? r->processes[r->process_count - 1].set : 0;
+    return &r->processes[r->process_count - 1];
 }
 
-/* A process begins (its object at level, or a document in a string for UINT32_MAX): its
- * libraries go to a set of their own, so that its threads' addresses are looked up in them
- * alone (two processes may map different libraries at one address). */
-static bool begin_process(fx_reader *r, uint32_t level)
+/* The set that holds the libraries of the process being read. */
+static uint32_t process_libs(const fx_reader *r)
 {
-    uint32_t set;
-    if (!new_set(r, &set) || !PK_ARRAY_RESERVE(r->processes, r->process_cap, r->process_count + 1))
+    return current_process(r)->set;
+}
+
+/* A (sub)profile begins, whose members are at level of the string document at nesting: its
+ * libraries go to a set of their own (the profile's to set 0) and its times count from a clock
+ * of its own. */
+static bool begin_process(fx_reader *r, uint32_t level, uint32_t nesting)
+{
+    uint32_t set = 0;
+    if ((r->process_count > 0 && !new_set(r, &set)) || r->clock_count >= UINT32_MAX ||
+        !PK_ARRAY_RESERVE(r->clock_start, r->clock_cap, r->clock_count + 1) ||
+        !PK_ARRAY_RESERVE(r->processes, r->process_cap, r->process_count + 1))
         return false;
-    r->processes[r->process_count++] = (fxr_process){set, level, r->nesting};
+    r->clock_start[r->clock_count] = FXR_NULL;
+    r->processes[r->process_count++] =
+        (fxr_process){set, level, nesting, (uint32_t)r->clock_count++};
     return true;
 }
 
@@ -87,9 +112,9 @@ static fxr_set *current_set(fx_reader *r)
 /* Whether the object at depth d is a thread: an element of `threads` at the top, in a Gecko
  * `processes` sub-profile (at any depth), or in the Gecko profile of a DevTools export's
  * `profile`. */
-static bool is_thread(const pk_json_parser *jp, uint32_t d)
+static bool is_profile_element(const pk_json_parser *jp, uint32_t d, const char *key)
 {
-    if (d < 2 || !pk_json_parser_key_is(jp, d - 2, "threads") || !pk_json_parser_in_array(jp, d - 1))
+    if (d < 2 || !pk_json_parser_key_is(jp, d - 2, key) || !pk_json_parser_in_array(jp, d - 1))
         return false;
     uint32_t l = 0;
     if (d - 2 > 0 && pk_json_parser_key_is(jp, 0, "profile"))
@@ -100,20 +125,16 @@ static bool is_thread(const pk_json_parser *jp, uint32_t d)
     return l == d - 2;
 }
 
-/* Whether the object at depth d is a Gecko `processes` sub-profile (at any depth, also in a
- * DevTools export's `profile`). */
+static bool is_thread(const pk_json_parser *jp, uint32_t d)
+{
+    return is_profile_element(jp, d, "threads");
+}
+
+/* A Gecko sub-profile: an element of `processes`, with a meta, libraries and threads of its
+ * own. */
 static bool is_process(const pk_json_parser *jp, uint32_t d)
 {
-    if (d < 2 || !pk_json_parser_key_is(jp, d - 2, "processes") ||
-        !pk_json_parser_in_array(jp, d - 1))
-        return false;
-    uint32_t l = 0;
-    if (d - 2 > 0 && pk_json_parser_key_is(jp, 0, "profile"))
-        l = 1;
-    while (l + 2 <= d - 2 && pk_json_parser_key_is(jp, l, "processes") &&
-           pk_json_parser_in_array(jp, l + 1))
-        l += 2;
-    return l == d - 2;
+    return is_profile_element(jp, d, "processes");
 }
 
 /* The same for a `libs` element: its object's depth. Returns the set its libraries go to. */
@@ -232,6 +253,7 @@ static void schema_entry(fx_reader *r, pk_json_parser *jp, int table, const pk_j
         int col;
     } known[] = {
         {GECKO_SAMPLES, "stack", FXR_SAMPLE_STACK}, {GECKO_SAMPLES, "weight", FXR_SAMPLE_WEIGHT},
+        {GECKO_SAMPLES, "time", FXR_SAMPLE_TIME},
         {GECKO_STACKS, "prefix", FXR_STACK_PREFIX}, {GECKO_STACKS, "frame", FXR_STACK_FRAME},
         {GECKO_FRAMES, "location", FXR_FRAME_LOCATION}, {GECKO_FRAMES, "line", FXR_FRAME_LINE},
         {GECKO_FRAMES, "relevantForJS", FXR_FRAME_RELEVANT_FOR_JS},
@@ -266,6 +288,16 @@ static int64_t row_value(const fx_reader *r, int table, int col)
     return FXR_NULL;
 }
 
+/* Cell c of a Gecko row of table; a sample's time is kept to the nanosecond. */
+static void row_cell(fx_reader *r, int table, uint64_t c, const pk_json_scalar *v)
+{
+    if (c >= FXR_GECKO_MAX_COLUMNS)
+        return;
+    r->row[c] = cell(v);
+    if (table == GECKO_SAMPLES && r->schema[GECKO_SAMPLES][c] == FXR_SAMPLE_TIME)
+        r->row_time = ms_to_ns(v);
+}
+
 static bool gecko_row_end(fx_reader *r, pk_json_parser *jp, int table)
 {
     fxr_set *s = current_set(r);
@@ -278,8 +310,10 @@ static bool gecko_row_end(fx_reader *r, pk_json_parser *jp, int table)
             r->bad_indexes++;
             return true;
         }
-        ok = fxr_add_sample(r, (uint32_t)(r->thread_count - 1), stack == FXR_NULL ? 0 : stack + 1,
-                            pk_pair_int(weight == FXR_NULL ? 1 : weight));
+        uint32_t thread = (uint32_t)(r->thread_count - 1);
+        ok = fxr_add_sample(r, thread, stack == FXR_NULL ? 0 : stack + 1,
+                            pk_pair_int(weight == FXR_NULL ? 1 : weight)) &&
+             (r->row_time == FXR_NULL || fxr_add_time(r, thread, r->row_time));
     } else if (table == GECKO_STACKS) {
         s->has_stacks = true;
         ok = fxr_append(&s->col[FXR_STACK_PREFIX], row_value(r, table, FXR_STACK_PREFIX)) &&
@@ -319,6 +353,14 @@ static bool sample_value(fx_reader *r, pk_json_parser *jp, const pk_json_scalar 
             stack++;
         }
         return offer(r, jp, 0, pk_pair_int(stack));
+    }
+    if (r->sample_column >= 2) { /* time, or timeDeltas */
+        int64_t ns = ms_to_ns(v);
+        if (ns == FXR_NULL) /* a time that is not one: the thread's times no longer count */
+            return true;
+        if (r->sample_column == 3)
+            ns = t->delta_sum = pk_add_saturating(t->delta_sum, ns);
+        return fxr_add_time(r, (uint32_t)(r->thread_count - 1), ns) ? true : nomem(jp);
     }
     if (r->sample_column == 1) {
         if (!t->weight_column) {
@@ -368,14 +410,11 @@ static bool thread_scalar(fx_reader *r, pk_json_parser *jp, const pk_json_scalar
 {
     uint32_t b = r->thread_level, d = pk_json_parser_depth(jp);
     if (r->row_table >= 0) { /* in a Gecko row */
-        if (d == b + 4) {
-            uint64_t c = pk_json_parser_index(jp, b + 3);
-            if (c < FXR_GECKO_MAX_COLUMNS)
-                r->row[c] = cell(v);
-        }
+        if (d == b + 4)
+            row_cell(r, r->row_table, pk_json_parser_index(jp, b + 3), v);
         return true;
     }
-    if (r->sample_column >= 0) /* in samples.stack or samples.weight */
+    if (r->sample_column >= 0) /* in samples.stack, weight, time or timeDeltas */
         return d == b + 3 ? sample_value(r, jp, v) : true;
     fxr_thread *t = current_thread(r);
     if (d == b + 1) {
@@ -403,9 +442,7 @@ static bool thread_scalar(fx_reader *r, pk_json_parser *jp, const pk_json_scalar
     }
     if (table >= 0 && d == b + 4 && pk_json_parser_key_is(jp, b + 1, "data") &&
         pk_json_parser_in_array(jp, b + 3)) {
-        uint64_t c = pk_json_parser_index(jp, b + 3);
-        if (c < FXR_GECKO_MAX_COLUMNS)
-            r->row[c] = cell(v);
+        row_cell(r, table, pk_json_parser_index(jp, b + 3), v);
         return true;
     }
     if (table == GECKO_SAMPLES) {
@@ -532,8 +569,9 @@ static bool string_document(fx_reader *r, pk_json_parser *jp, const pk_json_scal
         r->libs_in_string = false;
         return ok;
     }
-    /* A child process's profile: its libraries are its own. */
-    if (!begin_process(r, UINT32_MAX))
+    /* A child process's profile: its own libraries, its own meta and clock, in the string
+     * document about to be read. */
+    if (!begin_process(r, 0, r->nesting + 1))
         return nomem(jp);
     bool ok = read_string_document(r, jp, v, &(pk_json_handler){on_scalar, on_begin, on_end},
                                    "a child process's profile");
@@ -615,6 +653,16 @@ static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
         return string_document(r, jp, v, d);
     if (devtools_entry(r, jp))
         return true;
+    if (d >= 2 && pk_json_parser_key_is(jp, d - 1, "startTime") &&
+        pk_json_parser_key_is(jp, d - 2, "meta")) {
+        /* The clock of the (sub)profile this meta is of. */
+        const fxr_process *scope = current_process(r);
+        bool own = scope->nesting == r->nesting &&
+                   (scope->level == d - 2 ||
+                    (r->process_count == 1 && d - 2 == 1 && pk_json_parser_key_is(jp, 0, "profile")));
+        if (own)
+            r->clock_start[scope->clock] = ms_to_ns(v);
+    }
     if (is_meta_member(r, jp, d)) {
         double t;
         uint32_t k = d - 1;
@@ -644,7 +692,7 @@ static bool begin_thread(fx_reader *r, pk_json_parser *jp, uint32_t d)
         return nomem(jp);
     r->threads[r->thread_count++] =
         (fxr_thread){.pid = -1, .tid = -1, .set = set, .libs = process_libs(r),
-                     .weight = FXR_WEIGHT_SAMPLES};
+                     .weight = FXR_WEIGHT_SAMPLES, .clock = current_process(r)->clock};
     r->in_thread = true;
     r->thread_level = d;
     r->row_table = r->sample_column = -1;
@@ -682,21 +730,26 @@ static bool on_begin(void *ctx, pk_json_parser *jp, bool is_array)
                    gecko_table(jp, b) >= 0) {
             for (int c = 0; c < FXR_GECKO_MAX_COLUMNS; c++)
                 r->row[c] = FXR_NULL;
+            r->row_time = FXR_NULL;
             r->row_table = (int8_t)gecko_table(jp, b);
         } else if (d == b + 2 && is_array && pk_json_parser_key_is(jp, b, "samples")) {
             if (pk_json_parser_key_is(jp, b + 1, "stack"))
                 r->sample_column = 0;
             else if (pk_json_parser_key_is(jp, b + 1, "weight"))
                 r->sample_column = 1;
+            else if (pk_json_parser_key_is(jp, b + 1, "time"))
+                r->sample_column = 2;
+            else if (pk_json_parser_key_is(jp, b + 1, "timeDeltas"))
+                r->sample_column = 3;
             else if (!pk_json_parser_key_is(jp, b + 1, "data") &&
                      !pk_json_parser_key_is(jp, b + 1, "schema"))
-                pk_json_parser_skip(jp); /* times, CPU deltas...: nothing in them is kept */
+                pk_json_parser_skip(jp); /* CPU deltas, ...: nothing in them is kept */
         }
         return true;
     }
     if (!is_array && is_thread(jp, d))
         return begin_thread(r, jp, d);
-    if (!is_array && is_process(jp, d) && !begin_process(r, d))
+    if (!is_array && is_process(jp, d) && !begin_process(r, d, r->nesting))
         return nomem(jp);
     /* An entry of the DevTools timeline: nothing in it is read (the allocation log's columns
      * are walked to count its timestamps). */
@@ -712,9 +765,10 @@ static bool on_end(void *ctx, pk_json_parser *jp, bool is_array)
     if (r->in_lib)
         return d == r->lib_level && !is_array ? lib_end(r, jp) : true;
     if (!r->in_thread) {
-        const fxr_process *top = r->process_count ? &r->processes[r->process_count - 1] : NULL;
-        if (top && !is_array && top->level == d && top->nesting == r->nesting)
-            r->process_count--;
+        const fxr_process *scope = current_process(r);
+        if (!is_array && r->process_count > 1 && scope->level == d &&
+            scope->nesting == r->nesting && is_process(jp, d))
+            r->process_count--; /* a sub-profile of `processes` ends */
         return true;
     }
     uint32_t b = r->thread_level;
@@ -747,11 +801,12 @@ pk_status fx_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
     memset(&r, 0, sizeof r);
     r.p = p;
     r.row_table = r.sample_column = -1;
+    r.row_time = FXR_NULL;
     pk_pairs_init(&r.pairs);
     pk_sums_init(&r.sums);
     pk_status status = PK_OK;
     uint32_t shared;
-    if (!new_set(&r, &shared)) {
+    if (!new_set(&r, &shared) || !begin_process(&r, 0, 0)) {
         fxr_free(&r);
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     }

@@ -16,6 +16,14 @@
  * summed per (thread, stack index) in order of first appearance (core/sums.h); Gecko sample
  * rows carry their stack and are summed at once. Stacks are resolved once every table is known,
  * at the end of the document.
+ *
+ * Times: every sample added is also spooled in order (core/timed_pending.h) with its stack index
+ * and weight, and its time (processed `time`, or the running sum of `timeDeltas`; a Gecko
+ * row's `time` cell) into the thread's lane of a spool of times, as exact nanoseconds from the
+ * decimal text of the milliseconds. At the end, a thread with as many times as samples gets its
+ * timeline: each time on its (sub)profile's clock, meta.startTime plus the time, so that Gecko
+ * processes that started apart share one clock; a "tracing-ms" sample is a span as long as its
+ * weight.
  */
 #ifndef PK_FORMATS_FIREFOX_READ_H
 #define PK_FORMATS_FIREFOX_READ_H
@@ -26,7 +34,9 @@
 
 #include "core/json_input.h"
 #include "core/pairs.h"
+#include "core/spool.h"
 #include "core/sums.h"
+#include "core/timed_pending.h"
 #include "profkit/profile.h"
 
 #define FXR_NULL INT64_MIN /* a null (or missing) cell */
@@ -95,14 +105,21 @@ typedef struct fxr_thread {
     bool weight_column;  /* samples.weight was an array (not null, not missing) */
     bool in_ns;          /* its millisecond weights are read as whole nanoseconds, exactly from
                           * their decimal text (the weight type came first) */
+    uint32_t clock;      /* the (sub)profile whose meta.startTime its times count from */
+    uint64_t records;    /* samples added (and spooled to `timed`) */
+    uint64_t times;      /* times spooled to its lane of `times` */
+    int64_t delta_sum;   /* ns: timeDeltas so far */
 } fxr_thread;
 
-/* A process whose libraries are being gathered: the profile (set 0), a Gecko `processes`
- * sub-profile, or a child process's profile in a string (version 4). */
+/* A (sub)profile being read, a process: the profile itself (set 0, clock 0), a Gecko
+ * `processes` sub-profile, or a child process's profile in a string (to version 4). Its
+ * libraries are its own (two processes may map different libraries at one address) and its
+ * threads' times count from its own meta.startTime. */
 typedef struct fxr_process {
     uint32_t set;     /* where its libraries go */
-    uint32_t level;   /* the depth of its object; UINT32_MAX for a document in a string */
-    uint32_t nesting; /* the strings being read inside strings where it began */
+    uint32_t level;   /* where its members are (its meta's key) */
+    uint32_t nesting; /* the string document it is in */
+    uint32_t clock;   /* index into clock_start */
 } fxr_process;
 
 /* A Gecko table's schema: which element of a row is which kept column. */
@@ -116,8 +133,9 @@ typedef struct fx_reader {
     size_t thread_count, thread_cap;
     bool in_thread;
     uint32_t thread_level;
-    fxr_process *processes; /* the processes enclosing what is being read, outermost first */
-    size_t process_count, process_cap; /* the level of the current thread's members */
+    fxr_process *processes; /* the (sub)profiles enclosing what is being read, innermost last;
+                             * the first is the profile itself */
+    size_t process_count, process_cap;
     pk_pairs pairs;        /* the current thread's samples: stack (0) and weight (1) */
     pk_sums sums;          /* (thread << 32 | stack index + 1) -> weight */
     /* the lib being read */
@@ -142,11 +160,18 @@ typedef struct fx_reader {
     uint64_t devtools_ticks, devtools_memory, devtools_allocations; /* a DevTools export's */
     bool gecko, processed, saw_threads;
     int64_t version;
+    /* times */
+    pk_timed_pending timed; /* every sample added: thread, stack index + 1, weight */
+    pk_spool *times;        /* lane t: thread t's sample times, ns from its clock's start */
+    bool times_failed;
+    int64_t row_time;       /* the Gecko sample row's time, FXR_NULL when none */
+    int64_t *clock_start;   /* ns since the epoch; FXR_NULL when its meta gave none */
+    size_t clock_count, clock_cap;
 } fx_reader;
 
 /* The columns of the Gecko tables' schemas that are kept: FXR_* for frames and stacks, and
  * these for samples. */
-enum { FXR_SAMPLE_STACK = FXR_COLUMNS, FXR_SAMPLE_WEIGHT };
+enum { FXR_SAMPLE_STACK = FXR_COLUMNS, FXR_SAMPLE_WEIGHT, FXR_SAMPLE_TIME };
 
 pk_status fx_read(pk_input *in, pk_profile *p, const pk_read_options *options, pk_error *err);
 
@@ -155,6 +180,8 @@ bool fxr_append(fxr_column *c, int64_t v);
 void fxr_free(fx_reader *r);
 /* The thread's weight of one sample (the scale of its weight type applied when known). */
 bool fxr_add_sample(fx_reader *r, uint32_t thread, int64_t stack, pk_pair_value weight);
+/* Appends a time (ns from the thread's clock) to the thread's lane of times. */
+bool fxr_add_time(fx_reader *r, uint32_t thread, int64_t ns);
 /* Threads, stacks and rows. */
 pk_status fxr_finish(fx_reader *r, pk_error *err);
 

@@ -12,6 +12,7 @@
 #include "core/position.h"
 #include "core/shown_names.h"
 #include "formats/firefox/read.h"
+#include "profkit/timeline.h"
 
 bool fxr_append(fxr_column *c, int64_t v)
 {
@@ -37,6 +38,22 @@ void fxr_free(fx_reader *r)
     free(r->processes);
     pk_pairs_free(&r->pairs);
     pk_sums_free(&r->sums);
+    pk_timed_pending_free(&r->timed);
+    pk_spool_free(r->times);
+    free(r->clock_start);
+}
+
+bool fxr_add_time(fx_reader *r, uint32_t thread, int64_t ns)
+{
+    if (r->times_failed)
+        return false;
+    if ((!r->times && !(r->times = pk_spool_new())) ||
+        !pk_spool_append(r->times, thread, &ns, sizeof ns)) {
+        r->times_failed = true;
+        return false;
+    }
+    r->threads[thread].times++;
+    return true;
 }
 
 /* Nanoseconds or bytes in one unit of each weight type. */
@@ -64,7 +81,11 @@ bool fxr_add_sample(fx_reader *r, uint32_t thread, int64_t stack, pk_pair_value 
             weight = pk_pair_int(pk_mul_saturating(weight.i, scale));
         }
     }
-    return pk_sums_add(&r->sums, (uint64_t)thread << 32 | (uint64_t)stack, weight);
+    /* The sample, for the thread's timeline (its time is in the thread's lane of times). */
+    pk_timed_record sample = {thread, (uint32_t)stack, pk_pair_int(0), pk_pair_int(0), weight};
+    t->records++;
+    return pk_sums_add(&r->sums, (uint64_t)thread << 32 | (uint64_t)stack, weight) &&
+           pk_timed_pending_add(&r->timed, &sample);
 }
 
 /* ---- frames ---------------------------------------------------------------------------------- */
@@ -360,6 +381,114 @@ static pk_status nomem(pk_error *err)
 static const char *const value_names[FXR_WEIGHTS][2] = {
     {"samples", "count"}, {"time", "nanoseconds"}, {"bytes", "bytes"}};
 
+/* ---- timelines -------------------------------------------------------------------------------- */
+
+/* Replaying the spooled samples: thread by thread (a thread's samples are spooled together),
+ * each with the next time of its thread's lane. */
+typedef struct timed_replay {
+    fx_reader *r;
+    const uint32_t *value_of;
+    uint32_t **path;
+    size_t *cap;
+    uint32_t thread;          /* whose lane `times` reads; UINT32_MAX before the first */
+    pk_spool_reader times;
+    const unsigned char *at, *end;
+    bool reading, nomem, io_error;
+    pk_status status;
+} timed_replay;
+
+static bool next_time(timed_replay *x, uint32_t thread, int64_t *ns)
+{
+    if (x->thread != thread) {
+        if (x->reading)
+            pk_spool_reader_free(&x->times);
+        pk_spool_reader_init(&x->times, x->r->times, thread);
+        x->reading = true;
+        x->thread = thread;
+        x->at = x->end = NULL;
+    }
+    if (x->at == x->end) {
+        size_t n;
+        if (!pk_spool_reader_next(&x->times, &x->at, &n)) {
+            x->io_error = true; /* as many times as samples were spooled */
+            return false;
+        }
+        x->end = x->at + n;
+    }
+    memcpy(ns, x->at, sizeof *ns);
+    x->at += sizeof *ns;
+    return true;
+}
+
+static bool replay_one(void *ctx, const pk_timed_record *rec)
+{
+    timed_replay *x = ctx;
+    fx_reader *r = x->r;
+    const fxr_thread *th = &r->threads[rec->thread];
+    /* A thread is timed when every sample it added has a time. */
+    if (th->times == 0 || th->times != th->records)
+        return true;
+    int64_t rel;
+    if (!next_time(x, rec->thread, &rel))
+        return false;
+    int64_t scale = th->scaled ? 1 : weight_scale[th->weight];
+    pk_sum one = {0, rec->weight.is_double ? 0 : rec->weight.i,
+                  rec->weight.is_double ? rec->weight.d : 0, 1};
+    int64_t weight = pk_sum_scaled(&one, scale);
+    if (weight == 0)
+        return true; /* as rows weighing nothing are left out (an empty sample ending a span) */
+    int64_t index = (int64_t)rec->key - 1;
+    fxr_set *own = &r->sets[th->set];
+    fxr_set *tables = own->has_stacks ? own : &r->sets[0];
+    const fxr_set *strings = own->has_strings ? own : &r->sets[0];
+    if (index >= 0 && (uint64_t)index >= tables->col[FXR_STACK_FRAME].n)
+        return true; /* left out of the rows as well */
+    uint32_t stack = PK_NONE;
+    if (index >= 0 && !stack_of(r, tables, strings, index, &stack, x->path, x->cap)) {
+        x->nomem = true;
+        return false;
+    }
+    int64_t start = r->clock_start[th->clock];
+    if (start == FXR_NULL)
+        start = r->clock_start[0] == FXR_NULL ? 0 : r->clock_start[0];
+    int64_t values[PK_MAX_VALUES];
+    memset(values, 0, pk_value_type_count(r->p) * sizeof *values);
+    values[x->value_of[th->weight]] = weight;
+    /* A traced sample lasts as long as it weighs. */
+    int64_t duration = th->weight == FXR_WEIGHT_MS && weight > 0 ? weight : 0;
+    pk_status status = pk_timeline_append(r->p, rec->thread, stack, pk_add_saturating(start, rel),
+                                          duration, values);
+    if (status == PK_ERR_USAGE)
+        return true; /* a time or span beyond the clock is left out of the timeline */
+    x->status = status;
+    return status == PK_OK;
+}
+
+static pk_status timelines(fx_reader *r, const uint32_t *value_of, uint32_t **path, size_t *cap,
+                           pk_error *err)
+{
+    if (r->timed.failed || r->times_failed)
+        return pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET,
+                            "cannot write the sample times to a temporary file");
+    timed_replay x;
+    memset(&x, 0, sizeof x);
+    x.r = r;
+    x.value_of = value_of;
+    x.path = path;
+    x.cap = cap;
+    x.thread = UINT32_MAX;
+    bool io_error;
+    bool ok = pk_timed_pending_replay(&r->timed, replay_one, &x, &io_error);
+    if (x.reading)
+        pk_spool_reader_free(&x.times);
+    if (ok)
+        return PK_OK;
+    if (x.nomem || x.status == PK_ERR_NOMEM)
+        return nomem(err);
+    return pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET,
+                        "cannot read the sample times back from a temporary file");
+}
+
 pk_status fxr_finish(fx_reader *r, pk_error *err)
 {
     for (size_t t = 0; t < r->thread_count; t++) {
@@ -411,7 +540,10 @@ pk_status fxr_finish(fx_reader *r, pk_error *err)
             return nomem(err);
         }
     }
+    pk_status timed = timelines(r, value_of, &path, &cap, err);
     free(path);
+    if (timed != PK_OK)
+        return timed;
     if (r->markers)
         pk_warn(r->p, "%" PRIu64 " marker%s left aside (profkit reads samples)", r->markers,
                 r->markers == 1 ? "" : "s");

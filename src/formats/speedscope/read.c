@@ -15,6 +15,13 @@
  * Values: a profile's unit decides its value type: times are summed in nanoseconds ("time"),
  * bytes in bytes ("bytes"), `none` as sample counts ("samples"). An evented profile's events
  * weigh the stack open between one event and the next.
+ *
+ * Times: a profile whose unit is a time has a timeline, as speedscope lays it out. A sampled
+ * profile's samples are instants, each at startValue plus the weights of the samples before
+ * it, weighing its own weight; an evented profile's are spans: the innermost open stack from
+ * one event to the next (nothing where no frame is open). They are spooled as read
+ * (core/timed_pending.h) and go into the timelines at the end, once the unit and the stacks are
+ * known. A profile in bytes or counts has no times.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -32,7 +39,9 @@
 #include "core/position.h"
 #include "core/shown_names.h"
 #include "core/sums.h"
+#include "core/timed_pending.h"
 #include "formats/speedscope/speedscope.h"
+#include "profkit/timeline.h"
 
 #define ROOT 0u              /* the node of the empty stack */
 #define NO_FRAME UINT32_MAX  /* a frame index not given */
@@ -76,6 +85,8 @@ typedef struct profile_info {
     bool unknown_unit;
     bool have_end;
     pk_pair_value end;
+    pk_pair_value start; /* startValue: a sampled profile's first time */
+    bool sampled;        /* its timed records are relative to start */
 } profile_info;
 
 /* The first event of a kind of damage, which its warning names. */
@@ -124,6 +135,8 @@ typedef struct reader {
     bool event_has_at;
     pk_pair_value event_at;
     pk_sums sums; /* (profile << 32 | node) -> weight */
+    pk_timed_pending timed; /* each sample or span, in the units of its profile */
+    pk_pair_value elapsed;  /* a sampled profile's weights so far */
     /* what is reported once at the end */
     uint64_t unpaired[2], bad_closes, backwards, left_open, bad_events;
     event_ref first[EVENT_DAMAGE];
@@ -260,12 +273,24 @@ static bool profile_member(reader *r, pk_json_parser *jp, const pk_json_scalar *
                 c->unit = u;
                 c->unknown_unit = false;
             }
+    } else if (pk_json_parser_key_is(jp, 2, "startValue") &&
+               (v->kind == PK_JSON_INT || v->kind == PK_JSON_DOUBLE)) {
+        c->start = number_of(v);
     } else if (pk_json_parser_key_is(jp, 2, "endValue") &&
                (v->kind == PK_JSON_INT || v->kind == PK_JSON_DOUBLE)) {
         c->have_end = true;
         c->end = number_of(v);
     }
     return true;
+}
+
+/* a + b, as an integer when both are. */
+static pk_pair_value sum_of(pk_pair_value a, pk_pair_value b)
+{
+    if (!a.is_double && !b.is_double)
+        return pk_pair_int(pk_add_saturating(a.i, b.i));
+    double x = a.is_double ? a.d : (double)a.i, y = b.is_double ? b.d : (double)b.i;
+    return (pk_pair_value){true, 0, x + y};
 }
 
 /* b - a, as an integer when both are. */
@@ -309,8 +334,12 @@ static bool advance(reader *r, const pk_json_parser *jp, pk_pair_value at)
             note_event(r, jp, BACKWARDS, r->event_frame);
             return true; /* weighs nothing; the later time stands */
         }
-        if (r->open != ROOT && positive(d) && !weigh(r, r->open, d))
-            return false;
+        if (r->open != ROOT && positive(d)) {
+            /* The open stack, as a span from the last event to this one. */
+            pk_timed_record span = {(uint32_t)r->profile_count, r->open, r->at, d, d};
+            if (!weigh(r, r->open, d) || !pk_timed_pending_add(&r->timed, &span))
+                return false;
+        }
     }
     r->have_at = true;
     r->at = at;
@@ -352,7 +381,14 @@ static bool weight_or_sample(reader *r, pk_json_parser *jp, int kind, pk_pair_va
     if (!paired)
         return true;
     pk_pair_value sample = kind == SAMPLES ? value : other, weight = kind == SAMPLES ? other : value;
-    return weigh(r, (uint32_t)sample.i, weight) ? true : nomem(jp);
+    /* An instant at the weights before it, as speedscope lays samples out. */
+    pk_timed_record instant = {(uint32_t)r->profile_count, (uint32_t)sample.i, r->elapsed,
+                               pk_pair_int(0), weight};
+    r->current.sampled = true;
+    r->elapsed = sum_of(r->elapsed, weight);
+    return weigh(r, (uint32_t)sample.i, weight) && pk_timed_pending_add(&r->timed, &instant)
+               ? true
+               : nomem(jp);
 }
 
 static bool begin_profile(reader *r)
@@ -361,6 +397,7 @@ static bool begin_profile(reader *r)
     r->current = (profile_info){0};
     r->open = ROOT;
     r->have_at = false;
+    r->elapsed = pk_pair_int(0);
     return true;
 }
 
@@ -604,6 +641,72 @@ static void describe_first(reader *r, const event_ref *e, char *text, size_t siz
         snprintf(text + n, size - (size_t)n, ", ending at byte %" PRIu64, e->offset);
 }
 
+/* A number of a profile's unit in the model's (nanoseconds), as the sums are scaled. */
+static int64_t scaled(pk_pair_value v, int64_t scale)
+{
+    pk_sum one = {0, v.is_double ? 0 : v.i, v.is_double ? v.d : 0, 1};
+    return pk_sum_scaled(&one, scale);
+}
+
+typedef struct timed_replay {
+    reader *r;
+    const uint32_t *value_of;
+    uint32_t **path;
+    size_t *cap;
+    uint64_t *undefined;
+    bool nomem;
+    pk_status status;
+} timed_replay;
+
+/* One spooled sample or span into its profile's timeline, when the profile's unit is a time. */
+static bool replay_one(void *ctx, const pk_timed_record *t)
+{
+    timed_replay *x = ctx;
+    reader *r = x->r;
+    if (t->thread >= r->profile_count || t->key >= r->node_count)
+        return true; /* a profile the document cut */
+    const profile_info *info = &r->profiles[t->thread];
+    if (units[info->unit].kind != UNIT_TIME || info->unknown_unit)
+        return true;
+    int64_t scale = units[info->unit].scale;
+    int64_t weight = scaled(t->weight, scale), duration = scaled(t->duration, scale);
+    if (weight == 0 && duration == 0)
+        return true; /* as rows of weight zero are passed over */
+    int64_t time = scaled(info->sampled ? sum_of(info->start, t->time) : t->time, scale);
+    uint32_t stack = t->key == ROOT ? PK_NONE : resolve(r, t->key, x->path, x->cap, x->undefined);
+    if (t->key != ROOT && stack == PK_NONE) {
+        x->nomem = true;
+        return false;
+    }
+    int64_t values[PK_MAX_VALUES];
+    memset(values, 0, pk_value_type_count(r->p) * sizeof *values);
+    values[x->value_of[UNIT_TIME]] = weight;
+    pk_status status = pk_timeline_append(r->p, t->thread, stack, time, duration < 0 ? 0 : duration,
+                                          values);
+    /* A time or span beyond the model's clock is left out of the timeline. */
+    if (status == PK_ERR_USAGE)
+        return true;
+    x->status = status;
+    return status == PK_OK;
+}
+
+static pk_status timed_samples(reader *r, const uint32_t *value_of, uint32_t **path, size_t *cap,
+                               uint64_t *undefined, pk_error *err)
+{
+    if (r->timed.failed)
+        return pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET,
+                            "cannot write the sample times to a temporary file");
+    timed_replay x = {r, value_of, path, cap, undefined, false, PK_OK};
+    bool io_error;
+    if (pk_timed_pending_replay(&r->timed, replay_one, &x, &io_error))
+        return PK_OK;
+    if (x.nomem || x.status == PK_ERR_NOMEM)
+        return out_of_memory(err);
+    return pk_error_set(err, PK_ERR_IO, PK_NO_OFFSET,
+                        io_error ? "cannot read the sample times back from a temporary file"
+                                 : "cannot write the sample times to a temporary file");
+}
+
 static pk_status finish(reader *r, pk_error *err)
 {
     pk_status status = make_threads(r, err);
@@ -644,7 +747,10 @@ static pk_status finish(reader *r, pk_error *err)
             return out_of_memory(err);
         }
     }
+    status = timed_samples(r, value_of, &path, &cap, &undefined, err);
     free(path);
+    if (status != PK_OK)
+        return status;
     if (undefined)
         pk_warn(r->p, "%" PRIu64 " frame%s not in shared.frames named by their index", undefined,
                 undefined == 1 ? "" : "s");
@@ -727,5 +833,6 @@ done:
     free(r.profiles);
     pk_pairs_free(&r.pairs);
     pk_sums_free(&r.sums);
+    pk_timed_pending_free(&r.timed);
     return status;
 }
