@@ -341,6 +341,22 @@ static int64_t prefix_of(fx_reader *r, const fxr_set *s, int64_t i)
     return prefix;
 }
 
+/* Where a thread's stacks, strings and libraries are: its own set's where it has them (a
+ * processed profile's thread, a Gecko thread), else the profile's shared ones (set 0) or, for
+ * libraries, its process's. */
+typedef struct fxr_thread_sets {
+    fxr_set *tables;
+    const fxr_set *strings, *libs;
+} fxr_thread_sets;
+
+static fxr_thread_sets thread_sets(fx_reader *r, const fxr_thread *th)
+{
+    fxr_set *own = &r->sets[th->set];
+    return (fxr_thread_sets){own->has_stacks ? own : &r->sets[0],
+                             own->has_strings ? own : &r->sets[0],
+                             own->lib_count ? own : &r->sets[th->libs]};
+}
+
 /* The model stack of stack index i (within the table) of set s, memoized: up the prefixes to a
  * known stack, then down interning. False when memory runs out. */
 static bool stack_of(fx_reader *r, fxr_set *s, const fxr_set *strings, const fxr_set *libs,
@@ -438,13 +454,13 @@ static bool replay_one(void *ctx, const pk_timed_record *rec)
     if (weight == 0)
         return true; /* as rows weighing nothing are left out (an empty sample ending a span) */
     int64_t index = (int64_t)rec->key - 1;
-    fxr_set *own = &r->sets[th->set];
-    fxr_set *tables = own->has_stacks ? own : &r->sets[0];
-    const fxr_set *strings = own->has_strings ? own : &r->sets[0];
+    fxr_thread_sets sets = thread_sets(r, th);
+    fxr_set *tables = sets.tables;
+    const fxr_set *strings = sets.strings, *libs = sets.libs;
     if (index >= 0 && (uint64_t)index >= tables->col[FXR_STACK_FRAME].n)
         return true; /* left out of the rows as well */
     uint32_t stack = PK_NONE;
-    if (index >= 0 && !stack_of(r, tables, strings, index, &stack, x->path, x->cap)) {
+    if (index >= 0 && !stack_of(r, tables, strings, libs, index, &stack, x->path, x->cap)) {
         x->nomem = true;
         return false;
     }
@@ -522,10 +538,9 @@ pk_status fxr_finish(fx_reader *r, pk_error *err)
         int64_t v = pk_sum_scaled(sum, th->scaled ? 1 : weight_scale[th->weight]);
         if (v == 0)
             continue;
-        fxr_set *own = &r->sets[th->set];
-        fxr_set *tables = own->has_stacks ? own : &r->sets[0];
-        const fxr_set *strings = own->has_strings ? own : &r->sets[0];
-        const fxr_set *libs = own->lib_count ? own : &r->sets[th->libs];
+        fxr_thread_sets sets = thread_sets(r, th);
+        fxr_set *tables = sets.tables;
+        const fxr_set *strings = sets.strings, *libs = sets.libs;
         uint32_t stack = PK_NONE;
         if (index >= 0 && (uint64_t)index >= tables->col[FXR_STACK_FRAME].n) {
             r->bad_indexes++; /* a sample of a stack the table does not hold is left out */
