@@ -4,6 +4,9 @@
 # test_timed_writers --write-fixtures) loaded into the Firefox Profiler's own code
 # (profiler-cli) and speedscope's own importer, whose sample order and times must be the
 # input's; and a value that is not a time (callgrind's instructions) never laid out as hours.
+# A real recording with many runs of one leaf (node --cpu-prof; perf script) keeps its runs, their
+# order, times and weights in both viewers (tests/tools/sample_runs.py computes them from each
+# file).
 # Run as: interop_timelines.sh PROFKIT SOURCE_DIR SCRATCH_DIR FIXTURE_WRITER
 . "$(dirname "$0")/lib.sh"
 FIXTURE_WRITER=$4
@@ -79,5 +82,86 @@ expect_eq "$(time_order "$SCRATCH/timed-samples.speedscope.json")" \
 expect_eq "$(time_order "$SCRATCH/timed-spans.speedscope.json")" \
     "Omain@0 Oa@0 Ca@5000000 Ob@5000000 Cb@8000000 Cmain@8000000 Omain@10000000 Oa@10000000 Ca@12000000 Cmain@12000000" \
     "speedscope's time order of spans"
+
+# ---- a real recording: node --cpu-prof, 63 runs of alpha, beta, gamma taking turns -------------
+RUNS="python3 $SRC/tests/tools/sample_runs.py"
+# same_runs WHAT EXPECTED_JSON GOT_JSON: equal lists of runs (numbers compared as numbers).
+same_runs() {
+    CHECKS=$((CHECKS + 1))
+    python3 - "$2" "$3" <<'PY' || fail "$1: the runs differ"
+import json, sys
+want, got = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+if want != got:
+    print("  %d runs wanted, %d got" % (len(want), len(got)), file=sys.stderr)
+    for i, (w, g) in enumerate(zip(want, got)):
+        if w != g:
+            print("  run %d: wanted %s, got %s" % (i, w, g), file=sys.stderr)
+            break
+    sys.exit(1)
+PY
+}
+CPUPROFILE="$SRC/tests/data/chrome/node-alternating.cpuprofile"
+INPUT_RUNS=$($RUNS cpuprofile "$CPUPROFILE")
+expect_eq "$(printf '%s' "$INPUT_RUNS" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)) >= 60)')" \
+    "True" "the recording has dozens of runs"
+expect_status 0 "$PROFKIT" convert "$CPUPROFILE" -o node.json --quiet
+expect_status 0 "$PROFKIT" convert "$CPUPROFILE" -o node.speedscope.json --quiet
+same_runs "the Firefox file's runs" "$INPUT_RUNS" \
+    "$($RUNS firefox node.json | python3 -c 'import json, sys; print(json.dumps(*json.load(sys.stdin).values()))')"
+SPEEDSCOPE_TIME_ORDER=1 node "$SRC/tests/tools/speedscope_import.js" "$SPEEDSCOPE" node.speedscope.json \
+    >node.timeorder.json
+same_runs "speedscope's time order" "$INPUT_RUNS" "$($RUNS speedscope node.timeorder.json)"
+
+# The Firefox Profiler: one sample per run (the stacks of this recording are one per leaf), the
+# track from the first sample to the last run's end, and a zoom on every 16th run (a zoom is
+# three queries) finds its leaf and its weight in ms.
+load "$SCRATCH/node.json"
+query thread info --json
+expect_eq "$(json_get 'd["sampleCount"]')" \
+    "$(printf '%s' "$INPUT_RUNS" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')" \
+    "a sample per run"
+expect_eq "$(json_get '(d["context"]["rootRange"]["start"], d["context"]["rootRange"]["end"])')" \
+    "$(printf '%s' "$INPUT_RUNS" | python3 -c 'import json, sys; r = json.load(sys.stdin); print((0, round(r[-1][1] + r[-1][2], 6)))')" \
+    "the track spans the runs"
+# zoom_runs RUNS_JSON STEP: zooms on every STEP-th run (and the last) of RUNS_JSON, from its start
+# to just before the next (times are whole µs), and checks the leaf (named without the library
+# the profiler puts before it) and the run's weight there.
+zoom_runs() {
+    printf '%s' "$1" | python3 -c '
+import json, sys
+runs = json.load(sys.stdin)
+step = int(sys.argv[1])
+for i in sorted(set(range(0, len(runs), step)) | {len(runs) - 1}):
+    name, start, weight = runs[i]
+    end = runs[i + 1][1] if i + 1 < len(runs) else start + weight
+    print("%s %sms,%sms %s" % (name, start, round(end - 0.0005, 4), weight))' "$2" |
+    while read -r name range weight; do
+        query zoom push "$range"
+        query thread samples --json
+        expect_eq "$(json_get '[(f["name"].split("!")[-1], round(f["selfSamples"], 3)) for f in d["topFunctionsBySelf"] if f["selfSamples"]]')" \
+            "[('$name', $weight)]" "the run of $name at $range"
+        query zoom pop
+    done
+}
+zoom_runs "$INPUT_RUNS" 16
+
+# ---- perf script: two threads' runs of leaf_sqrt and leaf_loop -----------------------------------
+# Each sample weighs its period; a thread's runs go on across the times it was not sampled (the
+# gaps the file's times show).
+PERF="$SRC/tests/data/perf/prog.perf"
+expect_status 0 "$PROFKIT" convert "$PERF" -o perf.json --quiet
+PERF_RUNS=$($RUNS perf "$PERF")
+same_runs "the Firefox file's runs of perf samples" "$PERF_RUNS" "$($RUNS firefox perf.json)"
+load "$SCRATCH/perf.json"
+query thread list --json
+HANDLES=$(json_get '" ".join("%s:%s" % (t["tid"], t["threadHandle"]) for t in d["threads"])')
+expect_contains "$HANDLES" "19964:" "the main thread"
+expect_contains "$HANDLES" "19991:" "the second thread"
+for entry in $HANDLES; do
+    tid=${entry%%:*}
+    query thread select "${entry#*:}"
+    THREAD_RUNS=$(printf '%s' "$PERF_RUNS" | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)[sys.argv[1]]))' "$tid")
+    zoom_runs "$THREAD_RUNS" 10
+done
 
 finish

@@ -13,6 +13,10 @@ cd "$work"
 node --cpu-prof --cpu-prof-interval 500 --cpu-prof-name=node.cpuprofile work.js
 cp node.cpuprofile "$here"/node-cpu-prof.cpuprofile
 
+# node --cpu-prof on three functions taking turns: dozens of runs of one leaf, in time order.
+node --cpu-prof --cpu-prof-name=alternating.cpuprofile alternate.js
+cp alternating.cpuprofile "$here"/node-alternating.cpuprofile
+
 # node --cpu-prof on a minified script: every function on line 1, told apart by its column.
 node --cpu-prof --cpu-prof-interval 500 --cpu-prof-name=minified.cpuprofile minified.js
 cp minified.cpuprofile "$here"/node-minified.cpuprofile
