@@ -12,6 +12,7 @@ BUILD_PACKAGES=(
   libprotobuf-c-dev protobuf-c-compiler
   libcurl4-openssl-dev libzip-dev  # capture from Roku devices; channel packages (--source)
   libyajl-dev  # the JSON readers' streaming parser
+  libcapstone-dev  # the instructions `profkit view` serves to the profiler's assembly view
   time  # /usr/bin/time -v: peak memory in the benchmarks (bench/)
   scdoc  # the man pages (docs/man/), built when it is there
 )

@@ -198,7 +198,9 @@ static int open_nocase(int dirfd, const char *rel)
     }
     memcpy(component, rel, n);
     component[n] = '\0';
-    int flags = slash ? O_RDONLY | O_DIRECTORY : O_RDONLY;
+    /* A link is never followed: it could lead out of the source (what `profkit view` serves
+     * must stay inside it). */
+    int flags = (slash ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_NOFOLLOW;
     int fd = openat(dirfd, component, flags | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT) {
         int scan = dup(dirfd);

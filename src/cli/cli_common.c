@@ -687,10 +687,21 @@ int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk
     uint32_t value = cli_pick_value(p, args->value, shown_name);
     if (value == PK_NONE && pk_value_type_count(p) > 0)
         return PK_EXIT_USAGE;
+    /* --source also goes to the writer: the firefox writer attributes script frames to it, so
+     * that `profkit view` of the file later still finds their sources. */
+    pk_option *extra = malloc((input->extra_count + 1) * sizeof *extra);
+    if (!extra) {
+        cli_error("out of memory");
+        return PK_EXIT_FAILURE;
+    }
+    if (input->extra_count)
+        memcpy(extra, input->extra, input->extra_count * sizeof *extra);
+    if (input->source)
+        extra[input->extra_count] = (pk_option){"source", input->source};
     pk_write_options write_options = {
         .value = value,
         .with_threads = args->with_threads,
-        .extra = {input->extra, input->extra_count},
+        .extra = {extra, input->extra_count + (input->source ? 1 : 0)},
         .title = args->title,
         .compression = args->compression,
         .compression_level = args->compression_level,
@@ -699,7 +710,9 @@ int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk
     pk_error err;
     pk_error_clear(&err);
     const char *output = args->output ? args->output : "-";
-    if (pk_write_file(p, output, to, &write_options, protect_path, &err) == PK_OK) {
+    pk_status written = pk_write_file(p, output, to, &write_options, protect_path, &err);
+    free(extra);
+    if (written == PK_OK) {
         if (!input->quiet)
             warn_empty_profile(p, value, output, shown_name ? shown_name : "-");
         return PK_EXIT_OK;

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "profile_server.h"
+#include "profkit/code_server.h"
 
 extern char **environ;
 
@@ -33,12 +34,21 @@ static const char view_help[] =
     "is interrupted (Ctrl+C). Nothing is uploaded: the page reads the profile from this\n"
     "machine (use the profiler's Upload button to share it).\n"
     "\n"
+    "The same address answers the profiler's symbol server API (the link's symbolServer), so\n"
+    "that a double-click on a function shows its source lines with their samples: the files\n"
+    "the profile names, and only those: BrightScript files from the channel's source\n"
+    "(--source DIR|ZIP, never following a link or '..' out of it), native source files named\n"
+    "by DWARF from this machine; and the assembly view the instructions of native libraries\n"
+    "whose binaries are on this machine (disassembled with capstone).\n"
+    "\n"
     "Options:\n"
     "      --port N             port to serve on (default 0: any free port, printed)\n"
     "      --no-open            print the link only, do not start a browser\n"
     "      --app-url URL        a self-hosted Firefox Profiler (default " DEFAULT_APP_URL ");\n"
     "                           only pages of its origin may read the profile\n"
     "      --value NAME         value to show as sample weights (default: the input's default)\n"
+    "      --source DIR|ZIP     the channel's source: its files for the source view (and\n"
+    "                           names for anonymous functions, as `report --source`)\n"
     "      --from FORMAT        input format, when probing the content is not wanted\n"
     "      --salvage            keep what can be read before damage in the input\n"
     "      --quiet              no progress bar, no warnings, no line per request\n"
@@ -193,34 +203,55 @@ typedef struct document {
     size_t plain_size, compressed_size;
 } document;
 
-/* Converts p into doc. Returns an exit status. */
+/* Converts p into doc, its script frames attributed to the channel's source (the writer's
+ * option "source") so that the profiler asks for their files. Returns an exit status. */
 static int convert(const pk_profile *p, const pk_format *viewer, uint32_t value,
                    const cli_input_options *input, document *doc)
 {
+    pk_option *extra = malloc((input->extra_count + 1) * sizeof *extra);
+    if (!extra) {
+        cli_error("out of memory");
+        return PK_EXIT_FAILURE;
+    }
+    if (input->extra_count)
+        memcpy(extra, input->extra, input->extra_count * sizeof *extra);
+    extra[input->extra_count] = (pk_option){"source", input->source ? input->source : ""};
+    int status = PK_EXIT_OK;
     pk_write_options options = {
         .value = value,
-        .extra = {input->extra, input->extra_count},
+        .extra = {extra, input->extra_count + 1},
         .compression = PK_COMPRESSION_NONE,
     };
     pk_error err;
     pk_error_clear(&err);
-    if (pk_write_memory(p, viewer, &options, &doc->plain, &doc->plain_size, &err) != PK_OK)
-        return cli_report_error(NULL, &err);
-    options.compression = PK_COMPRESSION_GZIP;
-    options.compression_level = 6;
-    if (pk_write_memory(p, viewer, &options, &doc->compressed, &doc->compressed_size, &err) !=
-        PK_OK)
-        return cli_report_error(NULL, &err);
-    return PK_EXIT_OK;
+    if (pk_write_memory(p, viewer, &options, &doc->plain, &doc->plain_size, &err) != PK_OK) {
+        status = cli_report_error(NULL, &err);
+    } else {
+        options.compression = PK_COMPRESSION_GZIP;
+        options.compression_level = 6;
+        if (pk_write_memory(p, viewer, &options, &doc->compressed, &doc->compressed_size,
+                            &err) != PK_OK)
+            status = cli_report_error(NULL, &err);
+    }
+    free(extra);
+    return status;
+}
+
+static int answer_code_request(void *context, const char *route, const char *body, size_t size,
+                               char **response, size_t *response_size)
+{
+    return pk_code_server_answer(context, route, body, size, response, response_size);
 }
 
 /* Serves doc until interrupted. The server and the strings it points to (its path here, the
  * origin and the document in the caller) live until it is closed, before this returns. */
 static int serve(const char *input_path, const view_args *args, const char *app,
-                 const char *origin, const document *doc, bool log)
+                 const char *origin, const document *doc, pk_code_server *code, bool log)
 {
-    char path[160], profile_url[256], encoded[768];
+    char path[160], profile_url[256], encoded[768], api_path[64], api_url[128], api_encoded[384];
     document_path(input_path, path, sizeof path);
+    /* The symbol server's address: the document's random part, which only the app is given. */
+    snprintf(api_path, sizeof api_path, "%.*s", (int)strcspn(path + 1, "/") + 1, path);
     profile_server server = {
         .listen_fd = -1,
         .path = path,
@@ -231,6 +262,9 @@ static int serve(const char *input_path, const view_args *args, const char *app,
         .gzip_body_size = doc->compressed_size,
         .content_type = "application/json",
         .log = log,
+        .api_path = api_path,
+        .answer_api = answer_code_request,
+        .api_context = code,
     };
     if (!profile_server_listen(&server, (uint16_t)args->port)) {
         cli_error("view: cannot serve on 127.0.0.1 port %ld: %s", args->port, strerror(errno));
@@ -239,14 +273,17 @@ static int serve(const char *input_path, const view_args *args, const char *app,
     snprintf(profile_url, sizeof profile_url, "http://127.0.0.1:%u%s", (unsigned)server.port,
              path);
     percent_encode(profile_url, encoded, sizeof encoded);
+    snprintf(api_url, sizeof api_url, "http://127.0.0.1:%u%s", (unsigned)server.port, api_path);
+    percent_encode(api_url, api_encoded, sizeof api_encoded);
     printf("Serving %s on 127.0.0.1 port %u until interrupted (Ctrl+C).\n",
            cli_shown_name(input_path), (unsigned)server.port);
     printf("Profile: %s\n", profile_url);
-    printf("Open:    %s/from-url/%s\n", app, encoded);
+    printf("Open:    %s/from-url/%s/?symbolServer=%s\n", app, encoded, api_encoded);
     fflush(stdout);
     if (!args->no_open) {
-        char link[2048];
-        snprintf(link, sizeof link, "%s/from-url/%s", app, encoded);
+        char link[4096];
+        snprintf(link, sizeof link, "%s/from-url/%s/?symbolServer=%s", app, encoded,
+                 api_encoded);
         if (!open_browser(link))
             fprintf(stderr, "profkit: no browser could be started (xdg-open); open the link "
                             "above in one\n");
@@ -307,7 +344,17 @@ int pk_cmd_view(int argc, char **argv)
     document doc = {0};
     if (status == PK_EXIT_OK)
         status = convert(p, viewer, value, &input, &doc);
-    pk_profile_free(p);
+    /* The profile stays: the code server answers from its files and libraries. */
+    pk_source *source = NULL;
+    pk_code_server *code = NULL;
+    if (status == PK_EXIT_OK) {
+        pk_error err;
+        pk_error_clear(&err);
+        if ((input.source && pk_source_open(input.source, &source, &err) != PK_OK) ||
+            pk_code_server_new(p, &(pk_code_server_options){.source = source}, &code, &err) !=
+                PK_OK)
+            status = cli_report_error(input.source, &err);
+    }
     if (status == PK_EXIT_OK) {
         /* Stop on SIGINT and SIGTERM by leaving the loop; a browser started here is not
          * waited for. */
@@ -316,8 +363,11 @@ int pk_cmd_view(int argc, char **argv)
         sigaction(SIGINT, &stop, NULL);
         sigaction(SIGTERM, &stop, NULL);
         signal(SIGCHLD, SIG_IGN);
-        status = serve(rest[0], &args, app, origin, &doc, !input.quiet);
+        status = serve(rest[0], &args, app, origin, &doc, code, !input.quiet);
     }
+    pk_code_server_free(code);
+    pk_source_close(source);
+    pk_profile_free(p);
     free(doc.plain);
     free(doc.compressed);
     cli_free_input_options(&input);

@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
@@ -67,9 +68,10 @@ static bool send_all(int fd, const char *data, size_t size)
     return true;
 }
 
-/* Reads the request head into buf (NUL-terminated, without the blank line). False when the
- * client closes, stalls or sends a head too long. */
-static bool read_head(int fd, char *buf, size_t capacity)
+/* Reads the request head into buf (NUL-terminated, without the blank line); what came after
+ * the blank line (the start of a body) is left in buf from *body_start to *used. False when
+ * the client closes, stalls or sends a head too long. */
+static bool read_head(int fd, char *buf, size_t capacity, size_t *body_start, size_t *used_out)
 {
     size_t used = 0;
     for (;;) {
@@ -89,6 +91,8 @@ static bool read_head(int fd, char *buf, size_t capacity)
         char *end = strstr(buf, "\r\n\r\n");
         if (end) {
             *end = '\0';
+            *body_start = (size_t)(end - buf) + 4;
+            *used_out = used;
             return true;
         }
         if (used == capacity - 1)
@@ -169,6 +173,102 @@ static void send_status(const profile_server *s, int fd, int status, const char 
         send_all(fd, head, (size_t)n);
 }
 
+/* A request body may be at most this long: the API's requests are a few hundred bytes. */
+#define MAX_REQUEST_BODY (1u << 20)
+
+static const char *reason_phrase(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 413: return "Content Too Large";
+    default: return "Internal Server Error";
+    }
+}
+
+/* Reads the rest of a body of size bytes, of which the first `have` are in body already.
+ * False when the client closes or stalls. */
+static bool read_body(int fd, char *body, size_t have, size_t size)
+{
+    while (have < size) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = poll(&p, 1, CLIENT_TIMEOUT_MS);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0)
+            return false;
+        ssize_t n = recv(fd, body + have, size - have, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        have += (size_t)n;
+    }
+    return true;
+}
+
+/* A POST to the symbolication API: only from the app's page (a browser names the page's
+ * origin; a request without one comes from a program, not a page), with a body of a stated
+ * length. Returns the status sent. */
+static int answer_api(const profile_server *s, int fd, const char *head, const char *target,
+                      const char *leftover, size_t leftover_size, size_t *sent_bytes)
+{
+    size_t prefix = strlen(s->api_path);
+    if (strncmp(target, s->api_path, prefix) != 0 || target[prefix] != '/') {
+        send_status(s, fd, 404, "Not Found", "");
+        return 404;
+    }
+    char origin[1024];
+    if (header_value(head, "Origin", origin, sizeof origin) && strcmp(origin, s->origin) != 0) {
+        send_status(s, fd, 403, "Forbidden", "");
+        return 403;
+    }
+    char length_text[32];
+    char *end = NULL;
+    unsigned long long length = 0;
+    if (header_value(head, "Content-Length", length_text, sizeof length_text) &&
+        length_text[0] >= '0' && length_text[0] <= '9')
+        length = strtoull(length_text, &end, 10);
+    if (!end || *end) {
+        send_status(s, fd, 411, "Length Required", "");
+        return 411;
+    }
+    if (length > MAX_REQUEST_BODY || leftover_size > length) {
+        send_status(s, fd, 413, "Content Too Large", "");
+        return 413;
+    }
+    char *body = malloc((size_t)length + 1);
+    if (!body) {
+        send_status(s, fd, 500, "Internal Server Error", "");
+        return 500;
+    }
+    memcpy(body, leftover, leftover_size);
+    if (!read_body(fd, body, leftover_size, (size_t)length)) {
+        free(body);
+        return 0;
+    }
+    char *response = NULL;
+    size_t response_size = 0;
+    int status = s->answer_api(s->api_context, target + prefix, body, (size_t)length, &response,
+                               &response_size);
+    free(body);
+    if (status == 0) {
+        send_status(s, fd, 500, "Internal Server Error", "");
+        return 500;
+    }
+    char head_out[1024];
+    int n = common_headers(s, head_out, sizeof head_out, status, reason_phrase(status));
+    n += snprintf(head_out + n, sizeof head_out - (size_t)n,
+                  "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+                  response_size);
+    if (send_all(fd, head_out, (size_t)n) && send_all(fd, response, response_size))
+        *sent_bytes = response_size;
+    free(response);
+    return status;
+}
+
 /* Answers one request; returns the status sent (0 when the request could not be read). */
 static int answer(const profile_server *s, int fd, char *method, size_t method_size,
                   size_t *sent_bytes, bool *gzipped)
@@ -177,7 +277,8 @@ static int answer(const profile_server *s, int fd, char *method, size_t method_s
     *sent_bytes = 0;
     *gzipped = false;
     method[0] = '\0';
-    if (!read_head(fd, head, sizeof head))
+    size_t body_start = 0, used = 0;
+    if (!read_head(fd, head, sizeof head, &body_start, &used))
         return 0;
     char target[1024];
     char version[16];
@@ -189,6 +290,8 @@ static int answer(const profile_server *s, int fd, char *method, size_t method_s
     }
     /* The query string does not change the document. */
     target[strcspn(target, "?#")] = '\0';
+    if (strcmp(method, "POST") == 0 && s->answer_api)
+        return answer_api(s, fd, head, target, head + body_start, used - body_start, sent_bytes);
     bool is_get = strcmp(method, "GET") == 0, is_head = strcmp(method, "HEAD") == 0;
     if (strcmp(method, "OPTIONS") == 0) {
         /* CORS preflight: the app may GET the document with any headers it asks for. */
@@ -200,9 +303,9 @@ static int answer(const profile_server *s, int fd, char *method, size_t method_s
         char response[2048];
         int n = common_headers(s, response, sizeof response, 204, "No Content");
         n += snprintf(response + n, sizeof response - (size_t)n,
-                      "Access-Control-Allow-Methods: GET, HEAD, OPTIONS\r\n%s"
+                      "Access-Control-Allow-Methods: GET, HEAD, OPTIONS%s\r\n%s"
                       "Access-Control-Max-Age: 600\r\nContent-Length: 0\r\n\r\n",
-                      allow_headers);
+                      s->answer_api ? ", POST" : "", allow_headers);
         send_all(fd, response, (size_t)n);
         return 204;
     }

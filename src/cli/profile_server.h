@@ -4,7 +4,8 @@
  *
  * Only the document's path is served (GET and HEAD), gzip-compressed to clients that accept
  * it, with Access-Control-Allow-Origin set to the app's origin so the app's page may read it;
- * OPTIONS answers CORS preflight requests. One connection at a time, one response each, the
+ * OPTIONS answers CORS preflight requests. POST requests to the routes under api_path go to
+ * answer_api (the profiler's symbolication API), refused to a page of any other origin. One connection at a time, one response each, the
  * connection closed by the client (Connection: close); a client that stalls or keeps it open is
  * dropped after a few seconds, so it cannot hold the server.
  */
@@ -28,6 +29,14 @@ typedef struct profile_server {
     size_t gzip_body_size;
     const char *content_type;
     bool log;               /* one line per request on standard error */
+    /* The symbolication API (POST API_PATH/source/v1 and the like): api_path is the part of
+     * the address the profiler is given as its symbol server ("/" and the random part), and
+     * answer_api answers a route of it (the path after api_path) with a malloc'ed JSON body,
+     * returning the HTTP status (0: out of memory). NULL: no API. */
+    const char *api_path;
+    int (*answer_api)(void *context, const char *route, const char *body, size_t size,
+                      char **response, size_t *response_size);
+    void *api_context;
 } profile_server;
 
 /* Binds 127.0.0.1:port (0: a free port) and listens; fills s->listen_fd and s->port. Returns

@@ -87,8 +87,10 @@ expect_status 1 "$PROFKIT" view --no-open missing.bsprof
 expect_contains "$ERR" "missing.bsprof" "missing input named"
 
 # ---- serving a .bsprof file --------------------------------------------------------------------
-expect_status 0 "$PROFKIT" convert "$CHANNEL" --to firefox -o converted.json --quiet
-if start_view channel --no-open --port 0 "$CHANNEL"; then
+# The same --source to both: the served profile's script frames are in a library named after it.
+expect_status 0 "$PROFKIT" convert "$CHANNEL" --source "$SRC/examples" --to firefox \
+    -o converted.json --quiet
+if start_view channel --no-open --port 0 --source "$SRC/examples" "$CHANNEL"; then
     expect_contains "$(cat channel.out)" "until interrupted" "the first line"
     port=$(sed -n 's/.* port \([0-9]*\) .*/\1/p' channel.out)
     expect_contains "$PROFILE_URL" "http://127.0.0.1:$port/" "profile URL on the printed port"
@@ -99,7 +101,8 @@ import sys, urllib.parse
 link, profile, app = sys.argv[1:]
 prefix = app + "/from-url/"
 assert link.startswith(prefix), link
-encoded = link[len(prefix):]
+encoded, symbol_server = link[len(prefix):].split("/?symbolServer=")
+assert urllib.parse.unquote(symbol_server) == profile.rsplit("/", 1)[0], symbol_server
 assert "/" not in encoded and ":" not in encoded, encoded
 assert urllib.parse.unquote(encoded) == profile, (encoded, profile)
 EOF
@@ -138,7 +141,7 @@ EOF
     fetch GET "http://127.0.0.1:$port/" root
     expect_eq "$(cat root.status)" 404 "the root"
     fetch POST "$PROFILE_URL" post
-    expect_eq "$(cat post.status)" 405 "POST"
+    expect_eq "$(cat post.status)" 404 "POST to the profile: no route of the symbol server"
     # A client that sends no request does not stop the others.
     exec 3<>"/dev/tcp/127.0.0.1/$port"
     printf 'GET / HTTP/1.1\r\n' >&3
@@ -169,8 +172,9 @@ if start_view self --no-open --port "$port" --app-url "http://localhost:4242/pro
     expect_eq "$(cat self.err)" "" "--quiet logs nothing"
 fi
 
-expect_status 0 "$PROFKIT" convert "$CHANNEL" --to firefox --value wall -o wall.json --quiet
-if start_view wall --no-open --value wall --quiet "$CHANNEL"; then
+expect_status 0 "$PROFKIT" convert "$CHANNEL" --source "$SRC/examples" --to firefox --value wall \
+    -o wall.json --quiet
+if start_view wall --no-open --value wall --quiet --source "$SRC/examples" "$CHANNEL"; then
     fetch GET "$PROFILE_URL" wall-got.json
     CHECKS=$((CHECKS + 1))
     cmp -s wall-got.json wall.json || fail "--value wall: the served JSON differs from convert's"

@@ -111,6 +111,8 @@ static void collect_functions(fx_writer *w)
         if (added) {
             uint32_t r = pk_function_at(p, f->function)->resource;
             w->func_resource[func] = r != PK_NONE ? r : lib_resource;
+            if (w->func_resource[func] == PK_NONE && fx_is_script_source(w, f))
+                w->func_resource[func] = w->script_resource;
             if (w->func_resource[func] != PK_NONE)
                 fx_remap_add(&w->resources, w->func_resource[func], w->gen, NULL);
         }

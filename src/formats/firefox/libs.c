@@ -40,7 +40,7 @@ static int hex_digit(char c)
 
 /* Breakpad debug ID of an ELF build ID: its first 16 bytes as a GUID (first three fields
  * byte-swapped), followed by age 0. Empty when the build ID is not hex. */
-static void breakpad_id(const char *build_id, char out[34])
+void fx_breakpad_id(const char *build_id, char out[34])
 {
     uint8_t bytes[16] = {0};
     size_t len = strlen(build_id);
@@ -63,14 +63,30 @@ static void breakpad_id(const char *build_id, char out[34])
     out[33] = '\0';
 }
 
-static const char *resource_name(const pk_profile *p, const pk_resource *r)
+const char *fx_library_name(const pk_profile *p, const pk_resource *r)
 {
     if (r->name && pk_str_len(p, r->name))
         return pk_str(p, r->name);
     return pk_path_basename(pk_str(p, r->path));
 }
 
-/* The libraries that native frames are in, in resource order (fx_writer.resource_lib). */
+const char *fx_script_library_name(const char *source)
+{
+    const char *base = source[0] ? pk_path_basename(source) : "";
+    return base[0] ? base : "script sources";
+}
+
+bool fx_is_script_source(const fx_writer *w, const pk_frame *f)
+{
+    if (w->script_resource == PK_NONE || fx_is_native(w->p, f, NULL))
+        return false;
+    const pk_function *fn = pk_function_at(w->p, f->function);
+    return fn->resource == PK_NONE && f->resource == PK_NONE && fn->file &&
+           pk_str_len(w->p, fn->file) > 0;
+}
+
+/* The libraries that native frames are in, in resource order (fx_writer.resource_lib), then
+ * the script sources' library. */
 void fx_write_libs(fx_writer *w)
 {
     const pk_profile *p = w->p;
@@ -80,10 +96,10 @@ void fx_write_libs(fx_writer *w)
         if (w->resource_lib[i] == PK_NONE)
             continue;
         const pk_resource *r = pk_resource_at(p, (uint32_t)i);
-        const char *name = resource_name(p, r);
+        const char *name = fx_library_name(p, r);
         const char *path = pk_str(p, r->path);
         char breakpad[34];
-        breakpad_id(pk_str(p, r->build_id), breakpad);
+        fx_breakpad_id(pk_str(p, r->build_id), breakpad);
         pk_json_line_break(j);
         pk_json_object_begin(j);
         pk_json_member_string(j, "name", name);
@@ -96,6 +112,20 @@ void fx_write_libs(fx_writer *w)
             pk_json_string(j, pk_str(p, r->build_id));
         else
             pk_json_null(j);
+        pk_json_key(j, "arch");
+        pk_json_null(j);
+        pk_json_object_end(j);
+    }
+    if (w->script_resource != PK_NONE && w->resource_lib[w->script_resource] != PK_NONE) {
+        pk_json_line_break(j);
+        pk_json_object_begin(j);
+        pk_json_member_string(j, "name", w->script_name);
+        pk_json_member_string(j, "path", "");
+        pk_json_member_string(j, "debugName", w->script_name);
+        pk_json_member_string(j, "debugPath", "");
+        pk_json_member_string(j, "breakpadId", FX_SCRIPT_LIBRARY_ID);
+        pk_json_key(j, "codeId");
+        pk_json_null(j);
         pk_json_key(j, "arch");
         pk_json_null(j);
         pk_json_object_end(j);

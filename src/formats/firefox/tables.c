@@ -69,6 +69,8 @@ static int64_t frame_address(const fx_writer *w, uint32_t frame)
 {
     const pk_frame *f = pk_frame_at(w->p, frame);
     uint32_t lib_resource;
+    if (fx_is_script_source(w, f))
+        return f->line ? f->line : pk_function_at(w->p, f->function)->start_line;
     return fx_is_native(w->p, f, &lib_resource) ? fx_relative_address(w->p, f, lib_resource) : -1;
 }
 
@@ -172,6 +174,10 @@ static void write_resource_table(fx_writer *w)
     pk_json_array_end(j);
     fx_column_begin(j, "name");
     for (size_t i = 0; i < n; i++) {
+        if (items[i] == w->script_resource) {
+            pk_json_u64(j, local_string(w, w->script_string));
+            continue;
+        }
         const pk_resource *r = pk_resource_at(p, items[i]);
         pk_json_u64(j, local_string(w, r->name && pk_str_len(p, r->name) ? r->name : r->path));
     }
@@ -214,9 +220,13 @@ static void write_strings(fx_writer *w)
     pk_json *j = &w->json;
     fx_column_begin(j, "stringArray");
     /* Whole strings: a NUL byte inside is written \u0000. */
-    for (size_t i = 0; i < w->strings.count; i++)
-        pk_json_string_len(j, pk_str(w->p, w->strings.items[i]),
-                           pk_str_len(w->p, w->strings.items[i]));
+    for (size_t i = 0; i < w->strings.count; i++) {
+        if (w->strings.items[i] == w->script_string && w->script_name)
+            pk_json_string(j, w->script_name);
+        else
+            pk_json_string_len(j, pk_str(w->p, w->strings.items[i]),
+                               pk_str_len(w->p, w->strings.items[i]));
+    }
     pk_json_array_end(j);
 }
 

@@ -52,11 +52,13 @@ static bool classify(fx_writer *w)
     const pk_profile *p = w->p;
     size_t frames = pk_frame_count(p), resources = pk_resource_count(p);
     w->frame_category = malloc(frames ? frames : 1);
-    w->resource_lib = malloc((resources ? resources : 1) * sizeof *w->resource_lib);
+    /* One more entry: the script sources' library, when there is one. */
+    w->resource_lib = malloc((resources + 1) * sizeof *w->resource_lib);
     if (!w->frame_category || !w->resource_lib)
         return false;
-    for (size_t r = 0; r < resources; r++)
+    for (size_t r = 0; r <= resources; r++)
         w->resource_lib[r] = PK_NONE;
+    bool scripts = false;
 
     pk_category format_category = pk_profile_category(p);
     memset(w->category_used, 0, sizeof w->category_used);
@@ -66,6 +68,8 @@ static bool classify(fx_writer *w)
         uint32_t lib_resource = PK_NONE;
         if (fx_is_native(p, pk_frame_at(p, (uint32_t)i), &lib_resource))
             w->resource_lib[lib_resource] = 0; /* numbered below */
+        else if (fx_is_script_source(w, pk_frame_at(p, (uint32_t)i)))
+            scripts = true;
         w->frame_category[i] = (uint8_t)c;
         w->category_used[c] = true;
     }
@@ -74,6 +78,10 @@ static bool classify(fx_writer *w)
     for (size_t r = 0; r < resources; r++)
         if (w->resource_lib[r] != PK_NONE)
             w->resource_lib[r] = w->lib_count++;
+    if (scripts)
+        w->resource_lib[resources] = w->lib_count++;
+    else
+        w->script_resource = PK_NONE;
     uint32_t next = 0;
     for (unsigned c = 0; c < PK_CATEGORY_COUNT; c++)
         w->category_out[c] = w->category_used[c] ? next++ : PK_NONE;
@@ -162,14 +170,18 @@ pk_status fx_writer_init(fx_writer *w, const pk_profile *p, pk_output *out,
         return status;
     size_t threads = pk_thread_count(p), rows = pk_sample_count(p);
     size_t frames = pk_frame_count(p), functions = pk_function_count(p);
+    const char *source = options ? pk_option_get(&options->extra, "source") : NULL;
+    w->script_resource = source ? (uint32_t)pk_resource_count(p) : PK_NONE;
+    w->script_string = (uint32_t)pk_string_count(p);
+    w->script_name = source ? fx_script_library_name(source) : NULL;
     w->thread_names = pk_thread_names_new(p);
     bool ok = w->thread_names && fx_timed_prepare(w) && fx_timeline_place(w) && classify(w) &&
               find_processes(w, threads) && group_rows(w, threads) &&
               fx_remap_init(&w->stacks, pk_stack_count(p)) && fx_remap_init(&w->frames, frames) &&
               fx_remap_init(&w->funcs, functions) &&
-              fx_remap_init(&w->resources, pk_resource_count(p)) &&
+              fx_remap_init(&w->resources, pk_resource_count(p) + 1) &&
               fx_remap_init(&w->symbols, functions) &&
-              fx_remap_init(&w->strings, pk_string_count(p));
+              fx_remap_init(&w->strings, pk_string_count(p) + 1);
     w->frame_inline_depth = malloc((frames ? frames : 1) * sizeof *w->frame_inline_depth);
     w->func_resource = malloc((functions ? functions : 1) * sizeof *w->func_resource);
     w->symbol_address = malloc((functions ? functions : 1) * sizeof *w->symbol_address);

@@ -70,6 +70,13 @@ typedef struct fx_writer {
     uint32_t category_out[PK_CATEGORY_COUNT]; /* pk_category -> index in meta.categories */
     uint32_t *resource_lib;   /* model resource -> index in libs, PK_NONE when not a library */
     uint32_t lib_count;
+    /* Script sources (docs/formats/firefox.md, "Sources"): with the writer option "source",
+     * frames of script functions that name a file and are in no resource are attributed to one
+     * library standing for the script sources, at an address that is their line. */
+    uint32_t script_resource; /* that library's resource: the model's resource count (an index
+                               * past the model's resources), PK_NONE when there is none */
+    uint32_t script_string;   /* its name as a string index past the model's strings */
+    const char *script_name;
     pk_thread_names *thread_names; /* the threads' names as shown */
     uint32_t *thread_rows;    /* sample rows grouped by thread */
     size_t *thread_rows_start; /* thread -> first entry in thread_rows; thread_count + 1 */
@@ -205,6 +212,19 @@ bool fx_is_native(const pk_profile *p, const pk_frame *f, uint32_t *resource_out
 /* Address of native frame f relative to its library, -1 when it lies outside it. */
 int64_t fx_relative_address(const pk_profile *p, const pk_frame *f, uint32_t resource);
 void fx_write_libs(fx_writer *w);
+/* A library's breakpad ID from its ELF build ID (hex): the first 16 bytes as a GUID, age 0;
+ * "" when the build ID is not hex. */
+void fx_breakpad_id(const char *build_id, char out[34]);
+/* A library's name (debugName): the resource's name, else its path's base name. */
+const char *fx_library_name(const pk_profile *p, const pk_resource *r);
+/* Whether frame f is attributed to the script sources' library (fx_writer.script_resource). */
+/* The script sources' library's name: the base name of the writer option "source" (the
+ * channel's folder or package), "script sources" when it is empty. */
+const char *fx_script_library_name(const char *source);
+bool fx_is_script_source(const fx_writer *w, const pk_frame *f);
+/* The breakpad ID of the script sources' library: it has no build, and the ID only has to be
+ * present for the profiler to ask for its sources. */
+#define FX_SCRIPT_LIBRARY_ID "000000000000000000000000000000000"
 
 /* ---- collect.c ---- */
 
