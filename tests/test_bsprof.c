@@ -334,14 +334,15 @@ static void header_fields_become_metadata(void **state)
         {"device-vendor", "Roku"},    {"device-model", "4670X"},
         {"device-firmware", "11.5.0.4312"}, {"requested-sample-ratio", "0.5"},
         {"actual-sample-ratio", "0.25"}, {"line-data", "yes"},
-        {"memory-operations", "yes"}, {"process.0.name", "My Channel"}};
+        {"memory-operations", "yes"}, {"process.0.name", "My Channel"},
+        {"thread id name", "module"}};
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
         const char *v = pk_property_get(p, expected[i][0]);
         assert_non_null(v);
         assert_string_equal(v, expected[i][1]);
     }
     /* The channel names its process, pid 0, for outputs that show processes. */
-    assert_int_equal(pk_property_count(p), 12);
+    assert_int_equal(pk_property_count(p), 13);
     assert_int_equal(pk_warning_count(p), 0);
     /* Value types, in order, with their units; cpu is the default. */
     static const char *const values[][2] = {{"cpu", "operations"}, {"wall", "wall-units"},

@@ -967,6 +967,8 @@ static void threads_of_one_name_told_apart(void **state)
     pk_profile *p = pk_profile_new();
     pk_add_value_type(p, "samples", "count");
     pk_metadata_of(p)->source_format = pk_intern_cstr(p, "bsprof");
+    /* What the bsprof reader records: its thread ids are modules. */
+    assert_int_equal(pk_property_set(p, "thread id name", "module"), PK_OK);
     uint32_t f = script_frame(p, "Run", "pkg:/components/Item.brs", 1, 1);
     uint32_t s = pk_intern_stack(p, PK_NONE, f);
     const int64_t one[] = {1};

@@ -378,6 +378,32 @@ static void test_root_options(void **state)
     pk_profile_free(p);
 }
 
+/* The command name is the root of folded lines only: the model's stacks hold the sampled
+ * frames, so outputs with threads (the Firefox Profiler, speedscope, pprof) show no extra
+ * frame above them. */
+static void test_root_only_in_folded(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("perf/prog.perf");
+    for (size_t row = 0; row < pk_sample_count(p); row++) {
+        uint32_t stack = pk_sample_stack(p, row);
+        assert_int_not_equal(stack, PK_NONE);
+        uint32_t frames[256];
+        size_t depth = pk_stack_depth(p, stack);
+        assert_true(depth <= 256);
+        pk_stack_frames(p, stack, frames, depth);
+        assert_string_not_equal(pk_frame_name(p, frames[0]), "prog");
+    }
+    assert_string_equal(pk_property_get(p, "folded roots"), "command");
+    pk_profile_free(p);
+    const char *text = "V8 Worker 10/11 1.0: 3 cpu-clock:\n\t1 f (x)\n\n";
+    pk_option no_root = {"perf-no-root", ""};
+    pk_error err;
+    assert_int_equal(read_perf(text, strlen(text), false, &no_root, 1, &p, &err), PK_OK);
+    assert_null(pk_property_get(p, "folded roots"));
+    pk_profile_free(p);
+}
+
 static void test_last_sample_without_newline(void **state)
 {
     (void)state;
@@ -485,8 +511,10 @@ static void test_repeated_samples(void **state)
     char *got = folded_of(p, PK_NONE);
     assert_string_equal(got, want);
     free(got);
-    /* Threads 7 (renamed as) and 8. */
-    assert_int_equal(pk_thread_count(p), 2);
+    /* Thread 7 as gcc, then as after its exec, and 8: a thread per command name, so that
+     * folded output's roots (the command name of each sample) come from threads. */
+    assert_int_equal(pk_thread_count(p), 3);
+    assert_int_not_equal(thread_named(p, "gcc", 7), PK_NONE);
     assert_int_not_equal(thread_named(p, "as", 7), PK_NONE);
     assert_int_not_equal(thread_named(p, "as", 8), PK_NONE);
     pk_profile_free(p);
@@ -799,6 +827,7 @@ int main(void)
         cmocka_unit_test(test_events_are_values),
         cmocka_unit_test(test_folded_like_stackcollapse),
         cmocka_unit_test(test_root_options),
+        cmocka_unit_test(test_root_only_in_folded),
         cmocka_unit_test(test_last_sample_without_newline),
         cmocka_unit_test(test_repeated_samples),
         cmocka_unit_test(test_many_threads),

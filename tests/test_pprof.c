@@ -1115,6 +1115,8 @@ static void threads_sharing_a_name(void **state)
     pk_profile *p = pk_profile_new();
     assert_non_null(p);
     pk_metadata_of(p)->source_format = pk_intern_cstr(p, "bsprof");
+    /* What the bsprof reader records: its thread ids are modules. */
+    assert_int_equal(pk_property_set(p, "thread id name", "module"), PK_OK);
     pk_add_value_type(p, "cpu", "operations");
     uint32_t f_init = tb_function(p, "init", "pkg:/components/Item.brs", 1, PK_NONE);
     uint32_t stack = tb_push(p, PK_NONE, f_init, 1, 0, PK_NONE, 0);

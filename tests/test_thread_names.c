@@ -65,8 +65,11 @@ static void test_shared_names_by_tid(void **state)
                           "RowListItem (tid 10)"};
     assert_names(p, want);
 
-    /* Read from .bsprof, where a thread is a module and its tid the module ID. */
+    /* Read from .bsprof, where a thread is a module and its tid the module ID: its reader
+     * records so in the property "thread id name" (the core names no format). */
     pk_metadata_of(p)->source_format = pk_intern_cstr(p, "bsprof");
+    assert_names(p, want);
+    assert_int_equal(pk_property_set(p, "thread id name", "module"), PK_OK);
     const char *modules[] = {"RowListItem (module 5)", "main", "RowListItem (module 6)",
                              "RowListItem (module 10)"};
     assert_names(p, modules);

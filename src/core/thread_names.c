@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "core/buffer.h"
-#include "profkit/format.h"
 
 /* A generated name that collides with another thread's name is made distinct again by adding
  * the thread's position; this bounds how often that is tried before the position alone is
@@ -109,11 +108,12 @@ static bool ids_tell_apart(const pk_profile *p, const name_ref *group, size_t n,
     return true;
 }
 
-/* What the format the profile was read from calls a thread's id ("module"), else "tid". */
+/* What the format the profile was read from calls a thread's id ("module"), else "tid": its
+ * reader records it as the property "thread id name" (the core knows no format). */
 static const char *thread_id_name(const pk_profile *p)
 {
-    const pk_format *f = pk_format_by_name(pk_str(p, pk_metadata_get(p)->source_format));
-    return f && f->thread_id_name ? f->thread_id_name : "tid";
+    const char *name = pk_property_get(p, "thread id name");
+    return name && *name ? name : "tid";
 }
 
 /* Gives each thread of a group sharing one name a name that tells it apart. The group's

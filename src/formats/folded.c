@@ -882,7 +882,12 @@ typedef struct spelling {
 
 typedef struct folded_writer {
     const pk_profile *p;
+    /* Lines start with a root per thread: its display name with --with-threads, else the
+     * command-name root a reader asked for (the property "folded roots"). */
     bool with_threads;
+    bool thread_roots;
+    uint32_t *thread_root;  /* thread -> its root (an index into root_spellings) */
+    bool *thread_java;      /* thread -> a Java process's, its names tidied (tidy only) */
     output_line *lines;
     size_t count, cap;
     line_slot *slots;      /* open addressing by hash */
@@ -901,7 +906,7 @@ typedef struct folded_writer {
     pk_buffer spelled;
     spelling *spellings;        /* canonical id -> its text in spelled */
     size_t spellings_cap;
-    spelling *thread_spellings; /* with threads: thread -> its display name in spelled */
+    spelling *root_spellings; /* with thread roots: root -> its text in spelled */
     uint32_t *names, *other; /* scratch: the canonical names of a row, and of a candidate */
     size_t names_cap, other_cap;
     /* FlameGraph's tidying (see flamegraph_tidy): canonical ids are then indexes of tidied
@@ -957,18 +962,112 @@ static bool spell_canonical(folded_writer *w, size_t id, const char *s, size_t l
            spell(w, s, len, &w->spellings[id]);
 }
 
-/* With threads, every thread's display name is spelled once, before the rows. */
-static bool spell_threads(folded_writer *w)
+/* The command-name root stackcollapse-perf.pl gives a thread's stacks ("folded roots":
+ * "command", "command-pid" or "command-tid"): the name with blanks made '_', and the ids. */
+static bool command_root(const pk_profile *p, uint32_t t, const char *roots, pk_buffer *out)
+{
+    const pk_thread *thread = pk_thread_at(p, t);
+    const char *name = pk_str(p, thread->name);
+    size_t len = pk_str_len(p, thread->name);
+    out->len = 0;
+    if (!pk_buffer_reserve(out, len + 48))
+        return false;
+    char *d = (char *)out->data;
+    for (size_t i = 0; i < len; i++)
+        d[i] = name[i] == ' ' ? '_' : name[i];
+    size_t n = len;
+    char pid[24] = "?";
+    if (thread->pid >= 0)
+        snprintf(pid, sizeof pid, "%lld", (long long)thread->pid);
+    if (strcmp(roots, "command-pid") == 0)
+        n += (size_t)snprintf(d + n, 48, "-%s", pid);
+    else if (strcmp(roots, "command-tid") == 0)
+        n += (size_t)snprintf(d + n, 48, "-%s/%lld", pid, (long long)thread->tid);
+    out->len = n;
+    return true;
+}
+
+typedef struct root_key {
+    const char *text;
+    size_t len;
+} root_key;
+
+static bool root_equal(const void *context, uint32_t entry, const void *key)
+{
+    const folded_writer *w = context;
+    const root_key *k = key;
+    const spelling *s = &w->root_spellings[entry];
+    /* Roots are spelled as they are when they need no '_' (written_form): compare the
+     * spelled text, which a root made of the same bytes has too. */
+    return s->length == k->len && memcmp((const char *)w->spelled.data + s->offset, k->text,
+                                         k->len) == 0;
+}
+
+/* With FlameGraph's tidying: which threads are Java processes. The collapsers tidy Java names
+ * for a process named "java" exactly, as their process name is: so not when it carries the pid
+ * or tid (roots "command-pid", "command-tid"). */
+static bool mark_java_threads(folded_writer *w, const char *roots)
 {
     size_t threads = pk_thread_count(w->p);
-    pk_thread_names *names = pk_thread_names_new(w->p);
-    w->thread_spellings = malloc((threads ? threads : 1) * sizeof *w->thread_spellings);
-    bool ok = names && w->thread_spellings;
-    for (uint32_t t = 0; t < threads && ok; t++) {
-        const char *name = pk_thread_display_name(names, t);
-        ok = spell(w, name, strlen(name), &w->thread_spellings[t]);
+    w->thread_java = calloc(threads ? threads : 1, sizeof *w->thread_java);
+    if (!w->thread_java)
+        return false;
+    bool with_ids = roots && strcmp(roots, "command") != 0;
+    for (uint32_t t = 0; t < threads; t++)
+        w->thread_java[t] =
+            !with_ids && strcmp(pk_str(w->p, pk_thread_at(w->p, t)->name), "java") == 0;
+    return true;
+}
+
+/* Every thread's root is spelled once, before the rows: with --with-threads its display name
+ * (one root a thread, so that threads of one name stay apart), else its command-name root,
+ * threads of one root sharing it. */
+static bool spell_roots(folded_writer *w, const char *roots)
+{
+    size_t threads = pk_thread_count(w->p);
+    w->thread_root = malloc((threads ? threads : 1) * sizeof *w->thread_root);
+    w->root_spellings = malloc((threads ? threads : 1) * sizeof *w->root_spellings);
+    bool ok = w->thread_root && w->root_spellings;
+    if (ok && w->with_threads) {
+        pk_thread_names *names = pk_thread_names_new(w->p);
+        ok = names != NULL;
+        for (uint32_t t = 0; t < threads && ok; t++) {
+            const char *name = pk_thread_display_name(names, t);
+            w->thread_root[t] = t;
+            ok = spell(w, name, strlen(name), &w->root_spellings[t]);
+        }
+        pk_thread_names_free(names);
+        return ok;
     }
-    pk_thread_names_free(names);
+    pk_buffer text = PK_BUFFER_INIT, spelled = PK_BUFFER_INIT;
+    pk_index found;
+    pk_index_init(&found);
+    uint32_t count = 0;
+    for (uint32_t t = 0; t < threads && ok; t++) {
+        ok = command_root(w->p, t, roots, &text);
+        if (!ok)
+            break;
+        /* Compared by the text spell writes: the root as a line would show it. */
+        written_name form = written_form((const char *)text.data, text.len);
+        spelled.len = 0;
+        ok = pk_buffer_reserve(&spelled, text.len + 1);
+        if (!ok)
+            break;
+        for (size_t i = 0; i < text.len; i++)
+            ((char *)spelled.data)[i] = written_char(&form, i);
+        root_key key = {(const char *)spelled.data, text.len};
+        uint64_t h = pk_hash_bytes(key.text, key.len);
+        uint32_t root = pk_index_find(&found, h, root_equal, w, &key);
+        if (root == UINT32_MAX) {
+            root = count++;
+            ok = spell(w, (const char *)text.data, text.len, &w->root_spellings[root]) &&
+                 pk_index_insert(&found, h, root);
+        }
+        w->thread_root[t] = root;
+    }
+    pk_buffer_free(&text);
+    pk_buffer_free(&spelled);
+    pk_index_free(&found);
     return ok;
 }
 
@@ -1096,8 +1195,7 @@ static uint32_t canonical_name(folded_writer *w, uint32_t name)
 }
 
 /* The canonical names that the frames of a stack, frames[0, depth), write into names (room
- * for depth + 1); with --with-threads the first is the thread itself (its index, written by its
- * display name, so that threads of one name stay apart). frames may be names + 1, or names
+ * for depth + 1); with thread roots the first is the thread's root (spell_roots). frames may be names + 1, or names
  * without threads: each name goes where its frame was or before. Returns how many, or SIZE_MAX
  * when memory runs out. */
 static size_t frames_names(folded_writer *w, uint32_t thread, const uint32_t *frames,
@@ -1105,11 +1203,9 @@ static size_t frames_names(folded_writer *w, uint32_t thread, const uint32_t *fr
 {
     const pk_profile *p = w->p;
     size_t kept = 0;
-    if (w->with_threads)
-        names[kept++] = thread;
-    /* The collapsers' Java tidying is for a process named "java" exactly (their process name,
-     * so not under --pid or --tid). */
-    bool java = w->tidy && depth > 0 && strcmp(pk_frame_name(p, frames[0]), "java") == 0;
+    if (w->thread_roots)
+        names[kept++] = w->thread_root[thread];
+    bool java = w->tidy && w->thread_java[thread];
     uint32_t *frame_canon = java ? w->frame_canon_java : w->frame_canon;
     uint32_t *function_canon = java ? w->function_canon_java : w->function_canon;
     for (size_t i = 0; i < depth; i++) {
@@ -1148,7 +1244,7 @@ static size_t stack_names(folded_writer *w, uint32_t thread, uint32_t stack, uin
     size_t depth = pk_stack_depth(w->p, stack);
     if (!PK_ARRAY_RESERVE(*names, *cap, depth + 1))
         return SIZE_MAX;
-    uint32_t *frames = *names + (w->with_threads ? 1 : 0);
+    uint32_t *frames = *names + (w->thread_roots ? 1 : 0);
     pk_stack_frames(w->p, stack, frames, depth);
     return frames_names(w, thread, frames, depth, *names);
 }
@@ -1156,7 +1252,7 @@ static size_t stack_names(folded_writer *w, uint32_t thread, uint32_t stack, uin
 /* The same for a row. */
 static size_t row_names(folded_writer *w, size_t row, uint32_t **names, size_t *cap)
 {
-    uint32_t thread = w->with_threads ? pk_sample_thread(w->p, row) : 0;
+    uint32_t thread = w->thread_roots || w->tidy ? pk_sample_thread(w->p, row) : 0;
     return stack_names(w, thread, pk_sample_stack(w->p, row), names, cap);
 }
 
@@ -1212,7 +1308,7 @@ static uint32_t line_of_row(folded_writer *w, size_t row)
 /* The spelling of names[k] of a line. */
 static const spelling *spelling_of(const folded_writer *w, const uint32_t *names, size_t k)
 {
-    return k == 0 && w->with_threads ? &w->thread_spellings[names[0]] : &w->spellings[names[k]];
+    return k == 0 && w->thread_roots ? &w->root_spellings[names[0]] : &w->spellings[names[k]];
 }
 
 /* Copies a spelled name and its ';' to d and returns the end; both sides have SPELLING_SLACK
@@ -1248,8 +1344,8 @@ static void write_names(const folded_writer *w, pk_output *out, const uint32_t *
     }
     char *d = start;
     size_t k = 0;
-    if (w->with_threads)
-        d = copy_spelling(d, text, &w->thread_spellings[names[k++]]);
+    if (w->thread_roots)
+        d = copy_spelling(d, text, &w->root_spellings[names[k++]]);
     for (; k < n; k++)
         d = copy_spelling(d, text, &w->spellings[names[k]]);
     d[-1] = ' ';
@@ -1267,7 +1363,9 @@ static void writer_free(folded_writer *w)
     free(w->frame_canon);
     pk_buffer_free(&w->spelled);
     free(w->spellings);
-    free(w->thread_spellings);
+    free(w->root_spellings);
+    free(w->thread_root);
+    free(w->thread_java);
     free(w->names);
     free(w->other);
     pk_buffer_free(&w->tidy_text);
@@ -1356,7 +1454,7 @@ static void prefetch_lines(const folded_writer *w, const line_order *order, size
 /* The names of a line, into w->names. */
 static size_t line_names(folded_writer *w, const output_line *line, const line_order *o)
 {
-    uint32_t thread = w->with_threads ? pk_sample_thread(w->p, line->row) : 0;
+    uint32_t thread = w->thread_roots || w->tidy ? pk_sample_thread(w->p, line->row) : 0;
     if (!line->key.frames)
         return stack_names(w, thread, o->stack - 1, &w->names, &w->names_cap);
     if (!PK_ARRAY_RESERVE(w->names, w->names_cap, (size_t)o->depth + 1))
@@ -1397,12 +1495,19 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
     line_order *order = NULL;
     w.p = p;
     w.with_threads = with_threads;
+    /* A reader's command-name roots (perf script's, as stackcollapse-perf.pl writes them);
+     * --with-threads writes the threads' own names instead. */
+    const char *roots = pk_property_get(p, "folded roots");
+    if (roots && strcmp(roots, "command") != 0 && strcmp(roots, "command-pid") != 0 &&
+        strcmp(roots, "command-tid") != 0)
+        roots = NULL;
+    w.thread_roots = with_threads || roots;
     pk_u64map_init(&w.canonical);
     pk_index_init(&w.written);
     pk_index_init(&w.tidy_index);
     size_t functions = pk_function_count(p);
     w.function_canon = malloc((functions ? functions : 1) * sizeof *w.function_canon);
-    if (!w.function_canon || (with_threads && !spell_threads(&w)))
+    if (!w.function_canon || (w.thread_roots && !spell_roots(&w, roots)))
         goto nomem;
     memset(w.function_canon, 0xff, (functions ? functions : 1) * sizeof *w.function_canon);
     size_t frames = pk_frame_count(p);
@@ -1415,7 +1520,7 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
     if (w.tidy) {
         w.function_canon_java = malloc((functions ? functions : 1) * sizeof(uint32_t));
         w.frame_canon_java = malloc((frames ? frames : 1) * sizeof(uint32_t));
-        if (!w.function_canon_java || !w.frame_canon_java)
+        if (!w.function_canon_java || !w.frame_canon_java || !mark_java_threads(&w, roots))
             goto nomem;
         memset(w.function_canon_java, 0xff, (functions ? functions : 1) * sizeof(uint32_t));
         memset(w.frame_canon_java, 0xff, (frames ? frames : 1) * sizeof(uint32_t));
@@ -1427,8 +1532,8 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
         int64_t base = differential ? pk_sample_values(p, row)[PK_DIFF_BASE] : 0;
         if (v == 0 && base == 0)
             continue;
-        /* An empty stack has no name to write (but for its thread's, with --with-threads). */
-        if (!with_threads && pk_sample_stack(p, row) == PK_NONE)
+        /* An empty stack has no name to write (but for its thread's root). */
+        if (!w.thread_roots && pk_sample_stack(p, row) == PK_NONE)
             continue;
         uint32_t line = line_of_row(&w, row);
         if (line == PK_NONE)
@@ -1473,7 +1578,7 @@ static pk_status folded_write(const pk_profile *p, pk_output *out, const pk_writ
                                 "than the " FOLDED_MAX_LINE_TEXT " profkit's folded reader takes",
                                 n, total);
         }
-        if (n == 1 && !with_threads && w.spellings[w.names[0]].length == 0)
+        if (n == 1 && !w.thread_roots && w.spellings[w.names[0]].length == 0)
             pk_out_putc(out, '_'); /* " 3" would read as a count without a stack */
         write_names(&w, out, w.names, n, total);
         if (differential) {

@@ -316,6 +316,13 @@ pk_status pk_reader_read(pk_reader *r, const pk_read_options *options, pk_profil
     if (!p)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     pk_metadata_of(p)->source_format = pk_intern_cstr(p, r->format->name);
+    /* What the format calls its thread ids, for names that tell threads apart (the core's
+     * thread_names.c reads it). */
+    if (r->format->thread_id_name &&
+        pk_property_set(p, "thread id name", r->format->thread_id_name) != PK_OK) {
+        pk_profile_free(p);
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    }
     pk_memory_keep_events(p, !options->memory_sums_only);
     pk_timeline_keep(p, !options->no_timeline);
     r->overflow_offset = PK_NO_OFFSET;

@@ -19,4 +19,24 @@ upward=$(grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*($above)" $sourc
 CHECKS=$((CHECKS + 1))
 [ -z "$upward" ] || fail "the core includes headers of a layer above it:
 $upward"
+# Calls, not only includes: no symbol the core's objects use is defined by a layer above
+# (a declaration copied into the core, or one reached through a public header, hides from the
+# include check above). The objects are the build's, beside the command.
+objects="$(dirname "$PROFKIT")/CMakeFiles/profkit_objects.dir/src"
+if [ -d "$objects/core" ] && command -v nm > /dev/null; then
+    core_uses=$(nm -u "$objects"/core/*.o | awk 'NF == 2 { print $2 }' | LC_ALL=C sort -u)
+    # shellcheck disable=SC2046
+    above_defines=$(nm -g --defined-only $(find "$objects/formats" "$objects/analysis" \
+                                             "$objects/capture" -name '*.o') |
+                    awk 'NF == 3 { print $3 }' | LC_ALL=C sort -u)
+    # Not vacuous: the core uses symbols, the formats define the registry.
+    expect_contains "$core_uses" "pk_intern" "the core's undefined symbols"
+    expect_contains "$above_defines" "pk_format_by_name" "the formats' defined symbols"
+    calls=$(LC_ALL=C comm -12 <(printf '%s\n' "$core_uses") <(printf '%s\n' "$above_defines"))
+    CHECKS=$((CHECKS + 1))
+    [ -z "$calls" ] || fail "the core calls functions of a layer above it:
+$calls"
+else
+    echo "note: no objects at $objects or no nm: the calls are not checked"
+fi
 finish

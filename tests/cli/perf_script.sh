@@ -56,6 +56,24 @@ expect_contains "$OUT" "leaf_sqrt" "pprof report"
 expect_status 0 "$PROFKIT" convert "$DATA/prog-header.perf" -o prog.firefox.json
 expect_file prog.firefox.json
 expect_contains "$(cat prog.firefox.json)" '"processName":"prog"' "Firefox process name"
+# The command name is folded output's root only: the viewers with threads show no frame
+# "prog" above the thread's frames (in the Firefox Profiler, speedscope, pprof).
+roots() {
+    python3 - "$@" <<'PY'
+import json, sys
+firefox = json.load(open(sys.argv[1]))
+speedscope = json.load(open(sys.argv[2]))
+print(sum(1 for f in speedscope["shared"]["frames"] if f["name"] == "prog"),
+      sum(1 for t in firefox["threads"] for n in t["funcTable"]["name"]
+          if t["stringArray"][n] == "prog"))
+PY
+}
+expect_status 0 "$PROFKIT" convert "$DATA/prog.perf" -o prog.speedscope.json
+expect_eq "$(roots prog.firefox.json prog.speedscope.json)" "0 0" "no command-name frame"
+expect_status 0 "$PROFKIT" report prog.pb.gz --top 20
+expect_not_contains "$OUT" " prog" "no command-name frame in pprof"
+expect_status 0 "$PROFKIT" convert "$DATA/prog.perf" -o prog-again.folded
+expect_contains "$(cat prog-again.folded)" "prog;start_thread;worker;leaf_sqrt " "folded root"
 
 # ---- damage ----------------------------------------------------------------------------------
 { head -n 20 "$DATA/prog.perf"; echo "garbage line"; tail -n 40 "$DATA/prog.perf"; } > stray.perf

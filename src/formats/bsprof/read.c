@@ -26,6 +26,7 @@
 #include "core/hashmap.h"
 #include "core/process_names.h"
 #include "formats/bsprof/bsprof.h"
+#include "formats/formats.h"
 
 enum bs_value { BS_V_CPU, BS_V_WALL, BS_V_CALLS, BS_V_ALLOC_BYTES, BS_V_ALLOCS, BS_V_LIVE_BYTES,
                 BS_VALUE_COUNT };
@@ -1007,6 +1008,9 @@ static pk_status bs_header_to_model(pk_profile *p, const bs_header *h)
     char buf[64];
     snprintf(buf, sizeof buf, "%" PRIu32 ".%" PRIu32 ".%" PRIu32, h->major, h->minor, h->patch);
     pk_status st = pk_property_set(p, "format-version", buf);
+    /* Threads are modules (also when read without the registry, which records it too). */
+    if (st == PK_OK)
+        st = pk_property_set(p, "thread id name", pk_format_bsprof.thread_id_name);
     for (int i = 0; i < BS_HEADER_TEXT_COUNT && st == PK_OK; i++)
         st = pk_property_set(p, pk_bsprof_header_text_keys[i], (const char *)h->text[i].data);
     if (st != PK_OK)

@@ -2,10 +2,12 @@
 /* Reads `perf script` text into the model, streaming: memory grows with the distinct frame
  * lines, samples' frame runs, stacks and threads, never with the samples.
  *
- * - A thread per pid/tid, named by its latest command name (a process that execs is first
- *   `perf-exec`, then its program).
- * - The root frame of every stack is the command name, as stackcollapse-perf.pl makes it
- *   (`--perf-pid`, `--perf-tid` add the ids, `--perf-no-root` leaves it out).
+ * - A thread per pid/tid and command name (a process that execs is first a thread `perf-exec`,
+ *   then one of its program), so that every sample's thread names its command.
+ * - Stacks hold the sampled frames only: the command name as the root frame, which
+ *   stackcollapse-perf.pl makes, is the folded writer's (the property "folded roots" asks for
+ *   it; `--perf-pid`, `--perf-tid` add the ids, `--perf-no-root` leaves it out), so the viewers
+ *   that have threads show no extra frame.
  * - Frames (frames.c): the function named by the symbol without `+0xOFF`, the DSO as resource,
  *   the address printed. Folded output tidies names as FlameGraph does (folded.c), so the model
  *   keeps perf's.
@@ -15,7 +17,7 @@
  * two processors (core/batch_ring.h), while this one builds the model; with one processor this
  * thread takes each piece as the splitter finds it (no batch, no copy). After a line that may
  * start a sample the splitter takes the frame lines up to the empty line that ends it as one run
- * of bytes and numbers the distinct runs; a run seen before under the same root gives its stack
+ * of bytes and numbers the distinct runs; a run seen before gives its stack
  * (and the row of its last thread) at once. Other runs are read line by line, each distinct
  * frame line parsed once.
  */
@@ -41,8 +43,6 @@
 static void reader_free(perf_reader *r)
 {
     pk_u64map_free(&r->threads);
-    pk_u64map_free(&r->roots);
-    free(r->thread_roots);
     pk_buffer_free(&r->texts);
     free(r->frame_lines);
     free(r->runs);
@@ -50,12 +50,11 @@ static void reader_free(perf_reader *r)
     pk_buffer_free(&r->kept_texts);
     free(r->kept);
     free(r->blocks);
-    pk_u64map_free(&r->block_map);
     free(r->frames);
     free(r->ordered);
 }
 
-/* ---- threads and roots --------------------------------------------------------------------- */
+/* ---- threads --------------------------------------------------------------------------- */
 
 static uint32_t thread_of(perf_reader *r, const perf_header *h)
 {
@@ -71,114 +70,38 @@ static uint32_t thread_of(perf_reader *r, const perf_header *h)
     if (comm == PK_NONE)
         return PK_NONE;
     uint64_t key = pk_hash_u64(((uint64_t)h->pid << 32) ^ (uint64_t)h->tid ^
-                               ((uint64_t)h->pid >> 32));
+                               ((uint64_t)h->pid >> 32) ^ ((uint64_t)comm << 40));
+    uint32_t *known = pk_u64map_find(&r->threads, key);
     uint32_t t;
-    if (r->last_thread != PK_NONE && key == r->last_thread_key) {
-        t = r->last_thread;
+    if (known && pk_thread_at(r->p, *known)->pid == h->pid &&
+        pk_thread_at(r->p, *known)->tid == h->tid && pk_thread_at(r->p, *known)->name == comm) {
+        t = *known;
     } else {
-        uint32_t *known = pk_u64map_find(&r->threads, key);
-        if (known && pk_thread_at(r->p, *known)->pid == h->pid &&
-            pk_thread_at(r->p, *known)->tid == h->tid) {
-            t = *known;
-        } else {
-            t = pk_add_thread(r->p, comm, h->pid, h->tid);
-            uint32_t *slot;
-            bool inserted;
-            if (t == PK_NONE || !pk_u64map_put(&r->threads, key, t, &slot, &inserted))
-                return PK_NONE;
-            *slot = t;
-        }
-        r->last_thread_key = key;
-        r->last_thread = t;
-    }
-    if (pk_thread_at(r->p, t)->name != comm)
-        pk_thread_rename(r->p, t, comm);
-    return t;
-}
-
-/* The stack of the root frame alone: the command name, with the ids as asked, blanks made '_'
- * (stackcollapse-perf.pl's process name). PK_NONE without a root, or *nomem. */
-static uint32_t root_stack_named(perf_reader *r, const perf_header *h, bool *nomem)
-{
-    *nomem = false;
-    char ids[48] = "";
-    char pid[24] = "?";
-    if (h->pid >= 0)
-        snprintf(pid, sizeof pid, "%lld", (long long)h->pid);
-    if (r->root == ROOT_PID)
-        snprintf(ids, sizeof ids, "-%s", pid);
-    else if (r->root == ROOT_TID)
-        snprintf(ids, sizeof ids, "-%s/%lld", pid, (long long)h->tid);
-    uint32_t name = pk_intern_printf(r->p, "%.*s%s", (int)h->comm_len, h->comm, ids);
-    if (name == PK_NONE) {
-        *nomem = true;
-        return PK_NONE;
-    }
-    uint32_t *known = pk_u64map_find(&r->roots, name);
-    if (known)
-        return *known;
-    uint32_t tidy = name;
-    if (strchr(pk_str(r->p, name), ' ')) {
-        size_t len = pk_str_len(r->p, name);
-        char *copy = malloc(len + 1);
-        if (!copy) {
-            *nomem = true;
+        t = pk_add_thread(r->p, comm, h->pid, h->tid);
+        uint32_t *slot;
+        bool inserted;
+        if (t == PK_NONE || !pk_u64map_put(&r->threads, key, t, &slot, &inserted))
             return PK_NONE;
-        }
-        memcpy(copy, pk_str(r->p, name), len);
-        for (size_t i = 0; i < len; i++)
-            if (copy[i] == ' ')
-                copy[i] = '_';
-        tidy = pk_intern(r->p, copy, len);
-        free(copy);
+        *slot = t;
     }
-    uint32_t frame = tidy == PK_NONE ? PK_NONE : perf_named_frame(r->p, tidy, PK_NONE, 0, 0, 0, 0);
-    uint32_t stack = frame == PK_NONE ? PK_NONE : pk_intern_stack(r->p, PK_NONE, frame);
-    uint32_t *slot;
-    bool inserted;
-    if (stack == PK_NONE || !pk_u64map_put(&r->roots, name, stack, &slot, &inserted)) {
-        *nomem = true;
-        return PK_NONE;
-    }
-    return stack;
-}
-
-/* The root stack of a sample of thread t: found again while the thread's name stays. */
-static uint32_t root_stack_of(perf_reader *r, uint32_t t, const perf_header *h, bool *nomem)
-{
-    *nomem = false;
-    if (r->root == ROOT_NONE)
-        return PK_NONE;
-    size_t had = r->thread_roots_cap;
-    if (!PK_ARRAY_RESERVE(r->thread_roots, r->thread_roots_cap, (size_t)t + 1)) {
-        *nomem = true;
-        return PK_NONE;
-    }
-    /* Threads not seen yet have no root (grown memory holds anything). */
-    memset(r->thread_roots + had, 0, (r->thread_roots_cap - had) * sizeof *r->thread_roots);
-    perf_thread_root *known = &r->thread_roots[t];
-    uint32_t comm = pk_thread_at(r->p, t)->name;
-    if (known->stack != 0 && known->comm == comm)
-        return known->stack - 1;
-    uint32_t stack = root_stack_named(r, h, nomem);
-    if (!*nomem)
-        *known = (perf_thread_root){comm, stack + 1};
-    return stack;
+    r->last_thread_key = key;
+    r->last_thread = t;
+    return t;
 }
 
 /* ---- samples ------------------------------------------------------------------------------- */
 
-/* The stack of the frames read for the sample, root first under its root frame. */
+/* The stack of the frames read for the sample, caller first. */
 static uint32_t sample_stack(perf_reader *r)
 {
     size_t n = r->frame_count;
     if (n == 0)
-        return r->root_stack;
+        return PK_NONE;
     if (!PK_ARRAY_RESERVE(r->ordered, r->ordered_cap, n))
         return PK_NONE;
     for (size_t i = 0; i < n; i++)
         r->ordered[i] = r->frames[n - 1 - i];
-    return pk_intern_stack_frames(r->p, r->root_stack, r->ordered, n);
+    return pk_intern_stack_frames(r->p, PK_NONE, r->ordered, n);
 }
 
 /* Adds the sample read so far to the model. False when memory runs out. */
@@ -197,7 +120,7 @@ static bool end_sample(perf_reader *r)
         stack = block->stack;
     } else {
         stack = block ? block->stack : sample_stack(r);
-        if (stack == PK_NONE && (block || r->frame_count > 0 || r->root_stack != PK_NONE))
+        if (stack == PK_NONE && (block || r->frame_count > 0))
             return false;
         row = pk_sample_row(r->p, r->thread, stack);
         if (row == SIZE_MAX)
@@ -258,10 +181,6 @@ static pk_status start_sample(perf_reader *r, const perf_header *h)
     r->period = h->has_period && h->period > 0 && h->period <= INT64_MAX ? (int64_t)h->period : 1;
     r->thread = thread_of(r, h);
     if (r->thread == PK_NONE)
-        return PK_ERR_NOMEM;
-    bool nomem;
-    r->root_stack = root_stack_of(r, r->thread, h, &nomem);
-    if (nomem)
         return PK_ERR_NOMEM;
     /* A time past the int64 range of the model's clock leaves the sample untimed. */
     r->timed = h->has_time && h->time_ns <= INT64_MAX;
@@ -439,15 +358,16 @@ static pk_status take_run_lines(perf_reader *r, const char *text, size_t len, li
 }
 
 /* A run of lines up to the empty line that ends a sample (split.h), then that empty line. Right
- * after the header that started a sample (block_ready), a run seen before under the same root
- * is the sample's stack at once; another is read line by line and, when it was the sample's
+ * after the header that started a sample (block_ready), a run seen before is the sample's
+ * stack at once; another is read line by line and, when it was the sample's
  * frames alone, remembered. Elsewhere its lines are lines as any others. */
 static pk_status take_run(perf_reader *r, const perf_piece *piece, const char *text,
                           bool block_ready, pk_error *err)
 {
     uint32_t run = piece->run;
     if (run != UINT32_MAX && piece->new_run) {
-        /* Kept, and its text for a later sample under another root (a batch gives none). */
+        /* Kept, and its text for a later sample whose frames are read line by line (a batch
+         * gives none). */
         if (run != r->kept_count || !PK_ARRAY_RESERVE(r->kept, r->kept_cap, r->kept_count + 1))
             return PK_ERR_NOMEM;
         r->kept[r->kept_count++] = (perf_kept_run){r->kept_texts.len, PK_NONE};
@@ -460,12 +380,8 @@ static pk_status take_run(perf_reader *r, const perf_piece *piece, const char *t
     line_place at = {piece->number, piece->offset, false};
     line_place empty = {piece->number + piece->lines, piece->offset + piece->len, false};
     if (block_ready && run != UINT32_MAX) {
-        uint32_t last = r->kept[run].block;
-        uint32_t *known = last != PK_NONE && r->blocks[last].root == r->root_stack
-                              ? &r->kept[run].block
-                              : pk_u64map_find(&r->block_map, (uint64_t)run << 32 | r->root_stack);
-        if (known) {
-            r->block = r->kept[run].block = *known;
+        if (r->kept[run].block != PK_NONE) {
+            r->block = r->kept[run].block;
             /* The sample ends (the empty line after it would end nothing more). */
             return end_sample(r) ? PK_OK : PK_ERR_NOMEM;
         }
@@ -487,15 +403,11 @@ static pk_status take_run(perf_reader *r, const perf_piece *piece, const char *t
             r->kept[r->kept_count++] = (perf_kept_run){0, PK_NONE};
         }
         uint32_t stack = sample_stack(r);
-        if (stack == PK_NONE && (r->frame_count > 0 || r->root_stack != PK_NONE))
+        if (stack == PK_NONE && r->frame_count > 0)
             return PK_ERR_NOMEM;
-        uint32_t *slot;
-        bool inserted;
-        if (!PK_ARRAY_RESERVE(r->blocks, r->block_cap, r->block_count + 1) ||
-            !pk_u64map_put(&r->block_map, (uint64_t)run << 32 | r->root_stack,
-                           (uint32_t)r->block_count, &slot, &inserted))
+        if (!PK_ARRAY_RESERVE(r->blocks, r->block_cap, r->block_count + 1))
             return PK_ERR_NOMEM;
-        r->blocks[r->block_count] = (perf_block){r->root_stack, stack, PK_NONE, 0};
+        r->blocks[r->block_count] = (perf_block){stack, PK_NONE, 0};
         r->block = r->kept[run].block = (uint32_t)r->block_count++;
     }
     return take_line(r, "", 0, empty, err);
@@ -582,22 +494,23 @@ pk_status pk_perf_script_read(pk_input *in, pk_profile *p, const pk_read_options
     r.in_header_block = true;
     r.captured_on = PK_TIME_UNKNOWN;
     const pk_option_list *extra = options ? &options->extra : NULL;
+    /* The root frame folded output gives every stack, as stackcollapse-perf.pl does. */
+    const char *roots = "command";
     if (extra && pk_option_get(extra, "perf-pid"))
-        r.root = ROOT_PID;
+        roots = "command-pid";
     if (extra && pk_option_get(extra, "perf-tid"))
-        r.root = ROOT_TID;
+        roots = "command-tid";
     if (extra && pk_option_get(extra, "perf-no-root"))
-        r.root = ROOT_NONE;
+        roots = NULL;
     bool all = extra && pk_option_get(extra, "perf-all");
     r.annotate_kernel = all || (extra && pk_option_get(extra, "perf-kernel"));
     r.annotate_jit = all || (extra && pk_option_get(extra, "perf-jit"));
     pk_u64map_init(&r.threads);
-    pk_u64map_init(&r.roots);
-    pk_u64map_init(&r.block_map);
     pk_index_init(&r.frame_index);
     pk_status status = PK_OK;
     /* Folded output names frames as FlameGraph's collapsers tidy them (folded.c). */
-    if (pk_property_set(p, "folded names", "flamegraph") != PK_OK)
+    if (pk_property_set(p, "folded names", "flamegraph") != PK_OK ||
+        (roots && pk_property_set(p, "folded roots", roots) != PK_OK))
         status = PK_ERR_NOMEM;
     /* The lines are split (split.c) on a second thread when there is a second processor, while
      * this one builds the model; with one, this thread takes each piece as it is split. */

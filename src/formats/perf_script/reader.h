@@ -22,8 +22,6 @@
 
 #define PERF_MAX_EVENTS (PK_MAX_VALUES / 2)
 
-typedef enum perf_root { ROOT_COMM, ROOT_PID, ROOT_TID, ROOT_NONE } perf_root;
-
 typedef struct perf_event_values {
     uint32_t event;  /* string: the event as printed, `cycles:u` */
     uint32_t period; /* value index of the summed periods */
@@ -36,9 +34,8 @@ typedef struct perf_frame_line {
     size_t run, run_len;   /* in perf_reader.runs */
 } perf_frame_line;
 
-/* A distinct run of frame lines (split.h) that made a whole sample's stack under a root. */
+/* A distinct run of frame lines (split.h) that made a whole sample's stack. */
 typedef struct perf_block {
-    uint32_t root;  /* the root stack it is under */
     uint32_t stack;
     uint32_t thread; /* the thread of the last sample with this block, and its row */
     size_t row;
@@ -49,15 +46,8 @@ typedef struct perf_kept_run {
     uint32_t block; /* PK_NONE before the first */
 } perf_kept_run;
 
-/* Per thread: the root stack of its command name as last seen. */
-typedef struct perf_thread_root {
-    uint32_t comm;
-    uint32_t stack;
-} perf_thread_root;
-
 typedef struct perf_reader {
     pk_profile *p;
-    perf_root root;
     bool annotate_kernel, annotate_jit;
 
     perf_event_values events[PERF_MAX_EVENTS];
@@ -65,14 +55,10 @@ typedef struct perf_reader {
     uint64_t dropped_events; /* samples of events past PERF_MAX_EVENTS */
     uint32_t dropped_event;  /* string: the first such event */
 
-    /* Threads by (pid, tid); the last one found is kept. */
+    /* Threads by (pid, tid, command name); the last one found is kept. */
     pk_u64map threads;
     uint64_t last_thread_key;
     uint32_t last_thread;
-    perf_thread_root *thread_roots;
-    size_t thread_roots_cap;
-    /* Root stacks by root name string. */
-    pk_u64map roots;
 
     /* Distinct frame lines. */
     pk_buffer texts;
@@ -82,19 +68,17 @@ typedef struct perf_reader {
     size_t run_count, run_cap;
     pk_index frame_index;
 
-    /* The splitter's runs by their number: the text, for a run under a new root (from batches,
-     * which give a run seen before by its number alone), and the block it made last (most runs
-     * are seen under one root only). */
+    /* The splitter's runs by their number: the text (from batches, which give a run seen
+     * before by its number alone), and the block it made. */
     pk_buffer kept_texts;
     /* The splitter, when its pieces come one by one on this thread: it keeps the runs this
      * stage remembers (perf_split_keep); NULL with batches. */
     struct perf_splitter *splitter;
     perf_kept_run *kept;
     size_t kept_count, kept_cap;
-    /* Distinct whole samples: blocks by run and root stack. */
+    /* Distinct whole samples, found by their run (kept[run].block). */
     perf_block *blocks;
     size_t block_count, block_cap;
-    pk_u64map block_map;
 
     /* The sample being read. */
     bool in_sample;
@@ -104,7 +88,6 @@ typedef struct perf_reader {
     bool has_frame_lines;
     uint64_t sample_serial; /* counts the samples started */
     uint32_t thread;
-    uint32_t root_stack;
     size_t event;
     int64_t period;
     bool timed;          /* its header had a time, sample_time */
@@ -112,7 +95,7 @@ typedef struct perf_reader {
     uint32_t block;      /* the block the sample's frames were found as, PK_NONE */
     uint32_t *frames;    /* leaf first */
     size_t frame_count, frame_cap;
-    uint32_t *ordered;   /* root first, for interning */
+    uint32_t *ordered;   /* caller first, for interning */
     size_t ordered_cap;
     size_t last_run_len; /* how many frames the last frame line made, for its srcline */
 
