@@ -24,6 +24,11 @@ static int pd_probe(const uint8_t *data, size_t size)
                : PK_PROBE_LIKELY;
 }
 
+static const pk_option_spec pd_read_options[] = {
+    {"no-kallsyms", NULL, "leave kernel frames unnamed: read no /proc/kallsyms"},
+    {NULL, NULL, NULL},
+};
+
 const pk_format pk_format_perf_data = {
     .name = "perf-data",
     .aliases = pd_aliases,
@@ -35,6 +40,6 @@ const pk_format pk_format_perf_data = {
     .read = pd_read,
     .write = NULL,
     .dump = pd_dump,
-    .read_options = NULL,
+    .read_options = pd_read_options,
     .write_options = NULL,
 };

@@ -59,7 +59,7 @@ typedef struct pd_event {
 
 typedef struct pd_symbol {
     uint64_t address;
-    uint32_t name; /* string */
+    uint32_t name, len; /* in pd_reader.symbol_names; interned when a frame needs it */
 } pd_symbol;
 
 typedef struct pd_reader {
@@ -87,6 +87,8 @@ typedef struct pd_reader {
     int kallsyms_state; /* 0 not tried, 1 loaded, -1 not usable */
     pd_symbol *symbols;
     size_t symbol_count, symbol_cap;
+    char *symbol_names;
+    size_t symbol_names_len, symbol_names_cap;
     uint64_t kernel_text; /* where the file says the kernel's text is mapped, 0 unknown */
     uint32_t kernel_resource;
 
@@ -246,17 +248,22 @@ static void load_kallsyms(pd_reader *r)
             text_matches = address == r->kernel_text;
         if (address == 0 || !strchr("tTwW", type))
             continue;
-        uint32_t s = pk_intern(r->p, name, len);
-        if (s == PK_NONE ||
+        if (len > 1024 || r->symbol_names_len > UINT32_MAX - 2048 ||
+            !PK_ARRAY_RESERVE(r->symbol_names, r->symbol_names_cap, r->symbol_names_len + len) ||
             !PK_ARRAY_RESERVE(r->symbols, r->symbol_cap, r->symbol_count + 1))
             break;
-        r->symbols[r->symbol_count++] = (pd_symbol){address, s};
+        memcpy(r->symbol_names + r->symbol_names_len, name, len);
+        r->symbols[r->symbol_count++] =
+            (pd_symbol){address, (uint32_t)r->symbol_names_len, (uint32_t)len};
+        r->symbol_names_len += len;
     }
     fclose(f);
     if (!text_matches || r->symbol_count == 0) {
         free(r->symbols);
+        free(r->symbol_names);
         r->symbols = NULL;
-        r->symbol_count = r->symbol_cap = 0;
+        r->symbol_names = NULL;
+        r->symbol_count = r->symbol_cap = r->symbol_names_len = r->symbol_names_cap = 0;
         return;
     }
     qsort(r->symbols, r->symbol_count, sizeof *r->symbols, symbol_order);
@@ -277,7 +284,7 @@ static uint32_t kernel_symbol(pd_reader *r, uint64_t address)
         else
             hi = mid;
     }
-    return r->symbols[lo].name;
+    return pk_intern(r->p, r->symbol_names + r->symbols[lo].name, r->symbols[lo].len);
 }
 
 /* ---- frames --------------------------------------------------------------------------------- */
@@ -1020,14 +1027,16 @@ static void reader_free(pd_reader *r)
     free(r->frames);
     free(r->ordered);
     free(r->symbols);
+    free(r->symbol_names);
 }
 
 pk_status pd_read(pk_input *in, pk_profile *p, const pk_read_options *options, pk_error *err)
 {
-    (void)options;
     pd_reader r;
     memset(&r, 0, sizeof r);
     r.p = p;
+    if (options && pk_option_get(&options->extra, "no-kallsyms"))
+        r.kallsyms_state = -1;
     r.kernel_resource = PK_NONE;
     pk_u64map_init(&r.thread_index);
     pk_u64map_init(&r.process_index);
