@@ -43,9 +43,10 @@ command -v "$CC" > /dev/null 2>&1 || skip "no C compiler"
 "$CC" -O0 -g -fno-omit-frame-pointer -pthread "$DATA/prog.c" -o prog || fail "cc prog.c"
 # On one processor the records come in time order: the reader takes them in file order (perf
 # sorts each round by time, which a busy machine with several buffers needs; not done yet).
-PIN=
-command -v taskset > /dev/null 2>&1 && PIN="taskset -c 0"
-perf() { $PIN command perf "$@"; }
+PERF_BIN=$(command -v perf)
+if command -v taskset > /dev/null 2>&1; then
+    perf() { taskset -c 0 "$PERF_BIN" "$@"; }
+fi
 perf record -q -e cpu-clock -g -o rec.data ./prog > /dev/null 2>&1 || skip "perf record cannot record here"
 same_as_perf_script rec.data
 perf record -q -e cpu-clock,task-clock -g -o multi.data ./prog > /dev/null 2>&1 &&
