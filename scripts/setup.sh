@@ -13,6 +13,7 @@ BUILD_PACKAGES=(
   libcurl4-openssl-dev libzip-dev  # capture from Roku devices; channel packages (--source)
   libyajl-dev  # the JSON readers' streaming parser
   libcapstone-dev  # the instructions `profkit view` serves to the profiler's assembly view
+  libzstd-dev  # perf.data's compressed records (perf record -z)
   time  # /usr/bin/time -v: peak memory in the benchmarks (bench/)
   scdoc  # the man pages (docs/man/), built when it is there
 )
@@ -27,6 +28,7 @@ TEST_PACKAGES=(
   debhelper dpkg-dev fakeroot lintian git  # the Debian packages built from the tree (debian/)
   valgrind  # callgrind_annotate and cg_annotate read profkit's callgrind output
   groff-base  # the man page test formats every page as man does (groff -man -Tutf8)
+  linux-perf  # perf record makes perf.data, perf script is what it is compared with
 )
 
 # Benchmarks only, never needed to build or test: the C JSON parsers that bench/json_parsers
