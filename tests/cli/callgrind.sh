@@ -177,6 +177,16 @@ expect_status 0 "$PROFKIT" info xdebug-again.out
 expect_contains "$OUT" "Time                   nanoseconds    total 1650"
 expect_contains "$OUT" "Memory                 bytes          total 512"
 
+# An event: line's long name gives the unit; callgrind's own sysTime long name stays a count.
+printf 'event: cpu : cpu (nanoseconds)\nevent: sysTime : sysTime (elapsed ns)\nevents: cpu sysTime\nfn=main\n1 5 7\n' >event-unit.out
+expect_status 0 "$PROFKIT" info event-unit.out
+expect_contains "$OUT" "cpu                    nanoseconds    total 5"
+expect_contains "$OUT" "sysTime                count          total 7"
+# A call target does not outlive its function's block: the next fn= ends it.
+printf 'events: Ir\nfn=main\n1 1\ncfn=f\nfn=g\ncalls=1 1\n1 5\n' >block.out
+expect_status 1 "$PROFKIT" info block.out
+expect_contains "$ERR" "line 6: calls= without a cfn= before it"
+
 # Call counts are the input's own: the calls= counts into each function (KCachegrind's
 # "Called") are .bsprof's call counts of that function, not the number of stacks merged.
 called_per_function() {

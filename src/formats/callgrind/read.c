@@ -83,6 +83,8 @@ typedef struct cg_reader {
     /* Body state. */
     uint32_t object, file, node;   /* current ob=, fl/fi/fe=, fn= (node), PK_NONE when unset */
     uint32_t call_object, call_file, call_name; /* cob=, cfi=, cfn= for the next call */
+    uint32_t last_callee; /* the node of the block's last call: a calls= without a cfn= of its
+                           * own calls it again, as KCachegrind and callgrind_annotate read */
     pending pending;
     uint64_t calls;
     uint64_t pending_line;
@@ -396,7 +398,8 @@ static pk_status header_line(cg_reader *r, const char *key, size_t key_len, cons
         r->part++;
         /* A part starts afresh; compressed names stay defined. */
         r->object = r->file = 0;
-        r->node = PK_NONE;
+        r->node = r->last_callee = PK_NONE;
+        r->call_object = r->call_file = r->call_name = PK_NONE;
         memset(r->positions.last, 0, sizeof r->positions.last);
     } else if (key_is(key, key_len, "thread")) {
         size_t at = 0;
@@ -406,7 +409,7 @@ static pk_status header_line(cg_reader *r, const char *key, size_t key_len, cons
         r->thread_key = n;
         r->thread_given = true;
         r->thread = PK_NONE;
-        r->node = PK_NONE;
+        r->node = r->last_callee = PK_NONE;
     } else if (key_is(key, key_len, "pid")) {
         size_t at = 0;
         uint64_t n;
@@ -469,7 +472,7 @@ static pk_status spec_line(cg_reader *r, cg_spec spec, const char *value, size_t
         if (spec == CG_SPEC_CALLS) {
             if (r->node == PK_NONE)
                 return line_damage(r, err, "calls= before any fn=");
-            if (r->call_name == PK_NONE)
+            if (r->call_name == PK_NONE && r->last_callee == PK_NONE)
                 return line_damage(r, err, "calls= without a cfn= before it");
             r->calls = count;
             r->pending = PENDING_CALL;
@@ -505,6 +508,9 @@ static pk_status spec_line(cg_reader *r, cg_spec spec, const char *value, size_t
         r->file = s;
         break;
     case CG_SPEC_FN:
+        /* A call's target does not outlive its function's block. */
+        r->call_object = r->call_file = r->call_name = PK_NONE;
+        r->last_callee = PK_NONE;
         return set_function(r, s, err);
     case CG_SPEC_COB:
         r->call_object = s;
@@ -549,9 +555,13 @@ static pk_status cost_line(cg_reader *r, const char *line, size_t len, pk_error 
         const cg_node *caller = &r->graph.nodes[r->node];
         uint32_t object = r->call_object != PK_NONE ? r->call_object : r->object;
         uint32_t file = r->call_file != PK_NONE ? r->call_file : r->file;
-        uint32_t callee = cg_graph_node(&r->graph, caller->thread, object, file, r->call_name);
+        uint32_t callee = r->call_name == PK_NONE
+                              ? r->last_callee
+                              : cg_graph_node(&r->graph, caller->thread, object, file,
+                                              r->call_name);
         ok = callee != PK_NONE && cg_graph_add_call(&r->graph, r->node, callee, r->calls, cost);
         r->call_object = r->call_file = r->call_name = PK_NONE;
+        r->last_callee = callee;
     } else {
         for (unsigned c = 0; c < r->columns; c++)
             r->sums[c] = r->sums[c] > UINT64_MAX - raw[c] ? UINT64_MAX : r->sums[c] + raw[c];
@@ -651,7 +661,7 @@ pk_status cg_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
     r.p = p;
     r.thread = PK_NONE;
     r.node = PK_NONE;
-    r.call_object = r.call_file = r.call_name = PK_NONE;
+    r.call_object = r.call_file = r.call_name = r.last_callee = PK_NONE;
     r.pid = -1;
     r.positions = (cg_positions){1, 0, {0, 0}};
     cg_graph_init(&r.graph);
