@@ -163,16 +163,53 @@ expect_eq "$(report_self written.callgrind)" "$(report_self "$DATA/callgrind.out
     "self cost per function through profkit's callgrind"
 expect_eq "$(report_self written.callgrind --lines)" \
     "$(report_self "$DATA/callgrind.out.prog-instr" --lines)" "self cost per line"
-# Every value is an event; times and sizes carry their unit as NAME_(UNIT).
+# Every value is an event with its plain name (what callgrind_annotate and KCachegrind show);
+# times and sizes carry their unit in an `event: NAME : NAME (UNIT)` line, read back as the unit.
 expect_status 0 "$PROFKIT" convert "$SRC/examples/roku-channel.bsprof" --to callgrind -o roku.out
-expect_contains "$(cat roku.out)" "events: cpu wall calls alloc_bytes_(bytes) allocs live_bytes_(bytes)"
-expect_contains "$(cat roku.out)" "calls="
+expect_contains "$(cat roku.out)" "events: cpu wall calls alloc_bytes allocs live_bytes"
+expect_contains "$(cat roku.out)" "event: alloc_bytes : alloc_bytes (bytes)"
 expect_status 0 "$PROFKIT" info roku.out
 expect_contains "$OUT" "alloc_bytes            bytes          total 1751624"
 expect_status 0 "$PROFKIT" convert xdebug.out --to callgrind -o xdebug-again.out
-expect_contains "$(cat xdebug-again.out)" "events: Time_(nanoseconds) Memory_(bytes)"
+expect_contains "$(cat xdebug-again.out)" "events: Time Memory"
+expect_contains "$(cat xdebug-again.out)" "event: Time : Time (nanoseconds)"
 expect_status 0 "$PROFKIT" info xdebug-again.out
 expect_contains "$OUT" "Time                   nanoseconds    total 1650"
+expect_contains "$OUT" "Memory                 bytes          total 512"
+
+# An event: line's long name gives the unit; callgrind's own sysTime long name stays a count.
+printf 'event: cpu : cpu (nanoseconds)\nevent: sysTime : sysTime (elapsed ns)\nevents: cpu sysTime\nfn=main\n1 5 7\n' >event-unit.out
+expect_status 0 "$PROFKIT" info event-unit.out
+expect_contains "$OUT" "cpu                    nanoseconds    total 5"
+expect_contains "$OUT" "sysTime                count          total 7"
+# A call target does not outlive its function's block: the next fn= ends it.
+printf 'events: Ir\nfn=main\n1 1\ncfn=f\nfn=g\ncalls=1 1\n1 5\n' >block.out
+expect_status 1 "$PROFKIT" info block.out
+expect_contains "$ERR" "line 6: calls= without a cfn= before it"
+
+# Call counts are the input's own: the calls= counts into each function (KCachegrind's
+# "Called") are .bsprof's call counts of that function, not the number of stacks merged.
+called_per_function() {
+    awk '/^c?fn=/ { v = $0; sub(/^c?fn=/, "", v); id = v; sub(/\).*/, ")", id)
+                    nm = v; sub(/^\([0-9]+\) ?/, "", nm); if (nm != "") names[id] = nm
+                    if ($0 ~ /^cfn=/) callee = names[id] }
+         /^calls=/ { split($1, a, "="); called[callee] += a[2] }
+         END { for (f in called) print f, called[f] }' "$1" | sort
+}
+called_per_function roku.out >roku.called
+"$PROFKIT" report "$SRC/examples/roku-channel.bsprof" --value calls --top 0 --json --quiet |
+    python3 -c 'import json, sys
+for f in json.load(sys.stdin)["functions"]:
+    if f["self"] > 0: print(f["name"], f["self"])' | sort >roku.calls
+grep -F -x -f roku.called roku.calls >roku.same
+expect_eq "$(wc -l <roku.same)" "$(wc -l <roku.called)" "calls= counts equal .bsprof's calls"
+# The 11 others are entry points (Main, init, event handlers): called by no frame of a stack.
+expect_eq "$(grep -c . roku.called)" 44 "functions called in roku.out"
+# Without call counts (a sampled profile) a call is written as called once: never the number
+# of stacks through it.
+printf 'main;f 5\nmain;g;f 3\nmain;g;f;h 2\nmain;f;h 1\n' >sampled.folded
+expect_status 0 "$PROFKIT" convert sampled.folded --to callgrind -o sampled.out
+expect_eq "$(grep '^calls=' sampled.out | sort -u)" "calls=1 0" "calls= of a sampled profile"
 
 # A text format with a signature wins over folded's lenient reading, but folded can still be
 # asked for.

@@ -88,6 +88,9 @@ done
 # A compressed name used and never defined (the shape of selinux's file in gprof2dot's tests):
 # callgrind_annotate reads it too, with the same self costs.
 compare undefined-name.callgrind Ir
+# Relative positions on call cost lines, a calls= without its own cfn=, a call target that the
+# next fn= ends (issue 40).
+compare calls-relative.callgrind Ir
 # cachegrind's files are read too (a function in each file it has code in, no calls).
 ANNOTATE="cg_annotate --threshold=0" compare cachegrind.out.prog Ir
 

@@ -27,6 +27,22 @@
  * events may add up to more, beyond which the model keeps the first PK_MAX_VALUES). */
 #define CG_MAX_COLUMNS PK_MAX_VALUES
 
+/* An event's value: Xdebug writes `Time_(10ns)` and `Memory_(bytes)`, a name and a unit with
+ * an optional multiplier; callgrind's events (Ir, Dr, I1mr, ...) are counts. */
+typedef struct event_kind {
+    size_t name_len;   /* of the name without the unit */
+    const char *unit;  /* canonical unit, "count" for counts */
+    int64_t scale;     /* what one written unit is in the canonical unit */
+} event_kind;
+
+/* `event: NAME : LONG NAME` (callgrind's own sysTime has one, and profkit writes one per time
+ * or size event): a long name that ends in `(UNIT)` gives the event NAME that unit, so that
+ * the event's name stays plain for callgrind_annotate and KCachegrind. */
+typedef struct event_unit {
+    uint32_t name;
+    event_kind kind;
+} event_unit;
+
 typedef enum pending {
     PENDING_NONE,
     PENDING_CALL, /* after calls=: the call's cost line */
@@ -46,6 +62,9 @@ typedef struct cg_reader {
     int64_t value_scale[PK_MAX_VALUES];
     uint64_t dropped_events;
     uint32_t first_dropped;
+    /* Units from `event:` lines, at most one per value the model holds. */
+    event_unit event_units[PK_MAX_VALUES];
+    unsigned event_unit_count;
     /* The current part's `events:` columns and what they sum to. */
     unsigned columns;
     uint32_t column_value[CG_MAX_COLUMNS]; /* PK_NONE: an event beyond the model's values */
@@ -64,6 +83,8 @@ typedef struct cg_reader {
     /* Body state. */
     uint32_t object, file, node;   /* current ob=, fl/fi/fe=, fn= (node), PK_NONE when unset */
     uint32_t call_object, call_file, call_name; /* cob=, cfi=, cfn= for the next call */
+    uint32_t last_callee; /* the node of the block's last call: a calls= without a cfn= of its
+                           * own calls it again, as KCachegrind and callgrind_annotate read */
     pending pending;
     uint64_t calls;
     uint64_t pending_line;
@@ -96,13 +117,31 @@ static pk_status line_damage(cg_reader *r, pk_error *err, const char *what)
 
 /* ---- values ------------------------------------------------------------------------------ */
 
-/* An event's value: Xdebug writes `Time_(10ns)` and `Memory_(bytes)`, a name and a unit with
- * an optional multiplier; callgrind's events (Ir, Dr, I1mr, ...) are counts. */
-typedef struct event_kind {
-    size_t name_len;   /* of the name without the unit */
-    const char *unit;  /* canonical unit, "count" for counts */
-    int64_t scale;     /* what one written unit is in the canonical unit */
-} event_kind;
+
+/* The unit of a text `(UNIT)` or `(NUNIT)` (a multiplier N, Xdebug's `10ns`) at
+ * text[0..len): false when it is not one profkit knows as a time or a size. */
+static bool unit_in_parentheses(const char *text, size_t len, event_kind *k)
+{
+    if (len < 3 || text[0] != '(' || text[len - 1] != ')')
+        return false;
+    const char *unit = text + 1;
+    size_t unit_len = len - 2;
+    int64_t multiplier = 0;
+    size_t i = 0;
+    while (i < unit_len && unit[i] >= '0' && unit[i] <= '9' && multiplier < 1000000)
+        multiplier = multiplier * 10 + (unit[i++] - '0');
+    char name[32];
+    if (unit_len - i == 0 || unit_len - i >= sizeof name)
+        return false;
+    memcpy(name, unit + i, unit_len - i);
+    name[unit_len - i] = '\0';
+    pk_unit_info info = pk_unit_lookup(name);
+    if (info.kind == PK_UNIT_OTHER || !info.canonical)
+        return false;
+    k->unit = info.canonical;
+    k->scale = i > 0 && multiplier > 0 ? multiplier : 1;
+    return true;
+}
 
 static event_kind event_kind_of(const char *name, size_t len)
 {
@@ -110,25 +149,11 @@ static event_kind event_kind_of(const char *name, size_t len)
     const char *open = len > 3 && name[len - 1] == ')' ? memchr(name, '(', len) : NULL;
     if (!open || open == name || open[-1] != '_')
         return k;
-    const char *unit = open + 1;
-    size_t unit_len = (size_t)(name + len - 1 - unit);
-    int64_t multiplier = 0;
-    size_t i = 0;
-    while (i < unit_len && unit[i] >= '0' && unit[i] <= '9' && multiplier < 1000000)
-        multiplier = multiplier * 10 + (unit[i++] - '0');
-    char text[32];
-    if (unit_len - i == 0 || unit_len - i >= sizeof text)
-        return k;
-    memcpy(text, unit + i, unit_len - i);
-    text[unit_len - i] = '\0';
-    pk_unit_info info = pk_unit_lookup(text);
-    if (info.kind == PK_UNIT_OTHER || !info.canonical)
-        return k;
-    k.name_len = (size_t)(open - 1 - name);
-    k.unit = info.canonical;
-    k.scale = i > 0 ? (multiplier > 0 ? multiplier : 1) : 1;
+    if (unit_in_parentheses(open, (size_t)(name + len - open), &k))
+        k.name_len = (size_t)(open - 1 - name);
     return k;
 }
+
 
 /* The value of an event name, added when new; PK_NONE beyond the model's values. */
 static uint32_t value_of_event(cg_reader *r, const char *name, size_t len, bool *nomem)
@@ -139,6 +164,10 @@ static uint32_t value_of_event(cg_reader *r, const char *name, size_t len, bool 
         *nomem = true;
         return PK_NONE;
     }
+    if (k.name_len == len)
+        for (unsigned u = 0; u < r->event_unit_count; u++)
+            if (r->event_units[u].name == s)
+                k = r->event_units[u].kind;
     for (unsigned v = 0; v < r->values; v++)
         if (r->value_name[v] == s)
             return v;
@@ -177,6 +206,46 @@ static pk_status set_events(cg_reader *r, const char *value, size_t len, pk_erro
     r->columns = columns;
     if (!cg_graph_set_values(&r->graph, r->values))
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    return PK_OK;
+}
+
+/* `event: NAME [= FORMULA] [: LONG NAME]`: the unit of a long name `... (UNIT)` becomes NAME's.
+ * An event that has a value already takes the unit too: `event:` lines are header lines, before
+ * any cost. Other long names (callgrind's `sysTime (elapsed ns)`) leave the event a count. */
+static pk_status event_line(cg_reader *r, const char *value, size_t len, pk_error *err)
+{
+    size_t end = 0;
+    while (end < len && value[end] != ' ' && value[end] != '\t' && value[end] != '=' &&
+           value[end] != ':')
+        end++;
+    const char *colon = memchr(value + end, ':', len - end);
+    if (end == 0 || !colon)
+        return PK_OK;
+    size_t at = (size_t)(colon + 1 - value);
+    cg_skip_blanks(value, len, &at);
+    const char *open = NULL;
+    for (size_t i = at; i < len; i++)
+        if (value[i] == '(')
+            open = value + i;
+    event_kind k = {end, "count", 1};
+    if (!open || !unit_in_parentheses(open, (size_t)(value + len - open), &k))
+        return PK_OK;
+    uint32_t name = pk_intern(r->p, value, end);
+    if (name == PK_NONE)
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    for (unsigned v = 0; v < r->values; v++)
+        if (r->value_name[v] == name) {
+            r->value_unit[v] = k.unit;
+            r->value_scale[v] = k.scale;
+        }
+    unsigned u = 0;
+    while (u < r->event_unit_count && r->event_units[u].name != name)
+        u++;
+    if (u == PK_MAX_VALUES)
+        return PK_OK; /* more units than the model has values: the rest stay counts */
+    r->event_units[u] = (event_unit){name, k};
+    if (u == r->event_unit_count)
+        r->event_unit_count++;
     return PK_OK;
 }
 
@@ -310,6 +379,8 @@ static pk_status header_line(cg_reader *r, const char *key, size_t key_len, cons
         len--;
     if (key_is(key, key_len, "events")) {
         return set_events(r, value, len, err);
+    } else if (key_is(key, key_len, "event")) {
+        return event_line(r, value, len, err);
     } else if (key_is(key, key_len, "positions")) {
         if (!cg_positions_set(&r->positions, value, len))
             return line_damage(r, err, "positions: names a column other than instr and line");
@@ -327,7 +398,8 @@ static pk_status header_line(cg_reader *r, const char *key, size_t key_len, cons
         r->part++;
         /* A part starts afresh; compressed names stay defined. */
         r->object = r->file = 0;
-        r->node = PK_NONE;
+        r->node = r->last_callee = PK_NONE;
+        r->call_object = r->call_file = r->call_name = PK_NONE;
         memset(r->positions.last, 0, sizeof r->positions.last);
     } else if (key_is(key, key_len, "thread")) {
         size_t at = 0;
@@ -337,7 +409,7 @@ static pk_status header_line(cg_reader *r, const char *key, size_t key_len, cons
         r->thread_key = n;
         r->thread_given = true;
         r->thread = PK_NONE;
-        r->node = PK_NONE;
+        r->node = r->last_callee = PK_NONE;
     } else if (key_is(key, key_len, "pid")) {
         size_t at = 0;
         uint64_t n;
@@ -368,8 +440,7 @@ static pk_status header_line(cg_reader *r, const char *key, size_t key_len, cons
             }
         }
     }
-    /* Other header lines (event: definitions, cmd details of other tools) say nothing the
-     * model keeps. */
+    /* Other header lines (cmd details of other tools) say nothing the model keeps. */
     return PK_OK;
 }
 
@@ -401,7 +472,7 @@ static pk_status spec_line(cg_reader *r, cg_spec spec, const char *value, size_t
         if (spec == CG_SPEC_CALLS) {
             if (r->node == PK_NONE)
                 return line_damage(r, err, "calls= before any fn=");
-            if (r->call_name == PK_NONE)
+            if (r->call_name == PK_NONE && r->last_callee == PK_NONE)
                 return line_damage(r, err, "calls= without a cfn= before it");
             r->calls = count;
             r->pending = PENDING_CALL;
@@ -437,6 +508,9 @@ static pk_status spec_line(cg_reader *r, cg_spec spec, const char *value, size_t
         r->file = s;
         break;
     case CG_SPEC_FN:
+        /* A call's target does not outlive its function's block. */
+        r->call_object = r->call_file = r->call_name = PK_NONE;
+        r->last_callee = PK_NONE;
         return set_function(r, s, err);
     case CG_SPEC_COB:
         r->call_object = s;
@@ -481,9 +555,13 @@ static pk_status cost_line(cg_reader *r, const char *line, size_t len, pk_error 
         const cg_node *caller = &r->graph.nodes[r->node];
         uint32_t object = r->call_object != PK_NONE ? r->call_object : r->object;
         uint32_t file = r->call_file != PK_NONE ? r->call_file : r->file;
-        uint32_t callee = cg_graph_node(&r->graph, caller->thread, object, file, r->call_name);
+        uint32_t callee = r->call_name == PK_NONE
+                              ? r->last_callee
+                              : cg_graph_node(&r->graph, caller->thread, object, file,
+                                              r->call_name);
         ok = callee != PK_NONE && cg_graph_add_call(&r->graph, r->node, callee, r->calls, cost);
         r->call_object = r->call_file = r->call_name = PK_NONE;
+        r->last_callee = callee;
     } else {
         for (unsigned c = 0; c < r->columns; c++)
             r->sums[c] = r->sums[c] > UINT64_MAX - raw[c] ? UINT64_MAX : r->sums[c] + raw[c];
@@ -583,7 +661,7 @@ pk_status cg_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
     r.p = p;
     r.thread = PK_NONE;
     r.node = PK_NONE;
-    r.call_object = r.call_file = r.call_name = PK_NONE;
+    r.call_object = r.call_file = r.call_name = r.last_callee = PK_NONE;
     r.pid = -1;
     r.positions = (cg_positions){1, 0, {0, 0}};
     cg_graph_init(&r.graph);

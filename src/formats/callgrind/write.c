@@ -29,7 +29,7 @@ typedef struct out_self {
 typedef struct out_call {
     uint32_t caller, line, callee; /* the key */
     uint32_t costs;
-    uint64_t stacks;               /* distinct rows through the call */
+    uint64_t count;                /* the profile's own call count (its `calls` value) */
     uint32_t on_path;              /* times on the path of the walk over the stacks (collect) */
 } out_call;
 
@@ -44,6 +44,7 @@ typedef struct cg_writer {
     out_call *calls;
     size_t call_count, call_cap;
     pk_index call_index;
+    uint32_t calls_value; /* the value counting calls into a row's leaf, PK_NONE without one */
     pk_u64map defined[CG_NS_COUNT]; /* string -> compressed id */
     int64_t totals[PK_MAX_VALUES];
 } cg_writer;
@@ -122,6 +123,7 @@ typedef struct stack_tree {
     int64_t *below;     /* `values` per stack: the costs of the rows of the stack and of every
                          * stack extending it, what is below zero left out */
     uint64_t *rows;     /* the rows of the stack and of every stack extending it */
+    uint64_t *calls;    /* the calls into the stack's leaf: its own rows' `calls` value */
     uint32_t *first_child, *next_sibling; /* the roots are siblings too, the first in roots */
     uint32_t roots;
     uint32_t *path;     /* the call entry of every frame on the walked path (UINT32_MAX: none) */
@@ -132,6 +134,7 @@ static void stack_tree_free(stack_tree *t)
 {
     free(t->below);
     free(t->rows);
+    free(t->calls);
     free(t->first_child);
     free(t->next_sibling);
     free(t->path);
@@ -158,8 +161,12 @@ static bool enter_run(cg_writer *w, stack_tree *t, uint32_t stack)
             if (entry == UINT32_MAX)
                 return false;
             out_call *c = &w->calls[entry];
+            /* The stack's own rows count the calls into its leaf, the run's last frame; every
+             * one is a call, recursive or not. */
+            if (i + 1 == length)
+                c->count = c->count > UINT64_MAX - t->calls[stack] ? UINT64_MAX
+                                                                   : c->count + t->calls[stack];
             if (c->on_path++ == 0) {
-                c->stacks += t->rows[stack];
                 add_costs(w->call_costs + (size_t)c->costs * w->values,
                           t->below + (size_t)stack * w->values, w->values);
             }
@@ -192,11 +199,12 @@ static bool collect(cg_writer *w)
                      ? calloc(stacks ? stacks * w->values : 1, sizeof *t.below)
                      : NULL,
         .rows = calloc(stacks ? stacks : 1, sizeof *t.rows),
+        .calls = calloc(stacks ? stacks : 1, sizeof *t.calls),
         .first_child = malloc((stacks ? stacks : 1) * sizeof *t.first_child),
         .next_sibling = malloc((stacks ? stacks : 1) * sizeof *t.next_sibling),
         .roots = PK_NONE,
     };
-    bool ok = t.below && t.rows && t.first_child && t.next_sibling;
+    bool ok = t.below && t.rows && t.calls && t.first_child && t.next_sibling;
     for (size_t row = 0; ok && row < rows; row++) {
         uint32_t stack = pk_sample_stack(p, row);
         if (stack >= stacks)
@@ -206,6 +214,8 @@ static bool collect(cg_writer *w)
         ok = add_self(w, leaf->function, leaf->line, values);
         add_costs(t.below + (size_t)stack * w->values, values, w->values);
         t.rows[stack]++;
+        if (w->calls_value != PK_NONE && values[w->calls_value] > 0)
+            t.calls[stack] += (uint64_t)values[w->calls_value];
     }
     for (size_t s = 0; ok && s < stacks; s++)
         t.first_child[s] = t.next_sibling[s] = PK_NONE;
@@ -321,8 +331,8 @@ static void write_costs(cg_writer *w, pk_output *out, uint32_t line, const int64
 
 /* Event names as `events:` lists them (blank-separated): characters other than letters,
  * digits and '_' become '_', an empty name is valueN, and a name equal to an earlier one gets
- * its value's number, so that every value reads back as an event of its own. A time or size
- * unit is added as Xdebug writes it, NAME_(UNIT), which the reader takes back. */
+ * its value's number, so that every value reads back as an event of its own. The names stay
+ * plain: a time or size unit goes into an `event:` line (write_event_units). */
 #define EVENT_NAME_MAX 96
 
 static void event_names(const pk_profile *p, unsigned values, char names[][EVENT_NAME_MAX])
@@ -347,11 +357,18 @@ static void event_names(const pk_profile *p, unsigned values, char names[][EVENT
             earlier = (unsigned)-1; /* compare again from the first */
         }
     }
+}
+
+/* `event: NAME : NAME (UNIT)` for each time or size value: the format's long name of an event,
+ * which KCachegrind shows and callgrind_annotate reads past, and from which profkit's reader
+ * takes the unit back. */
+static void write_event_units(const pk_profile *p, pk_output *out, unsigned values,
+                              char names[][EVENT_NAME_MAX])
+{
     for (unsigned v = 0; v < values; v++) {
         pk_unit_info unit = pk_unit_lookup(pk_str(p, pk_value_type_at(p, v)->unit));
-        size_t len = strlen(names[v]);
         if (unit.kind != PK_UNIT_OTHER && unit.canonical)
-            snprintf(names[v] + len, EVENT_NAME_MAX - len, "_(%s)", unit.canonical);
+            pk_out_printf(out, "event: %s : %s (%s)\n", names[v], names[v], unit.canonical);
     }
 }
 
@@ -413,7 +430,10 @@ static bool write_body(cg_writer *w, pk_output *out)
             if (!write_spec(w, out, "cfn=", CG_NS_FUNCTION, pk_function_at(p, call->callee)->name,
                             "???"))
                 return false;
-            pk_out_printf(out, "calls=%llu %u\n", (unsigned long long)call->stacks,
+            /* A count of 0 is a call callgrind_annotate reads as the caller's own cost: a call
+             * the profile does not count (or counts 0) is written as called once. */
+            pk_out_printf(out, "calls=%llu %u\n",
+                          (unsigned long long)(call->count ? call->count : 1),
                           pk_function_at(p, call->callee)->start_line);
             write_costs(w, out, call->line, w->call_costs + (size_t)call->costs * w->values);
         }
@@ -435,6 +455,12 @@ pk_status cg_write(const pk_profile *p, pk_output *out, const pk_write_options *
     memset(&w, 0, sizeof w);
     w.p = p;
     w.values = (unsigned)values;
+    /* Call counts are the profile's own where it has them: a `calls` value (.bsprof's call
+     * counts) counts the calls into each row's leaf. */
+    w.calls_value = pk_value_find(p, "calls");
+    if (w.calls_value != PK_NONE &&
+        strcmp(pk_str(p, pk_value_type_at(p, w.calls_value)->unit), "count") != 0)
+        w.calls_value = PK_NONE;
     pk_u64map_init(&w.self_index);
     pk_index_init(&w.call_index);
     for (int i = 0; i < CG_NS_COUNT; i++)
@@ -451,7 +477,9 @@ pk_status cg_write(const pk_profile *p, pk_output *out, const pk_write_options *
     }
     char names[PK_MAX_VALUES][EVENT_NAME_MAX];
     event_names(p, w.values, names);
-    pk_out_puts(out, "part: 1\n\npositions: line\nevents:");
+    pk_out_puts(out, "part: 1\n\npositions: line\n");
+    write_event_units(p, out, w.values, names);
+    pk_out_puts(out, "events:");
     for (unsigned v = 0; v < w.values; v++) {
         pk_out_putc(out, ' ');
         pk_out_puts(out, names[v]);
