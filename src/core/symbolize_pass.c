@@ -70,7 +70,16 @@ static size_t name_unresolved_frame(void *context, const pk_profile *src, uint32
             return SIZE_MAX;
     }
     size_t n = pk_symbolizer_frames(pass->symbolizer, resource, f->address, frames);
-    return n == 0 ? SIZE_MAX : n;
+    if (n == 0)
+        return SIZE_MAX;
+    /* Nothing found for it: a frame already named by an address keeps that name. The name may
+     * be the address in the process where the frame's own address is relative to its library
+     * (a format whose libraries have no start keeps only that), and a profile written and read
+     * back must name its frames as before. */
+    const char *name = pk_frame_name(src, frame);
+    if (n == 1 && name && *name && pk_frame_is_unresolved(dst, (*frames)[0]))
+        return 0;
+    return n;
 }
 
 /* The pass; when releasing is p, p's memory is given back as the copy goes. */

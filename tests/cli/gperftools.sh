@@ -76,6 +76,22 @@ expect_contains "$ERR" "does not fit 32-bit slots" "64-bit addresses in 32-bit s
 expect_no_file too-wide.prof
 expect_status 2 "$PROFKIT" convert "$DATA/real.prof" --to gperftools --word-size 12 -o x.prof
 
+# A round trip through a Firefox profile without the program: the processed format keeps each
+# frame's address relative to its library (which has no start there), and its name, the
+# address in the process; read back, the frames the binary would name keep that name.
+expect_status 0 "$PROFKIT" convert "$DATA/real.prof" --to folded -o direct.folded
+expect_contains "$ERR" "52 addresses left unnamed" "program absent"
+expect_contains "$(cat direct.folded)" "0x56414735e090;__libc_start_main_impl" "named by address"
+expect_status 0 "$PROFKIT" convert "$DATA/real.prof" -o trip.json
+expect_status 0 "$PROFKIT" convert trip.json --to folded -o trip.folded
+expect_contains "$ERR" "52 addresses left unnamed" "program absent, read back"
+expect_eq "$(cat trip.folded)" "$(cat direct.folded)" "Firefox round trip keeps the names"
+expect_not_contains "$(cat trip.folded)" "0x1090;" "no library offsets for names"
+expect_status 0 "$PROFKIT" report trip.json --top 0
+expect_contains "$OUT" "0x56414735e2b4" "report names by address"
+expect_status 0 "$PROFKIT" convert --no-symbols trip.json --to folded -o trip-raw.folded
+expect_eq "$(cat trip-raw.folded)" "$(cat direct.folded)" "the same with --no-symbols"
+
 # ---- symbols from a real program ----------------------------------------------------------------
 if [ -n "${PK_GPERF_DEMO:-}" ] && [ -x "$PK_GPERF_DEMO" ]; then
     CPUPROFILE="$SCRATCH/demo.prof" CPUPROFILE_FREQUENCY=1000 "$PK_GPERF_DEMO" 2 > /dev/null 2>&1

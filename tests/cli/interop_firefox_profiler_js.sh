@@ -13,17 +13,46 @@ CPUPROFILE="$SRC/tests/data/chrome/node-cpu-prof.cpuprofile"
 expect_status 0 "$PROFKIT" convert "$CPUPROFILE" -o "$SCRATCH/node.json" --quiet
 
 # kinds FILE: loads FILE and writes "name<TAB>isJS<TAB>relevantForJS<TAB>handle" per function
-# to FILE.kinds, as the profiler reads them.
+# to FILE.kinds, as the profiler reads them. The function list is one profiler-cli query; the
+# kinds of all functions are `function info` asked of the session's daemon over one connection,
+# in the commands' own line protocol (one JSON message a line, one answer a line), instead of a
+# profiler-cli process (a Node start) per function: any answer but success fails the test.
 kinds() {
     load "$1"
     query thread functions --json --limit 0
-    : >"$1.kinds"
-    local handle
-    for handle in $(json_get '" ".join(f["functionHandle"] for f in d["functions"])'); do
-        query function info "$handle" --json
-        json_get '"\t".join([d["name"], str(d["isJS"]), str(d["relevantForJS"]), d["functionHandle"]])' \
-            >>"$1.kinds"
-    done
+    CHECKS=$((CHECKS + 1))
+    printf '%s' "$OUT" | node -e '
+        const fs = require("fs"), net = require("net"), path = require("path");
+        const dir = process.env.PROFILER_CLI_SESSION_DIR;
+        const session = fs.readFileSync(path.join(dir, "current.txt"), "utf8").trim();
+        const handles = JSON.parse(fs.readFileSync(0, "utf8")).functions.map(f => f.functionHandle);
+        const socket = net.createConnection(path.join(dir, session + ".sock"));
+        const lines = [];
+        let pending = "", answered = 0;
+        const done = () => { fs.writeFileSync(process.argv[1], lines.join("")); socket.end(); };
+        const failed = why => { console.error(why); process.exit(1); };
+        socket.setTimeout(120000, () => failed("no answer from the daemon"));
+        socket.on("error", e => failed(String(e)));
+        socket.on("connect", () => {
+            if (handles.length === 0)
+                return done();
+            for (const h of handles)
+                socket.write(JSON.stringify({type: "command",
+                    command: {command: "function", subcommand: "info", function: h}}) + "\n");
+        });
+        socket.on("data", chunk => {
+            pending += chunk;
+            for (let nl; (nl = pending.indexOf("\n")) >= 0; pending = pending.slice(nl + 1)) {
+                const answer = JSON.parse(pending.slice(0, nl));
+                if (answer.type !== "success" || answer.result.type !== "function-info")
+                    failed("function info: " + JSON.stringify(answer));
+                const r = answer.result, py = b => (b ? "True" : "False");
+                lines.push([r.name, py(r.isJS), py(r.relevantForJS), r.functionHandle].join("\t") + "\n");
+                if (++answered === handles.length)
+                    return done();
+            }
+        });' "$1.kinds" || fail "function kinds of $1"
+    expect_eq "$(wc -l <"$1.kinds")" "$(json_get 'len(d["functions"])')" "a kind for every function of $1"
 }
 
 # script_tree FILE: the names in the call tree of FILE's script code alone (FILE loaded, its
