@@ -15,7 +15,11 @@
  *                    "size", "arch", "syntax", "instructions": [[offset, text], ...]}: the
  *                    instructions of a range of a library of the profile, disassembled with
  *                    capstone (Intel syntax on x86); startAddress is library-relative (the
- *                    library's file offset, as the firefox writer gives frame addresses).
+ *                    mapping's file offset, as the firefox writer gives frame addresses),
+ *                    read from the binary the symbolization pass would read. Decoding starts
+ *                    at the start of the ELF symbol holding startAddress (the app asks from
+ *                    the lowest address it saw, a caller's being inside a call instruction),
+ *                    and with "continueUntilFunctionEnd" goes on to the symbol's end.
  * (/symbolicate/v5, naming addresses on request, is not answered yet: such a request is
  * refused as an unknown route.)
  *
@@ -46,7 +50,7 @@ typedef struct pk_code_server pk_code_server;
 
 typedef struct pk_code_server_options {
     pk_source *source;                     /* the channel's source for script files; may be NULL */
-    const pk_symbolize_options *symbolize; /* reserved for /symbolicate/v5; may be NULL */
+    const pk_symbolize_options *symbolize; /* where binaries are looked for; may be NULL */
 } pk_code_server_options;
 
 /* A server for the files, libraries and addresses of p. options may be NULL. */

@@ -18,6 +18,7 @@
 
 #include "analysis/source_tree.h"
 #include "core/buffer.h"
+#include "core/symbolize.h"
 #include "formats/firefox/writer.h"
 
 /* A request body larger than this is no request of the API. */
@@ -32,6 +33,11 @@ struct pk_code_server {
     pk_source *source;
     const char **files; /* the files the profile names, sorted, distinct (pk_str of p) */
     size_t file_count;
+    /* The binaries, read by the core symbolizer into a profile of its own (the server's
+     * profile is only read): each library asked about is copied there once. */
+    pk_profile *scratch;
+    pk_symbolizer *symbolizer;
+    uint32_t *scratch_resource; /* resource of p -> resource of scratch, PK_NONE until asked */
 };
 
 static int compare_strings(const void *a, const void *b)
@@ -54,6 +60,17 @@ pk_status pk_code_server_new(const pk_profile *p, const pk_code_server_options *
     }
     s->p = p;
     s->source = options ? options->source : NULL;
+    size_t resources = pk_resource_count(p);
+    s->scratch = pk_profile_new();
+    s->symbolizer = s->scratch ? pk_symbolizer_new(s->scratch, options ? options->symbolize : NULL)
+                               : NULL;
+    s->scratch_resource = malloc((resources ? resources : 1) * sizeof *s->scratch_resource);
+    if (!s->symbolizer || !s->scratch_resource) {
+        pk_code_server_free(s);
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    }
+    for (size_t i = 0; i < resources; i++)
+        s->scratch_resource[i] = PK_NONE;
     for (size_t i = 0; i < functions; i++) {
         uint32_t file = pk_function_at(p, (uint32_t)i)->file;
         /* A name with a NUL byte inside could not be asked for whole. */
@@ -75,6 +92,9 @@ void pk_code_server_free(pk_code_server *server)
     if (!server)
         return;
     free(server->files);
+    pk_symbolizer_free(server->symbolizer);
+    pk_profile_free(server->scratch);
+    free(server->scratch_resource);
     free(server);
 }
 
@@ -312,6 +332,37 @@ static bool elf_architecture(const unsigned char *header, size_t size, cs_arch *
     }
 }
 
+/* The resource of the scratch profile that stands for resource r of p; PK_NONE when memory
+ * runs out. */
+static uint32_t scratch_resource(pk_code_server *s, uint32_t r)
+{
+    if (s->scratch_resource[r] != PK_NONE)
+        return s->scratch_resource[r];
+    const pk_resource *from = pk_resource_at(s->p, r);
+    pk_resource copy = *from;
+    copy.name = pk_intern_cstr(s->scratch, pk_str(s->p, from->name));
+    copy.path = pk_intern_cstr(s->scratch, pk_str(s->p, from->path));
+    copy.build_id = pk_intern_cstr(s->scratch, pk_str(s->p, from->build_id));
+    if (copy.name == PK_NONE || copy.path == PK_NONE || copy.build_id == PK_NONE)
+        return PK_NONE;
+    s->scratch_resource[r] = pk_intern_resource(s->scratch, &copy);
+    return s->scratch_resource[r];
+}
+
+/* The profile's address of a library-relative address (the firefox writer's: the mapping's
+ * file offset of the address), false when it is not in the library's mapping. */
+static bool absolute_address(const pk_resource *r, uint64_t relative, uint64_t *address)
+{
+    if (r->start == 0 && r->limit == 0) {
+        *address = relative;
+        return true;
+    }
+    if (relative < r->offset || relative - r->offset >= r->limit - r->start)
+        return false;
+    *address = r->start + (relative - r->offset);
+    return true;
+}
+
 static int answer_asm(pk_code_server *s, yajl_val request, char **response,
                       size_t *response_size)
 {
@@ -323,13 +374,50 @@ static int answer_asm(pk_code_server *s, yajl_val request, char **response,
         return refuse(400, "an /asm/v1 request names \"debugName\", \"debugId\", "
                            "\"startAddress\" and \"size\"",
                       NULL, response, response_size);
+    const char *until_end_path[] = {"continueUntilFunctionEnd", NULL};
+    bool until_end = yajl_tree_get(request, until_end_path, yajl_t_true) != NULL;
     uint32_t r = find_library(s->p, debug_name, debug_id);
     if (r == PK_NONE)
         return refuse(404, "not a library of this profile", debug_name, response, response_size);
     if (size == 0 || size > ASM_RANGE_MAX || start > INT64_MAX - ASM_RANGE_MAX)
         return refuse(413, "the range is empty or larger than a function can be", NULL, response,
                       response_size);
-    const char *path = pk_str(s->p, pk_resource_at(s->p, r)->path);
+    const pk_resource *library = pk_resource_at(s->p, r);
+    uint64_t address;
+    if (!absolute_address(library, start, &address))
+        return refuse(404, "the range is not in the library's mapping", debug_name, response,
+                      response_size);
+    uint32_t scratch = scratch_resource(s, r);
+    if (scratch == PK_NONE)
+        return 0;
+    pk_symbolizer_code code;
+    if (!pk_symbolizer_code_at(s->symbolizer, scratch, address, &code))
+        return refuse(404, "the library's binary is not on this machine",
+                      pk_str(s->p, library->path), response, response_size);
+    /* The app asks from the lowest address it saw in the function (a caller's is a return
+     * address - 1, inside a call instruction) for as far as it saw: decoding starts at the
+     * function's first instruction, and goes on to its end when the app does not know it. */
+    uint64_t end = start + size;
+    if (code.symbol && code.symbol_size && code.symbol_start <= address &&
+        address - code.symbol_start < ASM_RANGE_MAX) {
+        uint64_t back = address - code.symbol_start;
+        if (until_end && code.symbol_start + code.symbol_size > address &&
+            code.symbol_start + code.symbol_size - address > size)
+            end = start + (code.symbol_start + code.symbol_size - address);
+        start -= back;
+        address = code.symbol_start;
+        if (!pk_symbolizer_code_at(s->symbolizer, scratch, address, &code))
+            return refuse(404, "the library's binary is not on this machine",
+                          pk_str(s->p, library->path), response, response_size);
+    }
+    size = end - start;
+    if (size > ASM_RANGE_MAX)
+        return refuse(413, "the range is larger than a function can be", NULL, response,
+                      response_size);
+    if (!code.has_file_offset)
+        return refuse(404, "the range is not in the library's binary", code.binary, response,
+                      response_size);
+    const char *path = code.binary;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -350,12 +438,14 @@ static int answer_asm(pk_code_server *s, yajl_val request, char **response,
                       response, response_size);
     }
     size_t want = (size_t)size + ASM_TAIL;
-    unsigned char *code = malloc(want);
-    ssize_t got = code ? pread(fd, code, want, (off_t)start) : -1;
+    unsigned char *code_bytes = malloc(want);
+    ssize_t got = code_bytes && code.file_offset <= INT64_MAX
+                      ? pread(fd, code_bytes, want, (off_t)code.file_offset)
+                      : -1;
     close(fd);
     csh handle;
     if (got <= 0 || cs_open(arch, mode, &handle) != CS_ERR_OK) {
-        free(code);
+        free(code_bytes);
         return refuse(404, "the range is not in the library's binary", path, response,
                       response_size);
     }
@@ -370,12 +460,12 @@ static int answer_asm(pk_code_server *s, yajl_val request, char **response,
     put_string(&b, arch_name, strlen(arch_name));
     put(&b, ",\"syntax\":[\"Intel\"],\"instructions\":[");
     cs_insn *insn = cs_malloc(handle);
-    const uint8_t *at = code;
+    const uint8_t *at = code_bytes;
     size_t left = (size_t)got;
-    uint64_t address = start;
+    uint64_t pc = start;
     bool first = true;
     /* Instructions that begin inside the range; the one that begins last may end past it. */
-    while (insn && address < start + size && cs_disasm_iter(handle, &at, &left, &address, insn)) {
+    while (insn && pc < start + size && cs_disasm_iter(handle, &at, &left, &pc, insn)) {
         char text[256];
         snprintf(text, sizeof text, "%s%s%s", insn->mnemonic, insn->op_str[0] ? " " : "",
                  insn->op_str);
@@ -391,7 +481,7 @@ static int answer_asm(pk_code_server *s, yajl_val request, char **response,
     if (insn)
         cs_free(insn, 1);
     cs_close(&handle);
-    free(code);
+    free(code_bytes);
     return finish(&b, 200, response, response_size);
 }
 
