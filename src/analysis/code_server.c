@@ -485,13 +485,188 @@ static int answer_asm(pk_code_server *s, yajl_val request, char **response,
     return finish(&b, 200, response, response_size);
 }
 
+/* A hex member of a frame's answer. */
+static void put_hex_member(pk_buffer *b, const char *name, uint64_t v)
+{
+    put(b, ",\"");
+    put(b, name);
+    put(b, "\":");
+    put_hex(b, v);
+}
+
+/* A function's name and file members ("function", "file"), and "line" when known. */
+static void put_function(pk_buffer *b, const pk_profile *scratch, uint32_t frame, bool comma)
+{
+    const pk_frame *f = pk_frame_at(scratch, frame);
+    const pk_function *fn = pk_function_at(scratch, f->function);
+    put(b, comma ? ",\"function\":" : "\"function\":");
+    put_string(b, pk_str(scratch, fn->name), pk_str_len(scratch, fn->name));
+    if (fn->file && pk_str_len(scratch, fn->file)) {
+        put(b, ",\"file\":");
+        put_string(b, pk_str(scratch, fn->file), pk_str_len(scratch, fn->file));
+    }
+    if (f->line) {
+        char line[32];
+        snprintf(line, sizeof line, ",\"line\":%u", (unsigned)f->line);
+        put(b, line);
+    }
+}
+
+/* One address of a job: {"frame", "module_offset", "module", and when named "function",
+ * "function_offset", "function_size", "file", "line", "inlines" (innermost first)}. */
+static bool put_symbolicated(pk_code_server *s, pk_buffer *b, size_t index, const char *module,
+                             uint32_t r, uint64_t relative)
+{
+    char head[64];
+    snprintf(head, sizeof head, "{\"frame\":%zu", index);
+    put(b, head);
+    put(b, ",\"module_offset\":");
+    put_hex(b, relative);
+    put(b, ",\"module\":");
+    put_string(b, module, strlen(module));
+    uint64_t address;
+    uint32_t scratch = r == PK_NONE ? PK_NONE : scratch_resource(s, r);
+    if (r != PK_NONE && scratch == PK_NONE)
+        return false;
+    pk_symbolizer_code code;
+    if (scratch != PK_NONE && absolute_address(pk_resource_at(s->p, r), relative, &address) &&
+        pk_symbolizer_code_at(s->symbolizer, scratch, address, &code)) {
+        const uint32_t *frames;
+        size_t n = pk_symbolizer_frames(s->symbolizer, scratch, address, &frames);
+        if (n == 0)
+            return false;
+        if (!pk_frame_is_unresolved(s->scratch, frames[0]) || code.symbol) {
+            if (pk_frame_is_unresolved(s->scratch, frames[0])) {
+                put(b, ",\"function\":");
+                put_string(b, code.symbol, strlen(code.symbol));
+            } else {
+                put_function(b, s->scratch, frames[0], true);
+            }
+            put_hex_member(b, "function_offset", code.symbol ? address - code.symbol_start : 0);
+            if (code.symbol && code.symbol_size)
+                put_hex_member(b, "function_size", code.symbol_size);
+            if (n > 1) {
+                put(b, ",\"inlines\":[");
+                for (size_t i = n - 1; i >= 1; i--) {
+                    put(b, i == n - 1 ? "{" : ",{");
+                    put_function(b, s->scratch, frames[i], false);
+                    put(b, "}");
+                }
+                put(b, "]");
+            }
+        }
+    }
+    put(b, "}");
+    return true;
+}
+
+/* {"jobs": [{"memoryMap": [[debugName, breakpadId], ...], "stacks": [[[lib, address], ...],
+ * ...]}]} (or one job without "jobs") -> {"results": [{"stacks": [[frame, ...]],
+ * "found_modules": {"name/id": bool}}]}. */
+static int answer_symbolicate(pk_code_server *s, yajl_val request, char **response,
+                              size_t *response_size)
+{
+    const char *jobs_path[] = {"jobs", NULL};
+    yajl_val jobs = yajl_tree_get(request, jobs_path, yajl_t_array);
+    size_t job_count = jobs ? YAJL_GET_ARRAY(jobs)->len : 1;
+    const char *map_path[] = {"memoryMap", NULL}, *stacks_path[] = {"stacks", NULL};
+    for (size_t j = 0; j < job_count; j++) {
+        yajl_val job = jobs ? YAJL_GET_ARRAY(jobs)->values[j] : request;
+        if (!yajl_tree_get(job, map_path, yajl_t_array) ||
+            !yajl_tree_get(job, stacks_path, yajl_t_array))
+            return refuse(400, "a /symbolicate/v5 job has a \"memoryMap\" and \"stacks\"", NULL,
+                          response, response_size);
+    }
+    pk_buffer b = {0};
+    bool ok = true;
+    put(&b, "{\"results\":[");
+    for (size_t j = 0; j < job_count && ok; j++) {
+        yajl_val job = jobs ? YAJL_GET_ARRAY(jobs)->values[j] : request;
+        yajl_val map = yajl_tree_get(job, map_path, yajl_t_array);
+        yajl_val stacks = yajl_tree_get(job, stacks_path, yajl_t_array);
+        size_t modules = YAJL_GET_ARRAY(map)->len;
+        uint32_t *libs = malloc((modules ? modules : 1) * sizeof *libs);
+        const char **names = malloc((modules ? modules : 1) * sizeof *names);
+        if (!libs || !names) {
+            free(libs);
+            free(names);
+            ok = false;
+            break;
+        }
+        for (size_t m = 0; m < modules; m++) {
+            yajl_val entry = YAJL_GET_ARRAY(map)->values[m];
+            yajl_val name = YAJL_IS_ARRAY(entry) && YAJL_GET_ARRAY(entry)->len >= 2
+                                ? YAJL_GET_ARRAY(entry)->values[0] : NULL;
+            yajl_val id = name ? YAJL_GET_ARRAY(entry)->values[1] : NULL;
+            bool named = name && YAJL_IS_STRING(name) && YAJL_IS_STRING(id);
+            names[m] = named ? YAJL_GET_STRING(name) : "";
+            libs[m] = named ? find_library(s->p, YAJL_GET_STRING(name), YAJL_GET_STRING(id))
+                            : PK_NONE;
+        }
+        put(&b, j ? ",{\"stacks\":[" : "{\"stacks\":[");
+        for (size_t k = 0; k < YAJL_GET_ARRAY(stacks)->len && ok; k++) {
+            yajl_val stack = YAJL_GET_ARRAY(stacks)->values[k];
+            put(&b, k ? ",[" : "[");
+            size_t frames = YAJL_IS_ARRAY(stack) ? YAJL_GET_ARRAY(stack)->len : 0;
+            for (size_t f = 0; f < frames && ok; f++) {
+                yajl_val pair = YAJL_GET_ARRAY(stack)->values[f];
+                yajl_val lib = YAJL_IS_ARRAY(pair) && YAJL_GET_ARRAY(pair)->len >= 2
+                                   ? YAJL_GET_ARRAY(pair)->values[0] : NULL;
+                yajl_val at = lib ? YAJL_GET_ARRAY(pair)->values[1] : NULL;
+                long long m = lib && YAJL_IS_INTEGER(lib) ? YAJL_GET_INTEGER(lib) : -1;
+                long long relative = at && YAJL_IS_INTEGER(at) ? YAJL_GET_INTEGER(at) : -1;
+                if (f)
+                    put(&b, ",");
+                if (m < 0 || (size_t)m >= modules || relative < 0) {
+                    char text[64];
+                    snprintf(text, sizeof text, "{\"frame\":%zu}", f);
+                    put(&b, text);
+                    continue;
+                }
+                ok = put_symbolicated(s, &b, f, names[m], libs[m], (uint64_t)relative);
+            }
+            put(&b, "]");
+        }
+        put(&b, "],\"found_modules\":{");
+        for (size_t m = 0; m < modules; m++) {
+            yajl_val entry = YAJL_GET_ARRAY(map)->values[m];
+            if (!names[m][0])
+                continue;
+            char key[600];
+            snprintf(key, sizeof key, "%s/%s", names[m],
+                     YAJL_GET_STRING(YAJL_GET_ARRAY(entry)->values[1]));
+            bool found = false;
+            if (libs[m] != PK_NONE) {
+                uint32_t scratch = scratch_resource(s, libs[m]);
+                pk_symbolizer_code code;
+                const pk_resource *r = pk_resource_at(s->p, libs[m]);
+                found = scratch != PK_NONE &&
+                        pk_symbolizer_code_at(s->symbolizer, scratch, r->start, &code);
+            }
+            put(&b, m ? "," : "");
+            put_string(&b, key, strlen(key));
+            put(&b, found ? ":true" : ":false");
+        }
+        put(&b, "}}");
+        free(libs);
+        free(names);
+    }
+    put(&b, "]}");
+    if (!ok) {
+        pk_buffer_free(&b);
+        return 0;
+    }
+    return finish(&b, 200, response, response_size);
+}
+
 int pk_code_server_answer(pk_code_server *server, const char *route, const char *request,
                           size_t size, char **response, size_t *response_size)
 {
     *response = NULL;
     *response_size = 0;
     bool source = strcmp(route, "/source/v1") == 0, assembly = strcmp(route, "/asm/v1") == 0;
-    if (!source && !assembly)
+    bool symbolicate = strcmp(route, "/symbolicate/v5") == 0;
+    if (!source && !assembly && !symbolicate)
         return refuse(404, "not a route of this server", route, response, response_size);
     if (size > REQUEST_MAX || memchr(request, '\0', size))
         return refuse(400, "not a JSON request", NULL, response, response_size);
@@ -507,8 +682,9 @@ int pk_code_server_answer(pk_code_server *server, const char *route, const char 
         yajl_tree_free(tree);
         return refuse(400, "not a JSON request", NULL, response, response_size);
     }
-    int status = source ? answer_source(server, tree, response, response_size)
-                        : answer_asm(server, tree, response, response_size);
+    int status = source     ? answer_source(server, tree, response, response_size)
+                 : assembly ? answer_asm(server, tree, response, response_size)
+                            : answer_symbolicate(server, tree, response, response_size);
     yajl_tree_free(tree);
     return status;
 }

@@ -126,6 +126,22 @@ print(sum(1 for l in open("app.txt") if int(l.split()[0], 16) < int(sys.argv[1],
     post /asm/v1 "$(request 0x7fffffffffff true)"
     expect_eq "$STATUS" 404 "an address outside the library"
 
+    # /symbolicate/v5 as the app asks it (one job per library, [libIndex, address] pairs):
+    # multiply named from inside it, with its start and its DWARF file and line.
+    third=$(sed -n 3p app.txt | cut -d' ' -f1)
+    post /symbolicate/v5 "$(printf '{"jobs":[{"memoryMap":[["%s","%s"],["nope","00"]],"stacks":[[[0,%d],[1,5]]]}]}' \
+        "${lib% *}" "${lib#* }" "$((third))")"
+    expect_eq "$STATUS" 200 "a /symbolicate/v5 request"
+    expect_eq "$(printf '%s' "$OUT" | python3 -c 'import json, sys
+r = json.load(sys.stdin)["results"][0]
+f, g = r["stacks"][0]
+print(f["function"], f["function_offset"], f["file"].endswith("/hot.c"), f["line"] > 0, "function" in g,
+      sorted(r["found_modules"].values()))')" \
+        "multiply $(printf '0x%x' $((third - first))) True True False [False, True]" \
+        "the address named, with its function's start; an unknown library is not found"
+    post /symbolicate/v5 '{"jobs":[{"memoryMap":3}]}'
+    expect_eq "$STATUS" 400 "a job without its memoryMap and stacks"
+
     # The app's source view: multiply's lines from hot.c, named by DWARF.
     query function annotate "$handle" --json --context file --symbol-server "$API"
     expect_eq "$(json_get 'd["srcAnnotation"]["filename"]')" "$PWD/hot.c" "the file DWARF names"
