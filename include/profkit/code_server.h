@@ -15,9 +15,20 @@
  *                    "size", "arch", "syntax", "instructions": [[offset, text], ...]}: the
  *                    instructions of a range of a library of the profile, disassembled with
  *                    capstone (Intel syntax on x86); startAddress is library-relative (the
- *                    library's file offset, as the firefox writer gives frame addresses).
- * (/symbolicate/v5, naming addresses on request, is not answered yet: such a request is
- * refused as an unknown route.)
+ *                    mapping's file offset, as the firefox writer gives frame addresses),
+ *                    read from the binary the symbolization pass would read. Decoding starts
+ *                    at the start of the ELF symbol holding startAddress (the app asks from
+ *                    the lowest address it saw, a caller's being inside a call instruction),
+ *                    and with "continueUntilFunctionEnd" goes on to the symbol's end.
+ *   /symbolicate/v5  {"jobs": [{"memoryMap": [[debugName, breakpadId], ...], "stacks":
+ *                    [[[libIndex, address], ...], ...]}]} -> {"results": [{"stacks": [[{"frame",
+ *                    "module_offset", "module", "function", "function_offset",
+ *                    "function_size", "file", "line", "inlines": [{"function", "file",
+ *                    "line"}, ...innermost first]}, ...]], "found_modules": {"name/id": bool}}]}:
+ *                    addresses named by the symbolization pass's symbolizer (ELF symbols and
+ *                    DWARF), so that a profile converted with --no-symbols, or whose binaries
+ *                    were found later, is named by the app itself. A frame that cannot be named
+ *                    has no "function".
  *
  * A library is one of the profile's resources, named as the firefox writer names it (its name,
  * else its path's base name) with its breakpad ID (derived from its build ID). Everything
@@ -46,7 +57,7 @@ typedef struct pk_code_server pk_code_server;
 
 typedef struct pk_code_server_options {
     pk_source *source;                     /* the channel's source for script files; may be NULL */
-    const pk_symbolize_options *symbolize; /* reserved for /symbolicate/v5; may be NULL */
+    const pk_symbolize_options *symbolize; /* where binaries are looked for; may be NULL */
 } pk_code_server_options;
 
 /* A server for the files, libraries and addresses of p. options may be NULL. */
@@ -55,7 +66,8 @@ PK_API pk_status pk_code_server_new(const pk_profile *p, const pk_code_server_op
 /* NULL is allowed. */
 PK_API void pk_code_server_free(pk_code_server *server);
 
-/* Answers request (size bytes, any bytes) to route ("/source/v1" or "/asm/v1"): *response (malloc'ed JSON, *response_size bytes) belongs to the caller.
+/* Answers request (size bytes, any bytes) to route ("/source/v1", "/asm/v1" or
+ * "/symbolicate/v5"): *response (malloc'ed JSON, *response_size bytes) belongs to the caller.
  * Returns the HTTP status: 200, 400 (not a request of that route), 403 (a file the profile
  * does not name), 404 (unknown route, library, or a file that cannot be read), 413 (a range
  * too large); 0 when memory runs out (*response NULL). */

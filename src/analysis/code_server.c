@@ -18,6 +18,7 @@
 
 #include "analysis/source_tree.h"
 #include "core/buffer.h"
+#include "core/symbolize.h"
 #include "formats/firefox/writer.h"
 
 /* A request body larger than this is no request of the API. */
@@ -32,6 +33,11 @@ struct pk_code_server {
     pk_source *source;
     const char **files; /* the files the profile names, sorted, distinct (pk_str of p) */
     size_t file_count;
+    /* The binaries, read by the core symbolizer into a profile of its own (the server's
+     * profile is only read): each library asked about is copied there once. */
+    pk_profile *scratch;
+    pk_symbolizer *symbolizer;
+    uint32_t *scratch_resource; /* resource of p -> resource of scratch, PK_NONE until asked */
 };
 
 static int compare_strings(const void *a, const void *b)
@@ -54,6 +60,17 @@ pk_status pk_code_server_new(const pk_profile *p, const pk_code_server_options *
     }
     s->p = p;
     s->source = options ? options->source : NULL;
+    size_t resources = pk_resource_count(p);
+    s->scratch = pk_profile_new();
+    s->symbolizer = s->scratch ? pk_symbolizer_new(s->scratch, options ? options->symbolize : NULL)
+                               : NULL;
+    s->scratch_resource = malloc((resources ? resources : 1) * sizeof *s->scratch_resource);
+    if (!s->symbolizer || !s->scratch_resource) {
+        pk_code_server_free(s);
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    }
+    for (size_t i = 0; i < resources; i++)
+        s->scratch_resource[i] = PK_NONE;
     for (size_t i = 0; i < functions; i++) {
         uint32_t file = pk_function_at(p, (uint32_t)i)->file;
         /* A name with a NUL byte inside could not be asked for whole. */
@@ -75,6 +92,9 @@ void pk_code_server_free(pk_code_server *server)
     if (!server)
         return;
     free(server->files);
+    pk_symbolizer_free(server->symbolizer);
+    pk_profile_free(server->scratch);
+    free(server->scratch_resource);
     free(server);
 }
 
@@ -312,6 +332,37 @@ static bool elf_architecture(const unsigned char *header, size_t size, cs_arch *
     }
 }
 
+/* The resource of the scratch profile that stands for resource r of p; PK_NONE when memory
+ * runs out. */
+static uint32_t scratch_resource(pk_code_server *s, uint32_t r)
+{
+    if (s->scratch_resource[r] != PK_NONE)
+        return s->scratch_resource[r];
+    const pk_resource *from = pk_resource_at(s->p, r);
+    pk_resource copy = *from;
+    copy.name = pk_intern_cstr(s->scratch, pk_str(s->p, from->name));
+    copy.path = pk_intern_cstr(s->scratch, pk_str(s->p, from->path));
+    copy.build_id = pk_intern_cstr(s->scratch, pk_str(s->p, from->build_id));
+    if (copy.name == PK_NONE || copy.path == PK_NONE || copy.build_id == PK_NONE)
+        return PK_NONE;
+    s->scratch_resource[r] = pk_intern_resource(s->scratch, &copy);
+    return s->scratch_resource[r];
+}
+
+/* The profile's address of a library-relative address (the firefox writer's: the mapping's
+ * file offset of the address), false when it is not in the library's mapping. */
+static bool absolute_address(const pk_resource *r, uint64_t relative, uint64_t *address)
+{
+    if (r->start == 0 && r->limit == 0) {
+        *address = relative;
+        return true;
+    }
+    if (relative < r->offset || relative - r->offset >= r->limit - r->start)
+        return false;
+    *address = r->start + (relative - r->offset);
+    return true;
+}
+
 static int answer_asm(pk_code_server *s, yajl_val request, char **response,
                       size_t *response_size)
 {
@@ -323,13 +374,50 @@ static int answer_asm(pk_code_server *s, yajl_val request, char **response,
         return refuse(400, "an /asm/v1 request names \"debugName\", \"debugId\", "
                            "\"startAddress\" and \"size\"",
                       NULL, response, response_size);
+    const char *until_end_path[] = {"continueUntilFunctionEnd", NULL};
+    bool until_end = yajl_tree_get(request, until_end_path, yajl_t_true) != NULL;
     uint32_t r = find_library(s->p, debug_name, debug_id);
     if (r == PK_NONE)
         return refuse(404, "not a library of this profile", debug_name, response, response_size);
     if (size == 0 || size > ASM_RANGE_MAX || start > INT64_MAX - ASM_RANGE_MAX)
         return refuse(413, "the range is empty or larger than a function can be", NULL, response,
                       response_size);
-    const char *path = pk_str(s->p, pk_resource_at(s->p, r)->path);
+    const pk_resource *library = pk_resource_at(s->p, r);
+    uint64_t address;
+    if (!absolute_address(library, start, &address))
+        return refuse(404, "the range is not in the library's mapping", debug_name, response,
+                      response_size);
+    uint32_t scratch = scratch_resource(s, r);
+    if (scratch == PK_NONE)
+        return 0;
+    pk_symbolizer_code code;
+    if (!pk_symbolizer_code_at(s->symbolizer, scratch, address, &code))
+        return refuse(404, "the library's binary is not on this machine",
+                      pk_str(s->p, library->path), response, response_size);
+    /* The app asks from the lowest address it saw in the function (a caller's is a return
+     * address - 1, inside a call instruction) for as far as it saw: decoding starts at the
+     * function's first instruction, and goes on to its end when the app does not know it. */
+    uint64_t end = start + size;
+    if (code.symbol && code.symbol_size && code.symbol_start <= address &&
+        address - code.symbol_start < ASM_RANGE_MAX) {
+        uint64_t back = address - code.symbol_start;
+        if (until_end && code.symbol_start + code.symbol_size > address &&
+            code.symbol_start + code.symbol_size - address > size)
+            end = start + (code.symbol_start + code.symbol_size - address);
+        start -= back;
+        address = code.symbol_start;
+        if (!pk_symbolizer_code_at(s->symbolizer, scratch, address, &code))
+            return refuse(404, "the library's binary is not on this machine",
+                          pk_str(s->p, library->path), response, response_size);
+    }
+    size = end - start;
+    if (size > ASM_RANGE_MAX)
+        return refuse(413, "the range is larger than a function can be", NULL, response,
+                      response_size);
+    if (!code.has_file_offset)
+        return refuse(404, "the range is not in the library's binary", code.binary, response,
+                      response_size);
+    const char *path = code.binary;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -350,12 +438,14 @@ static int answer_asm(pk_code_server *s, yajl_val request, char **response,
                       response, response_size);
     }
     size_t want = (size_t)size + ASM_TAIL;
-    unsigned char *code = malloc(want);
-    ssize_t got = code ? pread(fd, code, want, (off_t)start) : -1;
+    unsigned char *code_bytes = malloc(want);
+    ssize_t got = code_bytes && code.file_offset <= INT64_MAX
+                      ? pread(fd, code_bytes, want, (off_t)code.file_offset)
+                      : -1;
     close(fd);
     csh handle;
     if (got <= 0 || cs_open(arch, mode, &handle) != CS_ERR_OK) {
-        free(code);
+        free(code_bytes);
         return refuse(404, "the range is not in the library's binary", path, response,
                       response_size);
     }
@@ -370,12 +460,12 @@ static int answer_asm(pk_code_server *s, yajl_val request, char **response,
     put_string(&b, arch_name, strlen(arch_name));
     put(&b, ",\"syntax\":[\"Intel\"],\"instructions\":[");
     cs_insn *insn = cs_malloc(handle);
-    const uint8_t *at = code;
+    const uint8_t *at = code_bytes;
     size_t left = (size_t)got;
-    uint64_t address = start;
+    uint64_t pc = start;
     bool first = true;
     /* Instructions that begin inside the range; the one that begins last may end past it. */
-    while (insn && address < start + size && cs_disasm_iter(handle, &at, &left, &address, insn)) {
+    while (insn && pc < start + size && cs_disasm_iter(handle, &at, &left, &pc, insn)) {
         char text[256];
         snprintf(text, sizeof text, "%s%s%s", insn->mnemonic, insn->op_str[0] ? " " : "",
                  insn->op_str);
@@ -391,7 +481,181 @@ static int answer_asm(pk_code_server *s, yajl_val request, char **response,
     if (insn)
         cs_free(insn, 1);
     cs_close(&handle);
-    free(code);
+    free(code_bytes);
+    return finish(&b, 200, response, response_size);
+}
+
+/* A hex member of a frame's answer. */
+static void put_hex_member(pk_buffer *b, const char *name, uint64_t v)
+{
+    put(b, ",\"");
+    put(b, name);
+    put(b, "\":");
+    put_hex(b, v);
+}
+
+/* A function's name and file members ("function", "file"), and "line" when known. */
+static void put_function(pk_buffer *b, const pk_profile *scratch, uint32_t frame, bool comma)
+{
+    const pk_frame *f = pk_frame_at(scratch, frame);
+    const pk_function *fn = pk_function_at(scratch, f->function);
+    put(b, comma ? ",\"function\":" : "\"function\":");
+    put_string(b, pk_str(scratch, fn->name), pk_str_len(scratch, fn->name));
+    if (fn->file && pk_str_len(scratch, fn->file)) {
+        put(b, ",\"file\":");
+        put_string(b, pk_str(scratch, fn->file), pk_str_len(scratch, fn->file));
+    }
+    if (f->line) {
+        char line[32];
+        snprintf(line, sizeof line, ",\"line\":%u", (unsigned)f->line);
+        put(b, line);
+    }
+}
+
+/* One address of a job: {"frame", "module_offset", "module", and when named "function",
+ * "function_offset", "function_size", "file", "line", "inlines" (innermost first)}. */
+static bool put_symbolicated(pk_code_server *s, pk_buffer *b, size_t index, const char *module,
+                             uint32_t r, uint64_t relative)
+{
+    char head[64];
+    snprintf(head, sizeof head, "{\"frame\":%zu", index);
+    put(b, head);
+    put(b, ",\"module_offset\":");
+    put_hex(b, relative);
+    put(b, ",\"module\":");
+    put_string(b, module, strlen(module));
+    uint64_t address;
+    uint32_t scratch = r == PK_NONE ? PK_NONE : scratch_resource(s, r);
+    if (r != PK_NONE && scratch == PK_NONE)
+        return false;
+    pk_symbolizer_code code;
+    if (scratch != PK_NONE && absolute_address(pk_resource_at(s->p, r), relative, &address) &&
+        pk_symbolizer_code_at(s->symbolizer, scratch, address, &code)) {
+        const uint32_t *frames;
+        size_t n = pk_symbolizer_frames(s->symbolizer, scratch, address, &frames);
+        if (n == 0)
+            return false;
+        if (!pk_frame_is_unresolved(s->scratch, frames[0]) || code.symbol) {
+            if (pk_frame_is_unresolved(s->scratch, frames[0])) {
+                put(b, ",\"function\":");
+                put_string(b, code.symbol, strlen(code.symbol));
+            } else {
+                put_function(b, s->scratch, frames[0], true);
+            }
+            put_hex_member(b, "function_offset", code.symbol ? address - code.symbol_start : 0);
+            if (code.symbol && code.symbol_size)
+                put_hex_member(b, "function_size", code.symbol_size);
+            if (n > 1) {
+                put(b, ",\"inlines\":[");
+                for (size_t i = n - 1; i >= 1; i--) {
+                    put(b, i == n - 1 ? "{" : ",{");
+                    put_function(b, s->scratch, frames[i], false);
+                    put(b, "}");
+                }
+                put(b, "]");
+            }
+        }
+    }
+    put(b, "}");
+    return true;
+}
+
+/* {"jobs": [{"memoryMap": [[debugName, breakpadId], ...], "stacks": [[[lib, address], ...],
+ * ...]}]} (or one job without "jobs") -> {"results": [{"stacks": [[frame, ...]],
+ * "found_modules": {"name/id": bool}}]}. */
+static int answer_symbolicate(pk_code_server *s, yajl_val request, char **response,
+                              size_t *response_size)
+{
+    const char *jobs_path[] = {"jobs", NULL};
+    yajl_val jobs = yajl_tree_get(request, jobs_path, yajl_t_array);
+    size_t job_count = jobs ? YAJL_GET_ARRAY(jobs)->len : 1;
+    const char *map_path[] = {"memoryMap", NULL}, *stacks_path[] = {"stacks", NULL};
+    for (size_t j = 0; j < job_count; j++) {
+        yajl_val job = jobs ? YAJL_GET_ARRAY(jobs)->values[j] : request;
+        if (!yajl_tree_get(job, map_path, yajl_t_array) ||
+            !yajl_tree_get(job, stacks_path, yajl_t_array))
+            return refuse(400, "a /symbolicate/v5 job has a \"memoryMap\" and \"stacks\"", NULL,
+                          response, response_size);
+    }
+    pk_buffer b = {0};
+    bool ok = true;
+    put(&b, "{\"results\":[");
+    for (size_t j = 0; j < job_count && ok; j++) {
+        yajl_val job = jobs ? YAJL_GET_ARRAY(jobs)->values[j] : request;
+        yajl_val map = yajl_tree_get(job, map_path, yajl_t_array);
+        yajl_val stacks = yajl_tree_get(job, stacks_path, yajl_t_array);
+        size_t modules = YAJL_GET_ARRAY(map)->len;
+        uint32_t *libs = malloc((modules ? modules : 1) * sizeof *libs);
+        const char **names = malloc((modules ? modules : 1) * sizeof *names);
+        if (!libs || !names) {
+            free(libs);
+            free(names);
+            ok = false;
+            break;
+        }
+        for (size_t m = 0; m < modules; m++) {
+            yajl_val entry = YAJL_GET_ARRAY(map)->values[m];
+            yajl_val name = YAJL_IS_ARRAY(entry) && YAJL_GET_ARRAY(entry)->len >= 2
+                                ? YAJL_GET_ARRAY(entry)->values[0] : NULL;
+            yajl_val id = name ? YAJL_GET_ARRAY(entry)->values[1] : NULL;
+            bool named = name && YAJL_IS_STRING(name) && YAJL_IS_STRING(id);
+            names[m] = named ? YAJL_GET_STRING(name) : "";
+            libs[m] = named ? find_library(s->p, YAJL_GET_STRING(name), YAJL_GET_STRING(id))
+                            : PK_NONE;
+        }
+        put(&b, j ? ",{\"stacks\":[" : "{\"stacks\":[");
+        for (size_t k = 0; k < YAJL_GET_ARRAY(stacks)->len && ok; k++) {
+            yajl_val stack = YAJL_GET_ARRAY(stacks)->values[k];
+            put(&b, k ? ",[" : "[");
+            size_t frames = YAJL_IS_ARRAY(stack) ? YAJL_GET_ARRAY(stack)->len : 0;
+            for (size_t f = 0; f < frames && ok; f++) {
+                yajl_val pair = YAJL_GET_ARRAY(stack)->values[f];
+                yajl_val lib = YAJL_IS_ARRAY(pair) && YAJL_GET_ARRAY(pair)->len >= 2
+                                   ? YAJL_GET_ARRAY(pair)->values[0] : NULL;
+                yajl_val at = lib ? YAJL_GET_ARRAY(pair)->values[1] : NULL;
+                long long m = lib && YAJL_IS_INTEGER(lib) ? YAJL_GET_INTEGER(lib) : -1;
+                long long relative = at && YAJL_IS_INTEGER(at) ? YAJL_GET_INTEGER(at) : -1;
+                if (f)
+                    put(&b, ",");
+                if (m < 0 || (size_t)m >= modules || relative < 0) {
+                    char text[64];
+                    snprintf(text, sizeof text, "{\"frame\":%zu}", f);
+                    put(&b, text);
+                    continue;
+                }
+                ok = put_symbolicated(s, &b, f, names[m], libs[m], (uint64_t)relative);
+            }
+            put(&b, "]");
+        }
+        put(&b, "],\"found_modules\":{");
+        for (size_t m = 0; m < modules; m++) {
+            yajl_val entry = YAJL_GET_ARRAY(map)->values[m];
+            if (!names[m][0])
+                continue;
+            char key[600];
+            snprintf(key, sizeof key, "%s/%s", names[m],
+                     YAJL_GET_STRING(YAJL_GET_ARRAY(entry)->values[1]));
+            bool found = false;
+            if (libs[m] != PK_NONE) {
+                uint32_t scratch = scratch_resource(s, libs[m]);
+                pk_symbolizer_code code;
+                const pk_resource *r = pk_resource_at(s->p, libs[m]);
+                found = scratch != PK_NONE &&
+                        pk_symbolizer_code_at(s->symbolizer, scratch, r->start, &code);
+            }
+            put(&b, m ? "," : "");
+            put_string(&b, key, strlen(key));
+            put(&b, found ? ":true" : ":false");
+        }
+        put(&b, "}}");
+        free(libs);
+        free(names);
+    }
+    put(&b, "]}");
+    if (!ok) {
+        pk_buffer_free(&b);
+        return 0;
+    }
     return finish(&b, 200, response, response_size);
 }
 
@@ -401,7 +665,8 @@ int pk_code_server_answer(pk_code_server *server, const char *route, const char 
     *response = NULL;
     *response_size = 0;
     bool source = strcmp(route, "/source/v1") == 0, assembly = strcmp(route, "/asm/v1") == 0;
-    if (!source && !assembly)
+    bool symbolicate = strcmp(route, "/symbolicate/v5") == 0;
+    if (!source && !assembly && !symbolicate)
         return refuse(404, "not a route of this server", route, response, response_size);
     if (size > REQUEST_MAX || memchr(request, '\0', size))
         return refuse(400, "not a JSON request", NULL, response, response_size);
@@ -417,8 +682,9 @@ int pk_code_server_answer(pk_code_server *server, const char *route, const char 
         yajl_tree_free(tree);
         return refuse(400, "not a JSON request", NULL, response, response_size);
     }
-    int status = source ? answer_source(server, tree, response, response_size)
-                        : answer_asm(server, tree, response, response_size);
+    int status = source     ? answer_source(server, tree, response, response_size)
+                 : assembly ? answer_asm(server, tree, response, response_size)
+                            : answer_symbolicate(server, tree, response, response_size);
     yajl_tree_free(tree);
     return status;
 }

@@ -350,8 +350,11 @@ int pk_cmd_view(int argc, char **argv)
     if (status == PK_EXIT_OK) {
         pk_error err;
         pk_error_clear(&err);
+        /* The binaries are searched for as the symbolization pass searches them. */
+        pk_symbolize_options symbols = {(const char *const *)input.symbol_paths,
+                                        input.symbol_path_count, NULL, 0};
         if ((input.source && pk_source_open(input.source, &source, &err) != PK_OK) ||
-            pk_code_server_new(p, &(pk_code_server_options){.source = source}, &code, &err) !=
+            pk_code_server_new(p, &(pk_code_server_options){source, &symbols}, &code, &err) !=
                 PK_OK)
             status = cli_report_error(input.source, &err);
     }

@@ -986,6 +986,43 @@ size_t pk_symbolizer_frames(pk_symbolizer *s, uint32_t resource, uint64_t addres
     return n;
 }
 
+bool pk_symbolizer_code_at(pk_symbolizer *s, uint32_t resource, uint64_t address,
+                           pk_symbolizer_code *code)
+{
+    memset(code, 0, sizeof *code);
+    sym_resource *r = sym_resource_get(s, resource);
+    if (!r || r == &s->outside)
+        return false;
+    if (!r->prepared)
+        sym_resource_prepare(s, pk_resource_at(s->dst, resource), r);
+    sym_binary *b = r->binary;
+    if (!b)
+        return false;
+    code->binary = b->path;
+    uint64_t vaddr = address - r->bias;
+    /* The file offset from the segment holding the address: a segment's p_vaddr and p_offset
+     * differ (by a page or more with lld, or in a non-PIE executable), so a virtual address is
+     * not a file offset. */
+    for (size_t i = 0; i < b->load_count; i++) {
+        const sym_load *l = &b->loads[i];
+        if (vaddr >= l->vaddr && vaddr - l->vaddr < l->filesz) {
+            code->has_file_offset = true;
+            code->file_offset = vaddr - l->vaddr + l->offset;
+            break;
+        }
+    }
+    GElf_Off offset;
+    GElf_Sym sym;
+    const char *name = dwfl_module_addrinfo(b->module, vaddr + b->module_bias, &offset, &sym,
+                                            NULL, NULL, NULL);
+    if (name && *name) {
+        code->symbol = name;
+        code->symbol_start = address - offset;
+        code->symbol_size = sym.st_size;
+    }
+    return true;
+}
+
 size_t pk_symbolizer_lookups(const pk_symbolizer *s)
 {
     return s->lookups;

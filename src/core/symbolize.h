@@ -48,6 +48,23 @@ size_t pk_symbolizer_frames(pk_symbolizer *s, uint32_t resource, uint64_t addres
  * lookups to come; the string lives until pk_symbolizer_free. */
 const char *pk_symbolizer_build_id(pk_symbolizer *s, const pk_resource *r);
 
+/* What the binary of a resource says about the code at an address (found as for
+ * pk_symbolizer_frames): for the symbol server, which disassembles a function and names
+ * addresses with their function's start. */
+typedef struct pk_symbolizer_code {
+    const char *binary;    /* path of the binary read (lives until pk_symbolizer_free) */
+    const char *symbol;    /* the ELF symbol containing the address, NULL when none */
+    uint64_t symbol_start; /* its start and size, in the profile's addresses */
+    uint64_t symbol_size;  /* (0 when the symbol table does not say) */
+    bool has_file_offset;  /* the address lies in a loadable segment's file bytes: */
+    uint64_t file_offset;  /* its offset in the binary, by the program headers */
+} pk_symbolizer_code;
+
+/* Fills *code for address in resource (a resource of dst); false when no usable binary is
+ * found for it. */
+bool pk_symbolizer_code_at(pk_symbolizer *s, uint32_t resource, uint64_t address,
+                           pk_symbolizer_code *code);
+
 /* Number of distinct (resource, address) pairs looked up so far, and how many of them got a
  * function name from a binary. */
 size_t pk_symbolizer_lookups(const pk_symbolizer *s);
