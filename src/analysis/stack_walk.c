@@ -8,6 +8,7 @@
 
 #include "core/arith.h"
 #include "core/array.h"
+#include "core/stack_tree.h"
 
 bool pk_thread_name_matches(const char *name, const char *pattern)
 {
@@ -41,42 +42,49 @@ pk_status pk_report_value(const pk_profile *p, uint32_t requested, uint32_t *val
     return PK_OK;
 }
 
-/* The stacks as a tree: a stack's children are the stacks whose prefix it is. Only stacks
- * that lead to a row with a value are linked. */
-typedef struct stack_tree {
+/* What the walk over the tree of stacks sums per key. */
+typedef struct key_sums {
+    const pk_profile *p;
     int64_t *below;       /* value of the rows of the stack and of every stack extending it */
-    unsigned char *used;  /* some row with a value has this stack or one extending it */
-    uint32_t *first_child, *next_sibling; /* the roots are siblings too, the first in roots */
-    uint32_t roots;
     uint32_t *on_path;    /* per key: frames with this key on the path walked */
-} stack_tree;
+    const uint32_t *key_of_frame;
+    size_t key_count;
+    int64_t *key_total;
+} key_sums;
 
-static void stack_tree_free(stack_tree *t)
+static void fold_below(void *context, uint32_t stack, uint32_t prefix)
 {
-    free(t->below);
-    free(t->used);
-    free(t->first_child);
-    free(t->next_sibling);
-    free(t->on_path);
+    key_sums *k = context;
+    k->below[prefix] = pk_add_saturating(k->below[prefix], k->below[stack]);
 }
 
 /* Enters or leaves a stack's run on the walk's path: a key adds the stack's value below to its
  * total when it enters the path, that is at its outermost frame, so it counts once per row. */
-static void walk_run(const pk_profile *p, stack_tree *t, uint32_t stack, bool leaving,
-                     const uint32_t *key_of_frame, size_t key_count, int64_t *key_total)
+static void walk_run(key_sums *k, uint32_t stack, bool leaving)
 {
     uint32_t prefix;
     const uint32_t *frames;
-    size_t length = pk_stack_run(p, stack, &prefix, &frames);
+    size_t length = pk_stack_run(k->p, stack, &prefix, &frames);
     for (size_t i = 0; i < length; i++) {
-        uint32_t key = key_of_frame[frames[i]];
-        if (key >= key_count)
+        uint32_t key = k->key_of_frame[frames[i]];
+        if (key >= k->key_count)
             continue;
         if (leaving)
-            t->on_path[key]--;
-        else if (t->on_path[key]++ == 0)
-            key_total[key] = pk_add_saturating(key_total[key], t->below[stack]);
+            k->on_path[key]--;
+        else if (k->on_path[key]++ == 0)
+            k->key_total[key] = pk_add_saturating(k->key_total[key], k->below[stack]);
     }
+}
+
+static bool enter_run(void *context, uint32_t stack)
+{
+    walk_run(context, stack, false);
+    return true;
+}
+
+static void leave_run(void *context, uint32_t stack)
+{
+    walk_run(context, stack, true);
 }
 
 pk_status pk_key_totals(const pk_profile *p, uint32_t value, const char *thread_pattern,
@@ -87,16 +95,18 @@ pk_status pk_key_totals(const pk_profile *p, uint32_t value, const char *thread_
     size_t threads = pk_thread_count(p);
     size_t stacks = pk_stack_count(p);
     unsigned char *selected = calloc(threads ? threads : 1, 1);
-    stack_tree t = {
-        .below = calloc(stacks ? stacks : 1, sizeof *t.below),
-        .used = calloc(stacks ? stacks : 1, 1),
-        .first_child = malloc((stacks ? stacks : 1) * sizeof *t.first_child),
-        .next_sibling = malloc((stacks ? stacks : 1) * sizeof *t.next_sibling),
-        .roots = PK_NONE,
-        .on_path = calloc(key_count ? key_count : 1, sizeof *t.on_path),
+    pk_stack_tree t;
+    bool tree_made = pk_stack_tree_init(&t, p);
+    key_sums k = {
+        .p = p,
+        .below = calloc(stacks ? stacks : 1, sizeof *k.below),
+        .on_path = calloc(key_count ? key_count : 1, sizeof *k.on_path),
+        .key_of_frame = key_of_frame,
+        .key_count = key_count,
+        .key_total = key_total,
     };
     pk_status st = PK_OK;
-    if (!selected || !t.below || !t.used || !t.first_child || !t.next_sibling || !t.on_path) {
+    if (!selected || !tree_made || !k.below || !k.on_path) {
         st = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
         goto done;
     }
@@ -118,51 +128,17 @@ pk_status pk_key_totals(const pk_profile *p, uint32_t value, const char *thread_
         uint32_t key = key_of_frame[pk_stack_leaf(p, stack)];
         if (key < key_count)
             key_self[key] = pk_add_saturating(key_self[key], v);
-        t.below[stack] = pk_add_saturating(t.below[stack], v);
-        t.used[stack] = 1;
+        k.below[stack] = pk_add_saturating(k.below[stack], v);
+        pk_stack_tree_use(&t, stack);
     }
     /* Totals are summed over the tree of stacks, not along each row's frames, which would
-     * cost the depth of every stack: a prefix has a smaller index than the stacks extending
-     * it, so one pass from the last stack completes each stack's value below before it is
-     * added to its prefix's. */
-    for (size_t s = 0; s < stacks; s++)
-        t.first_child[s] = t.next_sibling[s] = PK_NONE;
-    for (size_t s = stacks; s-- > 0;) {
-        if (!t.used[s])
-            continue;
-        uint32_t prefix;
-        const uint32_t *frames;
-        pk_stack_run(p, (uint32_t)s, &prefix, &frames);
-        uint32_t *first = prefix == PK_NONE ? &t.roots : &t.first_child[prefix];
-        t.next_sibling[s] = *first;
-        *first = (uint32_t)s;
-        if (prefix != PK_NONE) {
-            t.below[prefix] = pk_add_saturating(t.below[prefix], t.below[s]);
-            t.used[prefix] = 1;
-        }
-    }
-    /* Depth first from the roots, keeping count of the keys on the path; the way back up
-     * is each stack's prefix, so the walk needs no stack of its own. */
-    for (uint32_t s = t.roots; s != PK_NONE;) {
-        walk_run(p, &t, s, false, key_of_frame, key_count, key_total);
-        if (t.first_child[s] != PK_NONE) {
-            s = t.first_child[s];
-            continue;
-        }
-        for (;;) {
-            walk_run(p, &t, s, true, key_of_frame, key_count, key_total);
-            if (t.next_sibling[s] != PK_NONE) {
-                s = t.next_sibling[s];
-                break;
-            }
-            const uint32_t *frames;
-            pk_stack_run(p, s, &s, &frames);
-            if (s == PK_NONE)
-                break;
-        }
-    }
+     * cost the depth of every stack; the walk keeps count of the keys on its path. */
+    pk_stack_tree_link(&t, fold_below, &k);
+    pk_stack_tree_walk(&t, enter_run, leave_run, &k);
 done:
     free(selected);
-    stack_tree_free(&t);
+    free(k.below);
+    free(k.on_path);
+    pk_stack_tree_free(&t);
     return st;
 }

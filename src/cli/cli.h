@@ -102,6 +102,9 @@ extern const struct cli_option cli_output_options[];
 int cli_output_option(void *context, int key, const char *value);
 /* The output format from --to, else from the output name; prints why not and returns NULL. */
 const pk_format *cli_output_format(const cli_output_args *args, const char *command);
+/* The writer's options: input's format options and, when source is not NULL, "source" as
+ * source; *count of them. Owned (free); NULL, said, when memory runs out. */
+pk_option *cli_writer_extra(const cli_input_options *input, const char *source, size_t *count);
 /* Writes p as args ask, with the format options of input; protect_path is never written over.
  * Returns an exit status. */
 int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk_format *to,

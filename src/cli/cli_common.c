@@ -680,6 +680,21 @@ static void warn_empty_profile(const pk_profile *p, uint32_t value, const char *
                   pk_str(p, pk_value_type_at(p, value)->name), where);
 }
 
+pk_option *cli_writer_extra(const cli_input_options *input, const char *source, size_t *count)
+{
+    pk_option *extra = malloc((input->extra_count + 1) * sizeof *extra);
+    if (!extra) {
+        cli_error("out of memory");
+        return NULL;
+    }
+    if (input->extra_count)
+        memcpy(extra, input->extra, input->extra_count * sizeof *extra);
+    *count = input->extra_count;
+    if (source)
+        extra[(*count)++] = (pk_option){"source", source};
+    return extra;
+}
+
 int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk_format *to,
                       const cli_input_options *input, const char *protect_path,
                       const char *shown_name)
@@ -689,19 +704,14 @@ int cli_write_profile(const pk_profile *p, const cli_output_args *args, const pk
         return PK_EXIT_USAGE;
     /* --source also goes to the writer: the firefox writer attributes script frames to it, so
      * that `profkit view` of the file later still finds their sources. */
-    pk_option *extra = malloc((input->extra_count + 1) * sizeof *extra);
-    if (!extra) {
-        cli_error("out of memory");
+    size_t extra_count;
+    pk_option *extra = cli_writer_extra(input, input->source, &extra_count);
+    if (!extra)
         return PK_EXIT_FAILURE;
-    }
-    if (input->extra_count)
-        memcpy(extra, input->extra, input->extra_count * sizeof *extra);
-    if (input->source)
-        extra[input->extra_count] = (pk_option){"source", input->source};
     pk_write_options write_options = {
         .value = value,
         .with_threads = args->with_threads,
-        .extra = {extra, input->extra_count + (input->source ? 1 : 0)},
+        .extra = {extra, extra_count},
         .title = args->title,
         .compression = args->compression,
         .compression_level = args->compression_level,

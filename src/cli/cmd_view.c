@@ -208,18 +208,14 @@ typedef struct document {
 static int convert(const pk_profile *p, const pk_format *viewer, uint32_t value,
                    const cli_input_options *input, document *doc)
 {
-    pk_option *extra = malloc((input->extra_count + 1) * sizeof *extra);
-    if (!extra) {
-        cli_error("out of memory");
+    size_t extra_count;
+    pk_option *extra = cli_writer_extra(input, input->source ? input->source : "", &extra_count);
+    if (!extra)
         return PK_EXIT_FAILURE;
-    }
-    if (input->extra_count)
-        memcpy(extra, input->extra, input->extra_count * sizeof *extra);
-    extra[input->extra_count] = (pk_option){"source", input->source ? input->source : ""};
     int status = PK_EXIT_OK;
     pk_write_options options = {
         .value = value,
-        .extra = {extra, input->extra_count + 1},
+        .extra = {extra, extra_count},
         .compression = PK_COMPRESSION_NONE,
     };
     pk_error err;

@@ -68,6 +68,24 @@ static bool send_all(int fd, const char *data, size_t size)
     return true;
 }
 
+/* Receives into buf up to size bytes of what the client sends next, waiting for them at most
+ * CLIENT_TIMEOUT_MS; 0 or less when the client closes or stalls. */
+static ssize_t receive(int fd, char *buf, size_t size)
+{
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = poll(&p, 1, CLIENT_TIMEOUT_MS);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0)
+            return -1;
+        ssize_t n = recv(fd, buf, size, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        return n;
+    }
+}
+
 /* Reads the request head into buf (NUL-terminated, without the blank line); what came after
  * the blank line (the start of a body) is left in buf from *body_start to *used. False when
  * the client closes, stalls or sends a head too long. */
@@ -75,15 +93,7 @@ static bool read_head(int fd, char *buf, size_t capacity, size_t *body_start, si
 {
     size_t used = 0;
     for (;;) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int ready = poll(&p, 1, CLIENT_TIMEOUT_MS);
-        if (ready < 0 && errno == EINTR)
-            continue;
-        if (ready <= 0)
-            return false;
-        ssize_t n = recv(fd, buf + used, capacity - 1 - used, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
+        ssize_t n = receive(fd, buf + used, capacity - 1 - used);
         if (n <= 0)
             return false;
         used += (size_t)n;
@@ -193,15 +203,7 @@ static const char *reason_phrase(int status)
 static bool read_body(int fd, char *body, size_t have, size_t size)
 {
     while (have < size) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int ready = poll(&p, 1, CLIENT_TIMEOUT_MS);
-        if (ready < 0 && errno == EINTR)
-            continue;
-        if (ready <= 0)
-            return false;
-        ssize_t n = recv(fd, body + have, size - have, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
+        ssize_t n = receive(fd, body + have, size - have);
         if (n <= 0)
             return false;
         have += (size_t)n;

@@ -13,6 +13,7 @@
 #include "core/array.h"
 #include "core/hashmap.h"
 #include "core/output.h"
+#include "core/stack_tree.h"
 #include "core/units.h"
 #include "formats/callgrind/callgrind.h"
 #include "formats/callgrind/codec.h"
@@ -117,34 +118,37 @@ static uint32_t call_entry(cg_writer *w, uint32_t caller, uint32_t line, uint32_
     return entry;
 }
 
-/* The stacks as a tree for the walk that counts the calls: a stack's children are the stacks
- * whose prefix it is; only stacks that lead to a row are linked. */
-typedef struct stack_tree {
+/* What the walk over the tree of stacks sums per stack, and the calls on its path. */
+typedef struct stack_sums {
+    cg_writer *w;
     int64_t *below;     /* `values` per stack: the costs of the rows of the stack and of every
                          * stack extending it, what is below zero left out */
-    uint64_t *rows;     /* the rows of the stack and of every stack extending it */
     uint64_t *calls;    /* the calls into the stack's leaf: its own rows' `calls` value */
-    uint32_t *first_child, *next_sibling; /* the roots are siblings too, the first in roots */
-    uint32_t roots;
     uint32_t *path;     /* the call entry of every frame on the walked path (UINT32_MAX: none) */
     size_t path_count, path_cap;
-} stack_tree;
+} stack_sums;
 
-static void stack_tree_free(stack_tree *t)
+static void stack_sums_free(stack_sums *t)
 {
     free(t->below);
-    free(t->rows);
     free(t->calls);
-    free(t->first_child);
-    free(t->next_sibling);
     free(t->path);
+}
+
+static void fold_into_prefix(void *context, uint32_t stack, uint32_t prefix)
+{
+    stack_sums *t = context;
+    unsigned values = t->w->values;
+    add_costs(t->below + (size_t)prefix * values, t->below + (size_t)stack * values, values);
 }
 
 /* Enters a stack's run: each frame's call from the frame before it gets the costs below the
  * stack when the call is not on the path already, so a row counts in a call once however often
  * the call recurs in its stack. */
-static bool enter_run(cg_writer *w, stack_tree *t, uint32_t stack)
+static bool enter_run(void *context, uint32_t stack)
 {
+    stack_sums *t = context;
+    cg_writer *w = t->w;
     const pk_profile *p = w->p;
     uint32_t prefix;
     const uint32_t *frames;
@@ -176,8 +180,10 @@ static bool enter_run(cg_writer *w, stack_tree *t, uint32_t stack)
     return true;
 }
 
-static void leave_run(cg_writer *w, stack_tree *t, uint32_t stack)
+static void leave_run(void *context, uint32_t stack)
 {
+    stack_sums *t = context;
+    cg_writer *w = t->w;
     uint32_t prefix;
     const uint32_t *frames;
     for (size_t length = pk_stack_run(w->p, stack, &prefix, &frames); length > 0; length--) {
@@ -194,17 +200,15 @@ static bool collect(cg_writer *w)
 {
     const pk_profile *p = w->p;
     size_t rows = pk_sample_count(p), stacks = pk_stack_count(p);
-    stack_tree t = {
+    stack_sums t = {
+        .w = w,
         .below = stacks <= SIZE_MAX / sizeof(int64_t) / w->values
                      ? calloc(stacks ? stacks * w->values : 1, sizeof *t.below)
                      : NULL,
-        .rows = calloc(stacks ? stacks : 1, sizeof *t.rows),
         .calls = calloc(stacks ? stacks : 1, sizeof *t.calls),
-        .first_child = malloc((stacks ? stacks : 1) * sizeof *t.first_child),
-        .next_sibling = malloc((stacks ? stacks : 1) * sizeof *t.next_sibling),
-        .roots = PK_NONE,
     };
-    bool ok = t.below && t.rows && t.calls && t.first_child && t.next_sibling;
+    pk_stack_tree tree;
+    bool ok = pk_stack_tree_init(&tree, p) && t.below && t.calls;
     for (size_t row = 0; ok && row < rows; row++) {
         uint32_t stack = pk_sample_stack(p, row);
         if (stack >= stacks)
@@ -213,49 +217,16 @@ static bool collect(cg_writer *w)
         const pk_frame *leaf = pk_frame_at(p, pk_stack_leaf(p, stack));
         ok = add_self(w, leaf->function, leaf->line, values);
         add_costs(t.below + (size_t)stack * w->values, values, w->values);
-        t.rows[stack]++;
+        pk_stack_tree_use(&tree, stack);
         if (w->calls_value != PK_NONE && values[w->calls_value] > 0)
             t.calls[stack] += (uint64_t)values[w->calls_value];
     }
-    for (size_t s = 0; ok && s < stacks; s++)
-        t.first_child[s] = t.next_sibling[s] = PK_NONE;
-    /* A prefix has a smaller index than the stacks extending it: one pass from the last stack
-     * completes each stack's costs below before they are added to its prefix's. */
-    for (size_t s = stacks; ok && s-- > 0;) {
-        if (!t.rows[s])
-            continue;
-        uint32_t prefix;
-        const uint32_t *frames;
-        pk_stack_run(p, (uint32_t)s, &prefix, &frames);
-        uint32_t *first = prefix == PK_NONE ? &t.roots : &t.first_child[prefix];
-        t.next_sibling[s] = *first;
-        *first = (uint32_t)s;
-        if (prefix != PK_NONE) {
-            add_costs(t.below + (size_t)prefix * w->values, t.below + s * w->values, w->values);
-            t.rows[prefix] += t.rows[s];
-        }
+    if (ok) {
+        pk_stack_tree_link(&tree, fold_into_prefix, &t);
+        ok = pk_stack_tree_walk(&tree, enter_run, leave_run, &t);
     }
-    /* Depth first from the roots; the way back up is each stack's prefix. */
-    for (uint32_t s = ok ? t.roots : PK_NONE; s != PK_NONE && ok;) {
-        if (!(ok = enter_run(w, &t, s)))
-            break;
-        if (t.first_child[s] != PK_NONE) {
-            s = t.first_child[s];
-            continue;
-        }
-        for (;;) {
-            leave_run(w, &t, s);
-            if (t.next_sibling[s] != PK_NONE) {
-                s = t.next_sibling[s];
-                break;
-            }
-            const uint32_t *frames;
-            pk_stack_run(p, s, &s, &frames);
-            if (s == PK_NONE)
-                break;
-        }
-    }
-    stack_tree_free(&t);
+    pk_stack_tree_free(&tree);
+    stack_sums_free(&t);
     return ok;
 }
 

@@ -26,6 +26,7 @@
 #include "core/path.h"
 #include "core/symbolize.h"
 #include "formats/perf_data/perf_data.h"
+#include "formats/perf_events/perf_events.h"
 #include "profkit/timeline.h"
 
 /* Each event takes two of the model's values. */
@@ -440,20 +441,6 @@ static uint32_t model_thread(pd_reader *r, pd_thread *t)
 
 /* ---- events --------------------------------------------------------------------------------- */
 
-/* The event name without modifiers (`cycles:u` -> `cycles`). */
-static size_t event_base_len(const char *e, size_t n)
-{
-    size_t colon = n;
-    while (colon > 0 && e[colon - 1] != ':')
-        colon--;
-    if (colon == 0 || colon == n)
-        return n;
-    for (size_t i = colon; i < n; i++)
-        if (!strchr("ukhIGHpPSDWebR", e[i]))
-            return n;
-    return colon - 1;
-}
-
 /* The event of an attribute, its values declared at its first sample; NULL past the events the
  * model holds, and *failed when memory runs out. */
 static pd_event *event_of(pd_reader *r, const pd_attr *a, bool *failed)
@@ -466,27 +453,15 @@ static pd_event *event_of(pd_reader *r, const pd_attr *a, bool *failed)
         return NULL;
     char buf[64];
     const char *full = a->name ? a->name : pd_attr_default_name(a, buf, sizeof buf);
-    size_t base = event_base_len(full, strlen(full));
-    char value_name[256];
-    snprintf(value_name, sizeof value_name, "%.*s", (int)(base < 200 ? base : 200), full);
-    if (pk_value_find(r->p, value_name) != PK_NONE)
-        snprintf(value_name, sizeof value_name, "%.200s", full);
-    char count_name[272];
-    snprintf(count_name, sizeof count_name, "%s-samples", value_name);
-    bool clock = strcmp(value_name, "cpu-clock") == 0 || strcmp(value_name, "task-clock") == 0;
+    char value_name[PERF_VALUE_NAME_SIZE];
+    perf_event_value_name(r->p, full, strlen(full), value_name);
     pd_event *e = &r->events[r->event_count];
     e->attr = a;
-    e->period = pk_add_value_type(r->p, value_name, clock ? "nanoseconds" : "events");
-    e->count = pk_add_value_type(r->p, count_name, "count");
-    if (e->period == PK_NONE || e->count == PK_NONE) {
+    if (!perf_event_declare_values(r->p, value_name,
+                                   perf_event_is_clock(value_name, strlen(value_name)),
+                                   r->event_count == 0, &e->period, &e->count)) {
         *failed = true;
         return NULL;
-    }
-    if (r->event_count == 0) {
-        pk_set_default_value(r->p, e->period);
-        pk_metadata *md = pk_metadata_of(r->p);
-        md->period_type = pk_intern_cstr(r->p, value_name);
-        md->period_unit = pk_intern_cstr(r->p, clock ? "nanoseconds" : "events");
     }
     r->event_count++;
     return e;

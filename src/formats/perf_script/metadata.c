@@ -6,28 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/perf_events/perf_events.h"
 #include "formats/perf_script/reader.h"
-
-/* The event's name without modifiers: `cycles:u` -> `cycles`, `cpu-clock:ppp` -> `cpu-clock`;
- * a tracepoint `sched:sched_switch` keeps its colon (its last part is no modifier list). */
-static size_t event_base_len(const char *e, size_t n)
-{
-    size_t colon = n;
-    while (colon > 0 && e[colon - 1] != ':')
-        colon--;
-    if (colon == 0 || colon == n)
-        return n;
-    for (size_t i = colon; i < n; i++)
-        if (!strchr("ukhIGHpPSDWebR", e[i]))
-            return n;
-    return colon - 1;
-}
-
-static bool event_is_clock(const char *e, size_t n)
-{
-    return (n == 9 && memcmp(e, "cpu-clock", 9) == 0) ||
-           (n == 10 && memcmp(e, "task-clock", 10) == 0);
-}
 
 size_t perf_event_index(perf_reader *r, const char *e, size_t n)
 {
@@ -50,26 +30,13 @@ size_t perf_event_index(perf_reader *r, const char *e, size_t n)
     }
     /* The value is named by the bare event, unless another event of that name (other
      * modifiers) took it. */
-    size_t base = event_base_len(e, n);
-    char value_name[256];
-    snprintf(value_name, sizeof value_name, "%.*s", (int)(base < 200 ? base : 200), e);
-    if (pk_value_find(r->p, value_name) != PK_NONE)
-        snprintf(value_name, sizeof value_name, "%.*s", (int)(n < 200 ? n : 200), e);
-    char count_name[272];
-    snprintf(count_name, sizeof count_name, "%s-samples", value_name);
-    bool clock = event_is_clock(e, base);
+    char value_name[PERF_VALUE_NAME_SIZE];
+    size_t base = perf_event_value_name(r->p, e, n, value_name);
     perf_event_values *v = &r->events[r->event_count];
     v->event = name;
-    v->period = pk_add_value_type(r->p, value_name, clock ? "nanoseconds" : "events");
-    v->count = pk_add_value_type(r->p, count_name, "count");
-    if (v->period == PK_NONE || v->count == PK_NONE)
+    if (!perf_event_declare_values(r->p, value_name, perf_event_is_clock(e, base),
+                                   r->event_count == 0, &v->period, &v->count))
         return SIZE_MAX - 1;
-    if (r->event_count == 0) {
-        pk_set_default_value(r->p, v->period);
-        pk_metadata *md = pk_metadata_of(r->p);
-        md->period_type = pk_intern_cstr(r->p, value_name);
-        md->period_unit = pk_intern_cstr(r->p, clock ? "nanoseconds" : "events");
-    }
     return r->event_count++;
 }
 
