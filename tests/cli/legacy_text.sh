@@ -19,6 +19,20 @@ expect_status 0 "$PROFKIT" info je.pb.gz
 expect_contains "$OUT" "alloc_objects" "pprof output: alloc_objects"
 expect_contains "$OUT" "inuse_space" "pprof output: inuse_space"
 
+# The leak report from the memory values: allocated, in use (unfreed) and the difference (freed).
+expect_status 0 "$PROFKIT" report --memory --no-symbols "$DATA/tcmalloc-heapprofile.heap"
+expect_contains "$OUT" "memory: 1.12 MiB unfreed in 102 blocks" "leak report: in use"
+expect_contains "$OUT" "allocated 5.03 MiB in 1102 blocks, freed 3.91 MiB in 1000 blocks" \
+    "leak report: allocated and freed"
+expect_status 0 "$PROFKIT" report --memory --no-symbols "$DATA/jemalloc-exact.heap"
+expect_contains "$OUT" "unfreed in 103 blocks" "leak report of a jemalloc profile"
+# A Go heap profile (pprof), whose values have the same names.
+expect_status 0 "$PROFKIT" report --memory --no-symbols "$SRC/tests/data/pprof/labels-heap.pb.gz"
+expect_contains "$OUT" "unfreed in 469 blocks" "leak report of a Go heap profile"
+# A profile without memory says so.
+expect_status 0 "$PROFKIT" report --memory --no-symbols "$DATA/contention.txt"
+expect_contains "$OUT" "no memory events" "no leak report without memory values"
+
 # A file cut inside a line: the complete lines, and a warning naming the cut one.
 head -c 300 "$DATA/tcmalloc-heapprofile.heap" > cut.heap
 expect_status 0 "$PROFKIT" info cut.heap
