@@ -18,6 +18,7 @@
 #include "core/input.h"
 #include "core/json_input.h"
 #include "core/json_probe.h"
+#include "core/memory_values.h"
 #include "formats/formats.h"
 #include "formats/valgrind_frames.h"
 
@@ -207,9 +208,14 @@ typedef struct dhat_value {
 } dhat_value;
 
 static const dhat_value heap_values[] = {
-    {F_TBK, "alloc_objects", "count"}, {F_TB, "alloc_space", "bytes"},
-    {F_EBK, "inuse_objects", "count"}, {F_EB, "inuse_space", "bytes"},
-    {F_GB, "peak_space", "bytes"},     {F_GBK, "peak_objects", "count"},
+    /* the memory vocabulary (core/memory_values.h), in pk_memory_values_declare's order */
+    {F_TBK, PK_MEMORY_ALLOC_OBJECTS, PK_MEMORY_OBJECTS_UNIT},
+    {F_TB, PK_MEMORY_ALLOC_SPACE, PK_MEMORY_SPACE_UNIT},
+    {F_EBK, PK_MEMORY_INUSE_OBJECTS, PK_MEMORY_OBJECTS_UNIT},
+    {F_EB, PK_MEMORY_INUSE_SPACE, PK_MEMORY_SPACE_UNIT},
+    {F_GB, PK_MEMORY_PEAK_SPACE, PK_MEMORY_SPACE_UNIT},
+    /* DHAT's own (docs/formats/dhat.md) */
+    {F_GBK, "peak_objects", "count"},
     {F_MB, "max_space", "bytes"},      {F_MBK, "max_objects", "count"},
     {F_TL, "lifetime", NULL},          {F_RB, "read_bytes", "bytes"},
     {F_WB, "write_bytes", "bytes"},

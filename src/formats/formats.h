@@ -22,6 +22,7 @@ extern const pk_format pk_format_callgrind;
 extern const pk_format pk_format_perf_script;
 extern const pk_format pk_format_massif;
 extern const pk_format pk_format_dhat;
+extern const pk_format pk_format_legacy_text;
 /* formats:end */
 
 #endif

@@ -23,6 +23,7 @@
 #include "core/array.h"
 #include "core/damage.h"
 #include "core/input.h"
+#include "core/memory_values.h"
 #include "core/text_lines.h"
 #include "formats/formats.h"
 #include "formats/valgrind_frames.h"
@@ -366,8 +367,8 @@ static bool add_rows(massif_reader *r, uint32_t thread, const massif_rows *rows,
 static bool finish(massif_reader *r)
 {
     pk_profile *p = r->p;
-    uint32_t inuse = pk_add_value_type(p, "inuse_space", "bytes");
-    uint32_t peak = pk_add_value_type(p, "peak_space", "bytes");
+    uint32_t inuse = pk_add_value_type(p, PK_MEMORY_INUSE_SPACE, PK_MEMORY_SPACE_UNIT);
+    uint32_t peak = pk_add_value_type(p, PK_MEMORY_PEAK_SPACE, PK_MEMORY_SPACE_UNIT);
     uint32_t thread = pk_add_thread(p, pk_intern_cstr(p, "heap"), -1, -1);
     if (inuse == PK_NONE || peak == PK_NONE || thread == PK_NONE)
         return false;

@@ -66,6 +66,11 @@ expect_contains "$OUT" "dhat.time_global_peak"
 expect_status 0 "$PROFKIT" info "$DATA/dhat.out.ad-hoc"
 expect_contains "$OUT" "units                  count          total 150  (default)"
 
+# report --memory reads the leak report from the memory vocabulary: unfreed is DHAT's "At t-end".
+expect_status 0 "$PROFKIT" report "$DATA/dhat.out.heap" --memory
+expect_contains "$OUT" "memory: 63.1 KiB unfreed in 21 blocks"
+expect_contains "$OUT" "allocated 175 KiB in 33 blocks"
+
 # The Rust crate's files: its modes, and FILE:LINE:COLUMN locations (the column is not kept).
 printf '{"dhatFileVersion":2,"mode":"rust-heap","verb":"Allocated","bklt":true,"bkacc":false,"tu":"µs","Mtu":"s","tuth":10,"cmd":"x","pid":3,"te":10,"tg":5,"pps":[{"tb":8,"tbk":1,"tl":3,"mb":8,"mbk":1,"gb":8,"gbk":1,"eb":8,"ebk":1,"fs":[1,2]}],"ftbl":["[root]","0x10250148c: alloc::vec::Vec<T,A>::append_elements (vec.rs:1469:9)","0x1: main (src/main.rs:5:1)"]}' >rust.json
 expect_status 0 "$PROFKIT" report rust.json --lines

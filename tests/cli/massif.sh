@@ -31,6 +31,10 @@ expect_contains "$OUT" '"prog.c"' "the source file of frames"
 expect_status 0 "$PROFKIT" convert "$DATA/massif.out.threshold" --to folded --value peak_space
 expect_contains "$OUT" "in 2 places, all below massif's threshold (30.00%);leaf 64500"
 
+# report --memory reads the last detailed snapshot's tree as what is in use.
+expect_status 0 "$PROFKIT" report "$DATA/massif.out.stacks" --memory
+expect_contains "$OUT" "memory: 63.1 KiB unfreed"
+
 # Damage: a line that is no massif line is named by its number and offset.
 printf 'desc: x\ncmd: ./a\ntime_unit: i\n#-----------\nsnapshot=0\n#-----------\ntime=0\nmem_heap_B=0\nbogus\n' >bad.massif
 expect_status 1 "$PROFKIT" info bad.massif
