@@ -22,6 +22,7 @@ BUILD_PACKAGES=(
 TEST_PACKAGES=(
   libcmocka-dev libjansson-dev libxml2-dev python3 python3-jsonschema
   golang-go google-perftools libgoogle-perftools-dev binutils llvm
+  libjemalloc2 libjemalloc-dev  # jemalloc heap profiles of a program built by the tests
   chromium fonts-dejavu-core
   clang-tools cppcheck gcovr  # static analysis (scan-build, cppcheck); coverage
   bash-completion zsh fish  # the shell completions, run or parsed by each shell

@@ -134,7 +134,9 @@ typedef struct pk_report {
     size_t node_count;
 
     /* memory */
-    bool has_memory_events;    /* the profile has memory events (of any thread) */
+    bool has_memory_events;    /* the profile has memory events (of any thread), or memory
+                                * values by stack that the view was read from (a heap
+                                * profile's allocated and in-use objects and bytes) */
     pk_memory_totals memory;
     uint64_t unmatched_frees;  /* frees of addresses no allocation was seen for */
     pk_memory_site *paths;     /* heaviest unfreed first */

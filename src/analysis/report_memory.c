@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The memory view, the leak report: bytes and blocks allocated, freed and still unfreed at the
  * end of the profile, per call path (by function names) and per allocating line, heaviest
- * unfreed first. */
+ * unfreed first. From the memory events' allocating sites when the profile has them, else from
+ * the memory values of its rows (core/memory_values.h: a heap profile's allocated and in-use
+ * objects and bytes, where what was allocated and is no longer in use was freed). */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "core/arith.h"
 #include "core/array.h"
 #include "core/hashmap.h"
+#include "core/memory_values.h"
 
 typedef pk_memory_totals memory_sums;
 
@@ -92,6 +95,28 @@ static void add_site(memory_sums *s, const pk_alloc_site *site)
     s->freed_count = pk_add_saturating(s->freed_count, clamp_u64(site->frees));
     s->unfreed = s->allocated - s->freed;
     s->unfreed_count = s->allocated_count - s->freed_count;
+}
+
+static uint64_t positive(int64_t v)
+{
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+/* A row's memory values as an allocating site: allocated what alloc_* say (what is in use when
+ * the profile has no alloc_* values), freed the difference with what is in use. */
+static pk_alloc_site site_of_row(const pk_profile *p, size_t row, const pk_memory_values *mv)
+{
+    const int64_t *v = pk_sample_values(p, row);
+    uint64_t live = mv->inuse_space != PK_NONE ? positive(v[mv->inuse_space]) : 0;
+    uint64_t live_count = mv->inuse_objects != PK_NONE ? positive(v[mv->inuse_objects]) : 0;
+    uint64_t bytes = mv->alloc_space != PK_NONE ? positive(v[mv->alloc_space]) : live;
+    uint64_t count = mv->alloc_objects != PK_NONE ? positive(v[mv->alloc_objects]) : live_count;
+    if (bytes < live)
+        bytes = live;
+    if (count < live_count)
+        count = live_count;
+    return (pk_alloc_site){pk_sample_thread(p, row), pk_sample_stack(p, row), count, bytes,
+                           count - live_count, bytes - live};
 }
 
 static int compare_groups(const void *pa, const void *pb)
@@ -203,9 +228,16 @@ pk_status pk_report_build_memory(pk_report_storage *s, const pk_profile *p,
         if (selected[t])
             unknown_frees += pk_memory_unmatched_frees(p, (uint32_t)t);
     size_t sites = pk_alloc_site_count(p);
+    pk_memory_values mv;
+    bool from_values = sites == 0 && events == 0 && pk_memory_values_find(p, &mv);
+    if (from_values)
+        sites = pk_sample_count(p);
     for (size_t i = 0; i < sites; i++) {
         pk_alloc_site site;
-        pk_alloc_site_at(p, i, &site);
+        if (from_values)
+            site = site_of_row(p, i, &mv);
+        else
+            pk_alloc_site_at(p, i, &site);
         if (site.thread < threads && !selected[site.thread])
             continue;
         add_site(&overall, &site);
@@ -237,7 +269,7 @@ pk_status pk_report_build_memory(pk_report_storage *s, const pk_profile *p,
         qsort(by_path.groups, by_path.count, sizeof *by_path.groups, compare_groups);
     if (by_line.count > 1)
         qsort(by_line.groups, by_line.count, sizeof *by_line.groups, compare_groups);
-    r->has_memory_events = events > 0;
+    r->has_memory_events = events > 0 || from_values;
     r->memory = overall;
     r->unmatched_frees = unknown_frees;
     st = fill_path_sites(s, p, &paths, &by_path, pk_report_shown(o->top, by_path.count), err);

@@ -21,6 +21,9 @@ extern const pk_format pk_format_chrome_trace;
 extern const pk_format pk_format_callgrind;
 extern const pk_format pk_format_perf_script;
 extern const pk_format pk_format_perf_data;
+extern const pk_format pk_format_massif;
+extern const pk_format pk_format_dhat;
+extern const pk_format pk_format_legacy_text;
 /* formats:end */
 
 #endif

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer harness for the massif reader (valgrind's massif.out.PID): any bytes, with
+ * and without salvage, written back (read_write_back.h). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "read_write_back.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    read_write_back(&pk_format_massif, data, size);
+    return 0;
+}
