@@ -64,6 +64,16 @@ static bool collect_rows(fx_writer *w, uint32_t thread)
 static bool collect_allocations(fx_writer *w, uint32_t thread)
 {
     w->allocation_count = 0;
+    if (w->memory_from_values) {
+        for (size_t i = w->thread_rows_start[thread]; i < w->thread_rows_start[thread + 1]; i++) {
+            uint64_t live, freed;
+            size_t entries = fx_value_allocations(w, w->thread_rows[i], &live, &freed);
+            if (entries)
+                fx_mark_stack(w, pk_sample_stack(w->p, w->thread_rows[i]));
+            w->allocation_count += entries;
+        }
+        return true;
+    }
     fx_allocations it;
     fx_allocation a;
     fx_allocations_begin(w->allocations, thread, &it);

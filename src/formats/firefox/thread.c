@@ -72,10 +72,82 @@ static void write_samples(fx_writer *w)
     pk_json_object_end(j);
 }
 
+static uint64_t positive(int64_t v)
+{
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+size_t fx_value_allocations(const fx_writer *w, size_t row, uint64_t *live, uint64_t *freed)
+{
+    const pk_memory_values *mv = &w->memory_values;
+    const int64_t *v = pk_sample_values(w->p, row);
+    *live = mv->inuse_space != PK_NONE ? positive(v[mv->inuse_space]) : 0;
+    uint64_t allocated = mv->alloc_space != PK_NONE ? positive(v[mv->alloc_space]) : *live;
+    *freed = allocated > *live ? allocated - *live : 0;
+    return (*live ? 1u : 0u) + (*freed ? 2u : 0u);
+}
+
+typedef enum fx_value_column { FX_VALUE_TIME, FX_VALUE_WEIGHT, FX_VALUE_STACK,
+                               FX_VALUE_ADDRESS, FX_VALUE_THREAD } fx_value_column;
+
+/* A column of the native allocations a heap profile's rows make: what is in use allocated and
+ * never freed (the retained memory), what was freed allocated and freed, each at an address of
+ * its own (the row's), all at the start of the profile, which has no times for them. */
+static void write_value_column(fx_writer *w, uint32_t thread, const char *key,
+                               fx_value_column column)
+{
+    pk_json *j = &w->json;
+    const pk_thread *t = pk_thread_at(w->p, thread);
+    fx_column_begin(j, key);
+    for (size_t i = w->thread_rows_start[thread]; i < w->thread_rows_start[thread + 1]; i++) {
+        uint32_t row = w->thread_rows[i];
+        uint64_t live, freed;
+        if (!fx_value_allocations(w, row, &live, &freed))
+            continue;
+        /* live: +live at 4 * row + 1; freed: +freed, then -freed, at 4 * row + 2 */
+        for (int k = 0; k < 3; k++) {
+            if ((k == 0 && !live) || (k > 0 && !freed))
+                continue;
+            switch (column) {
+            case FX_VALUE_TIME:
+                fx_out_ms(pk_json_value(j), 0);
+                break;
+            case FX_VALUE_WEIGHT:
+                pk_json_i64(j, k == 0 ? (int64_t)live : k == 1 ? (int64_t)freed : -(int64_t)freed);
+                break;
+            case FX_VALUE_STACK:
+                fx_index_or_null(j, fx_local_stack(w, pk_sample_stack(w->p, row)));
+                break;
+            case FX_VALUE_ADDRESS:
+                pk_json_u64(j, 4 * (uint64_t)row + (k == 0 ? 1 : 2));
+                break;
+            case FX_VALUE_THREAD:
+                pk_json_i64(j, t->tid >= 0 ? t->tid : (int64_t)thread);
+                break;
+            }
+        }
+    }
+    pk_json_array_end(j);
+}
+
 /* +size for an allocation, -size for a free, at the address the retained-memory view pairs
  * them by. */
 static void write_allocations(fx_writer *w, uint32_t thread)
 {
+    if (w->memory_from_values) {
+        pk_json *j = &w->json;
+        pk_json_key(j, "nativeAllocations");
+        pk_json_object_begin(j);
+        pk_json_member_u64(j, "length", w->allocation_count);
+        pk_json_member_string(j, "weightType", "bytes");
+        write_value_column(w, thread, "time", FX_VALUE_TIME);
+        write_value_column(w, thread, "weight", FX_VALUE_WEIGHT);
+        write_value_column(w, thread, "stack", FX_VALUE_STACK);
+        write_value_column(w, thread, "memoryAddress", FX_VALUE_ADDRESS);
+        write_value_column(w, thread, "threadId", FX_VALUE_THREAD);
+        pk_json_object_end(j);
+        return;
+    }
     pk_json *j = &w->json;
     pk_json_key(j, "nativeAllocations");
     pk_json_object_begin(j);
@@ -108,7 +180,8 @@ static void write_markers(pk_json *j)
 static void write_contents(fx_writer *w, uint32_t thread)
 {
     write_samples(w);
-    if (thread != PK_NONE && w->thread_has_events[thread])
+    if (thread != PK_NONE &&
+        (w->thread_has_events[thread] || (w->memory_from_values && w->allocation_count)))
         write_allocations(w, thread);
     write_markers(&w->json);
     fx_write_tables(w);

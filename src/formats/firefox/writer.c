@@ -190,6 +190,8 @@ pk_status fx_writer_init(fx_writer *w, const pk_profile *p, pk_output *out,
     if (!ok || !w->frame_inline_depth || !w->func_resource || !w->symbol_address ||
         !w->symbol_lib || !w->row_order)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    w->memory_from_values = pk_memory_event_count(p) == 0 &&
+                            pk_memory_values_find(p, &w->memory_values);
     return fx_allocations_collect(w, err);
 }
 

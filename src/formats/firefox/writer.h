@@ -28,6 +28,7 @@
 
 #include "analysis/categories.h"
 #include "core/json.h"
+#include "core/memory_values.h"
 #include "core/spool.h"
 #include "formats/firefox/remap.h"
 #include "profkit/format.h"
@@ -81,6 +82,9 @@ typedef struct fx_writer {
     uint32_t *thread_rows;    /* sample rows grouped by thread */
     size_t *thread_rows_start; /* thread -> first entry in thread_rows; thread_count + 1 */
     bool *thread_has_events;  /* thread -> whether its table holds memory events */
+    bool memory_from_values;  /* no memory events, but memory values by stack (a heap
+                               * profile): the native allocations tables are made of them */
+    pk_memory_values memory_values;
     struct pk_spool *allocations; /* the events with a known size (allocations.c), NULL
                                    * without events: lane t holds thread t's table, lane
                                    * thread_count + m the events of the process whose main
@@ -245,6 +249,10 @@ static inline uint32_t fx_local_stack(const fx_writer *w, uint32_t stack)
 /* ---- thread.c ---- */
 
 void fx_write_thread(fx_writer *w, uint32_t thread);
+/* The entries a row's memory values make in its thread's native allocations table (0 to 3:
+ * what is in use, what was allocated and freed and its free); *live and *freed receive the
+ * bytes. */
+size_t fx_value_allocations(const fx_writer *w, size_t row, uint64_t *live, uint64_t *freed);
 /* A profile without threads still needs one for the front end to show anything. */
 void fx_write_empty_thread(fx_writer *w);
 

@@ -37,7 +37,7 @@ const pk_format pk_format_legacy_text = {
     .extensions = lt_extensions,
     .description = "gperftools (HEAPPROFILE) and jemalloc heap profiles, pprof's legacy "
                    "contention and thread texts; symbolized with libdw",
-    .flags = PK_FORMAT_TEXT | PK_FORMAT_POSITIVE_WEIGHTS,
+    .flags = PK_FORMAT_TEXT,
     .probe = lt_probe,
     .read = lt_read,
 };
