@@ -866,6 +866,32 @@ static void test_begin_end_and_names(void **state)
     pk_profile_free(p);
 }
 
+/* process_labels (a renderer's tab titles) follow the process's name after a colon, as Chrome's
+ * tracing UI shows them; an unnamed process is named by its labels; a thread without a name
+ * takes its process's name without them. The sort indexes change nothing. */
+static void test_process_labels(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(
+        trace(), "[{\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":1,"
+                 "\"args\":{\"labels\":\"Example Domain, News\"}},"
+                 "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"Renderer\"}},"
+                 "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":1,"
+                 "\"args\":{\"sort_index\":-5}},"
+                 "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":2,"
+                 "\"args\":{\"sort_index\":3}},"
+                 "{\"name\":\"a\",\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":0,\"dur\":3},"
+                 "{\"name\":\"b\",\"ph\":\"X\",\"pid\":2,\"tid\":3,\"ts\":0,\"dur\":3},"
+                 "{\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":2,"
+                 "\"args\":{\"labels\":\"chrome://newtab\"}}]");
+    assert_string_equal(pk_property_get(p, "process.1.name"), "Renderer: Example Domain, News");
+    assert_string_equal(pk_property_get(p, "process.2.name"), "chrome://newtab");
+    assert_int_equal(pk_thread_count(p), 2);
+    assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "Renderer");
+    assert_string_equal(pk_str(p, pk_thread_at(p, 1)->name), "chrome://newtab");
+    pk_profile_free(p);
+}
+
 /* Ids written as strings (PyTorch's Kineto traces: "tid": "stream 7"): a thread of its own,
  * named by its id unless a thread_name names it; numeric strings are the numbers. */
 static void test_string_ids(void **state)
@@ -1457,6 +1483,7 @@ int main(void)
         cmocka_unit_test(test_node_inspector_trace),
         cmocka_unit_test(test_chromium_trace),
         cmocka_unit_test(test_begin_end_and_names),
+        cmocka_unit_test(test_process_labels),
         cmocka_unit_test(test_string_ids),
         cmocka_unit_test(test_complete_events_out_of_order),
         cmocka_unit_test(test_unmatched_and_overlapping),

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "core/profile_internal.h"
+#include "core/title.h"
 #include "profkit/label_select.h"
 #include "profkit/merge.h"
 #include "profkit/profile.h"
@@ -404,6 +405,42 @@ static void merge_adds_threads_of_one_name_up(void **state)
     pk_profile_free(b);
 }
 
+/* Without one product, a merge is titled by its input files joined with " + ", each once, the
+ * list cut with " + ..." past PK_TITLE_JOINED_MAX bytes. */
+static void merge_titles_by_the_files(void **state)
+{
+    (void)state;
+    enum { INPUTS = 40 };
+    pk_profile *in[INPUTS];
+    const pk_profile *inputs[INPUTS];
+    char name[64];
+    for (int i = 0; i < INPUTS; i++) {
+        in[i] = fixture_profile();
+        snprintf(name, sizeof name, "run-%02d.folded", i == 1 ? 0 : i); /* run-00 twice */
+        assert_int_equal(pk_property_set(in[i], PK_SOURCE_FILE_PROPERTY, name), PK_OK);
+        inputs[i] = in[i];
+    }
+    pk_profile *m = NULL;
+    pk_error err;
+    assert_int_equal(pk_profile_merge(inputs, 3, &m, &err), PK_OK);
+    assert_string_equal(pk_profile_title(m), "run-00.folded + run-02.folded");
+    pk_profile_free(m);
+    assert_int_equal(pk_profile_merge(inputs, INPUTS, &m, &err), PK_OK);
+    const char *title = pk_profile_title(m);
+    assert_true(strlen(title) <= PK_TITLE_JOINED_MAX + 6);
+    assert_string_equal(title + strlen(title) - 6, " + ...");
+    assert_int_equal(strncmp(title, "run-00.folded + run-02.folded + run-03.folded", 45), 0);
+    pk_profile_free(m);
+    /* A product the inputs share is the title. */
+    pk_metadata_of(in[0])->product = pk_intern_cstr(in[0], "app");
+    pk_metadata_of(in[1])->product = pk_intern_cstr(in[1], "app");
+    assert_int_equal(pk_profile_merge(inputs, 2, &m, &err), PK_OK);
+    assert_string_equal(pk_profile_title(m), "app");
+    pk_profile_free(m);
+    for (int i = 0; i < INPUTS; i++)
+        pk_profile_free(in[i]);
+}
+
 static int move_or_drop_rows(void *context, const pk_profile *src, size_t row, pk_profile *dst,
                              uint32_t *thread)
 {
@@ -536,6 +573,7 @@ int main(void)
         cmocka_unit_test(select_by_labels),
         cmocka_unit_test(copy_releasing_the_source_gives_the_same_copy),
         cmocka_unit_test(merge_adds_threads_of_one_name_up),
+        cmocka_unit_test(merge_titles_by_the_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

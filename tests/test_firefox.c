@@ -1063,6 +1063,21 @@ static void test_named_processes(void **state)
         assert_int_equal(json_is_true(get(t, "isMainThread")), expected[i].main);
     }
     json_decref(root);
+    /* Read back, the named process keeps its name; the process written under the product's
+     * name gets none of its own. */
+    const pk_format *fmt = pk_format_by_name("firefox");
+    char *data = NULL;
+    size_t size = 0;
+    pk_error err;
+    pk_error_clear(&err);
+    assert_int_equal(pk_write_memory(p, fmt, NULL, &data, &size, &err), PK_OK);
+    pk_profile *back = NULL;
+    assert_int_equal(pk_read_memory(data, size, fmt, NULL, &back, &err), PK_OK);
+    assert_string_equal(pk_property_get(back, "process.7.name"), "Renderer");
+    assert_null(pk_property_get(back, "process.9.name"));
+    assert_string_equal(pk_str(back, pk_metadata_get(back)->product), "trace.json");
+    pk_profile_free(back);
+    free(data);
     pk_profile_free(p);
 }
 

@@ -482,6 +482,34 @@ static void metadata_properties_and_warnings(void **state)
     pk_profile_free(p);
 }
 
+/* Many keys (one process name per process): each keeps its value and its place in the order
+ * of first setting; a key that is an interned string but no property is absent. */
+static void many_properties_keep_their_order(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    char key[32], value[32];
+    for (int i = 0; i < 3000; i++) {
+        snprintf(key, sizeof key, "process.%d.name", 3000 - i);
+        snprintf(value, sizeof value, "p%d", i);
+        assert_int_equal(pk_property_set(p, key, value), PK_OK);
+    }
+    assert_int_equal(pk_property_set(p, "process.1500.name", "again"), PK_OK);
+    assert_int_equal(pk_property_count(p), 3000);
+    for (int i = 0; i < 3000; i += 7) {
+        snprintf(key, sizeof key, "process.%d.name", 3000 - i);
+        assert_string_equal(pk_property_key(p, (size_t)i), key);
+        snprintf(value, sizeof value, "p%d", i);
+        if (i != 1500)
+            assert_string_equal(pk_property_get(p, key), value);
+    }
+    assert_string_equal(pk_property_get(p, "process.1500.name"), "again");
+    assert_string_equal(pk_property_value(p, 1500), "again");
+    assert_null(pk_property_get(p, "p7"));   /* a string the profile holds, not a key */
+    assert_null(pk_property_get(p, "never seen"));
+    pk_profile_free(p);
+}
+
 static void u64map_removes_without_losing_neighbours(void **state)
 {
     (void)state;
@@ -653,6 +681,7 @@ int main(void)
         cmocka_unit_test(frees_match_allocations_by_address),
         cmocka_unit_test(values_overflow_is_known),
         cmocka_unit_test(metadata_properties_and_warnings),
+        cmocka_unit_test(many_properties_keep_their_order),
         cmocka_unit_test(u64map_removes_without_losing_neighbours),
         cmocka_unit_test(u64map64_keeps_every_key_through_growth_and_removal),
         cmocka_unit_test(calltree_merges_by_name),

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/differential.h"
+#include "core/title.h"
 #include "profkit/diff.h"
 #include "profkit/merge.h"
 #include "profkit/timeline.h"
@@ -77,7 +78,12 @@ pk_status pk_diff_profiles(const pk_profile *base, uint32_t base_value, const pk
     pk_metadata *m = pk_metadata_of(p);
     m->differential = true;
     m->source_format = 0; /* made here, not read */
-    st = pk_property_set(p, PK_DIFF_VALUE_PROPERTY, pk_str(newer, nv->name));
+    /* The title says what was compared: one product, else both files (core/title.h). */
+    if (strcmp(pk_str(p, m->product), pk_str(newer, pk_metadata_get(newer)->product)) != 0)
+        m->product = 0;
+    st = pk_title_join(p, newer, " vs ");
+    if (st == PK_OK)
+        st = pk_property_set(p, PK_DIFF_VALUE_PROPERTY, pk_str(newer, nv->name));
     int64_t base_total = pk_value_total(p, PK_DIFF_BASE);
     int64_t new_total = pk_value_total(p, PK_DIFF_NEW);
     if (st == PK_OK && normalize) {

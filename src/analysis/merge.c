@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/hashmap.h"
+#include "core/title.h"
 #include "profkit/merge.h"
 #include "profkit/timeline.h"
 
@@ -57,6 +58,8 @@ static void merge_metadata(pk_profile *dst, const pk_profile *src, bool first)
         md->end_time = sm->end_time;
     if (strcmp(pk_str(dst, md->product), pk_str(src, sm->product)) != 0)
         md->product = 0;
+    /* Without one product, the title names every input file (core/title.h). */
+    (void)pk_title_join(dst, src, " + ");
     if (md->period != sm->period)
         md->period = 0;
     md->times_approximate = md->times_approximate || sm->times_approximate;

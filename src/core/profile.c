@@ -26,6 +26,7 @@ pk_profile *pk_profile_new(void)
     pk_index_init(&p->label_set_index);
     pk_index_init(&p->labeled_rows);
     pk_u64map_init(&p->sample_index);
+    pk_u64map_init(&p->property_index);
     pk_u64map64_init(&p->memory.live);
     pk_u64map64_init(&p->memory.live_big_sizes);
     pk_u64map64_init(&p->memory.live_orders);
@@ -63,6 +64,7 @@ void pk_profile_free(pk_profile *p)
     pk_timeline_table_free(&p->timeline);
     free(p->property_keys);
     free(p->property_values);
+    pk_u64map_free(&p->property_index);
     for (size_t i = 0; i < p->warning_count; i++)
         free(p->warnings[i]);
     free(p);
@@ -830,12 +832,13 @@ pk_status pk_property_set(pk_profile *p, const char *key, const char *value)
     uint32_t k = pk_intern_cstr(p, key), v = pk_intern_cstr(p, value);
     if (k == PK_NONE || v == PK_NONE)
         return PK_ERR_NOMEM;
-    for (size_t i = 0; i < p->property_count; i++) {
-        if (p->property_keys[i] == k) {
-            p->property_values[i] = v;
-            return PK_OK;
-        }
+    uint32_t *index = pk_u64map_find(&p->property_index, k);
+    if (index) {
+        p->property_values[*index] = v;
+        return PK_OK;
     }
+    if (p->property_count >= UINT32_MAX)
+        return PK_ERR_NOMEM;
     size_t capacity = p->property_capacity;
     if (!PK_ARRAY_RESERVE(p->property_keys, capacity, p->property_count + 1))
         return PK_ERR_NOMEM;
@@ -843,6 +846,9 @@ pk_status pk_property_set(pk_profile *p, const char *key, const char *value)
     if (!PK_ARRAY_RESERVE(p->property_values, capacity, p->property_count + 1))
         return PK_ERR_NOMEM;
     p->property_capacity = capacity;
+    bool inserted;
+    if (!pk_u64map_put(&p->property_index, k, (uint32_t)p->property_count, &index, &inserted))
+        return PK_ERR_NOMEM;
     p->property_keys[p->property_count] = k;
     p->property_values[p->property_count] = v;
     p->property_count++;
@@ -866,11 +872,11 @@ const char *pk_property_value(const pk_profile *p, size_t index)
 
 const char *pk_property_get(const pk_profile *p, const char *key)
 {
-    for (size_t i = 0; i < p->property_count; i++) {
-        if (strcmp(pk_str(p, p->property_keys[i]), key) == 0)
-            return pk_str(p, p->property_values[i]);
-    }
-    return NULL;
+    if (!key)
+        return NULL;
+    uint32_t k = pk_strtab_find(&p->strings, key, strlen(key));
+    const uint32_t *index = k == UINT32_MAX ? NULL : pk_u64map_find(&p->property_index, k);
+    return index ? pk_str(p, p->property_values[*index]) : NULL;
 }
 
 void pk_warn(pk_profile *p, const char *fmt, ...)

@@ -130,9 +130,11 @@ struct pk_profile {
     pk_timeline_table timeline; /* each thread's timed samples (timeline.c) */
 
     pk_metadata metadata;
-    uint32_t *property_keys;
+    uint32_t *property_keys;   /* in the order they were first set */
     uint32_t *property_values;
     size_t property_count, property_capacity;
+    pk_u64map property_index;  /* key's string -> its index in property_keys: writers look up
+                                * per thread (process names), so a lookup must not scan */
 
     char *warnings[PK_MAX_WARNINGS];
     size_t warning_count;

@@ -65,6 +65,16 @@ static char *strtab_reserve(pk_strtab *t, size_t n)
     return chunk;
 }
 
+uint32_t pk_strtab_find(const pk_strtab *t, const char *s, size_t len)
+{
+    if (len >= UINT32_MAX)
+        return UINT32_MAX;
+    if (len == 0)
+        s = "";
+    strtab_key key = {s, len};
+    return pk_index_find(&t->index, pk_hash_bytes(s, len), strtab_equal, t, &key);
+}
+
 uint32_t pk_strtab_intern(pk_strtab *t, const char *s, size_t len)
 {
     if (len >= UINT32_MAX)

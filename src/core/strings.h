@@ -32,5 +32,7 @@ int pk_strtab_init(pk_strtab *t);
 void pk_strtab_free(pk_strtab *t);
 /* Index of the string, interned on first sight; UINT32_MAX when out of memory. */
 uint32_t pk_strtab_intern(pk_strtab *t, const char *s, size_t len);
+/* Index of the string when the table holds it, else UINT32_MAX; interns nothing. */
+uint32_t pk_strtab_find(const pk_strtab *t, const char *s, size_t len);
 
 #endif

@@ -17,6 +17,8 @@
 #include "core/gzip.h"
 #include "core/input.h"
 #include "core/output.h"
+#include "core/path.h"
+#include "core/title.h"
 #include "core/utf16.h"
 #include "profkit/format.h"
 
@@ -31,6 +33,7 @@ struct pk_reader {
     bool inflating, decoding;
     bool format_given; /* opened with a format rather than probed */
     bool used;
+    char *source_name; /* the file's base name, for titles; NULL for standard input, memory */
     int64_t overflow_offset; /* where the values first could no longer sum, PK_NO_OFFSET */
 };
 
@@ -75,8 +78,8 @@ static const char *unsupported_compression(const uint8_t *head, size_t n)
     return NULL;
 }
 
-/* The name used to break probe ties by extension: path without a ".gz" the input was read
- * through; NULL for standard input and memory. */
+/* The name used to break probe ties by extension and, its base name, to title the profile: path
+ * without a ".gz" the input was read through; NULL for standard input and memory. */
 static char *probe_name(const char *path, bool compressed)
 {
     if (!path || strcmp(path, "-") == 0)
@@ -101,6 +104,7 @@ static void reader_free(pk_reader *r)
     pk_input_release(&r->raw);
     if (r->fd >= 0)
         close(r->fd);
+    free(r->source_name);
     free(r);
 }
 
@@ -208,6 +212,9 @@ pk_status pk_reader_open_file(const char *path, const pk_format *format, pk_read
     pk_status status = pk_input_init_fd(&r->raw, fd, size_hint, err);
     if (status == PK_OK)
         status = reader_start(r, path, format, err);
+    if (status == PK_OK && !use_stdin &&
+        !(r->source_name = probe_name(pk_path_basename(path), r->compression != NULL)))
+        status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     if (status != PK_OK) {
         reader_free(r);
         return status;
@@ -318,8 +325,11 @@ pk_status pk_reader_read(pk_reader *r, const pk_read_options *options, pk_profil
     pk_metadata_of(p)->source_format = pk_intern_cstr(p, r->format->name);
     /* What the format calls its thread ids, for names that tell threads apart (the core's
      * thread_names.c reads it). */
-    if (r->format->thread_id_name &&
-        pk_property_set(p, "thread id name", r->format->thread_id_name) != PK_OK) {
+    /* The file's name titles the profile where the input names no product (core/title.h). */
+    if ((r->format->thread_id_name &&
+         pk_property_set(p, "thread id name", r->format->thread_id_name) != PK_OK) ||
+        (r->source_name && r->source_name[0] &&
+         pk_property_set(p, PK_SOURCE_FILE_PROPERTY, r->source_name) != PK_OK)) {
         pk_profile_free(p);
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     }

@@ -10,6 +10,7 @@
 #include "analysis/units.h"
 #include "profkit/calltree.h"
 #include "core/output.h"
+#include "core/title.h"
 #include "formats/formats.h"
 #include "profkit/diff.h"
 
@@ -111,7 +112,9 @@ static pk_status svg_write(const pk_profile *p, pk_output *out, const pk_write_o
     const char *unit = pk_str(p, vt->unit);
     char total[PK_VALUE_TEXT], subtitle[256];
     pk_value_text(total, sizeof total, tree.count ? (double)tree.nodes[0].total : 0, unit, false);
-    const char *product = pk_str(p, pk_metadata_get(p)->product);
+    const char *product = pk_profile_title(p);
+    if (!product)
+        product = "";
     snprintf(subtitle, sizeof subtitle, "%s%s%s%s, total %s%s%s", pk_str(p, vt->name),
              unit[0] ? " (" : "", unit, unit[0] ? ")" : "", total, product[0] ? " - " : "",
              product);

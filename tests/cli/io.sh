@@ -23,16 +23,17 @@ for input in channel.bsprof channel.pb channel.folded "$DATA/br-profile-timed-sy
     name=$(basename "$input")
     gzip -c "$input" > "$name.gz"
     want=$(content "$input")
+    # The title is the file's name without the ".gz" (property "source-file").
     expect_eq "$(content "$name.gz")" "$want" "$name read through gzip"
     # Concatenated gzip members are one stream, as gzip -d reads them.
     half=$(($(wc -c < "$input") / 2))
+    mkdir -p two
     { head -c "$half" "$input" | gzip -c; tail -c +$((half + 1)) "$input" | gzip -c; } \
-        > "$name.two.gz"
-    expect_eq "$(content "$name.two.gz")" "$want" "$name in two gzip members"
-    # From standard input too, where nothing can be read twice.
-    expect_eq "$("$PROFKIT" info --json --no-symbols --quiet - < "$name.gz" |
-                 python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("file"); print(json.dumps(d, sort_keys=True))')" \
-        "$want" "$name through gzip on standard input"
+        > "two/$name.gz"
+    expect_eq "$(content "two/$name.gz")" "$want" "$name in two gzip members"
+    # From standard input too, where nothing can be read twice (and no file names the profile).
+    expect_eq "$(content - < "$name.gz")" "$(content - < "$input")" \
+        "$name through gzip on standard input"
 done
 # The extension behind ".gz" breaks probe ties, as it does uncompressed.
 expect_status 0 "$PROFKIT" info channel.folded.gz

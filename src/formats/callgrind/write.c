@@ -14,6 +14,7 @@
 #include "core/hashmap.h"
 #include "core/output.h"
 #include "core/stack_tree.h"
+#include "core/title.h"
 #include "core/units.h"
 #include "formats/callgrind/callgrind.h"
 #include "formats/callgrind/codec.h"
@@ -440,10 +441,10 @@ pk_status cg_write(const pk_profile *p, pk_output *out, const pk_write_options *
         goto nomem;
 
     pk_out_puts(out, "# callgrind format\nversion: 1\ncreator: profkit " PROFKIT_VERSION "\n");
-    const pk_metadata *meta = pk_metadata_get(p);
-    if (meta->product) {
+    const char *title = pk_profile_title(p); /* what ran, else the file it was read from */
+    if (title) {
         pk_out_puts(out, "cmd: ");
-        write_name_text(out, pk_str(p, meta->product), pk_str_len(p, meta->product));
+        write_name_text(out, title, strlen(title));
         pk_out_putc(out, '\n');
     }
     char names[PK_MAX_VALUES][EVENT_NAME_MAX];

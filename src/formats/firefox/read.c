@@ -421,6 +421,9 @@ static bool thread_scalar(fx_reader *r, pk_json_parser *jp, const pk_json_scalar
         if (pk_json_parser_key_is(jp, b, "name") && v->kind == PK_JSON_STRING) {
             if ((t->name = pk_intern(r->p, v->s, v->len)) == PK_NONE)
                 return nomem(jp);
+        } else if (pk_json_parser_key_is(jp, b, "processName") && v->kind == PK_JSON_STRING) {
+            if ((t->process_name = pk_intern(r->p, v->s, v->len)) == PK_NONE)
+                return nomem(jp);
         } else if (pk_json_parser_key_is(jp, b, "pid")) {
             t->pid = id_of(v);
         } else if (pk_json_parser_key_is(jp, b, "tid")) {

@@ -94,6 +94,7 @@ typedef enum fxr_weight { FXR_WEIGHT_SAMPLES, FXR_WEIGHT_MS, FXR_WEIGHT_BYTES, F
 
 typedef struct fxr_thread {
     uint32_t name;    /* model string, 0 when unnamed */
+    uint32_t process_name; /* processName, model string, 0 when absent */
     int64_t pid, tid; /* -1 when unknown */
     uint32_t set;     /* its own tables */
     uint32_t libs;    /* the set holding its process's libraries (its frames' addresses are

@@ -10,6 +10,7 @@
 #include "core/array.h"
 #include "core/damage.h"
 #include "core/position.h"
+#include "core/process_names.h"
 #include "core/shown_names.h"
 #include "formats/firefox/read.h"
 #include "profkit/timeline.h"
@@ -511,6 +512,14 @@ pk_status fxr_finish(fx_reader *r, pk_error *err)
         const fxr_thread *th = &r->threads[t];
         uint32_t name = th->name ? th->name : pk_intern_printf(r->p, "Thread %zu", t + 1);
         if (name == PK_NONE || pk_add_thread(r->p, name, th->pid, th->tid) == PK_NONE)
+            return nomem(err);
+        /* A process's name reads back as the input's name of it (core/process_names.h), so a
+         * conversion to the Firefox Profiler and back keeps it; a processName that is only the
+         * product (what profkit writes for a process nothing named) is no name of its own. */
+        uint32_t product = pk_metadata_get(r->p)->product;
+        if (th->process_name && pk_str_len(r->p, th->process_name) &&
+            th->pid != -1 && th->process_name != product &&
+            pk_process_name_set(r->p, th->pid, pk_str(r->p, th->process_name)) != PK_OK)
             return nomem(err);
     }
     if (!pk_rename_threads_as_shown(r->p))

@@ -5,13 +5,15 @@
 #include <string.h>
 
 #include "core/hashmap.h"
+#include "core/title.h"
 #include "core/units.h"
 
 const char *fx_product(const pk_profile *p)
 {
+    const char *title = pk_profile_title(p);
+    if (title)
+        return title;
     const pk_metadata *md = pk_metadata_get(p);
-    if (md->product && pk_str_len(p, md->product))
-        return pk_str(p, md->product);
     if (md->source_format && pk_str_len(p, md->source_format))
         return pk_str(p, md->source_format);
     return "profkit";

@@ -189,7 +189,8 @@ int fx_compare_ordered_rows(const void *a, const void *b);
 pk_status fx_writer_init(fx_writer *w, const pk_profile *p, pk_output *out,
                          const pk_write_options *options, pk_error *err);
 void fx_writer_free(fx_writer *w);
-/* The product named in meta and as every process name. */
+/* The profile's title (core/title.h: the product, else the input file's name), else the
+ * format it was read from: the product in meta and the name of every unnamed process. */
 const char *fx_product(const pk_profile *p);
 
 /* The pid written for thread t: its process's, 0 when unknown. */

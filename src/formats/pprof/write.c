@@ -9,6 +9,7 @@
 #include <protobuf-c/protobuf-c.h>
 
 #include "core/array.h"
+#include "core/title.h"
 #include "core/buffer.h"
 #include "core/hashmap.h"
 #include "core/output.h"
@@ -576,10 +577,17 @@ static void collect_comments(writer *w, int64_t **out, size_t *count)
         product = 0;
     if (product)
         add_comment(w, &list, &n, &capacity, extra_pair(w, COMMENT_PRODUCT, pk_str(p, product)));
+    /* The input file's name titles a profile without a product (core/title.h), which pprof
+     * shows at the head of its reports; a profile read from pprof is written back with the
+     * comments it had, so that go tool pprof reports it as before. */
+    const pk_metadata *md = pk_metadata_get(p);
+    bool file_titles = !(md->product && pk_str_len(p, md->product)) &&
+                       strcmp(pk_str(p, md->source_format), "pprof") != 0;
     for (size_t i = 0; i < pk_property_count(p) && !w->failed; i++) {
         const char *key = pk_property_key(p, i);
         const char *value = pk_property_value(p, i);
-        if (property_is_field(key) || (product && strcmp(key, COMMENT_PRODUCT) == 0))
+        if (property_is_field(key) || (product && strcmp(key, COMMENT_PRODUCT) == 0) ||
+            (!file_titles && strcmp(key, PK_SOURCE_FILE_PROPERTY) == 0))
             continue;
         if (strcmp(key, PROPERTY_COMMENT) != 0) {
             add_comment(w, &list, &n, &capacity, extra_pair(w, key, value));

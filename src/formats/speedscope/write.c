@@ -28,6 +28,7 @@
 #include "core/hashmap.h"
 #include "core/json.h"
 #include "core/keyed_stacks.h"
+#include "core/title.h"
 #include "core/units.h"
 #include "formats/speedscope/speedscope.h"
 #include "profkit/thread_names.h"
@@ -705,8 +706,8 @@ pk_status speedscope_write(const pk_profile *p, pk_output *out,
 
     const char *title = options ? options->title : NULL;
     if (!title || !title[0])
-        title = pk_str(p, pk_metadata_get(p)->product);
-    if (title[0]) {
+        title = pk_profile_title(p);
+    if (title && title[0]) {
         pk_json_line_break(j);
         pk_json_member_string(j, "name", title);
     }

@@ -16,9 +16,10 @@
 
 typedef struct trace_event {
     pk_buffer name;
-    pk_buffer arg_name; /* args.name of an M event */
+    pk_buffer arg_name;   /* args.name of an M event */
+    pk_buffer arg_labels; /* args.labels of an M event (process_labels) */
     char ph;
-    bool has_pid, has_tid, has_ts, has_dur, has_tdur, has_id, has_arg_name;
+    bool has_pid, has_tid, has_ts, has_dur, has_tdur, has_id, has_arg_name, has_arg_labels;
     int64_t pid, tid;
     int64_t ts, dur, tdur; /* ns */
     uint32_t id;        /* string */
@@ -181,6 +182,12 @@ static bool duration_event(trace_reader *r, pk_json_parser *jp, int phase)
 static bool metadata_event(trace_reader *r, pk_json_parser *jp)
 {
     trace_event *e = &r->ev;
+    if (name_is(e, "process_labels") && e->has_arg_labels) {
+        uint32_t labels = pk_intern(r->p, (const char *)e->arg_labels.data, e->arg_labels.len);
+        if (labels == PK_NONE || !trace_threads_label_process(&r->threads, e->pid, labels))
+            return nomem(jp);
+        return true;
+    }
     if (!e->has_arg_name)
         return true;
     uint32_t name = pk_intern(r->p, (const char *)e->arg_name.data, e->arg_name.len);
@@ -220,7 +227,7 @@ static bool dispatch(trace_reader *r, pk_json_parser *jp)
 {
     trace_event *e = &r->ev;
     r->events++;
-    if (e->name.failed || e->arg_name.failed)
+    if (e->name.failed || e->arg_name.failed || e->arg_labels.failed)
         return nomem(jp);
     if (!e->has_pid)
         e->pid = 0;
@@ -250,9 +257,10 @@ static void event_start(trace_reader *r, uint32_t level)
     r->level = level;
     pk_buffer_clear(&e->name);
     pk_buffer_clear(&e->arg_name);
+    pk_buffer_clear(&e->arg_labels);
     e->ph = 0;
     e->has_pid = e->has_tid = e->has_ts = e->has_dur = e->has_tdur = e->has_id = false;
-    e->has_arg_name = false;
+    e->has_arg_name = e->has_arg_labels = false;
     e->dur = e->tdur = 0;
     v8_chunk_clear(&e->chunk);
 }
@@ -477,6 +485,12 @@ static bool on_scalar(void *ctx, pk_json_parser *jp, const pk_json_scalar *v)
         r->ev.has_arg_name = true;
         return true;
     }
+    if (d == e + 2 && pk_json_parser_key_is(jp, e + 1, "labels") && v->kind == PK_JSON_STRING) {
+        pk_buffer_clear(&r->ev.arg_labels);
+        pk_buffer_append(&r->ev.arg_labels, v->s, v->len);
+        r->ev.has_arg_labels = true;
+        return true;
+    }
     if (in_profile_data(r, jp, &members))
         return v8_walk_scalar(&r->walk, jp, members, v);
     return true;
@@ -486,6 +500,7 @@ static void reader_free(trace_reader *r)
 {
     pk_buffer_free(&r->ev.name);
     pk_buffer_free(&r->ev.arg_name);
+    pk_buffer_free(&r->ev.arg_labels);
     v8_chunk_free(&r->ev.chunk);
     v8_walk_free(&r->walk);
     trace_threads_free(&r->threads);

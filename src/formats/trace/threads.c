@@ -45,7 +45,7 @@ trace_thread *trace_threads_get(trace_threads *t, int64_t pid, int64_t tid)
     if (t->count >= UINT32_MAX - 1 || !PK_ARRAY_RESERVE(t->items, t->cap, t->count + 1) ||
         !pk_index_insert(&t->index, hash, (uint32_t)t->count))
         return NULL;
-    t->items[t->count] = (trace_thread){pid, tid, PK_NONE, 0, NULL, 0, 0, 0, 0, 0};
+    t->items[t->count] = (trace_thread){.pid = pid, .tid = tid, .thread = PK_NONE};
     return &t->items[t->count++];
 }
 
@@ -75,6 +75,15 @@ bool trace_threads_name_process(trace_threads *t, int64_t pid, uint32_t name)
     return true;
 }
 
+bool trace_threads_label_process(trace_threads *t, int64_t pid, uint32_t labels)
+{
+    trace_thread *e = trace_threads_get(t, pid, PROCESS_TID);
+    if (!e)
+        return false;
+    e->labels = labels;
+    return true;
+}
+
 bool trace_threads_apply_names(trace_threads *t)
 {
     pair_key key = {0, PROCESS_TID};
@@ -86,14 +95,24 @@ bool trace_threads_apply_names(trace_threads *t)
         uint32_t j = pk_index_find(&t->index, trace_pair_hash(e->pid, PROCESS_TID), same_thread,
                                    t, &key);
         uint32_t process = j != UINT32_MAX ? t->items[j].name : 0;
+        uint32_t labels = j != UINT32_MAX ? t->items[j].labels : 0;
         /* The process's name goes with the profile (Chrome names its processes Browser,
-         * Renderer, GPU Process), for outputs that show processes; a string pid has none. */
-        if (process && trace_id_string(t->p, e->pid) == PK_NONE &&
-            pk_process_name_set(t->p, e->pid, pk_str(t->p, process)) != PK_OK)
+         * Renderer, GPU Process), for outputs that show processes; a string pid has none.
+         * Its labels (a renderer's tab titles) follow after a colon, as Chrome's tracing UI
+         * shows them: "Renderer: Example Domain". */
+        uint32_t shown = process;
+        if (labels && pk_str_len(t->p, labels))
+            shown = process ? pk_intern_printf(t->p, "%s: %s", pk_str(t->p, process),
+                                               pk_str(t->p, labels))
+                            : labels;
+        if (shown == PK_NONE)
+            return false;
+        if (shown && trace_id_string(t->p, e->pid) == PK_NONE &&
+            pk_process_name_set(t->p, e->pid, pk_str(t->p, shown)) != PK_OK)
             return false;
         uint32_t name = e->name;
         if (!name && trace_id_string(t->p, e->tid) == PK_NONE) /* else named by its tid already */
-            name = process;
+            name = process ? process : shown;
         if (name)
             pk_thread_rename(t->p, e->thread, name);
     }

@@ -41,7 +41,8 @@ typedef struct trace_timeline trace_timeline;
 typedef struct trace_thread {
     int64_t pid, tid;
     uint32_t thread;         /* in the profile, PK_NONE until it has rows */
-    uint32_t name;           /* from thread_name, 0 when none */
+    uint32_t name;           /* from thread_name (process_name for a process), 0 when none */
+    uint32_t labels;         /* a process's process_labels, 0 when none */
     trace_timeline *timeline; /* NULL until a duration event */
     uint64_t sampled;        /* samples of the object form's `samples` so far */
     int64_t first_ts, last_ts; /* ns, of the first and the last of those */
@@ -64,8 +65,12 @@ trace_thread *trace_threads_get(trace_threads *t, int64_t pid, int64_t tid);
 /* The profile's thread of an entry, created when absent; PK_NONE when memory runs out. */
 uint32_t trace_threads_model(trace_threads *t, trace_thread *entry);
 bool trace_threads_name_process(trace_threads *t, int64_t pid, uint32_t name);
-/* Names the profile's threads: the thread's name, else its process's, else "thread"; and the
- * processes of threads with rows by their names. False when memory runs out. */
+/* Records a process's labels (process_labels: "label, label"), which its name shows after a
+ * colon, as Chrome's tracing UI shows them. False when memory runs out. */
+bool trace_threads_label_process(trace_threads *t, int64_t pid, uint32_t labels);
+/* Names the profile's threads: the thread's name, else its process's (else its labels), else
+ * "thread"; and the processes of threads with rows by their names. False when memory runs
+ * out. */
 bool trace_threads_apply_names(trace_threads *t);
 
 /* ---- a thread's duration events --------------------------------------------------------------- */
