@@ -280,7 +280,7 @@ static void text_lines_of(const char *text, size_t size, size_t step, size_t max
 {
     trickle t = {(const uint8_t *)text, size, 0, step};
     pk_input in;
-    assert_int_equal(pk_input_init_source(&in, (pk_input_source){trickle_read, NULL, &t}, 0, NULL),
+    assert_int_equal(pk_input_init_source(&in, (pk_input_source){trickle_read, NULL, &t, NULL}, 0, NULL),
                      PK_OK);
     pk_text_lines lines;
     pk_text_lines_init(&lines, &in, max);
@@ -337,7 +337,7 @@ static void text_lines_in_every_chunking(void **state)
     memset(big, 'x', long_len);
     memcpy(big + long_len, "\ry\n", 3);
     trickle t = {(const uint8_t *)big, long_len + 3, 0, 100000};
-    assert_int_equal(pk_input_init_source(&in, (pk_input_source){trickle_read, NULL, &t}, 0, NULL),
+    assert_int_equal(pk_input_init_source(&in, (pk_input_source){trickle_read, NULL, &t, NULL}, 0, NULL),
                      PK_OK);
     pk_text_lines_init(&lines, &in, long_len);
     assert_int_equal(pk_text_lines_next(&lines, &line, &n), PK_TEXT_LINE);
@@ -371,7 +371,7 @@ static void utf16_decodes_to_utf8(void **state)
         for (size_t step = 1; step <= sizeof bytes; step++) {
             trickle t = {bytes, sizeof bytes, 0, step};
             pk_input raw, text;
-            assert_int_equal(pk_input_init_source(&raw, (pk_input_source){trickle_read, NULL, &t},
+            assert_int_equal(pk_input_init_source(&raw, (pk_input_source){trickle_read, NULL, &t, NULL},
                                                   0, NULL),
                              PK_OK);
             assert_int_equal(pk_input_init_utf16(&text, &raw, pk_utf16_detect(bytes, 2), NULL),
@@ -513,8 +513,9 @@ static void over_long_lines_arriving_in_pieces(void **state)
     for (size_t step = 7; step <= 301; step += 294) {
         trickle t = {(const uint8_t *)text, size, 0, step};
         pk_input in;
-        assert_int_equal(
-            pk_input_init_source(&in, (pk_input_source){trickle_read, NULL, &t}, 0, NULL), PK_OK);
+        assert_int_equal(pk_input_init_source(&in, (pk_input_source){trickle_read, NULL, &t, NULL}, 0,
+                                              NULL),
+                         PK_OK);
         const char *line;
         assert_int_equal(pk_in_line(&in, &line, 1000), 5);
         assert_memory_equal(line, "short", 5);
@@ -775,6 +776,45 @@ static void public_outputs(void **state)
     pk_profile_free(p);
 }
 
+/* Reading out of turn: memory and regular files can, a pipe cannot; the stream does not move. */
+static void input_read_at(void **state)
+{
+    (void)state;
+    const char text[] = "0123456789";
+    pk_input in;
+    char buf[8];
+    pk_input_init_memory(&in, text, 10);
+    assert_true(pk_in_seekable(&in));
+    assert_int_equal(pk_in_read_at(&in, 7, buf, 8), 3);
+    assert_memory_equal(buf, "789", 3);
+    assert_int_equal(pk_in_read_at(&in, 10, buf, 8), 0);
+    assert_int_equal(pk_in_getc(&in), '0');
+
+    char path[] = "/tmp/pk_read_at_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, 10), 10);
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    assert_int_equal(pk_input_init_fd(&in, fd, 10, NULL), PK_OK);
+    assert_true(pk_in_seekable(&in));
+    assert_int_equal(pk_in_getc(&in), '0');
+    assert_int_equal(pk_in_read_at(&in, 5, buf, 2), 2);
+    assert_memory_equal(buf, "56", 2);
+    assert_int_equal(pk_in_getc(&in), '1');
+    pk_input_release(&in);
+    close(fd);
+    unlink(path);
+
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(pk_input_init_fd(&in, fds[0], 0, NULL), PK_OK);
+    assert_false(pk_in_seekable(&in));
+    assert_int_equal(pk_in_read_at(&in, 0, buf, 2), 0);
+    pk_input_release(&in);
+    close(fds[0]);
+    close(fds[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -794,6 +834,7 @@ int main(void)
         cmocka_unit_test(public_outputs),
         cmocka_unit_test(output_reserve),
         cmocka_unit_test(gzip_output_worker),
+        cmocka_unit_test(input_read_at),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

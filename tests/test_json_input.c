@@ -168,7 +168,7 @@ static void test_same_callbacks_whatever_the_chunks(void **state)
     (void)state;
     trickle t = {document, strlen(document), 0};
     pk_input in;
-    assert_int_equal(pk_input_init_source(&in, (pk_input_source){trickle_read, NULL, &t}, 0, NULL),
+    assert_int_equal(pk_input_init_source(&in, (pk_input_source){trickle_read, NULL, &t, NULL}, 0, NULL),
                      PK_OK);
     recorder r = {PK_BUFFER_INIT, NULL, NULL};
     pk_json_parser jp;

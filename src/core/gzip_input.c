@@ -88,7 +88,7 @@ pk_status pk_input_init_gzip(pk_input *out, pk_input *compressed, pk_error *err)
         free(g);
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "cannot start decompressing");
     }
-    pk_input_source source = {gzip_read, gzip_close, g};
+    pk_input_source source = {.read = gzip_read, .close = gzip_close, .context = g};
     pk_status st = pk_input_init_source(out, source, 0, err);
     if (st == PK_OK)
         out->decompressed = true;

@@ -49,9 +49,26 @@ static size_t fd_read(void *context, uint8_t *buf, size_t n, pk_error *failure)
     }
 }
 
+static size_t fd_read_at(void *context, uint64_t offset, uint8_t *buf, size_t n)
+{
+    int fd = (int)(intptr_t)context;
+    size_t done = 0;
+    while (done < n && offset + done <= (uint64_t)INT64_MAX) {
+        ssize_t got = pread(fd, buf + done, n - done, (off_t)(offset + done));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        done += (size_t)got;
+    }
+    return done;
+}
+
 pk_status pk_input_init_fd(pk_input *in, int fd, uint64_t size_hint, pk_error *err)
 {
-    pk_input_source source = {fd_read, NULL, (void *)(intptr_t)fd};
+    /* A size is known for a regular file only: then its bytes can be read at any offset. */
+    pk_input_source source = {.read = fd_read, .context = (void *)(intptr_t)fd,
+                              .read_at = size_hint ? fd_read_at : NULL};
     return pk_input_init_source(in, source, size_hint, err);
 }
 
@@ -197,4 +214,25 @@ pk_varint_result pk_in_varint_slow(pk_input *in, uint64_t *value)
     if (r == PK_VARINT_OK)
         in->pos = data;
     return r;
+}
+
+bool pk_in_seekable(const pk_input *in)
+{
+    return !in->owned || in->source.read_at != NULL;
+}
+
+size_t pk_in_read_at(pk_input *in, uint64_t offset, void *dst, size_t n)
+{
+    if (!in->owned) {
+        /* Memory mode: the whole input is buffered, from offset 0. */
+        uint64_t size = in->base + (uint64_t)(in->end - in->start);
+        if (offset >= size || in->base != 0)
+            return 0;
+        size_t have = size - offset < n ? (size_t)(size - offset) : n;
+        memcpy(dst, in->start + offset, have);
+        return have;
+    }
+    if (!in->source.read_at)
+        return 0;
+    return in->source.read_at(in->source.context, offset, dst, n);
 }

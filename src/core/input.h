@@ -33,6 +33,10 @@ typedef struct pk_input_source {
     /* Frees the context; may be NULL. */
     void (*close)(void *context);
     void *context;
+    /* Reads up to n bytes at offset of the stream, apart from read's position, and returns
+     * how many (0 past the end or on failure); NULL when the bytes cannot be read out of turn
+     * (a pipe, a decompressing filter). */
+    size_t (*read_at)(void *context, uint64_t offset, uint8_t *buf, size_t n);
 } pk_input_source;
 
 struct pk_input {
@@ -137,6 +141,13 @@ static inline bool pk_in_decompressed(const pk_input *in)
 {
     return in->decompressed;
 }
+
+/* True when any part of the input can be read at any time (pk_in_read_at): memory, or a
+ * regular file. A reader may then look ahead at a part the stream has not reached yet. */
+bool pk_in_seekable(const pk_input *in);
+/* Copies up to n bytes at absolute offset into dst without moving the stream; returns how many
+ * (less past the end, 0 when the input is not seekable or cannot be read there). */
+size_t pk_in_read_at(pk_input *in, uint64_t offset, void *dst, size_t n);
 
 /* Reads one line, ended by LF or by the end of the input, into *line (without the LF; valid
  * until the next call on in). Returns its length, -1 when no byte is left, or -2 when the line

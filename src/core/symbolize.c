@@ -682,6 +682,13 @@ static bool sym_try_build_id(pk_symbolizer *s, sym_resource *r, const pk_resourc
     path = sym_join(dir, rel);
     ok = sym_try_candidate(s, r, pr, path, worst);
     free(path);
+    if (ok)
+        return true;
+    /* perf's cache (~/.debug): the build id names a directory holding the binary as `elf`. */
+    memcpy(rel + n, "/elf", 5);
+    path = sym_join(dir, rel);
+    ok = sym_try_candidate(s, r, pr, path, worst);
+    free(path);
     return ok;
 }
 
@@ -1087,14 +1094,18 @@ pk_symbolizer *pk_symbolizer_new(pk_profile *dst, const pk_symbolize_options *op
     s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
     s->callbacks.section_address = dwfl_offline_section_address;
     s->callbacks.debuginfo_path = &s->debuginfo_path;
-    static const char *const default_debug_dirs[] = {"/usr/lib/debug"};
+    /* The distribution's debug files, and the binaries perf record keeps by build id. */
+    char *perf_cache = getenv("HOME") && *getenv("HOME") ? sym_join(getenv("HOME"), ".debug")
+                                                         : NULL;
+    const char *default_debug_dirs[] = {"/usr/lib/debug", perf_cache};
     const char *const *debug_dirs = default_debug_dirs;
-    size_t debug_count = 1;
+    size_t debug_count = perf_cache ? 2 : 1;
     if (options && options->debug_dirs) {
         debug_dirs = options->debug_dirs;
         debug_count = options->debug_dir_count;
     }
     bool ok = sym_set_debug_dirs(s, debug_dirs, debug_count);
+    free(perf_cache);
     for (size_t i = 0; ok && options && i < options->search_dir_count; i++)
         ok = sym_push_dir(&s->search_dirs, &s->search_count, &s->search_cap,
                           options->search_dirs[i]);

@@ -41,12 +41,6 @@ done
 CC=${CC:-cc}
 command -v "$CC" > /dev/null 2>&1 || skip "no C compiler"
 "$CC" -O0 -g -fno-omit-frame-pointer -pthread "$DATA/prog.c" -o prog || fail "cc prog.c"
-# On one processor the records come in time order: the reader takes them in file order (perf
-# sorts each round by time, which a busy machine with several buffers needs; not done yet).
-PERF_BIN=$(command -v perf)
-if command -v taskset > /dev/null 2>&1; then
-    perf() { taskset -c 0 "$PERF_BIN" "$@"; }
-fi
 perf record -q -e cpu-clock -g -o rec.data ./prog > /dev/null 2>&1 || skip "perf record cannot record here"
 same_as_perf_script rec.data
 perf record -q -e cpu-clock,task-clock -g -o multi.data ./prog > /dev/null 2>&1 &&
@@ -54,5 +48,31 @@ perf record -q -e cpu-clock,task-clock -g -o multi.data ./prog > /dev/null 2>&1 
 perf record -q -e cpu-clock -g -z -o z.data ./prog > /dev/null 2>&1 && same_as_perf_script z.data
 perf record -q -e cpu-clock -g -o - ./prog 2> /dev/null > pipe.data && same_as_perf_script pipe.data
 expect_contains "$(cat direct.folded)" "prog;__libc_start_call_main;main;recurse;recurse" "symbols of the program"
+# The recordings above run on every processor, so their records are in time order per
+# processor only (the reader sorts each round as perf does); one processor's come in order.
+if command -v taskset > /dev/null 2>&1 &&
+    taskset -c 0 perf record -q -e cpu-clock -g -o one.data ./prog > /dev/null 2>&1; then
+    same_as_perf_script one.data
+fi
+
+# A file's feature sections are read before its records: the event descriptions name a
+# tracepoint (a pipe has them before its samples too).
+if perf record -q -e sched:sched_process_exec -e cpu-clock -o tp.data ./prog > /dev/null 2>&1; then
+    expect_status 0 "$PROFKIT" info --no-symbols tp.data
+    expect_contains "$OUT" "sched:sched_process_exec-samples" "a tracepoint named by its description"
+    expect_not_contains "$OUT" "tracepoint:0x" "no tracepoint by number"
+fi
+
+# The binary found by its build id in perf's cache (~/.debug/.build-id/xx/yyyy/elf) once it is
+# gone from its path; from a pipe the build ids come after the records, so the path is all.
+mkdir -p home
+if HOME="$PWD/home" perf record -q -e cpu-clock -g -o cached.data ./prog > /dev/null 2>&1 &&
+    [ -d home/.debug/.build-id ]; then
+    mv prog prog.gone
+    expect_status 0 env HOME="$PWD/home" "$PROFKIT" convert cached.data --to folded
+    expect_contains "$OUT" "prog;__libc_start_call_main;main;recurse;recurse" \
+        "symbols from perf's build id cache"
+    mv prog.gone prog
+fi
 
 finish

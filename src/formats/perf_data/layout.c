@@ -200,6 +200,27 @@ bool pd_read_features(pk_input *in, const pd_file *f, uint8_t **data, size_t *si
     *why = NULL;
     if (f->header.pipe || f->data_size_missing)
         return false;
+    if (pk_in_seekable(in) && in->size_hint) {
+        /* Read out of turn: the stream stays at the records. */
+        if (in->size_hint < f->data_end) {
+            *why = "the file ends before its feature sections";
+            return false;
+        }
+        uint64_t want = in->size_hint - f->data_end;
+        if (want > PD_MAX_FEATURES) {
+            *why = "the feature sections are larger than 64 MiB";
+            return false;
+        }
+        uint8_t *buf = malloc(want ? (size_t)want : 1);
+        if (!buf) {
+            *why = "out of memory";
+            return false;
+        }
+        *data = buf;
+        *size = pk_in_read_at(in, f->data_end, buf, (size_t)want);
+        *base = f->data_end;
+        return true;
+    }
     uint64_t at = pk_in_offset(in);
     if (at > f->data_end)
         return false;

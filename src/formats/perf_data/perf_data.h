@@ -31,8 +31,9 @@ pk_status pd_add_pipe_attr(pd_file *f, const pd_record *rec, pk_error *err);
 /* The attribute of a record (sample or not), by its id when the file has several; NULL when the
  * id is unknown. */
 const pd_attr *pd_attr_of(const pd_file *f, const pd_record *rec);
-/* Skips from the end of the records to the feature sections of a file and reads them into a
- * new buffer (*data, *size, their first byte at offset *base); false when there are none or
+/* Reads the feature sections of a file into a new buffer: out of turn when the input is
+ * seekable (pk_in_seekable, the stream not moved), else by skipping from the end of the records
+ * to them. Into a new buffer (*data, *size, their first byte at offset *base); false when there are none or
  * they cannot be read (why, in *why). */
 bool pd_read_features(pk_input *in, const pd_file *f, uint8_t **data, size_t *size,
                       uint64_t *base, const char **why);

@@ -25,6 +25,7 @@
 #include "core/hashmap.h"
 #include "core/path.h"
 #include "core/symbolize.h"
+#include "formats/perf_data/order.h"
 #include "formats/perf_data/perf_data.h"
 #include "formats/perf_events/perf_events.h"
 #include "profkit/timeline.h"
@@ -104,6 +105,7 @@ typedef struct pd_reader {
     size_t event_properties;
     bool timeline_io_failed;
     bool cut; /* the input ended inside the data section */
+    uint64_t late_records; /* delivered after a later record had been (order.h) */
 } pd_reader;
 
 static pk_status nomem(pk_error *err)
@@ -888,22 +890,73 @@ static pk_status take_record(pd_reader *r, pk_input *in, pd_records *records,
     return PK_OK;
 }
 
+static pk_status deliver_record(void *context, const pd_record *rec, pk_error *err)
+{
+    return take_record(context, NULL, NULL, rec, err);
+}
+
+/* The time of a kernel's record, 0 when it has none (perf takes those at once). */
+static uint64_t record_time(pd_reader *r, const pd_record *rec)
+{
+    const pd_attr *a = pd_attr_of(&r->file, rec);
+    if (!a || !(a->sample_type & PD_SAMPLE_TIME))
+        return 0;
+    if (rec->type == PD_RECORD_SAMPLE) {
+        /* identifier, ip, pid/tid, then the time */
+        uint64_t t = a->sample_type;
+        size_t at = 8 * (size_t)(!!(t & PD_SAMPLE_IDENTIFIER) + !!(t & PD_SAMPLE_IP) +
+                                 !!(t & PD_SAMPLE_TID));
+        return rec->body_size >= at + 8 ? pd_u64(rec->body + at, r->big) : 0;
+    }
+    pd_sample s;
+    if (!a->sample_id_all || !pd_parse_sample_id(a, rec->body, rec->body_size, r->big, &s))
+        return 0;
+    return s.time;
+}
+
+/* One record from the file: a kernel's record with a time waits for its turn (order.h). */
+static pk_status route_record(pd_reader *r, pk_input *in, pd_records *records, pd_order *order,
+                              const pd_record *rec, pk_error *err)
+{
+    if (rec->type == PD_RECORD_FINISHED_ROUND)
+        return pd_order_round(order, deliver_record, r, err);
+    if (rec->type < PD_RECORD_HEADER_ATTR) {
+        uint64_t time = record_time(r, rec);
+        if (time != 0 && time != UINT64_MAX)
+            return pd_order_push(order, rec, time, deliver_record, r, err);
+    }
+    return take_record(r, in, records, rec, err);
+}
+
 static pk_status read_records(pd_reader *r, pk_input *in, pk_error *err)
 {
     pd_records records;
     pd_records_init(&records, in, r->big, r->file.data_end);
+    pd_order order;
+    pd_order_init(&order, r->big);
     pk_status status = PK_OK;
     for (;;) {
         pd_record rec;
         pd_step step = pd_next_record(&records, &rec, err);
         if (step == PD_STEP_RECORD) {
-            status = take_record(r, in, &records, &rec, err);
-            if (status != PK_OK)
-                break;
-            continue;
+            status = route_record(r, in, &records, &order, &rec, err);
+            if (status == PK_OK)
+                continue;
+            if (status == PK_ERR_INPUT && err->salvageable) {
+                pk_error ignored;
+                pd_order_finish(&order, deliver_record, r, &ignored);
+            }
+            break;
         }
+        /* What was queued is whole and before the end or the damage. */
+        pk_error late_err;
+        pk_status late = pd_order_finish(&order, deliver_record, r, &late_err);
         if (step == PD_STEP_DAMAGE) {
             status = err->status;
+        } else if (late != PK_OK) {
+            status = late;
+            *err = late_err;
+            break;
         } else if (step == PD_STEP_CUT || (r->file.data_end != UINT64_MAX &&
                                            pk_in_offset(in) < r->file.data_end)) {
             pk_status failed = pk_in_fail(in, err);
@@ -918,6 +971,8 @@ static pk_status read_records(pd_reader *r, pk_input *in, pk_error *err)
         }
         break;
     }
+    r->late_records = order.late;
+    pd_order_free(&order);
     if (records.compressed_records) {
         char text[32];
         snprintf(text, sizeof text, "%llu", (unsigned long long)records.compressed_records);
@@ -946,6 +1001,10 @@ static void finish(pd_reader *r)
     if (r->throttles)
         pk_warn(p, "sampling was throttled %llu times (PERF_RECORD_THROTTLE)",
                 (unsigned long long)r->throttles);
+    if (r->late_records)
+        pk_warn(p, "%llu records came after a round of later ones had been taken (perf script "
+                   "warns of them too): they were taken late",
+                (unsigned long long)r->late_records);
     if (r->unknown_id_samples)
         pk_warn(p, "%llu samples of an event id no attribute has were left out",
                 (unsigned long long)r->unknown_id_samples);
@@ -1026,10 +1085,17 @@ pk_status pd_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
         if (pk_property_set(p, "folded names", "flamegraph") != PK_OK)
             status = nomem(err);
     }
+    /* A seekable file's feature sections first, so that the build ids and the event names
+     * are known when the records need them; a stream's after its records, as are those of a
+     * file cut inside its records (which has none to read, and says so once, at the cut). */
+    bool features_first = status == PK_OK && pk_in_seekable(in) && !r.file.header.pipe &&
+                          !r.file.data_size_missing && in->size_hint >= r.file.data_end;
+    if (features_first)
+        take_file_features(&r, in);
     if (status == PK_OK)
         status = read_records(&r, in, err);
     bool damaged = status == PK_ERR_INPUT && err->salvageable;
-    if (status == PK_OK && !r.cut)
+    if (status == PK_OK && !r.cut && !features_first)
         take_file_features(&r, in);
     if (status == PK_OK && r.samples == 0 && r.file.attr_count == 0)
         status = pk_error_set(err, PK_ERR_INPUT, (int64_t)pk_in_offset(in),

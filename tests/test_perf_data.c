@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/* perf.data read from bytes made here: the records are taken in time order, round by round, as
+ * perf takes them (formats/perf_data/order.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "formats/formats.h"
+#include "profkit/format.h"
+#include "profkit/profile.h"
+
+/* A little-endian pipe-layout perf.data being made. */
+typedef struct maker {
+    uint8_t bytes[4096];
+    size_t len;
+} maker;
+
+static void put(maker *m, const void *data, size_t n)
+{
+    assert_true(m->len + n <= sizeof m->bytes);
+    memcpy(m->bytes + m->len, data, n);
+    m->len += n;
+}
+
+static void put_u16(maker *m, uint16_t v)
+{
+    uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+    put(m, b, 2);
+}
+
+static void put_u32(maker *m, uint32_t v)
+{
+    put_u16(m, (uint16_t)v);
+    put_u16(m, (uint16_t)(v >> 16));
+}
+
+static void put_u64(maker *m, uint64_t v)
+{
+    put_u32(m, (uint32_t)v);
+    put_u32(m, (uint32_t)(v >> 32));
+}
+
+static void record_header(maker *m, uint32_t type, uint16_t misc, uint16_t size)
+{
+    put_u32(m, type);
+    put_u16(m, misc);
+    put_u16(m, size);
+}
+
+enum { IP = 1, TID = 2, TIME = 4, PERIOD = 256 };
+
+static void start(maker *m)
+{
+    m->len = 0;
+    put(m, "PERFILE2", 8);
+    put_u64(m, 16);
+    /* HEADER_ATTR: a cpu-clock attribute with its one id. */
+    record_header(m, 64, 0, 8 + 64 + 8);
+    put_u32(m, 1);  /* PERF_TYPE_SOFTWARE */
+    put_u32(m, 64); /* attribute size */
+    put_u64(m, 0);  /* cpu-clock */
+    put_u64(m, 1);  /* period */
+    put_u64(m, IP | TID | TIME | PERIOD);
+    put_u64(m, 0);         /* read_format */
+    put_u64(m, 1u << 18);  /* sample_id_all */
+    put_u64(m, 0);         /* wakeup, bp_type */
+    put_u64(m, 0);         /* bp_addr */
+    put_u64(m, 1);         /* id */
+}
+
+/* The sample_id_all fields of a non-sample record: pid/tid, time. */
+static void sample_id(maker *m, uint32_t pid, uint64_t time)
+{
+    put_u32(m, pid);
+    put_u32(m, pid);
+    put_u64(m, time);
+}
+
+static void comm(maker *m, uint32_t pid, const char *name, uint64_t time)
+{
+    record_header(m, 3, 0, 8 + 8 + 8 + 16);
+    put_u32(m, pid);
+    put_u32(m, pid);
+    char padded[8] = {0};
+    strncpy(padded, name, 7);
+    put(m, padded, 8);
+    sample_id(m, pid, time);
+}
+
+static void mmap_vdso(maker *m, uint32_t pid, uint64_t start_address, uint64_t time)
+{
+    record_header(m, 1, 2, 8 + 32 + 8 + 16);
+    put_u32(m, pid);
+    put_u32(m, pid);
+    put_u64(m, start_address);
+    put_u64(m, 0x1000);
+    put_u64(m, 0);
+    put(m, "[vdso]\0", 8);
+    sample_id(m, pid, time);
+}
+
+static void sample(maker *m, uint32_t pid, uint64_t ip, uint64_t time)
+{
+    record_header(m, 9, 2 /* user */, 8 + 32);
+    put_u64(m, ip);
+    put_u32(m, pid);
+    put_u32(m, pid);
+    put_u64(m, time);
+    put_u64(m, 1);
+}
+
+static void finished_round(maker *m)
+{
+    record_header(m, 68, 0, 8);
+}
+
+static pk_profile *read_made(const maker *m)
+{
+    pk_profile *p = NULL;
+    pk_error err;
+    pk_read_options options = {0};
+    pk_option no_kallsyms = {"no-kallsyms", "1"};
+    options.extra.items = &no_kallsyms;
+    options.extra.count = 1;
+    if (pk_read_memory(m->bytes, m->len, &pk_format_perf_data, &options, &p, &err) != PK_OK)
+        fail_msg("read failed: %s", err.message);
+    return p;
+}
+
+/* The name of the resource of the frame at address, "" for none. */
+static const char *resource_at(const pk_profile *p, uint64_t address)
+{
+    for (size_t i = 0; i < pk_frame_count(p); i++) {
+        const pk_frame *f = pk_frame_at(p, (uint32_t)i);
+        if (f->address == address)
+            return f->resource == PK_NONE ? "" : pk_str(p, pk_resource_at(p, f->resource)->name);
+    }
+    fail_msg("no frame at 0x%llx", (unsigned long long)address);
+    return NULL;
+}
+
+/* A sample written before the mapping of its code, which is earlier: perf takes the mapping
+ * first, so the frame is in it. Here the mapping is even in the next round: a round delivers
+ * only what is no later than the previous round's latest time. */
+static void test_mapping_written_after_its_sample(void **state)
+{
+    (void)state;
+    maker m;
+    start(&m);
+    comm(&m, 7, "prog", 10);
+    sample(&m, 7, 0x5100, 200);
+    finished_round(&m);
+    mmap_vdso(&m, 7, 0x5000, 100);
+    finished_round(&m);
+    pk_profile *p = read_made(&m);
+    assert_string_equal(resource_at(p, 0x5100), "[vdso]");
+    pk_profile_free(p);
+}
+
+/* A mapping later than a sample stays out of it, wherever it is written. */
+static void test_mapping_after_the_sample_in_time(void **state)
+{
+    (void)state;
+    maker m;
+    start(&m);
+    comm(&m, 7, "prog", 10);
+    mmap_vdso(&m, 7, 0x5000, 300);
+    sample(&m, 7, 0x5100, 200);
+    finished_round(&m);
+    sample(&m, 7, 0x5200, 400);
+    pk_profile *p = read_made(&m);
+    assert_string_equal(resource_at(p, 0x5100), "");
+    assert_string_equal(resource_at(p, 0x5200), "[vdso]");
+    pk_profile_free(p);
+}
+
+/* Records with no time (0: perf's synthesized ones) are taken at once, before queued ones. */
+static void test_untimed_records_at_once(void **state)
+{
+    (void)state;
+    maker m;
+    start(&m);
+    sample(&m, 7, 0x5100, 200);
+    mmap_vdso(&m, 7, 0x5000, 0);
+    comm(&m, 7, "prog", 0);
+    pk_profile *p = read_made(&m);
+    assert_string_equal(resource_at(p, 0x5100), "[vdso]");
+    assert_int_equal(pk_thread_count(p), 1);
+    assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "prog");
+    pk_profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mapping_written_after_its_sample),
+        cmocka_unit_test(test_mapping_after_the_sample_in_time),
+        cmocka_unit_test(test_untimed_records_at_once),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
