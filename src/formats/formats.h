@@ -21,6 +21,7 @@ extern const pk_format pk_format_chrome_trace;
 extern const pk_format pk_format_callgrind;
 extern const pk_format pk_format_perf_script;
 extern const pk_format pk_format_perf_data;
+extern const pk_format pk_format_art;
 /* formats:end */
 
 #endif

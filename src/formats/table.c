@@ -20,6 +20,7 @@ static const pk_format *const pk_format_table[] = {
     &pk_format_callgrind,
     &pk_format_perf_script,
     &pk_format_perf_data,
+    &pk_format_art,
     /* table:end */
     NULL, /* keeps the table valid C while it is being filled; not counted */
 };
