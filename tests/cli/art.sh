@@ -24,7 +24,7 @@ header_end=$(grep -abo '^\*end$' "$DATA/v3-dual.trace" | cut -d: -f1)
 head -c $((header_end + 5 + 10)) "$DATA/v3-dual.trace" >cut-binary.trace
 expect_status 1 "$PROFKIT" report cut-binary.trace
 expect_contains "$ERR" "binary header"
-for n in $(seq 1 7 "$size"); do
+for n in $(seq 1 7 "$(stat -c %s "$DATA/v3-recursion.trace")"); do
     head -c "$n" "$DATA/v3-recursion.trace" >cut.trace
     "$PROFKIT" report cut.trace >/dev/null 2>&1
     status=$?
