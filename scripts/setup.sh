@@ -28,6 +28,7 @@ TEST_PACKAGES=(
   bash-completion zsh fish  # the shell completions, run or parsed by each shell
   debhelper dpkg-dev fakeroot lintian git  # the Debian packages built from the tree (debian/)
   valgrind  # callgrind_annotate and cg_annotate read profkit's callgrind output
+  dmtracedump  # compares its per-method times of ART method traces with profkit's
   groff-base  # the man page test formats every page as man does (groff -man -Tutf8)
   linux-perf  # perf record makes perf.data, perf script is what it is compared with
 )

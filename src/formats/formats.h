@@ -24,6 +24,7 @@ extern const pk_format pk_format_perf_data;
 extern const pk_format pk_format_massif;
 extern const pk_format pk_format_dhat;
 extern const pk_format pk_format_legacy_text;
+extern const pk_format pk_format_art;
 /* formats:end */
 
 #endif

@@ -149,14 +149,14 @@ static bool duration_event(trace_reader *r, pk_json_parser *jp, int phase)
         bad_event(r, jp, "has no ts");
         return true;
     }
-    if (phase == TRACE_COMPLETE && !e->has_dur) {
+    if (phase == PK_SPAN_COMPLETE && !e->has_dur) {
         /* Its thread-clock duration is the only length such an event has (speedscope takes it
          * too); without one it is zero-length. */
         r->untimed++;
         e->dur = e->has_tdur ? e->tdur : 0;
     }
     uint32_t frame = PK_NONE;
-    if (e->name.len || phase != TRACE_END) {
+    if (e->name.len || phase != PK_SPAN_END) {
         pk_function f = {.name = e->name.len
                                      ? pk_intern(r->p, (const char *)e->name.data, e->name.len)
                                      : pk_intern_cstr(r->p, "(unnamed)"),
@@ -170,11 +170,12 @@ static bool duration_event(trace_reader *r, pk_json_parser *jp, int phase)
     trace_thread *entry = trace_threads_get(&r->threads, e->pid, e->tid);
     if (!entry)
         return nomem(jp);
-    if (!entry->timeline && !(entry->timeline = trace_timeline_new()))
+    if (!entry->timeline && !(entry->timeline = pk_call_spans_new(TRACE_REORDER_WINDOW)))
         return nomem(jp);
     uint32_t thread = trace_threads_model(&r->threads, entry);
     if (thread == PK_NONE ||
-        !trace_timeline_add(entry->timeline, r->p, thread, r->wall, phase, e->ts, e->dur, frame))
+        !pk_call_spans_add(entry->timeline, &(pk_call_spans_target){r->p, thread, r->wall, PK_NONE},
+                           phase, e->ts, e->dur, PK_SPAN_NO_CPU, frame))
         return nomem(jp);
     return true;
 }
@@ -237,11 +238,11 @@ static bool dispatch(trace_reader *r, pk_json_parser *jp)
     if (name_is(e, "Profile") || name_is(e, "ProfileChunk") || name_is(e, "CpuProfile"))
         ok = profile_event(r, jp);
     else if (e->ph == 'B')
-        ok = duration_event(r, jp, TRACE_BEGIN);
+        ok = duration_event(r, jp, PK_SPAN_BEGIN);
     else if (e->ph == 'E')
-        ok = duration_event(r, jp, TRACE_END);
+        ok = duration_event(r, jp, PK_SPAN_END);
     else if (e->ph == 'X')
-        ok = duration_event(r, jp, TRACE_COMPLETE);
+        ok = duration_event(r, jp, PK_SPAN_COMPLETE);
     else if (e->ph == 'M')
         ok = metadata_event(r, jp);
     else
@@ -516,11 +517,13 @@ static const char *plural(uint64_t n)
 /* Everything read becomes rows: the timelines' held-back events, the profiles; then names. */
 static pk_status finish(trace_reader *r, uint64_t offset, pk_error *err)
 {
-    trace_timeline_counts counts = {0, 0, 0, 0};
+    pk_call_spans_counts counts = {0, 0, 0, 0};
     for (size_t i = 0; i < r->threads.count; i++) {
         trace_thread *t = &r->threads.items[i];
         if (t->timeline &&
-            !trace_timeline_finish(t->timeline, r->p, t->thread, r->wall, &counts))
+            !pk_call_spans_finish(t->timeline,
+                                  &(pk_call_spans_target){r->p, t->thread, r->wall, PK_NONE},
+                                  &counts))
             return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     }
     if (!trace_profiles_make_threads(&r->profiles, &r->threads))

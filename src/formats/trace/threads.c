@@ -18,7 +18,7 @@ void trace_threads_init(trace_threads *t, pk_profile *p)
 void trace_threads_free(trace_threads *t)
 {
     for (size_t i = 0; i < t->count; i++)
-        trace_timeline_free(t->items[i].timeline);
+        pk_call_spans_free(t->items[i].timeline);
     free(t->items);
     pk_index_free(&t->index);
     memset(t, 0, sizeof *t);

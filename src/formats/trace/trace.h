@@ -3,13 +3,12 @@
  * trace events) and the Chrome DevTools performance traces built on it, one format reading
  * both: duration events (B/E, X) become a timed call tree per thread, V8 CPU profiles carried by
  * Profile / ProfileChunk / CpuProfile events become sampled stacks on the thread they profiled,
- * M events name processes and threads. Documented in docs/formats/chrome-trace.md.
+ * M events name processes and threads. A thread's duration events become a call tree through
+ * core/call_spans.h, reordered in a bounded window. Documented in docs/formats/chrome-trace.md.
  *
  *   read.c       the container (a bare array of events, or {"traceEvents": [...], ...}, cut or
  *                not) and the fields of each event, dispatched at the event's end
  *   threads.c    (pid, tid) -> the profile's thread, created when it gets rows; names from M
- *   timeline.c   one thread's duration events, reordered in a bounded window, as a call tree
- *                whose time slices become rows
  *   profiles.c   the V8 CPU profiles by (pid, id), fed chunk by chunk
  *   samples.c    the object form's sampled stacks: `stackFrames` and `samples` (Hermes)
  *   format.c     probe and registration
@@ -20,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/call_spans.h"
 #include "core/hashmap.h"
 #include "formats/v8/v8.h"
 #include "profkit/error.h"
@@ -36,14 +36,13 @@ pk_status trace_read(pk_input *in, pk_profile *p, const pk_read_options *options
 
 /* ---- threads ---------------------------------------------------------------------------------- */
 
-typedef struct trace_timeline trace_timeline;
 
 typedef struct trace_thread {
     int64_t pid, tid;
     uint32_t thread;         /* in the profile, PK_NONE until it has rows */
     uint32_t name;           /* from thread_name (process_name for a process), 0 when none */
     uint32_t labels;         /* a process's process_labels, 0 when none */
-    trace_timeline *timeline; /* NULL until a duration event */
+    pk_call_spans *timeline;  /* NULL until a duration event */
     uint64_t sampled;        /* samples of the object form's `samples` so far */
     int64_t first_ts, last_ts; /* ns, of the first and the last of those */
     uint32_t last_sum;       /* trace_samples sum of the last one */
@@ -72,24 +71,6 @@ bool trace_threads_label_process(trace_threads *t, int64_t pid, uint32_t labels)
  * "thread"; and the processes of threads with rows by their names. False when memory runs
  * out. */
 bool trace_threads_apply_names(trace_threads *t);
-
-/* ---- a thread's duration events --------------------------------------------------------------- */
-
-enum trace_phase { TRACE_END = 0, TRACE_BEGIN = 1, TRACE_COMPLETE = 2 };
-
-typedef struct trace_timeline_counts {
-    uint64_t unmatched_ends, overlapping, late, unclosed;
-} trace_timeline_counts;
-
-trace_timeline *trace_timeline_new(void);
-void trace_timeline_free(trace_timeline *t);
-/* An event: phase, time and duration in ns, its frame (the event's name). False when memory
- * runs out; rows go to (thread, stack) of p, value `value`. */
-bool trace_timeline_add(trace_timeline *t, pk_profile *p, uint32_t thread, uint32_t value,
-                        int phase, int64_t ts, int64_t dur, uint32_t frame);
-/* Places every event held back, closes what is open; adds the counts of oddities to *counts. */
-bool trace_timeline_finish(trace_timeline *t, pk_profile *p, uint32_t thread, uint32_t value,
-                           trace_timeline_counts *counts);
 
 /* ---- V8 CPU profiles ------------------------------------------------------------------------ */
 

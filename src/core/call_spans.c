@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* One thread's duration events as a timed call tree (trace.h).
+/* One thread's enter/exit (begin/end) events as a timed call tree (call_spans.h): the Trace
+ * Event Format's duration events, ART's method traces.
  *
- * Events wait in a min-heap ordered by time until more than TRACE_REORDER_WINDOW are held, then
+ * Events wait in a min-heap ordered by time until more than the window are held, then
  * the earliest is placed: at equal times an end comes before a beginning (one event ends where
  * the next starts), a B before an X (its length is unknown) and a longer X before a shorter one
  * (the parent first). Placing an event first gives the time since the previous boundary to the
@@ -9,7 +10,12 @@
  * and the rows keep the order of the stack chart. Each slice is also a span of the thread's
  * timeline (its start, its length, the innermost stack), as the Firefox Profiler's Chrome
  * importer turns events into samples; where nothing is open, the timeline has a gap. Memory:
- * the window and the open events, never the number of events.
+ * the window and the open events, never the number of events. With a window of 0 the
+ * events are placed in the order given (a format whose order is the truth, and whose clock is too
+ * coarse to order events that share a tick).
+ *
+ * A second clock (a thread's CPU time, given at each B and E) is sliced alongside: each slice
+ * also weighs the second clock's advance over it, into a value of its own.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +23,17 @@
 #include "core/arith.h"
 #include "core/array.h"
 #include "core/hashmap.h"
-#include "formats/trace/trace.h"
+#include "core/call_spans.h"
 #include "profkit/timeline.h"
 
-typedef struct timeline_item {
+typedef struct span_item {
     int64_t ts;
     int64_t dur; /* X: its duration; B: INT64_MAX; E: 0 */
+    int64_t cpu; /* the second clock at the event; PK_SPAN_NO_CPU when not given */
     uint64_t seq;
     uint32_t frame;
     uint8_t phase;
-} timeline_item;
+} span_item;
 
 typedef struct open_event {
     uint32_t frame;
@@ -35,8 +42,9 @@ typedef struct open_event {
     bool complete; /* an X */
 } open_event;
 
-struct trace_timeline {
-    timeline_item *heap;
+struct pk_call_spans {
+    size_t window;
+    span_item *heap;
     size_t count, cap;
     uint64_t seq;
     open_event *open;
@@ -44,6 +52,8 @@ struct trace_timeline {
     bool started;
     int64_t cursor;    /* the last boundary placed */
     int64_t last_time; /* the latest time seen: where B events left open end */
+    bool cpu_started;
+    int64_t cpu_cursor; /* the second clock at the last boundary that gave it */
     size_t open_begins; /* B events among the open ones */
     pk_u64map begins_of; /* frame -> how many open B events have it, so that an E that matches
                           * none is known without a search (a search then pops what it passes:
@@ -51,19 +61,21 @@ struct trace_timeline {
     bool deferred_end; /* an E that matched nothing, in case a B at its time follows */
     uint32_t deferred_frame;
     int64_t deferred_ts;
-    trace_timeline_counts counts;
+    pk_call_spans_counts counts;
     int64_t values[PK_MAX_VALUES]; /* a slice's values: only the trace's value is set */
 };
 
-trace_timeline *trace_timeline_new(void)
+pk_call_spans *pk_call_spans_new(size_t window)
 {
-    trace_timeline *t = calloc(1, sizeof(trace_timeline));
-    if (t)
+    pk_call_spans *t = calloc(1, sizeof(pk_call_spans));
+    if (t) {
+        t->window = window;
         pk_u64map_init(&t->begins_of);
+    }
     return t;
 }
 
-void trace_timeline_free(trace_timeline *t)
+void pk_call_spans_free(pk_call_spans *t)
 {
     if (!t)
         return;
@@ -73,11 +85,11 @@ void trace_timeline_free(trace_timeline *t)
     free(t);
 }
 
-static bool before(const timeline_item *a, const timeline_item *b)
+static bool before(const span_item *a, const span_item *b)
 {
     if (a->ts != b->ts)
         return a->ts < b->ts;
-    bool a_end = a->phase == TRACE_END, b_end = b->phase == TRACE_END;
+    bool a_end = a->phase == PK_SPAN_END, b_end = b->phase == PK_SPAN_END;
     if (a_end != b_end)
         return a_end;
     if (a->dur != b->dur)
@@ -90,7 +102,7 @@ static bool before(const timeline_item *a, const timeline_item *b)
  * levels walked are what placing an event costs. */
 #define HEAP_ARITY 4
 
-static bool heap_push(trace_timeline *t, const timeline_item *item)
+static bool heap_push(pk_call_spans *t, const span_item *item)
 {
     if (!PK_ARRAY_RESERVE(t->heap, t->cap, t->count + 1))
         return false;
@@ -107,9 +119,9 @@ static bool heap_push(trace_timeline *t, const timeline_item *item)
 }
 
 /* Takes the earliest item out and puts `in` in its place, in one walk down the heap. */
-static timeline_item heap_replace_top(trace_timeline *t, const timeline_item *in)
+static span_item heap_replace_top(pk_call_spans *t, const span_item *in)
 {
-    timeline_item top = t->heap[0];
+    span_item top = t->heap[0];
     size_t i = 0;
     for (;;) {
         size_t first = HEAP_ARITY * i + 1;
@@ -129,38 +141,61 @@ static timeline_item heap_replace_top(trace_timeline *t, const timeline_item *in
     return top;
 }
 
-static timeline_item heap_pop(trace_timeline *t)
+static span_item heap_pop(pk_call_spans *t)
 {
-    timeline_item last = t->heap[--t->count];
+    span_item last = t->heap[--t->count];
     if (!t->count)
         return last;
     return heap_replace_top(t, &last);
 }
 
 typedef struct placing {
-    trace_timeline *t;
-    pk_profile *p;
-    uint32_t thread, value;
+    pk_call_spans *t;
+    const pk_call_spans_target *to;
 } placing;
 
-/* The time from the last boundary to `to` goes to the innermost open event. */
-static bool slice(placing *c, int64_t to)
+/* The second clock's advance to `cpu` (PK_SPAN_NO_CPU: none known, none counted); a clock that
+ * goes back counts nothing. */
+static int64_t cpu_advance(pk_call_spans *t, int64_t cpu)
 {
-    trace_timeline *t = c->t;
+    if (cpu == PK_SPAN_NO_CPU)
+        return 0;
+    int64_t advance = t->cpu_started && cpu > t->cpu_cursor ? cpu - t->cpu_cursor : 0;
+    if (!t->cpu_started || cpu > t->cpu_cursor)
+        t->cpu_cursor = cpu;
+    t->cpu_started = true;
+    return advance;
+}
+
+/* The time from the last boundary to `to` goes to the innermost open event, and so does the
+ * second clock's advance to `cpu`. */
+static bool slice(placing *c, int64_t to, int64_t cpu)
+{
+    pk_call_spans *t = c->t;
+    const pk_call_spans_target *target = c->to;
     if (!t->started) {
         t->started = true;
         t->cursor = to;
+        cpu_advance(t, cpu);
         return true;
     }
-    if (to <= t->cursor)
+    if (to < t->cursor || (to == t->cursor && cpu == PK_SPAN_NO_CPU))
         return true;
-    if (t->depth) {
-        t->values[c->value] = to - t->cursor;
+    int64_t cpu_slice = target->cpu_value == PK_NONE ? 0 : cpu_advance(t, cpu);
+    if (t->depth && (to > t->cursor || cpu_slice > 0)) {
         uint32_t stack = t->open[t->depth - 1].stack;
-        pk_status status =
-            pk_add_timed_sample(c->p, c->thread, stack, t->cursor, to - t->cursor, t->values);
-        if (status == PK_ERR_USAGE) /* at the clock's very ends: in the rows only */
-            status = pk_add_sample_value(c->p, c->thread, stack, c->value, to - t->cursor);
+        t->values[target->time_value] = to - t->cursor;
+        if (target->cpu_value != PK_NONE)
+            t->values[target->cpu_value] = cpu_slice;
+        pk_status status = pk_add_timed_sample(target->p, target->thread, stack, t->cursor,
+                                               to - t->cursor, t->values);
+        if (status == PK_ERR_USAGE) { /* at the clock's very ends: in the rows only */
+            status = pk_add_sample_value(target->p, target->thread, stack, target->time_value,
+                                         to - t->cursor);
+            if (status == PK_OK && target->cpu_value != PK_NONE)
+                status = pk_add_sample_value(target->p, target->thread, stack,
+                                             target->cpu_value, cpu_slice);
+        }
         if (status != PK_OK)
             return false;
     }
@@ -169,7 +204,7 @@ static bool slice(placing *c, int64_t to)
 }
 
 /* Closes the innermost open event. */
-static void open_event_pop(trace_timeline *t)
+static void open_event_pop(pk_call_spans *t)
 {
     const open_event *o = &t->open[--t->depth];
     if (!o->complete) {
@@ -181,7 +216,7 @@ static void open_event_pop(trace_timeline *t)
 }
 
 /* Whether an E of frame (PK_NONE: no name) has an open B to end. */
-static bool has_open_begin(const trace_timeline *t, uint32_t frame)
+static bool has_open_begin(const pk_call_spans *t, uint32_t frame)
 {
     if (frame == PK_NONE)
         return t->open_begins > 0;
@@ -192,9 +227,9 @@ static bool has_open_begin(const trace_timeline *t, uint32_t frame)
 /* X events that ended by `to` close, innermost first. */
 static bool close_ended(placing *c, int64_t to)
 {
-    trace_timeline *t = c->t;
+    pk_call_spans *t = c->t;
     while (t->depth && t->open[t->depth - 1].complete && t->open[t->depth - 1].end <= to) {
-        if (!slice(c, t->open[t->depth - 1].end))
+        if (!slice(c, t->open[t->depth - 1].end, PK_SPAN_NO_CPU))
             return false;
         open_event_pop(t);
     }
@@ -203,9 +238,9 @@ static bool close_ended(placing *c, int64_t to)
 
 static bool open_event_push(placing *c, uint32_t frame, int64_t end, bool complete)
 {
-    trace_timeline *t = c->t;
+    pk_call_spans *t = c->t;
     uint32_t prefix = t->depth ? t->open[t->depth - 1].stack : PK_NONE;
-    uint32_t stack = pk_intern_stack(c->p, prefix, frame);
+    uint32_t stack = pk_intern_stack(c->to->p, prefix, frame);
     if (stack == PK_NONE || !PK_ARRAY_RESERVE(t->open, t->open_cap, t->depth + 1))
         return false;
     if (!complete) {
@@ -220,9 +255,9 @@ static bool open_event_push(placing *c, uint32_t frame, int64_t end, bool comple
     return true;
 }
 
-static bool place(placing *c, const timeline_item *item)
+static bool place(placing *c, const span_item *item)
 {
-    trace_timeline *t = c->t;
+    pk_call_spans *t = c->t;
     int64_t ts = item->ts;
     if (t->started && ts < t->cursor) {
         t->counts.late++;
@@ -230,19 +265,19 @@ static bool place(placing *c, const timeline_item *item)
     }
     bool deferred = t->deferred_end && t->deferred_frame == item->frame && t->deferred_ts == ts;
     t->deferred_end = false;
-    if (!close_ended(c, ts) || !slice(c, ts))
+    if (!close_ended(c, ts) || !slice(c, ts, item->cpu))
         return false;
     if (ts > t->last_time)
         t->last_time = ts;
     switch (item->phase) {
-    case TRACE_BEGIN:
+    case PK_SPAN_BEGIN:
         if (deferred) {
             /* B and E at one time, the E placed first: an event of no length. */
             t->counts.unmatched_ends--;
             return true;
         }
         return open_event_push(c, item->frame, INT64_MAX, false);
-    case TRACE_COMPLETE: {
+    case PK_SPAN_COMPLETE: {
         int64_t end = pk_add_saturating(ts, item->dur < 0 ? 0 : item->dur);
         if (t->depth && t->open[t->depth - 1].complete && end > t->open[t->depth - 1].end) {
             t->counts.overlapping++; /* ends after its parent: cut at the parent's end */
@@ -275,27 +310,30 @@ static bool place(placing *c, const timeline_item *item)
     }
 }
 
-bool trace_timeline_add(trace_timeline *t, pk_profile *p, uint32_t thread, uint32_t value,
-                        int phase, int64_t ts, int64_t dur, uint32_t frame)
+bool pk_call_spans_add(pk_call_spans *t, const pk_call_spans_target *to, int phase, int64_t ts,
+                       int64_t dur, int64_t cpu, uint32_t frame)
 {
-    timeline_item item = {ts, phase == TRACE_BEGIN ? INT64_MAX : phase == TRACE_END ? 0 : dur,
-                          t->seq++, frame, (uint8_t)phase};
-    if (t->count < TRACE_REORDER_WINDOW)
+    span_item item = {ts,    phase == PK_SPAN_BEGIN ? INT64_MAX : phase == PK_SPAN_END ? 0 : dur,
+                      cpu,   t->seq++,
+                      frame, (uint8_t)phase};
+    placing c = {t, to};
+    if (!t->window)
+        return place(&c, &item);
+    if (t->count < t->window)
         return heap_push(t, &item);
     /* The window is full: the earliest of it and the new event is placed. */
-    placing c = {t, p, thread, value};
     if (before(&item, &t->heap[0]))
         return place(&c, &item);
-    timeline_item next = heap_replace_top(t, &item);
+    span_item next = heap_replace_top(t, &item);
     return place(&c, &next);
 }
 
-bool trace_timeline_finish(trace_timeline *t, pk_profile *p, uint32_t thread, uint32_t value,
-                           trace_timeline_counts *counts)
+bool pk_call_spans_finish(pk_call_spans *t, const pk_call_spans_target *to,
+                          pk_call_spans_counts *counts)
 {
-    placing c = {t, p, thread, value};
+    placing c = {t, to};
     while (t->count) {
-        timeline_item next = heap_pop(t);
+        span_item next = heap_pop(t);
         if (!place(&c, &next))
             return false;
     }
@@ -303,7 +341,7 @@ bool trace_timeline_finish(trace_timeline *t, pk_profile *p, uint32_t thread, ui
         const open_event *o = &t->open[t->depth - 1];
         if (!o->complete)
             t->counts.unclosed++;
-        if (!slice(&c, o->complete ? o->end : t->last_time))
+        if (!slice(&c, o->complete ? o->end : t->last_time, PK_SPAN_NO_CPU))
             return false;
         open_event_pop(t);
     }

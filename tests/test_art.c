@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* The ART method trace reader cut at every byte of a small fixture: no crash; a cut inside the
+ * records after the first keeps the whole records before it with a warning, a cut anywhere else
+ * is an input error whose offset lies inside what was given. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fixtures.h"
+#include "formats/formats.h"
+#include "profkit/format.h"
+#include "profkit/profile.h"
+
+static uint32_t le16(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8;
+}
+
+static bool has_warning(const pk_profile *p, const char *part)
+{
+    for (size_t i = 0; i < pk_warning_count(p); i++)
+        if (strstr(pk_warning_at(p, i), part))
+            return true;
+    return false;
+}
+
+static void every_cut_is_whole_records_or_an_error_at_an_offset(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *data = (uint8_t *)tb_read_data_file("art/v3-recursion.trace", &size);
+    assert_non_null(data);
+    const char *end = strstr((const char *)data, "\n*end\n");
+    assert_non_null(end);
+    size_t binary = (size_t)(end - (const char *)data) + 6;
+    assert_true(binary + 18 <= size);
+    size_t first_record = binary + le16(data + binary + 6);
+    size_t record_size = le16(data + binary + 16);
+    assert_true(record_size >= 10 && first_record + record_size <= size);
+    int64_t previous_total = 0;
+    for (size_t cut = 0; cut <= size; cut++) {
+        pk_read_options options = {0};
+        pk_profile *p = NULL;
+        pk_error err;
+        memset(&err, 0, sizeof err);
+        pk_status status = pk_read_memory(data, cut, &pk_format_art, &options, &p, &err);
+        bool whole_records = cut >= first_record + record_size;
+        if (!whole_records && cut != first_record) {
+            /* In the text header, the binary header or the first record. */
+            assert_int_equal(status, PK_ERR_INPUT);
+            assert_true(err.offset >= 0 && (size_t)err.offset <= cut);
+            assert_true(strlen(err.message) > 0);
+            /* The header names its line; "*end" cut before its newline is a whole line, and the
+             * binary header is then missing; an empty input is said to be empty. */
+            if (cut < binary)
+                assert_true(cut == 0 || strstr(err.message, "line") || cut + 1 == binary);
+            else if (cut >= first_record)
+                assert_non_null(strstr(err.message, "first record"));
+            pk_profile_free(p);
+            continue;
+        }
+        assert_int_equal(status, PK_OK);
+        assert_non_null(p);
+        bool inside = (cut - first_record) % record_size != 0;
+        assert_int_equal(has_warning(p, "ends inside a record"), inside);
+        /* More of the file never gives less time: the calls left open close at the last
+         * record's time. */
+        int64_t t = pk_value_total(p, 0);
+        assert_true(t >= previous_total);
+        previous_total = t;
+        pk_profile_free(p);
+    }
+    free(data);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_cut_is_whole_records_or_an_error_at_an_offset),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
