@@ -33,11 +33,15 @@ __attribute__((noinline)) int code_server_target(int x)
     return x * 3 + 1;
 }
 
+/* snprintf into an array, failing the test rather than cutting the text short. */
+#define FORMAT(array, ...) \
+    assert_true((size_t)snprintf(array, sizeof array, __VA_ARGS__) < sizeof array)
+
 static const char *scratch(const char *name)
 {
     static char path[1024];
     const char *dir = getenv("PK_TEST_TMPDIR");
-    snprintf(path, sizeof path, "%s/code_server_%s", dir ? dir : ".", name);
+    FORMAT(path, "%s/code_server_%s", dir ? dir : ".", name);
     return path;
 }
 
@@ -56,22 +60,22 @@ static const char strings_brs[] = "' Strings.brs\nfunction PadLeft(s, n)\n  retu
 static void make_channel(void)
 {
     char command[2048];
-    snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s/source/utils'",
+    FORMAT(command, "rm -rf '%s' && mkdir -p '%s/source/utils'",
              scratch("chan"), scratch("chan"));
     assert_int_equal(system(command), 0);
     char path[1200];
-    snprintf(path, sizeof path, "%s/manifest", scratch("chan"));
+    FORMAT(path, "%s/manifest", scratch("chan"));
     write_text(path, "title=test\n");
-    snprintf(path, sizeof path, "%s/source/utils/Strings.brs", scratch("chan"));
+    FORMAT(path, "%s/source/utils/Strings.brs", scratch("chan"));
     write_text(path, strings_brs);
     write_text(scratch("outside.brs"), "secret outside the channel\n");
-    snprintf(path, sizeof path, "%s/source/utils/Json.brs", scratch("chan"));
+    FORMAT(path, "%s/source/utils/Json.brs", scratch("chan"));
     char target[1024];
-    snprintf(target, sizeof target, "%s", scratch("outside.brs"));
+    FORMAT(target, "%s", scratch("outside.brs"));
     if (target[0] != '/') {
         char cwd[512];
         assert_non_null(getcwd(cwd, sizeof cwd));
-        snprintf(target, sizeof target, "%s/%s", cwd, scratch("outside.brs"));
+        FORMAT(target, "%s/%s", cwd, scratch("outside.brs"));
     }
     assert_int_equal(symlink(target, path), 0);
 
@@ -93,7 +97,7 @@ static void make_channel(void)
 static pk_profile *roku_profile(void)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/examples/roku-channel.bsprof",
+    FORMAT(path, "%s/examples/roku-channel.bsprof",
              getenv("PK_SOURCE_DIR") ? getenv("PK_SOURCE_DIR") : ".");
     pk_profile *p = NULL;
     pk_error err;
@@ -171,7 +175,7 @@ static void expect_refusal(pk_code_server *s, const char *route, const char *req
 static char *source_request(const char *file)
 {
     static char text[1024];
-    snprintf(text, sizeof text,
+    FORMAT(text,
              "{\"debugName\":\"chan\",\"debugId\":\"000000000000000000000000000000000\","
              "\"moduleOffset\":\"0x50\",\"file\":\"%s\"}",
              file);
@@ -299,7 +303,7 @@ static pk_profile *profile_naming(const char *const *files, size_t count)
     uint32_t thread = pk_add_thread(p, pk_intern_cstr(p, "main"), 1, 1);
     for (size_t i = 0; i < count; i++) {
         char name[32];
-        snprintf(name, sizeof name, "f%zu", i);
+        FORMAT(name, "f%zu", i);
         pk_function fn = {.name = pk_intern_cstr(p, name), .file = pk_intern_cstr(p, files[i]),
                           .start_line = 1, .resource = PK_NONE};
         pk_frame fr = {pk_intern_function(p, &fn), 1, 0, PK_NONE, 0};
@@ -315,14 +319,14 @@ static void source_paths_out_of_the_source(void **state)
     (void)state;
     make_channel();
     char absolute[1200], missing[1200];
-    snprintf(absolute, sizeof absolute, "%s", scratch("native.c"));
+    FORMAT(absolute, "%s", scratch("native.c"));
     if (absolute[0] != '/') {
         char cwd[512];
         assert_non_null(getcwd(cwd, sizeof cwd));
-        snprintf(absolute, sizeof absolute, "%s/%s", cwd, scratch("native.c"));
+        FORMAT(absolute, "%s/%s", cwd, scratch("native.c"));
     }
     write_text(absolute, "int main(void) { return 0; }\n");
-    snprintf(missing, sizeof missing, "%s.missing", absolute);
+    FORMAT(missing, "%s.missing", absolute);
     const char *files[] = {"pkg:/../outside.brs", "../outside.brs", "pkg:/source/../../outside.brs",
                            absolute, missing, "/proc/self"};
     pk_profile *p = profile_naming(files, sizeof files / sizeof files[0]);
@@ -369,7 +373,7 @@ static pk_profile *self_profile(uint64_t *relative)
         const char *rest = line + consumed;
         while (*rest == ' ')
             rest++;
-        snprintf(path, sizeof path, "%s", rest);
+        FORMAT(path, "%s", rest);
         path[strcspn(path, "\n")] = '\0';
         found = true;
     }
@@ -394,7 +398,7 @@ static char *asm_request(const char *name, const char *id, uint64_t start, const
                          bool until_end)
 {
     static char text[512];
-    snprintf(text, sizeof text,
+    FORMAT(text,
              "{\"debugName\":\"%s\",\"debugId\":\"%s\",\"name\":\"self\",\"codeId\":null,"
              "\"startAddress\":\"0x%llx\",\"size\":\"%s\",\"continueUntilFunctionEnd\":%s}",
              name, id, (unsigned long long)start, size, until_end ? "true" : "false");
@@ -412,7 +416,7 @@ static void instructions_of_a_library(void **state)
     if (a.status != 200)
         fail_msg("/asm/v1: %d %s", a.status, a.text);
     char hex[32];
-    snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)target);
+    FORMAT(hex, "0x%llx", (unsigned long long)target);
     assert_string_equal(member_string(a.doc, "startAddress"), hex);
     const char *arch = member_string(a.doc, "arch");
     assert_non_null(arch);
@@ -435,12 +439,15 @@ static void instructions_of_a_library(void **state)
         if (i == 0)
             assert_int_equal(YAJL_GET_INTEGER(offset), 0);
         previous = YAJL_GET_INTEGER(offset);
-        returns |= strncmp(YAJL_GET_STRING(text), "ret", 3) == 0;
+        const char *instruction = YAJL_GET_STRING(text);
+        returns |= instruction && strncmp(instruction, "ret", 3) == 0;
     }
     /* To the function's end: its return is among them on x86, where it is "ret". */
     if (strcmp(arch, "x86_64") == 0 || strcmp(arch, "x86") == 0)
         assert_true(returns);
-    uint64_t size = strtoull(member_string(a.doc, "size"), NULL, 16);
+    const char *size_text = member_string(a.doc, "size");
+    assert_non_null(size_text);
+    uint64_t size = strtoull(size_text, NULL, 16);
     assert_true(size > (uint64_t)previous);
     answer_free(&a);
 
@@ -501,7 +508,7 @@ static void symbolicated_addresses(void **state)
     pk_profile *p = self_profile(&target);
     pk_code_server *s = server_for(p, NULL);
     char request[512];
-    snprintf(request, sizeof request,
+    FORMAT(request,
              "{\"jobs\":[{\"memoryMap\":[[\"self\",\"\"],[\"nope\",\"00\"],7],"
              "\"stacks\":[[[0,%llu],[1,5],[2,5],[9,5],[0,-1],[\"0\",5],3]]}]}",
              (unsigned long long)(target + 1));
@@ -521,7 +528,7 @@ static void symbolicated_addresses(void **state)
     assert_int_equal(YAJL_GET_INTEGER(member(named, "frame")), 0);
     assert_string_equal(member_string(named, "module"), "self");
     char hex[32];
-    snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)(target + 1));
+    FORMAT(hex, "0x%llx", (unsigned long long)(target + 1));
     assert_string_equal(member_string(named, "module_offset"), hex);
     assert_non_null(member_string(named, "function"));
     assert_non_null(strstr(member_string(named, "function"), "code_server_target"));
@@ -542,7 +549,7 @@ static void symbolicated_addresses(void **state)
     answer_free(&a);
 
     /* One job without "jobs", and an address outside the library. */
-    snprintf(request, sizeof request,
+    FORMAT(request,
              "{\"memoryMap\":[[\"self\",\"\"]],\"stacks\":[[[0,%llu]],[]]}",
              0x7fffffffffffull);
     a = ask(s, "/symbolicate/v5", request);
