@@ -20,6 +20,7 @@ extern const pk_format pk_format_heapprofile;
 extern const pk_format pk_format_chrome_trace;
 extern const pk_format pk_format_callgrind;
 extern const pk_format pk_format_perf_script;
+extern const pk_format pk_format_jfr;
 /* formats:end */
 
 #endif

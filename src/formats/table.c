@@ -19,6 +19,7 @@ static const pk_format *const pk_format_table[] = {
     &pk_format_chrome_trace,
     &pk_format_callgrind,
     &pk_format_perf_script,
+    &pk_format_jfr,
     /* table:end */
     NULL, /* keeps the table valid C while it is being filled; not counted */
 };
