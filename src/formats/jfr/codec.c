@@ -286,6 +286,9 @@ static bool skip_value(jfr_cursor *cur, uint32_t type, int depth)
     case JFR_KIND_STRING:
         return skip_string(cur);
     case JFR_KIND_STRUCT:
+        /* nothing to skip: nested structs of nothing would otherwise be visited 2^depth times */
+        if (cur->chunk->types[type].empty)
+            return true;
         return depth <= JFR_MAX_DEPTH && skip_fields(cur, type, depth);
     }
     return false;
@@ -499,6 +502,29 @@ static jfr_kind kind_of(const char *name)
     return JFR_KIND_STRUCT;
 }
 
+/* Marks the structs whose values take no bytes: those whose every field is a single value of
+ * such a struct. Settled one level of nesting a pass; past JFR_MAX_DEPTH levels, where values
+ * are not read anyway, a struct is left marked. */
+static void mark_empty_types(jfr_chunk *c)
+{
+    for (uint32_t i = 0; i < c->type_count; i++)
+        c->types[i].empty = c->types[i].kind == JFR_KIND_STRUCT;
+    bool changed = true;
+    for (int pass = 0; changed && pass <= JFR_MAX_DEPTH + 1; pass++) {
+        changed = false;
+        for (uint32_t i = 0; i < c->type_count; i++) {
+            jfr_type *t = &c->types[i];
+            for (uint32_t k = 0; t->empty && k < t->field_count; k++) {
+                const jfr_field *f = &t->fields[k];
+                if (f->array || f->constant_pool || !c->types[f->type].empty) {
+                    t->empty = false;
+                    changed = true;
+                }
+            }
+        }
+    }
+}
+
 static pk_status read_metadata(jfr_chunk *c, pk_error *err)
 {
     meta_reader m = {.c = c, .cur = {c, (size_t)c->metadata_offset, c->size}, .err = err};
@@ -576,6 +602,8 @@ static pk_status read_metadata(jfr_chunk *c, pk_error *err)
     if (status != PK_OK)
         for (uint32_t i = 0; i < c->type_count; i++)
             c->types[i].fields = NULL;
+    else
+        mark_empty_types(c);
     c->string_type = jfr_type_named(c, "java.lang.String");
     free(m.strings);
     free(m.field_type_ids);
