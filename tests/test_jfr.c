@@ -90,9 +90,10 @@ typedef struct recipe {
     uint64_t field_class;     /* the class of the stack frame's line field: 2 is int */
     uint64_t event_type;      /* the second event's type: 20 is jdk.ExecutionSample */
     bool empty_struct_nest;   /* types whose values take no bytes, nested 30 deep, two each */
+    bool extreme_times;       /* start times at the int64 limits */
 } recipe;
 
-static const recipe good = {3, 1, 2, 20, false};
+static const recipe good = {3, 1, 2, 20, false, false};
 
 enum { STRINGS = 128 };
 static char meta_strings[STRINGS][32];
@@ -286,7 +287,7 @@ static buf build(const recipe *r)
     for (int e = 0; e < 2; e++) {
         buf ev = {0};
         put_varint(&ev, e == 0 ? 20 : r->event_type);
-        put_varint(&ev, 1000 + (uint64_t)e);
+        put_varint(&ev, r->extreme_times ? (uint64_t)INT64_MAX + (uint64_t)e : 1000 + (uint64_t)e);
         put_varint(&ev, 1);
         put_varint(&ev, r->stack_key); /* a nest, when there is one, takes no bytes */
         put_event(&chunk, &ev);
@@ -458,6 +459,22 @@ static void test_good(void **state)
     free(b.data);
 }
 
+/* Ticks at the int64 limits: times saturate, no overflow (the sanitizer build checks). */
+static void test_extreme_times(void **state)
+{
+    (void)state;
+    recipe r = good;
+    r.extreme_times = true;
+    buf b = build(&r);
+    write_seed("extreme_times.jfr", &b);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(b.data, b.size, false, &p, &err), PK_OK);
+    assert_int_equal(pk_value_total(p, 0), 2);
+    pk_profile_free(p);
+    free(b.data);
+}
+
 static void expect_error(const recipe *r, const char *seed, const char *message)
 {
     buf b = build(r);
@@ -602,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_string_codec),
         cmocka_unit_test(test_string_encodings),
         cmocka_unit_test(test_good),
+        cmocka_unit_test(test_extreme_times),
         cmocka_unit_test(test_dangling_reference),
         cmocka_unit_test(test_undescribed_types),
         cmocka_unit_test(test_empty_struct_nest),

@@ -350,13 +350,18 @@ static pk_status thread_of(jfr_reader *r, uint64_t key, uint32_t *out)
     return PK_OK;
 }
 
-/* Ticks since the chunk's start to nanoseconds since the epoch. */
+/* Ticks since the chunk's start to nanoseconds since the epoch; any ticks (the file's, not
+ * trusted) saturate rather than overflow. */
 static int64_t ticks_to_ns(const jfr_chunk *c, int64_t ticks)
 {
-    int64_t d = ticks - c->start_ticks, tps = c->ticks_per_second;
-    if (tps == 1000000000)
-        return c->start_nanos + d;
-    return c->start_nanos + (int64_t)((double)d * 1e9 / (double)tps);
+    double ns = (double)c->start_nanos +
+                ((double)ticks - (double)c->start_ticks) * 1e9 / (double)c->ticks_per_second;
+    if (ns <= -9e18 || ns >= 9e18)
+        return ns < 0 ? INT64_MIN : INT64_MAX;
+    if (c->ticks_per_second != 1000000000)
+        return (int64_t)ns;
+    /* nanosecond ticks: exact, no rounding through a double (within range, as checked) */
+    return (int64_t)((uint64_t)c->start_nanos + ((uint64_t)ticks - (uint64_t)c->start_ticks));
 }
 
 static int64_t ticks_span_ns(const jfr_chunk *c, uint64_t ticks)
