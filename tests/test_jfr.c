@@ -591,7 +591,7 @@ static void test_fixture_cuts(void **state)
         pk_status s = read_bytes(data, n, false, &p, &err);
         assert_int_not_equal(s, PK_OK);
         assert_null(p);
-        char offset[32];
+        char offset[64];
         snprintf(offset, sizeof offset, "%zu", n);
         if (n >= JFR_HEADER_SIZE && !strstr(err.message, offset))
             fail_msg("cut at %zu: \"%s\"", n, err.message);
@@ -603,7 +603,7 @@ static void test_fixture_cuts(void **state)
         assert_int_equal(read_bytes(data, n, false, &p, &err), PK_OK);
         assert_true(pk_value_total(p, 0) == total);
         assert_true(pk_warning_count(p) >= 1);
-        char offset[32];
+        char offset[64];
         snprintf(offset, sizeof offset, "cut at offset %zu", n);
         if (!strstr(pk_warning_at(p, 0), offset))
             fail_msg("\"%s\" does not say \"%s\"", pk_warning_at(p, 0), offset);

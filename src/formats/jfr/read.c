@@ -287,7 +287,7 @@ static pk_status stack_of(jfr_reader *r, uint64_t key, uint32_t *out)
     for (uint64_t i = 0; i < count; i++) {
         if (!jfr_read_struct(&cur, r->l.frame, frame))
             return malformed(r, "stack frame");
-        uint32_t type = 0, function;
+        uint32_t type = 0, function = PK_NONE;
         if (r->l.frame_type_ref >= 0 && (s = frame_type(r, frame[r->l.frame_type_ref], &type)) != PK_OK)
             return s;
         uint64_t line = r->l.frame_line >= 0 ? frame[r->l.frame_line] : 0;
@@ -393,7 +393,7 @@ static pk_status read_event(jfr_reader *r, size_t k, jfr_cursor *cur)
         return malformed(r, jfr_kinds[k].type);
     if (l->thread_field[k] < 0 || l->start[k] < 0)
         return PK_OK;
-    uint32_t thread, stack;
+    uint32_t thread = PK_NONE, stack = PK_NONE;
     pk_status s = thread_of(r, v[l->thread_field[k]], &thread);
     if (s == PK_OK && l->stack_field[k] >= 0)
         s = stack_of(r, v[l->stack_field[k]], &stack);
