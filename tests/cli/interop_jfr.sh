@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# JFR recordings made by the JDK (tests/data/jfr/Busy.java under
+# -XX:StartFlightRecording=settings=profile): the CPU samples' stacks and counts are those the
+# JDK's own parser prints (`jfr print --json`), folded by tests/cli/jfr_folded.py.
+. "$(dirname "$0")/lib.sh"
+
+DATA="$SRC/tests/data/jfr"
+require_tool jfr "the JDK's jfr command (Debian package openjdk-17-jdk-headless)"
+require_tool python3 "Debian package python3"
+
+for recording in "$DATA"/*.jfr; do
+    name=$(basename "$recording")
+    expect_status 0 jfr print --json --stack-depth 4096 --events jdk.ExecutionSample "$recording"
+    theirs=$(printf '%s\n' "$OUT" | python3 "$SRC/tests/cli/jfr_folded.py")
+    expect_status 0 "$PROFKIT" convert "$recording" --to folded
+    mine=$(printf '%s\n' "$OUT" | LC_ALL=C sort)
+    theirs=$(printf '%s\n' "$theirs" | LC_ALL=C sort)
+    expect_eq "$mine" "$theirs" "$name: folded CPU samples against jfr print --json"
+    expect_contains "$mine" "Busy.spinA" "$name: a busy method"
+done
+
+finish

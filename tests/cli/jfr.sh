@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# JFR recordings: threads, value types, several chunks, a cut recording and damage.
+. "$(dirname "$0")/lib.sh"
+
+DATA="$SRC/tests/data/jfr"
+REC="$DATA/busy.jfr"
+
+expect_status 0 "$PROFKIT" convert "$REC" --to folded --with-threads
+expect_contains "$OUT" "worker-a;" "the Java thread's name"
+expect_status 0 "$PROFKIT" info "$REC"
+expect_contains "$OUT" "cpu-samples" "CPU samples as a value"
+expect_contains "$OUT" "alloc-sampled-bytes" "allocation samples as a value"
+expect_status 0 "$PROFKIT" convert "$REC" --to folded --value alloc-sampled-bytes
+expect_contains "$OUT" "Busy.alloc;int[]" "the allocated class as the leaf frame"
+
+# Two chunks, one after the other, read as one recording: every count doubles.
+cat "$REC" "$REC" > two.jfr
+expect_status 0 "$PROFKIT" convert "$REC" --to folded
+one=$(printf '%s\n' "$OUT" | awk '{n += $NF} END {print n}')
+expect_status 0 "$PROFKIT" convert two.jfr --to folded
+expect_eq "$(printf '%s\n' "$OUT" | awk '{n += $NF} END {print n}')" $((one * 2)) "two chunks"
+
+# Cut in the second chunk (the JVM killed mid-chunk): the first is read, with a warning that
+# names where the recording ends.
+size=$(stat -c %s "$REC")
+head -c $((size + 1000)) two.jfr > cut.jfr
+expect_status 0 "$PROFKIT" convert cut.jfr --to folded
+expect_eq "$(printf '%s\n' "$OUT" | awk '{n += $NF} END {print n}')" "$one" "the whole chunk before the cut"
+expect_contains "$ERR" "cut at offset $((size + 1000))" "the warning names the offset"
+
+# Cut in the only chunk: nothing whole to read, an error naming the offset.
+head -c 5000 "$REC" > cut1.jfr
+expect_status 1 "$PROFKIT" convert cut1.jfr --to folded
+expect_contains "$ERR" "5000" "the error names the offset"
+
+# A constant pool of a type the metadata does not describe, a size past the chunk: errors
+# with offsets, no output file.
+python3 - "$REC" bad_size.jfr <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[68] = 0xff; data[69] = 0xff; data[70] = 0xff; data[71] = 0x7f  # first event's size
+open(sys.argv[2], "wb").write(data)
+PY
+expect_status 1 "$PROFKIT" convert bad_size.jfr -o bad.folded
+expect_contains "$ERR" "byte 68" "a size past the chunk names its offset"
+expect_no_file bad.folded
+
+finish

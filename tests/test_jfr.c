@@ -1,0 +1,630 @@
+/* SPDX-License-Identifier: MIT */
+/* JFR: the codec (compressed integers at their limits, every string encoding), recordings built
+ * here byte by byte (a constant-pool reference to nothing, a type the metadata does not
+ * describe, a type whose values take no bytes), and the fixture tests/data/jfr/busy.jfr cut at
+ * many offsets: whole chunks with a warning, or an error naming the offset, never a crash.
+ * With PK_JFR_WRITE_SEEDS=DIR it also writes the recordings it builds to DIR (the fuzz corpus
+ * fuzz/corpus/jfr was seeded so). tests/cli/jfr.sh checks the command on the fixture. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "formats/formats.h"
+#include "formats/jfr/jfr.h"
+#include "profkit/format.h"
+#include "profkit/profile.h"
+
+/* ---- a byte builder ---------------------------------------------------------------------- */
+
+typedef struct buf {
+    uint8_t *data;
+    size_t size, cap;
+} buf;
+
+static void put(buf *b, const void *bytes, size_t n)
+{
+    if (b->size + n > b->cap) {
+        b->cap = (b->size + n) * 2 + 64;
+        b->data = realloc(b->data, b->cap);
+        assert_non_null(b->data);
+    }
+    memcpy(b->data + b->size, bytes, n);
+    b->size += n;
+}
+
+static void put_u8(buf *b, uint8_t v)
+{
+    put(b, &v, 1);
+}
+
+static void put_varint(buf *b, uint64_t v)
+{
+    for (int i = 0; i < 8 && v >= 0x80; i++, v >>= 7)
+        put_u8(b, (uint8_t)(v | 0x80));
+    put_u8(b, (uint8_t)v);
+}
+
+static void put_be64(buf *b, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--)
+        put_u8(b, (uint8_t)(v >> (8 * i)));
+}
+
+/* A string as JFR writes it: encoding 0 null, 1 empty, 3 UTF-8, 4 UTF-16, 5 Latin-1 (the text
+ * must then be ASCII). */
+static void put_string(buf *b, int encoding, const char *s)
+{
+    put_u8(b, (uint8_t)encoding);
+    if (encoding < 3)
+        return;
+    put_varint(b, strlen(s));
+    for (const char *c = s; *c; c++)
+        if (encoding == 4)
+            put_varint(b, (uint8_t)*c);
+        else
+            put_u8(b, (uint8_t)*c);
+}
+
+/* An event: its size (four bytes, padded as the JVM writes it) then the body. */
+static void put_event(buf *b, const buf *body)
+{
+    uint64_t size = body->size + 4;
+    for (int i = 0; i < 3; i++)
+        put_u8(b, (uint8_t)((size >> (7 * i)) | 0x80));
+    put_u8(b, (uint8_t)(size >> 21));
+    put(b, body->data, body->size);
+}
+
+/* ---- a recording ------------------------------------------------------------------------- */
+
+/* How a built recording goes wrong (or not). */
+typedef struct recipe {
+    int name_encoding;        /* the thread's Java name: 2 (a String pool key), 3, 4 or 5 */
+    uint64_t stack_key;       /* the events' stack trace: 1 is in the pool */
+    uint64_t field_class;     /* the class of the stack frame's line field: 2 is int */
+    uint64_t event_type;      /* the second event's type: 20 is jdk.ExecutionSample */
+    bool empty_struct_nest;   /* types whose values take no bytes, nested 30 deep, two each */
+    bool extreme_times;       /* start times at the int64 limits */
+} recipe;
+
+static const recipe good = {3, 1, 2, 20, false, false};
+
+enum { STRINGS = 128 };
+static char meta_strings[STRINGS][32];
+static size_t meta_string_count;
+
+/* The index of s in the metadata's strings (a copy: numbers are made in a scratch buffer). */
+static uint64_t sidx(const char *s)
+{
+    for (size_t i = 0; i < meta_string_count; i++)
+        if (strcmp(meta_strings[i], s) == 0)
+            return i;
+    assert_true(meta_string_count < STRINGS && strlen(s) < sizeof meta_strings[0]);
+    strcpy(meta_strings[meta_string_count], s);
+    return meta_string_count++;
+}
+
+typedef struct field_spec {
+    const char *name;
+    uint64_t class_id;
+    bool pool, array;
+} field_spec;
+
+static const char *number(uint64_t v)
+{
+    static char text[24];
+    snprintf(text, sizeof text, "%llu", (unsigned long long)v);
+    return text;
+}
+
+static void put_class(buf *b, uint64_t id, const char *name, const field_spec *fields, size_t n)
+{
+    put_varint(b, sidx("class"));
+    put_varint(b, 2);
+    put_varint(b, sidx("id"));
+    put_varint(b, sidx(number(id)));
+    put_varint(b, sidx("name"));
+    put_varint(b, sidx(name));
+    put_varint(b, n);
+    for (size_t i = 0; i < n; i++) {
+        put_varint(b, sidx("field"));
+        put_varint(b, 2 + fields[i].pool + fields[i].array);
+        put_varint(b, sidx("name"));
+        put_varint(b, sidx(fields[i].name));
+        put_varint(b, sidx("class"));
+        put_varint(b, sidx(number(fields[i].class_id)));
+        if (fields[i].pool) {
+            put_varint(b, sidx("constantPool"));
+            put_varint(b, sidx("true"));
+        }
+        if (fields[i].array) {
+            put_varint(b, sidx("dimension"));
+            put_varint(b, sidx("1"));
+        }
+        put_varint(b, 0);
+    }
+}
+
+/* A chunk: metadata (every type the reader needs), one checkpoint, two CPU samples on one stack
+ * of two frames (Busy.run called by Busy.main) of thread "worker". */
+static buf build(const recipe *r)
+{
+    meta_string_count = 0;
+    buf classes = {0};
+    size_t class_count = 0;
+#define CLASS(id, name, ...)                                                                      \
+    do {                                                                                          \
+        const field_spec f[] = {__VA_ARGS__};                                                     \
+        put_class(&classes, id, name, f, sizeof f / sizeof f[0]);                                 \
+        class_count++;                                                                            \
+    } while (0)
+    put_class(&classes, 1, "long", NULL, 0);
+    put_class(&classes, 2, "int", NULL, 0);
+    put_class(&classes, 3, "java.lang.String", NULL, 0);
+    class_count += 3;
+    CLASS(4, "java.lang.Thread", {"osName", 3, false, false}, {"osThreadId", 1, false, false},
+          {"javaName", 3, false, false}, {"javaThreadId", 1, false, false});
+    CLASS(5, "jdk.types.Symbol", {"string", 3, false, false});
+    CLASS(6, "java.lang.Class", {"name", 5, true, false});
+    CLASS(7, "jdk.types.Method", {"type", 6, true, false}, {"name", 5, true, false});
+    CLASS(8, "jdk.types.FrameType", {"description", 3, false, false});
+    CLASS(9, "jdk.types.StackFrame", {"method", 7, true, false},
+          {"lineNumber", r->field_class, false, false}, {"type", 8, true, false});
+    CLASS(10, "jdk.types.StackTrace", {"frames", 9, false, true});
+    if (r->empty_struct_nest) {
+        /* Nest k holds two values of nest k+1; the last holds nothing. */
+        for (uint64_t k = 0; k < 30; k++) {
+            static char names[40][16];
+            snprintf(names[k], sizeof names[k], "Nest%llu", (unsigned long long)k);
+            if (k == 29) {
+                put_class(&classes, 100 + k, names[k], NULL, 0);
+            } else {
+                const field_spec f[] = {{"a", 101 + k, false, false}, {"b", 101 + k, false, false}};
+                put_class(&classes, 100 + k, names[k], f, 2);
+            }
+            class_count++;
+        }
+        CLASS(20, "jdk.ExecutionSample", {"startTime", 1, false, false},
+              {"sampledThread", 4, true, false}, {"stackTrace", 10, true, false},
+              {"nest", 100, false, false});
+    } else {
+        CLASS(20, "jdk.ExecutionSample", {"startTime", 1, false, false},
+              {"sampledThread", 4, true, false}, {"stackTrace", 10, true, false});
+    }
+#undef CLASS
+    buf meta = {0};
+    put_varint(&meta, 0); /* type: metadata */
+    put_varint(&meta, 0);
+    put_varint(&meta, 0);
+    put_varint(&meta, 1);
+    /* the element tree first, as it names the strings */
+    buf tree = {0};
+    put_varint(&tree, sidx("root"));
+    put_varint(&tree, 0);
+    put_varint(&tree, 1);
+    put_varint(&tree, sidx("metadata"));
+    put_varint(&tree, 0);
+    put_varint(&tree, class_count);
+    put(&tree, classes.data, classes.size);
+    put_varint(&meta, meta_string_count);
+    for (size_t i = 0; i < meta_string_count; i++)
+        put_string(&meta, 3, meta_strings[i]);
+    put(&meta, tree.data, tree.size);
+
+    buf cp = {0};
+    put_varint(&cp, 1); /* type: checkpoint */
+    put_varint(&cp, 0);
+    put_varint(&cp, 0);
+    put_varint(&cp, 0);
+    put_u8(&cp, 1);
+    put_varint(&cp, 7 + (r->name_encoding == 2)); /* pools */
+    put_varint(&cp, 4); /* threads */
+    put_varint(&cp, 1);
+    put_varint(&cp, 1);
+    put_string(&cp, 3, "main-os");
+    put_varint(&cp, 77);
+    if (r->name_encoding == 2) {
+        put_u8(&cp, 2);
+        put_varint(&cp, 9);
+    } else {
+        put_string(&cp, r->name_encoding, "worker");
+    }
+    put_varint(&cp, 12);
+    put_varint(&cp, 5); /* symbols */
+    put_varint(&cp, 3);
+    put_varint(&cp, 1);
+    put_string(&cp, 3, "pkg/Busy");
+    put_varint(&cp, 2);
+    put_string(&cp, 5, "run");
+    put_varint(&cp, 3);
+    put_string(&cp, 4, "main");
+    put_varint(&cp, 6); /* classes */
+    put_varint(&cp, 1);
+    put_varint(&cp, 1);
+    put_varint(&cp, 1);
+    put_varint(&cp, 7); /* methods */
+    put_varint(&cp, 2);
+    put_varint(&cp, 1);
+    put_varint(&cp, 1);
+    put_varint(&cp, 2);
+    put_varint(&cp, 2);
+    put_varint(&cp, 1);
+    put_varint(&cp, 3);
+    put_varint(&cp, 8); /* frame types */
+    put_varint(&cp, 1);
+    put_varint(&cp, 1);
+    put_string(&cp, 3, "Interpreted");
+    put_varint(&cp, 10); /* stack traces: run (line 10) called by main (line 20) */
+    put_varint(&cp, 1);
+    put_varint(&cp, 1);
+    put_varint(&cp, 2);
+    put_varint(&cp, 1);
+    put_varint(&cp, 10);
+    put_varint(&cp, 1);
+    put_varint(&cp, 2);
+    put_varint(&cp, 20);
+    put_varint(&cp, 1);
+    put_varint(&cp, 3); /* strings */
+    put_varint(&cp, 1);
+    put_varint(&cp, 8);
+    put_string(&cp, 3, "pooled");
+    if (r->name_encoding == 2) {
+        put_varint(&cp, 3);
+        put_varint(&cp, 1);
+        put_varint(&cp, 9);
+        put_string(&cp, 3, "worker");
+    }
+
+    buf chunk = {0};
+    uint8_t header[JFR_HEADER_SIZE] = {'F', 'L', 'R', 0, 0, 2, 0, 1};
+    put(&chunk, header, sizeof header);
+    for (int e = 0; e < 2; e++) {
+        buf ev = {0};
+        put_varint(&ev, e == 0 ? 20 : r->event_type);
+        put_varint(&ev, r->extreme_times ? (uint64_t)INT64_MAX + (uint64_t)e : 1000 + (uint64_t)e);
+        put_varint(&ev, 1);
+        put_varint(&ev, r->stack_key); /* a nest, when there is one, takes no bytes */
+        put_event(&chunk, &ev);
+        free(ev.data);
+    }
+    size_t cp_offset = chunk.size;
+    put_event(&chunk, &cp);
+    size_t meta_offset = chunk.size;
+    put_event(&chunk, &meta);
+    /* the header: size, constant pool and metadata offsets, start, duration, ticks */
+    buf h = {0};
+    put_be64(&h, chunk.size);
+    put_be64(&h, cp_offset);
+    put_be64(&h, meta_offset);
+    put_be64(&h, 1700000000000000000ull);
+    put_be64(&h, 1000);
+    put_be64(&h, 1000);
+    put_be64(&h, 1000000000);
+    memcpy(chunk.data + 8, h.data, h.size);
+    free(h.data);
+    free(classes.data);
+    free(tree.data);
+    free(meta.data);
+    free(cp.data);
+    return chunk;
+}
+
+static pk_status read_bytes(const void *data, size_t size, bool salvage, pk_profile **p,
+                            pk_error *err)
+{
+    pk_read_options options = {0};
+    options.salvage = salvage;
+    *p = NULL;
+    return pk_read_memory(data, size, &pk_format_jfr, &options, p, err);
+}
+
+static void write_seed(const char *name, const buf *b)
+{
+    const char *dir = getenv("PK_JFR_WRITE_SEEDS");
+    if (!dir)
+        return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b->data, 1, b->size, f), b->size);
+    fclose(f);
+}
+
+/* ---- the codec ----------------------------------------------------------------------------- */
+
+static bool decode(const uint8_t *bytes, size_t n, uint64_t *v, size_t *used)
+{
+    jfr_chunk c = {0};
+    c.data = bytes;
+    c.size = n;
+    jfr_cursor cur = {&c, 0, n};
+    bool ok = jfr_read_u64(&cur, v);
+    *used = cur.pos;
+    return ok;
+}
+
+static void test_integers(void **state)
+{
+    (void)state;
+    uint64_t v;
+    size_t used;
+    const uint8_t zero[] = {0}, small[] = {0x7f}, two[] = {0x80, 0x01},
+                  padded[] = {0x85, 0x80, 0x80, 0x00},
+                  max[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x55},
+                  top[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+    assert_true(decode(zero, 1, &v, &used));
+    assert_int_equal(v, 0);
+    assert_true(decode(small, 1, &v, &used));
+    assert_int_equal(v, 127);
+    assert_true(decode(two, 2, &v, &used));
+    assert_int_equal(v, 128);
+    assert_true(decode(padded, 4, &v, &used));
+    assert_int_equal(v, 5);
+    assert_int_equal(used, 4);
+    /* the ninth byte gives all its eight bits and ends the number, whatever follows */
+    assert_true(decode(max, sizeof max, &v, &used));
+    assert_true(v == UINT64_MAX);
+    assert_int_equal(used, 9);
+    assert_true(decode(top, sizeof top, &v, &used));
+    assert_true(v == 1ull << 56);
+    /* cut anywhere before its last byte: not a number */
+    for (size_t n = 0; n < 9; n++)
+        assert_false(decode(max, n, &v, &used));
+    assert_false(decode(two, 1, &v, &used));
+}
+
+/* Every encoding of the thread's name reads to the same text. */
+static void test_string_encodings(void **state)
+{
+    (void)state;
+    const int encodings[] = {2, 3, 4, 5};
+    for (size_t i = 0; i < 4; i++) {
+        recipe r = good;
+        r.name_encoding = encodings[i];
+        buf b = build(&r);
+        pk_profile *p;
+        pk_error err;
+        assert_int_equal(read_bytes(b.data, b.size, false, &p, &err), PK_OK);
+        assert_int_equal(pk_thread_count(p), 1);
+        assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "worker");
+        assert_int_equal(pk_thread_at(p, 0)->tid, 77);
+        pk_profile_free(p);
+        free(b.data);
+    }
+}
+
+/* Null, empty, and text cut short, straight from the codec. */
+static void test_string_codec(void **state)
+{
+    (void)state;
+    jfr_chunk c = {0};
+    c.string_type = UINT32_MAX;
+    char *text = NULL;
+    size_t cap = 0;
+    const uint8_t null_s[] = {0}, empty_s[] = {1}, utf8[] = {3, 2, 'h', 'i'},
+                  latin1[] = {5, 1, 0xe9}, utf16[] = {4, 2, 0xbd, 0xb0, 0x03, 0x80, 0xbc, 0x03},
+                  cut[] = {3, 5, 'a'}, unknown[] = {6, 0}, key[] = {2, 1};
+    struct {
+        const uint8_t *bytes;
+        size_t n;
+        const char *text; /* NULL: not a string */
+    } cases[] = {
+        {null_s, 1, ""},
+        {empty_s, 1, ""},
+        {utf8, sizeof utf8, "hi"},
+        {latin1, sizeof latin1, "\xc3\xa9"},
+        /* the surrogate pair D83D DE00 is U+1F600 */
+        {utf16, sizeof utf16, "\xf0\x9f\x98\x80"},
+        {cut, sizeof cut, NULL},
+        {unknown, sizeof unknown, NULL},
+        {key, sizeof key, NULL}, /* a pool key, but no java.lang.String pool */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        c.data = cases[i].bytes;
+        c.size = cases[i].n;
+        bool ok = jfr_string_at(&c, 0, false, &text, &cap);
+        if (cases[i].text) {
+            assert_true(ok);
+            assert_string_equal(text, cases[i].text);
+        } else {
+            assert_false(ok);
+        }
+    }
+    free(text);
+}
+
+/* ---- recordings ---------------------------------------------------------------------------- */
+
+static void test_good(void **state)
+{
+    (void)state;
+    buf b = build(&good);
+    write_seed("small.jfr", &b);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(b.data, b.size, false, &p, &err), PK_OK);
+    assert_int_equal(pk_sample_count(p), 1);
+    uint32_t stack = pk_sample_stack(p, 0);
+    assert_int_equal(pk_stack_depth(p, stack), 2);
+    assert_string_equal(pk_frame_name(p, pk_stack_leaf(p, stack)), "pkg.Busy.run");
+    assert_int_equal(pk_sample_values(p, 0)[0], 2);
+    pk_profile_free(p);
+    free(b.data);
+}
+
+/* Ticks at the int64 limits: times saturate, no overflow (the sanitizer build checks). */
+static void test_extreme_times(void **state)
+{
+    (void)state;
+    recipe r = good;
+    r.extreme_times = true;
+    buf b = build(&r);
+    write_seed("extreme_times.jfr", &b);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(b.data, b.size, false, &p, &err), PK_OK);
+    assert_int_equal(pk_value_total(p, 0), 2);
+    pk_profile_free(p);
+    free(b.data);
+}
+
+static void expect_error(const recipe *r, const char *seed, const char *message)
+{
+    buf b = build(r);
+    write_seed(seed, &b);
+    for (int salvage = 0; salvage < 2; salvage++) {
+        pk_profile *p;
+        pk_error err;
+        assert_int_equal(read_bytes(b.data, b.size, salvage, &p, &err), PK_ERR_INPUT);
+        assert_null(p);
+        assert_true(err.offset > 0 && (size_t)err.offset < b.size);
+        if (!strstr(err.message, message))
+            fail_msg("\"%s\" does not say \"%s\"", err.message, message);
+    }
+    free(b.data);
+}
+
+static void test_dangling_reference(void **state)
+{
+    (void)state;
+    recipe r = good;
+    r.stack_key = 5;
+    expect_error(&r, "dangling.jfr", "stack trace 5, which no constant pool");
+}
+
+static void test_undescribed_types(void **state)
+{
+    (void)state;
+    recipe r = good;
+    r.field_class = 99;
+    expect_error(&r, "undescribed_field.jfr", "type 99, which it does not describe");
+    r = good;
+    r.event_type = 98;
+    expect_error(&r, "undescribed_event.jfr", "event of type 98, which the metadata does not");
+}
+
+/* Values of a type that takes no bytes, nested deep with two fields each: skipped at once, not
+ * visited 2^30 times. */
+static void test_empty_struct_nest(void **state)
+{
+    (void)state;
+    recipe r = good;
+    r.empty_struct_nest = true;
+    buf b = build(&r);
+    write_seed("empty_nest.jfr", &b);
+    pk_profile *p;
+    pk_error err;
+    if (read_bytes(b.data, b.size, false, &p, &err) != PK_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(pk_sample_values(p, 0)[0], 2);
+    pk_profile_free(p);
+    free(b.data);
+}
+
+/* Every cut of the small recording: an error naming an offset within it (salvaging: nothing,
+ * with a warning), never a crash. */
+static void test_small_cuts(void **state)
+{
+    (void)state;
+    buf b = build(&good);
+    for (size_t n = 0; n < b.size; n++) {
+        for (int salvage = 0; salvage < 2; salvage++) {
+            pk_profile *p;
+            pk_error err;
+            pk_status s = read_bytes(b.data, n, salvage, &p, &err);
+            if (s == PK_OK) {
+                /* salvaging, a cut in the first chunk is an empty profile with a warning */
+                assert_true(salvage);
+                assert_int_equal(pk_sample_count(p), 0);
+                assert_true(pk_warning_count(p) >= 1);
+                pk_profile_free(p);
+                continue;
+            }
+            assert_null(p);
+            assert_true(err.offset >= 0 && (size_t)err.offset <= n);
+        }
+    }
+    free(b.data);
+}
+
+static uint8_t *load_fixture(size_t *size)
+{
+    const char *src = getenv("PK_SOURCE_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/data/jfr/busy.jfr", src ? src : ".");
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *data = malloc((size_t)n * 2);
+    assert_non_null(data);
+    assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    memcpy(data + n, data, (size_t)n); /* two chunks, one after the other */
+    *size = (size_t)n;
+    return data;
+}
+
+/* The fixture cut every 97th byte: in its only chunk an error that names the cut; a second copy
+ * cut in its header or body: the first chunk's samples, with a warning naming the cut. */
+static void test_fixture_cuts(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *data = load_fixture(&size);
+    pk_profile *whole;
+    pk_error err;
+    assert_int_equal(read_bytes(data, size, false, &whole, &err), PK_OK);
+    int64_t total = pk_value_total(whole, 0);
+    assert_true(total > 0);
+    pk_profile_free(whole);
+    for (size_t n = 1; n < size; n += 97) {
+        pk_profile *p;
+        pk_status s = read_bytes(data, n, false, &p, &err);
+        assert_int_not_equal(s, PK_OK);
+        assert_null(p);
+        char offset[64];
+        snprintf(offset, sizeof offset, "%zu", n);
+        if (n >= JFR_HEADER_SIZE && !strstr(err.message, offset))
+            fail_msg("cut at %zu: \"%s\"", n, err.message);
+    }
+    /* each of these reads the first chunk whole: fewer cuts under the sanitizers */
+    size_t step = PK_TEST_SANITIZED ? 97 * 211 : 97 * 23;
+    for (size_t n = size + 1; n < 2 * size; n += step) {
+        pk_profile *p;
+        assert_int_equal(read_bytes(data, n, false, &p, &err), PK_OK);
+        assert_true(pk_value_total(p, 0) == total);
+        assert_true(pk_warning_count(p) >= 1);
+        char offset[64];
+        snprintf(offset, sizeof offset, "cut at offset %zu", n);
+        if (!strstr(pk_warning_at(p, 0), offset))
+            fail_msg("\"%s\" does not say \"%s\"", pk_warning_at(p, 0), offset);
+        pk_profile_free(p);
+    }
+    free(data);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_integers),
+        cmocka_unit_test(test_string_codec),
+        cmocka_unit_test(test_string_encodings),
+        cmocka_unit_test(test_good),
+        cmocka_unit_test(test_extreme_times),
+        cmocka_unit_test(test_dangling_reference),
+        cmocka_unit_test(test_undescribed_types),
+        cmocka_unit_test(test_empty_struct_nest),
+        cmocka_unit_test(test_small_cuts),
+        cmocka_unit_test(test_fixture_cuts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
