@@ -93,7 +93,9 @@ static bool skip_bytes(jfr_cursor *cur, uint64_t n)
     return true;
 }
 
-static bool text_reserve(char **text, size_t *cap, size_t need)
+/* Room for need bytes in *text (capacity *cap), growing it by doubling; false when memory runs
+ * out. */
+bool jfr_text_reserve(char **text, size_t *cap, size_t need)
 {
     if (need <= *cap)
         return true;
@@ -152,7 +154,7 @@ static bool decode_string(jfr_cursor *cur, char **text, size_t *cap, size_t *len
         return jfr_read_u64(cur, key);
     case 3:
     case 5:
-        if (!read_count(cur, &n) || !text_reserve(text, cap, (size_t)n * 2 + 1))
+        if (!read_count(cur, &n) || !jfr_text_reserve(text, cap, (size_t)n * 2 + 1))
             return false;
         for (uint64_t i = 0; i < n; i++) {
             uint8_t b = cur->chunk->data[cur->pos++];
@@ -160,7 +162,7 @@ static bool decode_string(jfr_cursor *cur, char **text, size_t *cap, size_t *len
         }
         break;
     case 4:
-        if (!read_count(cur, &n) || !text_reserve(text, cap, (size_t)n * 4 + 1))
+        if (!read_count(cur, &n) || !jfr_text_reserve(text, cap, (size_t)n * 4 + 1))
             return false;
         for (uint64_t i = 0; i < n; i++) {
             uint64_t unit;
@@ -184,7 +186,7 @@ static bool decode_string(jfr_cursor *cur, char **text, size_t *cap, size_t *len
     default:
         return false;
     }
-    if (!text_reserve(text, cap, *len + 1))
+    if (!jfr_text_reserve(text, cap, *len + 1))
         return false;
     (*text)[*len] = '\0';
     return true;
@@ -557,7 +559,7 @@ static pk_status read_metadata(jfr_chunk *c, pk_error *err)
             status = meta_fail(&m, "a string is cut short or of an unknown encoding");
             break;
         }
-        if (!text_reserve(&c->strings_arena, &arena_cap, arena_size + len + 1)) {
+        if (!jfr_text_reserve(&c->strings_arena, &arena_cap, arena_size + len + 1)) {
             status = pk_error_set(err, PK_ERR_NOMEM, -1, "out of memory");
             break;
         }

@@ -85,6 +85,9 @@ pk_status jfr_chunk_header(jfr_chunk *c, const uint8_t *data, uint64_t file_offs
 pk_status jfr_chunk_load(jfr_chunk *c, pk_error *err);
 void jfr_chunk_release(jfr_chunk *c);
 
+/* Room for need bytes in *text (capacity *cap), growing it by doubling; false when memory runs
+ * out. */
+bool jfr_text_reserve(char **text, size_t *cap, size_t need);
 bool jfr_read_u64(jfr_cursor *cur, uint64_t *value);
 bool jfr_read_byte(jfr_cursor *cur, uint8_t *value);
 /* Reads a value of type (array: a count first; constant_pool: a key) into *value: the integer,

@@ -181,21 +181,6 @@ static pk_status class_text(jfr_reader *r, uint64_t key, char **text, size_t *ca
     return s;
 }
 
-static bool text_reserve(char **text, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    char *t = realloc(*text, n);
-    if (!t)
-        return false;
-    *text = t;
-    *cap = n;
-    return true;
-}
-
 /* The function of Method key: "package.Class.method", Java code (script) unless native. */
 static pk_status method_function(jfr_reader *r, uint64_t key, uint32_t flags, uint32_t *out)
 {
@@ -216,7 +201,7 @@ static pk_status method_function(jfr_reader *r, uint64_t key, uint32_t flags, ui
         (s = symbol_text(r, method_name, &r->text, &r->text_cap)) != PK_OK)
         return s;
     size_t class_len = strlen(r->name), method_len = strlen(r->text);
-    if (!text_reserve(&r->name, &r->name_cap, class_len + method_len + 2))
+    if (!jfr_text_reserve(&r->name, &r->name_cap, class_len + method_len + 2))
         return nomem(r);
     r->name[class_len] = '.';
     memcpy(r->name + class_len + 1, r->text, method_len + 1);
@@ -335,7 +320,7 @@ static pk_status thread_of(jfr_reader *r, uint64_t key, uint32_t *out)
         if (!field_text(r, r->l.thread, r->l.thread_java_name, v, &r->text, &r->text_cap) ||
             !r->text[0])
             if (!field_text(r, r->l.thread, r->l.thread_os_name, v, &r->text, &r->text_cap))
-                if (!text_reserve(&r->text, &r->text_cap, 1) || !(r->text[0] = '\0', true))
+                if (!jfr_text_reserve(&r->text, &r->text_cap, 1) || !(r->text[0] = '\0', true))
                     return nomem(r);
         uint32_t name = pk_intern_cstr(r->p, r->text);
         uint32_t thread = name == PK_NONE ? PK_NONE : pk_add_thread(r->p, name, -1, os_id);
@@ -422,7 +407,7 @@ static pk_status read_event(jfr_reader *r, size_t k, jfr_cursor *cur)
                     base_len = strlen(base);
                 }
         }
-        if (!text_reserve(&r->name, &r->name_cap, base_len + dims * 2 + 1))
+        if (!jfr_text_reserve(&r->name, &r->name_cap, base_len + dims * 2 + 1))
             return nomem(r);
         memmove(r->name, base, base_len);
         for (size_t i = 0; i < dims; i++)

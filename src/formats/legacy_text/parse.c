@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/hex.h"
 #include "formats/legacy_text/legacy_text.h"
 
 static bool lt_blank(char c)
@@ -16,17 +17,6 @@ static bool lt_blank(char c)
 static bool lt_digit(char c)
 {
     return c >= '0' && c <= '9';
-}
-
-static int lt_hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 void lt_trim(const char **line, size_t *len)
@@ -236,12 +226,12 @@ const char *lt_parse_stack(const char *at, const char *end, uint64_t *addresses,
         s = lt_skip_blanks(s, end);
         if (s >= end)
             return NULL;
-        if (end - s < 3 || s[0] != '0' || s[1] != 'x' || lt_hex_digit(s[2]) < 0)
+        if (end - s < 3 || s[0] != '0' || s[1] != 'x' || pk_hex_digit(s[2]) < 0)
             return "expected a hexadecimal address (0x...)";
         s += 2;
         uint64_t v = 0;
         int digits = 0;
-        for (int d; s < end && (d = lt_hex_digit(*s)) >= 0; s++) {
+        for (int d; s < end && (d = pk_hex_digit(*s)) >= 0; s++) {
             if (++digits > 16)
                 return "an address longer than 64 bits";
             v = v << 4 | (uint64_t)d;
@@ -294,7 +284,7 @@ bool lt_parse_thread_header(const char *line, size_t len, const char **name, siz
         return false;
     const char *s = line + hn, *end = line + len - tn;
     const char *hex = s;
-    while (s < end && lt_hex_digit(*s) >= 0)
+    while (s < end && pk_hex_digit(*s) >= 0)
         s++;
     if (s == hex || !lt_starts(s, (size_t)(end - s), " (name: "))
         return false;
