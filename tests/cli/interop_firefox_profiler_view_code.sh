@@ -31,6 +31,10 @@ stop_view() {
 # start_view INPUT ARGS...: serves INPUT; sets LINK (the app's link) and API (the symbol server).
 start_view() {
     stop_view
+    # The previous view's link must not be taken for this one's: the shell empties view.out
+    # only once the new command has started (and until the command has set its own handler, a
+    # background job ignores SIGINT, so stopping it then would leave it running).
+    rm -f view.out view.err
     "$PROFKIT" view --no-open --quiet "$@" >view.out 2>view.err &
     VIEW_PID=$!
     local waited=0
