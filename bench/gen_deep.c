@@ -38,10 +38,10 @@ static void write_speedscope(unsigned long depth)
            "\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":%lu,\"events\":[",
            2 * depth);
     for (unsigned long i = 0; i < depth; i++)
-        printf("%s\n{\"type\":\"O\",\"frame\":%lu,\"at\":%lu}", i ? "," : "", i % FUNCTIONS,
+        printf("%s\n{\"type\":\"O\",\"frame\":%zu,\"at\":%lu}", i ? "," : "", i % FUNCTIONS,
                i);
     for (unsigned long i = depth; i-- > 0;)
-        printf(",\n{\"type\":\"C\",\"frame\":%lu,\"at\":%lu}", i % FUNCTIONS, 2 * depth - i);
+        printf(",\n{\"type\":\"C\",\"frame\":%zu,\"at\":%lu}", i % FUNCTIONS, 2 * depth - i);
     printf("\n]}]}\n");
 }
 

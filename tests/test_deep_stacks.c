@@ -189,7 +189,7 @@ static pk_profile *random_profile(void)
         frames[f] = pk_intern_frame(p, &(pk_frame){.function = pk_intern_function(p, &fn),
                                                    .line = f + 1, .resource = PK_NONE});
     }
-    uint32_t stacks[400];
+    uint32_t stacks[400] = {0}; /* the first count are the stacks made so far */
     size_t count = 0;
     for (int i = 0; i < 400; i++) {
         uint32_t prefix = count && next_random(4) ? stacks[next_random((uint32_t)count)] : PK_NONE;

@@ -6,6 +6,7 @@
 #define TESTS_TIMELINE_TEXT_H
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,13 +52,13 @@ static inline void tb_expect_timeline(const pk_profile *p, uint32_t thread, uint
                                       int64_t origin, const char *want)
 {
     char *got = tb_timeline_text(p, thread, value, origin);
-    if (!got || strcmp(got, want) != 0) {
+    bool same = got && strcmp(got, want) == 0;
+    if (!same)
         fprintf(stderr, "timeline of thread %u:\n  got:  %s\n  want: %s\n", thread,
                 got ? got : "(none)", want);
-        free(got);
+    free(got); /* once, before fail() leaves the test */
+    if (!same)
         fail();
-    }
-    free(got);
 }
 
 #endif

@@ -187,6 +187,18 @@ static int refuse(int status, const char *what, const char *detail, char **respo
     return finish(&b, status, response, response_size);
 }
 
+/* A JSON array's length and items; a value that is not an array reads as an empty one (so the
+ * callers need no separate null check the analyzers could lose track of). */
+static size_t array_length(yajl_val v)
+{
+    return YAJL_IS_ARRAY(v) ? v->u.array.len : 0;
+}
+
+static yajl_val array_item(yajl_val v, size_t i)
+{
+    return YAJL_IS_ARRAY(v) && i < v->u.array.len ? v->u.array.values[i] : NULL;
+}
+
 static const char *member_string(yajl_val request, const char *name)
 {
     const char *path[] = {name, NULL};
@@ -568,10 +580,10 @@ static int answer_symbolicate(pk_code_server *s, yajl_val request, char **respon
 {
     const char *jobs_path[] = {"jobs", NULL};
     yajl_val jobs = yajl_tree_get(request, jobs_path, yajl_t_array);
-    size_t job_count = jobs ? YAJL_GET_ARRAY(jobs)->len : 1;
+    size_t job_count = jobs ? array_length(jobs) : 1;
     const char *map_path[] = {"memoryMap", NULL}, *stacks_path[] = {"stacks", NULL};
     for (size_t j = 0; j < job_count; j++) {
-        yajl_val job = jobs ? YAJL_GET_ARRAY(jobs)->values[j] : request;
+        yajl_val job = jobs ? array_item(jobs, j) : request;
         if (!yajl_tree_get(job, map_path, yajl_t_array) ||
             !yajl_tree_get(job, stacks_path, yajl_t_array))
             return refuse(400, "a /symbolicate/v5 job has a \"memoryMap\" and \"stacks\"", NULL,
@@ -581,10 +593,10 @@ static int answer_symbolicate(pk_code_server *s, yajl_val request, char **respon
     bool ok = true;
     put(&b, "{\"results\":[");
     for (size_t j = 0; j < job_count && ok; j++) {
-        yajl_val job = jobs ? YAJL_GET_ARRAY(jobs)->values[j] : request;
+        yajl_val job = jobs ? array_item(jobs, j) : request;
         yajl_val map = yajl_tree_get(job, map_path, yajl_t_array);
         yajl_val stacks = yajl_tree_get(job, stacks_path, yajl_t_array);
-        size_t modules = YAJL_GET_ARRAY(map)->len;
+        size_t modules = array_length(map);
         uint32_t *libs = malloc((modules ? modules : 1) * sizeof *libs);
         const char **names = malloc((modules ? modules : 1) * sizeof *names);
         if (!libs || !names) {
@@ -594,25 +606,23 @@ static int answer_symbolicate(pk_code_server *s, yajl_val request, char **respon
             break;
         }
         for (size_t m = 0; m < modules; m++) {
-            yajl_val entry = YAJL_GET_ARRAY(map)->values[m];
-            yajl_val name = YAJL_IS_ARRAY(entry) && YAJL_GET_ARRAY(entry)->len >= 2
-                                ? YAJL_GET_ARRAY(entry)->values[0] : NULL;
-            yajl_val id = name ? YAJL_GET_ARRAY(entry)->values[1] : NULL;
+            yajl_val entry = array_item(map, m);
+            yajl_val name = array_length(entry) >= 2 ? array_item(entry, 0) : NULL;
+            yajl_val id = name ? array_item(entry, 1) : NULL;
             bool named = name && YAJL_IS_STRING(name) && YAJL_IS_STRING(id);
             names[m] = named ? YAJL_GET_STRING(name) : "";
             libs[m] = named ? find_library(s->p, YAJL_GET_STRING(name), YAJL_GET_STRING(id))
                             : PK_NONE;
         }
         put(&b, j ? ",{\"stacks\":[" : "{\"stacks\":[");
-        for (size_t k = 0; k < YAJL_GET_ARRAY(stacks)->len && ok; k++) {
-            yajl_val stack = YAJL_GET_ARRAY(stacks)->values[k];
+        for (size_t k = 0; k < array_length(stacks) && ok; k++) {
+            yajl_val stack = array_item(stacks, k);
             put(&b, k ? ",[" : "[");
-            size_t frames = YAJL_IS_ARRAY(stack) ? YAJL_GET_ARRAY(stack)->len : 0;
+            size_t frames = array_length(stack);
             for (size_t f = 0; f < frames && ok; f++) {
-                yajl_val pair = YAJL_GET_ARRAY(stack)->values[f];
-                yajl_val lib = YAJL_IS_ARRAY(pair) && YAJL_GET_ARRAY(pair)->len >= 2
-                                   ? YAJL_GET_ARRAY(pair)->values[0] : NULL;
-                yajl_val at = lib ? YAJL_GET_ARRAY(pair)->values[1] : NULL;
+                yajl_val pair = array_item(stack, f);
+                yajl_val lib = array_length(pair) >= 2 ? array_item(pair, 0) : NULL;
+                yajl_val at = lib ? array_item(pair, 1) : NULL;
                 long long m = lib && YAJL_IS_INTEGER(lib) ? YAJL_GET_INTEGER(lib) : -1;
                 long long relative = at && YAJL_IS_INTEGER(at) ? YAJL_GET_INTEGER(at) : -1;
                 if (f)
@@ -629,12 +639,12 @@ static int answer_symbolicate(pk_code_server *s, yajl_val request, char **respon
         }
         put(&b, "],\"found_modules\":{");
         for (size_t m = 0; m < modules; m++) {
-            yajl_val entry = YAJL_GET_ARRAY(map)->values[m];
+            yajl_val entry = array_item(map, m);
             if (!names[m][0])
                 continue;
             char key[600];
             snprintf(key, sizeof key, "%s/%s", names[m],
-                     YAJL_GET_STRING(YAJL_GET_ARRAY(entry)->values[1]));
+                     YAJL_GET_STRING(array_item(entry, 1)));
             bool found = false;
             if (libs[m] != PK_NONE) {
                 uint32_t scratch = scratch_resource(s, libs[m]);

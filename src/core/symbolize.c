@@ -1095,8 +1095,8 @@ pk_symbolizer *pk_symbolizer_new(pk_profile *dst, const pk_symbolize_options *op
     s->callbacks.section_address = dwfl_offline_section_address;
     s->callbacks.debuginfo_path = &s->debuginfo_path;
     /* The distribution's debug files, and the binaries perf record keeps by build id. */
-    char *perf_cache = getenv("HOME") && *getenv("HOME") ? sym_join(getenv("HOME"), ".debug")
-                                                         : NULL;
+    const char *home = getenv("HOME");
+    char *perf_cache = home && *home ? sym_join(home, ".debug") : NULL;
     const char *default_debug_dirs[] = {"/usr/lib/debug", perf_cache};
     const char *const *debug_dirs = default_debug_dirs;
     size_t debug_count = perf_cache ? 2 : 1;

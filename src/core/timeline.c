@@ -12,6 +12,7 @@
  * that was not is sorted when a cursor opens: the lane is read in runs of a bounded number of
  * samples, each run sorted in memory (by time, then by the order added) and spooled again, and
  * the cursor merges the runs, so that memory holds a run at a time and a record per run. */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +351,9 @@ static size_t spool_sorted_runs(pk_timeline_cursor *c, const pk_spool *lanes, ui
         }
         if (r == DECODE_END)
             break;
+        /* A record's bytes after its time hold at least its head: so the reserve below grows
+         * bytes to hold them. */
+        assert(d.rest_length > 0);
         if (!PK_ARRAY_RESERVE(entries, entry_capacity, count + 1) ||
             !PK_ARRAY_RESERVE(bytes, byte_capacity, byte_count + d.rest_length)) {
             ok = false;

@@ -966,6 +966,8 @@ static bool spell_canonical(folded_writer *w, size_t id, const char *s, size_t l
  * "command", "command-pid" or "command-tid"): the name with blanks made '_', and the ids. */
 static bool command_root(const pk_profile *p, uint32_t t, const char *roots, pk_buffer *out)
 {
+    /* write_folded asks for command-name roots only when the profile names them. */
+    assert(roots != NULL);
     const pk_thread *thread = pk_thread_at(p, t);
     const char *name = pk_str(p, thread->name);
     size_t len = pk_str_len(p, thread->name);

@@ -230,7 +230,11 @@ bool pd_read_features(pk_input *in, const pd_file *f, uint8_t **data, size_t *si
     }
     size_t cap = 1 << 16, len = 0;
     uint8_t *buf = malloc(cap);
-    while (buf) {
+    if (!buf) {
+        *why = "out of memory";
+        return false;
+    }
+    for (;;) {
         if (len == cap) {
             if (cap >= PD_MAX_FEATURES) {
                 *why = "the feature sections are larger than 64 MiB";
@@ -238,8 +242,12 @@ bool pd_read_features(pk_input *in, const pd_file *f, uint8_t **data, size_t *si
                 return false;
             }
             uint8_t *grown = realloc(buf, cap * 2);
-            if (!grown)
-                break;
+            if (!grown) {
+                /* Not the sections cut short: they would be read as damaged. */
+                *why = "out of memory";
+                free(buf);
+                return false;
+            }
             buf = grown;
             cap *= 2;
         }
@@ -247,10 +255,6 @@ bool pd_read_features(pk_input *in, const pd_file *f, uint8_t **data, size_t *si
         len += n;
         if (n == 0)
             break;
-    }
-    if (!buf) {
-        *why = "out of memory";
-        return false;
     }
     *data = buf;
     *size = len;

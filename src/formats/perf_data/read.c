@@ -15,6 +15,7 @@
  *   names is named as perf script names it (`[unknown]`, `[DSO]`);
  * - every timed sample goes to its thread's timeline.
  */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,7 +278,11 @@ static uint32_t kernel_symbol(pd_reader *r, uint64_t address)
 {
     if (r->kallsyms_state == 0)
         load_kallsyms(r);
-    if (r->kallsyms_state != 1 || address < r->symbols[0].address)
+    if (r->kallsyms_state != 1)
+        return PK_NONE;
+    /* load_kallsyms keeps the table (state 1) only when it holds a symbol. */
+    assert(r->symbols != NULL && r->symbol_count > 0);
+    if (address < r->symbols[0].address)
         return PK_NONE;
     size_t lo = 0, hi = r->symbol_count;
     while (hi - lo > 1) {

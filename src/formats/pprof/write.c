@@ -2,6 +2,7 @@
 /* The pprof writer: the Profile message, field by field, with libprotobuf-c packing each
  * sub-message straight into the output. The bytes are plain protobuf; the core compresses them
  * (pprof is written gzip-compressed unless asked otherwise: PK_FORMAT_GZIP_BY_DEFAULT). */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -384,6 +385,8 @@ static void write_samples(writer *w)
         const pk_thread *t = pk_thread_at(p, thread);
         const pk_label *own;
         size_t own_count = pk_label_set_at(p, pk_sample_label_set(p, row), &own);
+        /* A label set counts its labels in 32 bits: the reserve below cannot wrap to nothing. */
+        assert(own_count <= UINT32_MAX);
         if (!PK_ARRAY_RESERVE(labels, labels_capacity, 4 + own_count)) {
             w->failed = true;
             break;
