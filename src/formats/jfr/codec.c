@@ -94,10 +94,10 @@ static bool skip_bytes(jfr_cursor *cur, uint64_t n)
 }
 
 /* Room for need bytes in *text (capacity *cap), growing it by doubling; false when memory runs
- * out. */
+ * out. true always leaves a buffer in *text, even for need 0. */
 bool jfr_text_reserve(char **text, size_t *cap, size_t need)
 {
-    if (need <= *cap)
+    if (need <= *cap && *text)
         return true;
     size_t n = *cap ? *cap : 64;
     while (n < need)
@@ -573,8 +573,9 @@ static pk_status read_metadata(jfr_chunk *c, pk_error *err)
         m.strings = calloc(m.string_count ? (size_t)m.string_count : 1, sizeof *m.strings);
         if (!m.strings)
             status = pk_error_set(err, PK_ERR_NOMEM, -1, "out of memory");
-        for (uint64_t i = 0; status == PK_OK && i < m.string_count; i++)
-            m.strings[i] = c->strings_arena + offsets[i];
+        else
+            for (uint64_t i = 0; i < m.string_count; i++)
+                m.strings[i] = c->strings_arena + offsets[i];
     }
     free(offsets);
     if (status == PK_OK)
