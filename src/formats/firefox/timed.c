@@ -43,7 +43,7 @@ bool fx_timed_prepare(fx_writer *w)
     if (!pk_timeline_kept(p) || !pk_timeline_bounds(p, &first, &last))
         return true;
     w->time_origin = first;
-    w->timed_ns = last > first ? last - first : 0;
+    w->timed_ns = last > first ? pk_sub_saturating(last, first) : 0;
     for (uint32_t t = 0; t < threads; t++) {
         pk_timeline_info info;
         pk_timeline_info_get(p, t, &info);
@@ -54,7 +54,7 @@ bool fx_timed_prepare(fx_writer *w)
         /* The densest thread's mean distance between samples stands for the sampling period
          * when the metadata does not give one: the stack chart gives a last sample as long. */
         if (info.count > 1 && info.last > info.first) {
-            double mean = (double)(info.last - info.first) / (double)(info.count - 1);
+            double mean = ((double)info.last - (double)info.first) / (double)(info.count - 1);
             if (w->timed_interval_ns == 0 || mean < w->timed_interval_ns)
                 w->timed_interval_ns = mean;
         }

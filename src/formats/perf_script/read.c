@@ -119,8 +119,10 @@ static bool end_sample(perf_reader *r)
         row = block->row;
         stack = block->stack;
     } else {
+        /* A block's stack was interned when the block was first read (PK_NONE: its sample
+         * has no frames, every line of it stray); only a stack interned now can fail. */
         stack = block ? block->stack : sample_stack(r);
-        if (stack == PK_NONE && (block || r->frame_count > 0))
+        if (stack == PK_NONE && !block && r->frame_count > 0)
             return false;
         row = pk_sample_row(r->p, r->thread, stack);
         if (row == SIZE_MAX)
