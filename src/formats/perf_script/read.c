@@ -389,12 +389,15 @@ static pk_status take_run(perf_reader *r, const perf_piece *piece, const char *t
         }
     }
     uint64_t serial = r->sample_serial;
+    uint64_t stray_before = r->stray_lines;
     pk_status status = take_run_lines(r, text, piece->len, at, err);
     if (status != PK_OK)
         return status;
-    /* Frames of this sample alone (no header, empty or source line among them): remembered,
-     * and the run kept now when the splitter left that to this stage. */
+    /* Frames of this sample alone (no header, empty, source or stray line among them: a stray
+     * line is counted and named where it is, which a repeat of the block would skip):
+     * remembered, and the run kept now when the splitter left that to this stage. */
     if (block_ready && r->in_sample && r->sample_serial == serial && !r->sample_skipped &&
+        r->stray_lines == stray_before &&
         r->block_count < UINT32_MAX - 1 && (run != UINT32_MAX || r->splitter)) {
         if (run == UINT32_MAX) {
             if (!perf_split_keep(r->splitter, piece, &run) ||
