@@ -620,7 +620,7 @@ static void pprof_carried(const pk_profile *p, const pk_profile *q)
 {
     size_t n = pk_value_type_count(p);
     expect_equal("value types", (int64_t)n, (int64_t)pk_value_type_count(q));
-    uint32_t all[PK_MAX_VALUES];
+    uint32_t all[PK_MAX_VALUES] = {0};
     for (uint32_t v = 0; v < n; v++) {
         all[v] = v;
         const pk_value_type *a = pk_value_type_at(p, v), *b = pk_value_type_at(q, v);
@@ -819,7 +819,7 @@ static void fixed_point(const pk_profile *q, const pk_profile *r)
 {
     size_t n = pk_value_type_count(q);
     expect_equal("value types", (int64_t)n, (int64_t)pk_value_type_count(r));
-    uint32_t all[PK_MAX_VALUES];
+    uint32_t all[PK_MAX_VALUES] = {0};
     for (uint32_t v = 0; v < n; v++) {
         all[v] = v;
         const pk_value_type *a = pk_value_type_at(q, v), *b = pk_value_type_at(r, v);
