@@ -6,6 +6,7 @@
 
 #include "profkit/calltree.h"
 #include "profkit/copy.h"
+#include "profkit/counters.h"
 #include "profkit/capture.h"
 #include "profkit/diff.h"
 #include "profkit/error.h"

@@ -14,6 +14,7 @@
 #include "analysis/units.h"
 #include "profkit/summary.h"
 #include "profkit/thread_names.h"
+#include "profkit/counters.h"
 #include "profkit/timeline.h"
 
 pk_status pk_summary_build(const pk_profile *p, pk_summary **out, pk_error *err)
@@ -220,6 +221,25 @@ pk_status pk_summary_write_text(const pk_summary *s, const pk_profile *p, const 
     }
     pk_thread_names_free(names);
 
+    if (pk_counter_count(p) > 0) {
+        pk_out_printf(out, "\ncounters (%zu)\n", pk_counter_count(p));
+        for (uint32_t i = 0; i < pk_counter_count(p); i++) {
+            const pk_counter *c = pk_counter_at(p, i);
+            pk_out_printf(out, "  %-22s %s, %" PRIu64 " samples", pk_str(p, c->name),
+                          pk_str(p, c->unit), c->samples);
+            if (c->samples > 0) {
+                char from[48], to[48];
+                format_clock(c->first, from, sizeof from);
+                format_clock(c->last, to, sizeof to);
+                pk_out_printf(out, ", %s to %s, %" PRId64 " to %" PRId64, from, to, c->min,
+                              c->max);
+            }
+            pk_out_putc(out, '\n');
+            if (c->description != PK_NONE)
+                pk_out_printf(out, "    %s\n", pk_str(p, c->description));
+        }
+    }
+
     summary_count counts[SUMMARY_COUNTS];
     summary_counts(s, counts);
     pk_out_puts(out, "\ncounts\n");
@@ -328,6 +348,30 @@ pk_status pk_summary_write_json(const pk_summary *s, const pk_profile *p, const 
     }
     pk_json_array_end(&j);
     pk_thread_names_free(names);
+
+    pk_json_key(&j, "counters");
+    pk_json_array_begin(&j);
+    for (uint32_t i = 0; i < pk_counter_count(p); i++) {
+        const pk_counter *c = pk_counter_at(p, i);
+        pk_json_object_begin(&j);
+        pk_json_member_string(&j, "name", pk_str(p, c->name));
+        pk_json_member_string(&j, "unit", pk_str(p, c->unit));
+        pk_json_key(&j, "description");
+        if (c->description != PK_NONE)
+            pk_json_string(&j, pk_str(p, c->description));
+        else
+            pk_json_null(&j);
+        pk_json_member_i64(&j, "thread", c->thread == PK_NONE ? -1 : (int64_t)c->thread);
+        pk_json_member_u64(&j, "samples", c->samples);
+        if (c->samples > 0) {
+            pk_json_member_i64(&j, "first_ns", c->first);
+            pk_json_member_i64(&j, "last_ns", c->last);
+            pk_json_member_i64(&j, "min", c->min);
+            pk_json_member_i64(&j, "max", c->max);
+        }
+        pk_json_object_end(&j);
+    }
+    pk_json_array_end(&j);
 
     pk_json_key(&j, "counts");
     pk_json_object_begin(&j);

@@ -62,6 +62,7 @@ void pk_profile_free(pk_profile *p)
     free(p->stack_rows);
     pk_memory_table_free(&p->memory);
     pk_timeline_table_free(&p->timeline);
+    pk_counter_table_free(&p->counters);
     free(p->property_keys);
     free(p->property_values);
     pk_u64map_free(&p->property_index);

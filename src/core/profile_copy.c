@@ -13,6 +13,7 @@
 #include "core/pages.h"
 #include "core/profile_internal.h"
 #include "profkit/copy.h"
+#include "profkit/counters.h"
 #include "profkit/timeline.h"
 
 /* How a source frame maps, kept in one compact array because every frame of every stack looks
@@ -486,6 +487,34 @@ static pk_status copy_timelines(copy_state *c)
     return status;
 }
 
+/* Each counter with its samples, of the thread its thread was copied to. */
+static pk_status copy_counters(copy_state *c)
+{
+    const pk_profile *src = c->src;
+    pk_status status = PK_OK;
+    for (uint32_t i = 0; i < pk_counter_count(src) && status == PK_OK; i++) {
+        const pk_counter *from = pk_counter_at(src, i);
+        uint32_t thread = from->thread < pk_thread_count(src) ? c->threads[from->thread] : PK_NONE;
+        uint32_t to = pk_add_counter(c->dst, pk_str(src, from->name),
+                                     from->description == PK_NONE
+                                         ? NULL
+                                         : pk_str(src, from->description),
+                                     pk_str(src, from->unit), thread);
+        if (to == PK_NONE)
+            return PK_ERR_NOMEM;
+        pk_counter_cursor *cursor;
+        if ((status = pk_counter_open(src, i, &cursor)) != PK_OK)
+            break;
+        int64_t time, level;
+        while (status == PK_OK && pk_counter_next(cursor, &time, &level))
+            status = pk_counter_append(c->dst, to, time, level);
+        pk_status closed = pk_counter_close(cursor);
+        if (status == PK_OK)
+            status = closed;
+    }
+    return status;
+}
+
 static pk_status copy_profile(pk_profile *dst, const pk_profile *src, pk_profile *releasing,
                               const pk_copy_options *options, pk_error *err)
 {
@@ -537,6 +566,8 @@ static pk_status copy_profile(pk_profile *dst, const pk_profile *src, pk_profile
     status = replay(&c);
     if (status == PK_OK)
         status = copy_timelines(&c);
+    if (status == PK_OK)
+        status = copy_counters(&c);
     if (status != PK_OK)
         pk_error_set(err, status, PK_NO_OFFSET, "cannot add to the copy: %s",
                      pk_status_name(status));

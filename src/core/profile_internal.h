@@ -6,6 +6,7 @@
 #include "core/hashmap.h"
 #include "core/stacks.h"
 #include "core/strings.h"
+#include "core/counters_internal.h"
 #include "core/timeline_internal.h"
 #include "profkit/profile.h"
 
@@ -128,6 +129,7 @@ struct pk_profile {
 
     pk_memory_table memory;
     pk_timeline_table timeline; /* each thread's timed samples (timeline.c) */
+    pk_counter_table counters;  /* quantities over time (counters.c) */
 
     pk_metadata metadata;
     uint32_t *property_keys;   /* in the order they were first set */

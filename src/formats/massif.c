@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arith.h"
 #include "core/array.h"
 #include "core/damage.h"
 #include "core/input.h"
@@ -27,6 +28,7 @@
 #include "core/text_lines.h"
 #include "formats/formats.h"
 #include "formats/valgrind_frames.h"
+#include "profkit/counters.h"
 
 #define MASSIF_MAX_LINE (1u << 20)
 /* massif's --depth is at most 200; a deeper tree is no massif's. */
@@ -110,6 +112,8 @@ typedef struct massif_reader {
     uint64_t max_total_snapshot;
     uint64_t negative;           /* nodes whose children outweigh them */
     char time_unit[16];
+    uint32_t thread;             /* "heap", made at the first snapshot; PK_NONE before */
+    uint32_t counter;            /* the memory over time, PK_NONE before the first snapshot */
 } massif_reader;
 
 static bool rows_add(massif_rows *rows, uint32_t stack, int64_t bytes)
@@ -259,19 +263,65 @@ static line_outcome tree_line(massif_reader *r, const char *s, size_t n, const c
     return LINE_OK;
 }
 
-/* The snapshot just ended: its totals count. */
-static void end_snapshot(massif_reader *r)
+/* The thread that holds the trees and the counter of memory over time, made once. */
+static bool make_thread(massif_reader *r)
+{
+    if (r->thread == PK_NONE)
+        r->thread = pk_add_thread(r->p, pk_intern_cstr(r->p, "heap"), -1, -1);
+    return r->thread != PK_NONE;
+}
+
+/* The counter's time for a snapshot time in the file's unit: milliseconds are time; the other
+ * units (instructions, bytes allocated) count one a nanosecond, as its description says. */
+static int64_t counter_time(const massif_reader *r, int64_t time)
+{
+    if (strcmp(r->time_unit, "ms") == 0)
+        return pk_mul_saturating(time, 1000000);
+    return time;
+}
+
+static bool add_counter(massif_reader *r)
+{
+    const char *unit = strcmp(r->time_unit, "i") == 0   ? "instructions executed"
+                       : strcmp(r->time_unit, "B") == 0 ? "bytes allocated and freed"
+                       : strcmp(r->time_unit, "ms") == 0 ? "milliseconds"
+                                                         : NULL;
+    char description[256];
+    if (unit && strcmp(r->time_unit, "ms") != 0)
+        snprintf(description, sizeof description,
+                 "heap, extra-heap and stack bytes at each massif snapshot; time is %s, one a "
+                 "nanosecond",
+                 unit);
+    else if (unit)
+        snprintf(description, sizeof description,
+                 "heap, extra-heap and stack bytes at each massif snapshot");
+    else
+        snprintf(description, sizeof description,
+                 "heap, extra-heap and stack bytes at each massif snapshot; time in the file's "
+                 "unit '%s', one a nanosecond",
+                 r->time_unit);
+    r->counter = pk_add_counter(r->p, "massif", description, "bytes", r->thread);
+    return r->counter != PK_NONE;
+}
+
+/* The snapshot just ended: its totals count, and they are the memory at its time. */
+static bool end_snapshot(massif_reader *r)
 {
     if (!r->snap.seen || r->snap.tree == 0 || r->in_tree)
-        return;
+        return true;
     r->snapshots++;
     r->final_snap = r->snap;
-    int64_t total = r->snap.heap + r->snap.extra;
-    total = total > INT64_MAX - r->snap.stacks ? INT64_MAX : total + r->snap.stacks;
+    int64_t total = pk_add_saturating(pk_add_saturating(r->snap.heap, r->snap.extra),
+                                      r->snap.stacks);
     if (r->snapshots == 1 || total > r->max_total) {
         r->max_total = total;
         r->max_total_snapshot = r->snap.number;
     }
+    if (!make_thread(r) || (r->counter == PK_NONE && !add_counter(r)))
+        return false;
+    /* A snapshot before the one ahead of it (not massif's output) stays out of the counter. */
+    pk_status added = pk_counter_append(r->p, r->counter, counter_time(r, r->snap.time), total);
+    return added == PK_OK || added == PK_ERR_USAGE;
 }
 
 static line_outcome header_property(massif_reader *r, const char *key, const char *s, size_t n)
@@ -312,7 +362,8 @@ static line_outcome read_line(massif_reader *r, const char *s, size_t n, const c
     int64_t number = 0;
     bool has = false;
     if (parse_field(s, n, "snapshot=", &number, &has)) {
-        end_snapshot(r);
+        if (!end_snapshot(r))
+            return LINE_NOMEM;
         r->snap = (massif_snapshot){.seen = true, .number = (uint64_t)number};
         return LINE_OK;
     }
@@ -369,9 +420,9 @@ static bool finish(massif_reader *r)
     pk_profile *p = r->p;
     uint32_t inuse = pk_add_value_type(p, PK_MEMORY_INUSE_SPACE, PK_MEMORY_SPACE_UNIT);
     uint32_t peak = pk_add_value_type(p, PK_MEMORY_PEAK_SPACE, PK_MEMORY_SPACE_UNIT);
-    uint32_t thread = pk_add_thread(p, pk_intern_cstr(p, "heap"), -1, -1);
-    if (inuse == PK_NONE || peak == PK_NONE || thread == PK_NONE)
+    if (inuse == PK_NONE || peak == PK_NONE || !make_thread(r))
         return false;
+    uint32_t thread = r->thread;
     pk_set_default_value(p, inuse);
     if (!add_rows(r, thread, &r->last, inuse) || !add_rows(r, thread, &r->peak, peak))
         return false;
@@ -407,6 +458,7 @@ static pk_status massif_read(pk_input *in, pk_profile *p, const pk_read_options 
     massif_reader r;
     memset(&r, 0, sizeof r);
     r.p = p;
+    r.thread = r.counter = PK_NONE;
     pk_text_lines_init(&r.lines, in, MASSIF_MAX_LINE);
     pk_status status = PK_OK;
     bool header = false, damaged = false;
@@ -457,9 +509,7 @@ static pk_status massif_read(pk_input *in, pk_profile *p, const pk_read_options 
     }
     if (status == PK_OK || damaged) {
         /* a snapshot counts once its heap_tree line is read, a tree once it is whole */
-        if (!r.in_tree)
-            end_snapshot(&r);
-        if (!finish(&r))
+        if ((!r.in_tree && !end_snapshot(&r)) || !finish(&r))
             goto nomem;
     }
     pk_text_lines_free(&r.lines);

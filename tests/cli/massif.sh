@@ -74,4 +74,41 @@ while [ "$cut" -lt "$size" ]; do
     cut=$((cut + 997))
 done
 
+# Memory over time: a counter of every snapshot's heap + extra-heap + stack bytes at its time
+# (instructions here, one a nanosecond), in the info and in the Firefox output's memory track.
+for fixture in massif.out.prog massif.out.stacks; do
+    expect_status 0 "$PROFKIT" info --json "$DATA/$fixture"
+    printf "%s" "$OUT" >info.json
+    expect_status 0 "$PROFKIT" convert --quiet "$DATA/$fixture" -o counter.json
+    want=$(python3 - "$DATA/$fixture" <<'PY'
+import re, sys
+snaps, cur = [], {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(time|mem_heap_B|mem_heap_extra_B|mem_stacks_B)=(\d+)", line)
+    if m:
+        cur[m.group(1)] = int(m.group(2))
+    if line.startswith("heap_tree="):
+        snaps.append((cur["time"], cur["mem_heap_B"] + cur["mem_heap_extra_B"] + cur["mem_stacks_B"]))
+print(len(snaps), snaps[-1][0], max(s for _, s in snaps), ",".join(str(s) for _, s in snaps))
+PY
+)
+    got=$(python3 - info.json counter.json <<'PY'
+import json, sys
+info = json.load(open(sys.argv[1]))["counters"]
+assert len(info) == 1 and info[0]["name"] == "massif" and info[0]["unit"] == "bytes", info
+ff = [c for c in json.load(open(sys.argv[2]))["counters"] if c["name"] == "massif"]
+assert len(ff) == 1 and ff[0]["category"] == "Memory", ff
+levels, level = [], 0
+for change in ff[0]["samples"]["count"]:
+    level += change
+    levels.append(level)
+assert ff[0]["samples"]["length"] == len(levels)
+# Times in milliseconds from the first sample: instructions as nanoseconds.
+assert abs(ff[0]["samples"]["time"][-1] * 1e6 - info[0]["last_ns"]) < 1, ff[0]["samples"]["time"][-1]
+print(info[0]["samples"], info[0]["last_ns"], info[0]["max"], ",".join(str(l) for l in levels))
+PY
+)
+    expect_eq "$got" "$want" "$fixture: snapshots, last time, peak and every level of the counter"
+done
+
 finish

@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "core/arith.h"
 #include "core/spool.h"
 #include "core/varint.h"
 #include "formats/firefox/writer.h"
@@ -189,15 +191,90 @@ static void write_counter_column(fx_writer *w, uint32_t process, const char *key
     pk_json_array_end(j);
 }
 
+bool fx_counters_bounds(const pk_profile *p, int64_t *first, int64_t *last)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < pk_counter_count(p); i++) {
+        const pk_counter *c = pk_counter_at(p, i);
+        if (c->samples == 0 || !fx_counter_written(p, c))
+            continue;
+        *first = any && *first < c->first ? *first : c->first;
+        *last = any && *last > c->last ? *last : c->last;
+        any = true;
+    }
+    return any;
+}
+
+bool fx_counter_written(const pk_profile *p, const pk_counter *c)
+{
+    return strcmp(pk_str(p, c->unit), "bytes") == 0;
+}
+
+/* A counter of the model: its levels as the front end's memory counter holds them, each
+ * sample's change since the one before (the first from nothing), which the track adds up. */
+static pk_status write_model_counter(fx_writer *w, uint32_t counter)
+{
+    const pk_profile *p = w->p;
+    const pk_counter *c = pk_counter_at(p, counter);
+    pk_json *j = &w->json;
+    uint32_t thread = c->thread != PK_NONE ? c->thread : 0;
+    uint32_t main = pk_thread_count(p) > 0 ? w->thread_process[thread] : 0;
+    char pid[24];
+    snprintf(pid, sizeof pid, "%lld",
+             pk_thread_count(p) > 0 ? (long long)fx_thread_pid(pk_thread_at(p, main)) : 0LL);
+    pk_json_line_break(j);
+    pk_json_object_begin(j);
+    pk_json_member_string(j, "name", pk_str(p, c->name));
+    pk_json_member_string(j, "category", "Memory");
+    pk_json_member_string(j, "description",
+                          c->description != PK_NONE ? pk_str(p, c->description) : "");
+    pk_json_member_string(j, "pid", pid);
+    pk_json_member_u64(j, "mainThreadIndex", main);
+    pk_json_key(j, "samples");
+    pk_json_object_begin(j);
+    pk_json_member_u64(j, "length", c->samples);
+    /* Two passes over the spooled samples, one per column. */
+    pk_status status = PK_OK;
+    for (int column = 0; column < 2 && status == PK_OK; column++) {
+        fx_column_begin(j, column == 0 ? "time" : "count");
+        pk_counter_cursor *cursor;
+        status = pk_counter_open(p, counter, &cursor);
+        if (status != PK_OK)
+            break;
+        int64_t time, level, previous = 0;
+        while (pk_counter_next(cursor, &time, &level)) {
+            if (column == 0)
+                fx_out_ms(pk_json_value(j), pk_sub_saturating(time, w->time_origin));
+            else
+                pk_json_i64(j, pk_sub_saturating(level, previous));
+            previous = level;
+        }
+        status = pk_counter_close(cursor);
+        pk_json_array_end(j);
+    }
+    pk_json_object_end(j);
+    pk_json_object_end(j);
+    return status;
+}
+
 /* One memory counter per process, the live bytes of all its threads over time: the front end
  * draws every memory counter as a track of the counter's process labelled just "Memory"
- * (docs/formats/firefox.md), so counters of one process's threads could not be told apart. */
-void fx_write_counters(fx_writer *w)
+ * (docs/formats/firefox.md), so counters of one process's threads could not be told apart.
+ * Then the model's counters in bytes (massif's memory over time). */
+pk_status fx_write_counters(fx_writer *w)
 {
     const pk_profile *p = w->p;
     pk_json *j = &w->json;
     pk_json_key(j, "counters");
     pk_json_array_begin(j);
+    for (uint32_t i = 0; i < pk_counter_count(p); i++) {
+        const pk_counter *c = pk_counter_at(p, i);
+        if (c->samples == 0 || !fx_counter_written(p, c))
+            continue;
+        pk_status status = write_model_counter(w, i);
+        if (status != PK_OK)
+            return status;
+    }
     for (uint32_t t = 0; t < pk_thread_count(p); t++) {
         if (!w->process_allocations || w->process_allocations[t] == 0)
             continue; /* not a main thread, or a process without events of known size */
@@ -221,4 +298,5 @@ void fx_write_counters(fx_writer *w)
         pk_json_object_end(j);
     }
     pk_json_array_end(j);
+    return PK_OK;
 }

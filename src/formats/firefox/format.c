@@ -48,7 +48,11 @@ static pk_status fx_write(const pk_profile *p, pk_output *out, const pk_write_op
     pk_json_line_break(j);
     fx_empty_array(j, "pages");
     fx_empty_array(j, "profilerOverhead");
-    fx_write_counters(&w);
+    status = fx_write_counters(&w);
+    if (status != PK_OK) {
+        fx_writer_free(&w);
+        return pk_error_set(err, status, PK_NO_OFFSET, "cannot read back a counter's samples");
+    }
     pk_json_line_break(j);
     pk_json_key(j, "threads");
     pk_json_array_begin(j);

@@ -40,7 +40,17 @@ bool fx_timed_prepare(fx_writer *w)
     w->timed_ns = 0;
     w->timed_interval_ns = 0;
     int64_t first, last;
-    if (!pk_timeline_kept(p) || !pk_timeline_bounds(p, &first, &last))
+    bool timed = pk_timeline_kept(p) && pk_timeline_bounds(p, &first, &last);
+    /* Counters share the profile's clock: time 0 is the earliest of timed samples and counter
+     * samples, and the range reaches the latest of either. */
+    int64_t counters_first, counters_last;
+    if (fx_counters_bounds(p, &counters_first, &counters_last)) {
+        first = timed && first < counters_first ? first : counters_first;
+        last = timed && last > counters_last ? last : counters_last;
+        w->time_origin = first;
+        w->timed_ns = last > first ? pk_sub_saturating(last, first) : 0;
+    }
+    if (!timed)
         return true;
     w->time_origin = first;
     w->timed_ns = last > first ? pk_sub_saturating(last, first) : 0;

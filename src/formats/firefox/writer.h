@@ -31,6 +31,7 @@
 #include "core/memory_values.h"
 #include "core/spool.h"
 #include "formats/firefox/remap.h"
+#include "profkit/counters.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
 #include "profkit/thread_names.h"
@@ -168,9 +169,14 @@ typedef enum fx_event_column {
  * back fails the output. */
 void fx_write_event_column(fx_writer *w, uint32_t thread, const char *key,
                            fx_event_column column);
-/* The counters array: a memory counter per process whose threads' tables list events of known
- * size, the process's live bytes over time. */
-void fx_write_counters(fx_writer *w);
+/* The counters array: the model's counters in bytes, then a memory counter per process whose
+ * threads' tables list events of known size, the process's live bytes over time. PK_ERR_IO
+ * when a counter's spooled samples cannot be read back. */
+pk_status fx_write_counters(fx_writer *w);
+/* Whether a model counter is written (the front end draws memory counters only: bytes). */
+bool fx_counter_written(const pk_profile *p, const pk_counter *c);
+/* The earliest and latest times of the counters written; false when there is none. */
+bool fx_counters_bounds(const pk_profile *p, int64_t *first, int64_t *last);
 
 /* Rows in stream order (timeline.c and collect.c sort by it). */
 typedef struct fx_ordered_row {
