@@ -29,7 +29,11 @@
 #include "formats/perf_data/order.h"
 #include "formats/perf_data/perf_data.h"
 #include "formats/perf_events/perf_events.h"
+#include "profkit/symbolize.h"
 #include "profkit/timeline.h"
+
+/* MAP_HUGETLB in an MMAP2 record's flags (Linux's value). */
+#define PD_MAP_HUGETLB 0x40000u
 
 /* Each event takes two of the model's values. */
 #define PD_MAX_EVENTS (PK_MAX_VALUES / 2)
@@ -382,7 +386,7 @@ static uint32_t frame_of(pd_reader *r, pd_process *proc, uint64_t address, bool 
     } else {
         const char *path = pk_str(r->p, m->path);
         if (path[0] != '/' || path[1] == '/') {
-            /* [vdso], //anon, [stack]: no file to read symbols from. */
+            /* [vdso], [vsyscall], //anon data: no file to read symbols from. */
             frame = unknown_frame(r, resource, address);
         } else {
             /* Named by the symbolization pass from the binary. */
@@ -616,6 +620,19 @@ static pk_status take_fork(pd_reader *r, const pd_record *rec, pk_error *err)
     return PK_OK;
 }
 
+/* Memory perf takes for a JIT's when it is executable: anonymous (`//anon`, `/dev/zero`,
+ * huge pages) or without a file (`[heap]`, `[stack]`, System V shared memory). */
+static bool jit_memory(const char *path, size_t len)
+{
+    static const char *const prefixes[] = {"/dev/zero", "/anon_hugepage", "[stack", "/SYSV"};
+    if ((len == 6 && memcmp(path, "//anon", 6) == 0) || (len == 6 && memcmp(path, "[heap]", 6) == 0))
+        return true;
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+        if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
 static pk_status take_mmap(pd_reader *r, const pd_record *rec, pk_error *err)
 {
     bool two = rec->type == PD_RECORD_MMAP2;
@@ -641,6 +658,15 @@ static pk_status take_mmap(pd_reader *r, const pd_record *rec, pk_error *err)
         }
     } else if (rec->misc & (1u << 13)) { /* PERF_RECORD_MISC_MMAP_DATA */
         return PK_OK;
+    }
+    /* Anonymous executable memory is JIT code: perf names it from the process's JIT map, and
+     * so does the symbolization pass (core/perf_map.h), looking it up where perf does. */
+    char jit_map[40];
+    uint32_t flags = two ? pd_u32(rec->body + 60, r->big) : 0;
+    if (pid != UINT32_MAX && (jit_memory(path, len) || (flags & PD_MAP_HUGETLB))) {
+        snprintf(jit_map, sizeof jit_map, "/tmp/perf-%u.map", pid);
+        path = jit_map;
+        len = strlen(jit_map);
     }
     m.path = pk_intern(r->p, path, len);
     if (m.path == PK_NONE || m.build_id == PK_NONE)
@@ -1087,7 +1113,8 @@ pk_status pd_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
         r.big = r.file.header.big;
         /* Folded output names frames as FlameGraph's collapsers tidy them, as for perf
          * script. */
-        if (pk_property_set(p, "folded names", "flamegraph") != PK_OK)
+        if (pk_property_set(p, "folded names", "flamegraph") != PK_OK ||
+            pk_property_set(p, PK_UNNAMED_ADDRESSES, "perf") != PK_OK)
             status = nomem(err);
     }
     /* A seekable file's feature sections first, so that the build ids and the event names
