@@ -46,7 +46,8 @@ static bool chain_equal(const void *context, uint32_t entry, const void *key)
     const pd_chain *item = &c->items[entry];
     const pd_chain_key *k = key;
     return item->len == k->len && item->pid == k->pid && item->mode == k->mode &&
-           item->root == k->root && memcmp(c->bytes + item->offset, k->bytes, k->len) == 0;
+           item->root == k->root &&
+           (k->len == 0 || memcmp(c->bytes + item->offset, k->bytes, k->len) == 0);
 }
 
 uint32_t pd_chains_find(const pd_chains *c, const pd_chain_key *key)
@@ -65,7 +66,8 @@ bool pd_chains_add(pd_chains *c, const pd_chain_key *key, uint32_t stack)
         !PK_ARRAY_RESERVE(c->items, c->cap, c->count + 1) ||
         !pk_index_insert(&c->index, key->hash, (uint32_t)c->count))
         return false;
-    memcpy(c->bytes + c->bytes_len, key->bytes, key->len);
+    if (key->len) /* an empty callchain has no bytes to copy (and bytes may be NULL) */
+        memcpy(c->bytes + c->bytes_len, key->bytes, key->len);
     c->items[c->count++] =
         (pd_chain){c->bytes_len, key->len, key->pid, key->mode, key->root, stack};
     c->bytes_len += key->len;
