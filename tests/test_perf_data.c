@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* perf.data read from bytes made here: the records are taken in time order, round by round, as
- * perf takes them (formats/perf_data/order.h). */
+ * perf takes them (formats/perf_data/order.h); addresses seen again; JIT memory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +13,7 @@
 #include "formats/formats.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
+#include "profkit/symbolize.h"
 
 /* A little-endian pipe-layout perf.data being made. */
 typedef struct maker {
@@ -87,12 +88,14 @@ static void comm(maker *m, uint32_t pid, const char *name, uint64_t time)
     put_u32(m, pid);
     put_u32(m, pid);
     char padded[8] = {0};
-    strncpy(padded, name, 7);
+    memcpy(padded, name, strnlen(name, 7));
     put(m, padded, 8);
     sample_id(m, pid, time);
 }
 
-static void mmap_vdso(maker *m, uint32_t pid, uint64_t start_address, uint64_t time)
+/* An MMAP record of a page at start_address of name (at most 7 bytes). */
+static void mmap_named(maker *m, uint32_t pid, uint64_t start_address, const char *name,
+                       uint64_t time)
 {
     record_header(m, 1, 2, 8 + 32 + 8 + 16);
     put_u32(m, pid);
@@ -100,8 +103,15 @@ static void mmap_vdso(maker *m, uint32_t pid, uint64_t start_address, uint64_t t
     put_u64(m, start_address);
     put_u64(m, 0x1000);
     put_u64(m, 0);
-    put(m, "[vdso]\0", 8);
+    char padded[8] = {0};
+    memcpy(padded, name, strnlen(name, 7));
+    put(m, padded, 8);
     sample_id(m, pid, time);
+}
+
+static void mmap_vdso(maker *m, uint32_t pid, uint64_t start_address, uint64_t time)
+{
+    mmap_named(m, pid, start_address, "[vdso]", time);
 }
 
 static void sample(maker *m, uint32_t pid, uint64_t ip, uint64_t time)
@@ -195,12 +205,82 @@ static void test_untimed_records_at_once(void **state)
     pk_profile_free(p);
 }
 
+/* The frames at address, and how many of them are in a resource named name ("" for none). */
+static size_t frames_at(const pk_profile *p, uint64_t address, const char *name, size_t *named)
+{
+    size_t n = 0;
+    *named = 0;
+    for (size_t i = 0; i < pk_frame_count(p); i++) {
+        const pk_frame *f = pk_frame_at(p, (uint32_t)i);
+        if (f->address != address)
+            continue;
+        n++;
+        const char *r = f->resource == PK_NONE ? "" : pk_str(p, pk_resource_at(p, f->resource)->name);
+        *named += strcmp(r, name) == 0;
+    }
+    return n;
+}
+
+/* An address seen again after its process's mappings changed is resolved again, and a sample
+ * after its thread's command changed gets the new command as root. */
+static void test_repeated_callchain_after_changes(void **state)
+{
+    (void)state;
+    maker m;
+    start(&m);
+    comm(&m, 7, "prog", 10);
+    sample(&m, 7, 0x5100, 100);
+    sample(&m, 7, 0x5100, 110);
+    mmap_vdso(&m, 7, 0x5000, 150);
+    sample(&m, 7, 0x5100, 200);
+    comm(&m, 7, "renamed", 250);
+    sample(&m, 7, 0x5100, 300);
+    pk_profile *p = read_made(&m);
+    size_t named;
+    assert_int_equal(frames_at(p, 0x5100, "[vdso]", &named), 2);
+    assert_int_equal(named, 1);
+    /* Roots prog and renamed, each with the leaf under it: four stacks. */
+    assert_int_equal(pk_stack_count(p), 5);
+    pk_profile_free(p);
+}
+
+/* Executable anonymous memory and memory without a file are the process's JIT map, as perf
+ * maps them: the frames' resource is /tmp/perf-PID.map, left for the symbolization pass. */
+static void test_anonymous_code_is_jit_code(void **state)
+{
+    (void)state;
+    const char *const names[] = {"//anon", "[heap]", "[stack]", "/SYSV1"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        maker m;
+        start(&m);
+        comm(&m, 7, "node", 10);
+        mmap_named(&m, 7, 0x7000, names[i], 20);
+        sample(&m, 7, 0x7010, 100);
+        pk_profile *p = read_made(&m);
+        size_t named;
+        assert_int_equal(frames_at(p, 0x7010, "perf-7.map", &named), 1);
+        if (named != 1)
+            fail_msg("%s: not the JIT map", names[i]);
+        for (size_t f = 0; f < pk_frame_count(p); f++)
+            if (pk_frame_at(p, (uint32_t)f)->address == 0x7010)
+                assert_string_equal(pk_str(p, pk_resource_at(p, pk_frame_at(p, (uint32_t)f)->resource)->path),
+                                    "/tmp/perf-7.map");
+        assert_true(pk_profile_has_unresolved_frames(p));
+        const char *unnamed = pk_property_get(p, PK_UNNAMED_ADDRESSES);
+        assert_non_null(unnamed);
+        assert_string_equal(unnamed, "perf");
+        pk_profile_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mapping_written_after_its_sample),
         cmocka_unit_test(test_mapping_after_the_sample_in_time),
         cmocka_unit_test(test_untimed_records_at_once),
+        cmocka_unit_test(test_repeated_callchain_after_changes),
+        cmocka_unit_test(test_anonymous_code_is_jit_code),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

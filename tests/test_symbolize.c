@@ -650,6 +650,85 @@ static void binaries_refused(void **state)
     free(directory);
 }
 
+/* The name of the only frame of p's only sample row's stack, after the pass. */
+static const char *sampled_name(const pk_profile *p)
+{
+    assert_int_equal(pk_stack_count(p), 1);
+    return pk_frame_name(p, pk_stack_leaf(p, 0));
+}
+
+/* A profile of one sample at address in resource (path: a JIT map's, a binary's, or NULL for
+ * none), with the property saying how unnamed addresses are named (NULL: unset), symbolized
+ * with the search directory given; returns the profile made by the pass. */
+static pk_profile *symbolize_one(const char *path, uint64_t address, const char *unnamed,
+                                 const char *search_dir)
+{
+    pk_profile *p = pk_profile_new();
+    assert_int_not_equal(pk_add_value_type(p, "samples", "count"), PK_NONE);
+    uint32_t r = path ? resource_at(p, path, "", 0x7f0000000000, 0x7f0000010000, 0) : PK_NONE;
+    pk_function fn = {.name = pk_address_name(p, address), .resource = r};
+    pk_frame frame = {pk_intern_function(p, &fn), 0, address, r, PK_FRAME_HAS_ADDRESS};
+    uint32_t f = pk_intern_frame(p, &frame);
+    uint32_t stack = pk_intern_stack(p, PK_NONE, f);
+    uint32_t thread = pk_add_thread(p, pk_intern_cstr(p, "t"), 1, 1);
+    const int64_t one[1] = {1};
+    assert_int_equal(pk_add_sample(p, thread, stack, one), PK_OK);
+    if (unnamed)
+        assert_int_equal(pk_property_set(p, PK_UNNAMED_ADDRESSES, unnamed), PK_OK);
+    const char *search[1] = {search_dir};
+    pk_symbolize_options options = {search, search_dir ? 1 : 0, NULL, 0};
+    pk_profile *out;
+    pk_error err;
+    assert_int_equal(pk_symbolize(p, &options, &out, &err), PK_OK);
+    pk_profile_free(p);
+    return out;
+}
+
+/* JIT code named from a perf-PID.map (core/perf_map.h): found under a search directory by its
+ * base name or at its path; an address it does not cover stays unnamed; a missing map is one
+ * warning. With the perf.data reader's property, what nothing names is named as perf script
+ * names it: [DSO base name], [unknown] outside every mapping. */
+static void jit_maps(void **state)
+{
+    (void)state;
+    assert_true(shell("mkdir -p jit && printf '%s\n' '7f0000001000 40 JS:*hot /srv/app.js:1:14' "
+                      "'0x7f0000002000 0x10 LazyCompile:warm' 'not a symbol' "
+                      "> jit/perf-4242.map"));
+    char *jit_dir = path_in_dir("jit"), *map_path = path_in_dir("jit/perf-4242.map");
+    pk_profile *out = symbolize_one("/nonexistent/perf-4242.map", 0x7f0000001010, NULL, jit_dir);
+    assert_string_equal(sampled_name(out), "JS:*hot /srv/app.js:1:14");
+    assert_int_equal(pk_warning_count(out), 0);
+    pk_profile_free(out);
+    out = symbolize_one(map_path, 0x7f000000200f, NULL, NULL);
+    assert_string_equal(sampled_name(out), "LazyCompile:warm");
+    pk_profile_free(out);
+    /* Between the symbols: the address stays, or is named by the map as perf names it. */
+    out = symbolize_one(map_path, 0x7f0000001040, NULL, NULL);
+    assert_string_equal(sampled_name(out), "0x7f0000001040");
+    pk_profile_free(out);
+    out = symbolize_one(map_path, 0x7f0000001040, "perf", NULL);
+    assert_string_equal(sampled_name(out), "[perf-4242.map]");
+    pk_profile_free(out);
+    /* No map: one warning. */
+    out = symbolize_one("/nonexistent/perf-4242.map", 0x7f0000001010, "perf", NULL);
+    assert_string_equal(sampled_name(out), "[perf-4242.map]");
+    assert_int_equal(pk_warning_count(out), 1);
+    assert_non_null(strstr(pk_warning_at(out, 0), "JIT symbol map not found"));
+    pk_profile_free(out);
+    /* A binary not found, and no mapping at all. */
+    out = symbolize_one("/nonexistent/libfoo.so", 0x7f0000001010, "perf", NULL);
+    assert_string_equal(sampled_name(out), "[libfoo.so]");
+    pk_profile_free(out);
+    out = symbolize_one(NULL, 0x1234, "perf", NULL);
+    assert_string_equal(sampled_name(out), "[unknown]");
+    pk_profile_free(out);
+    out = symbolize_one(NULL, 0x1234, NULL, NULL);
+    assert_string_equal(sampled_name(out), "0x1234");
+    pk_profile_free(out);
+    free(jit_dir);
+    free(map_path);
+}
+
 /* What counts as an unresolved frame: an address frame named by "0x" and hex digits, or not
  * named; not a frame without an address, an inlined one, or one named otherwise. */
 static void unresolved_frames(void **state)
@@ -697,6 +776,7 @@ int main(void)
         cmocka_unit_test(binaries_found),
         cmocka_unit_test(binaries_refused),
         cmocka_unit_test(unresolved_frames),
+        cmocka_unit_test(jit_maps),
     };
     return cmocka_run_group_tests_name("symbolizer on programs built here", tests, setup,
                                        teardown);

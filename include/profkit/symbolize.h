@@ -32,6 +32,12 @@
 extern "C" {
 #endif
 
+/* The profile property that says how to name an address nothing names. Unset, the frame keeps
+ * its name (the address); "perf" (the perf.data reader sets it), it is named as `perf script`
+ * names it, so that a perf.data file and its `perf script` text convert alike: `[DSO base
+ * name]` (`[libfoo.so]`, `[perf-1234.map]`), `[unknown]` outside every mapping. */
+#define PK_UNNAMED_ADDRESSES "unnamed addresses"
+
 typedef struct pk_symbolize_options {
     const char *const *search_dirs; /* looked in before the resources' own paths */
     size_t search_dir_count;

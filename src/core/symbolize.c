@@ -29,6 +29,7 @@
 
 #include "core/array.h"
 #include "core/hashmap.h"
+#include "core/perf_map.h"
 
 /* Inlining deeper than this keeps the outermost function and the innermost calls. */
 #define SYM_MAX_CHAIN 64
@@ -145,7 +146,8 @@ typedef enum sym_state {
     SYM_NOT_FOUND,
     SYM_NOT_ELF,
     SYM_BUILD_ID_DIFFERS,
-    SYM_NO_SEGMENT
+    SYM_NO_SEGMENT,
+    SYM_NO_JIT_MAP
 } sym_state;
 
 typedef struct sym_binary {
@@ -167,9 +169,16 @@ typedef struct sym_binary {
 } sym_binary;
 
 /* What the symbolizer knows about one resource of the profile. */
+/* A JIT symbol map (perf-PID.map), read once. */
+typedef struct sym_jit {
+    char *path;
+    pk_perf_map *map; /* NULL when it could not be read */
+} sym_jit;
+
 typedef struct sym_resource {
     bool prepared;
     sym_binary *binary; /* NULL when no usable binary */
+    const pk_perf_map *jit; /* the JIT map naming its addresses, NULL for none */
     uint64_t bias;      /* ELF virtual address = address - bias */
     uint32_t problem;   /* PK_NONE when none */
     pk_u64map addresses; /* address -> chain */
@@ -198,6 +207,8 @@ struct pk_symbolizer {
     Dwfl_Callbacks callbacks;
     sym_binary **binaries;
     size_t binary_count, binary_cap;
+    sym_jit *jits;
+    size_t jit_count, jit_cap;
     sym_resource *resources; /* indexed by resource */
     size_t resource_count;
     sym_resource outside; /* addresses in no mapping */
@@ -692,7 +703,44 @@ static bool sym_try_build_id(pk_symbolizer *s, sym_resource *r, const pk_resourc
     return ok;
 }
 
-/* Finds the binary of resource pr (whose strings are dst's) for r. */
+/* The JIT map at path, read once; NULL when it cannot be read (or memory runs out). */
+static const pk_perf_map *sym_jit_open(pk_symbolizer *s, const char *path)
+{
+    if (!path)
+        return NULL;
+    for (size_t i = 0; i < s->jit_count; i++)
+        if (strcmp(s->jits[i].path, path) == 0)
+            return s->jits[i].map;
+    if (!PK_ARRAY_RESERVE(s->jits, s->jit_cap, s->jit_count + 1))
+        return NULL;
+    char *copy = strdup(path);
+    if (!copy)
+        return NULL;
+    s->jits[s->jit_count++] = (sym_jit){copy, pk_perf_map_read(path)};
+    return s->jits[s->jit_count - 1].map;
+}
+
+/* A JIT map (perf-PID.map) for r: under each search directory (by base name, then by the whole
+ * path), then at its path, as perf looks in /tmp. */
+static void sym_jit_prepare(pk_symbolizer *s, sym_resource *r, const char *path)
+{
+    for (size_t i = 0; i < s->search_count && !r->jit; i++) {
+        char *candidate = sym_join(s->search_dirs[i], sym_basename(path));
+        r->jit = sym_jit_open(s, candidate);
+        free(candidate);
+        if (!r->jit) {
+            candidate = sym_join(s->search_dirs[i], path);
+            r->jit = sym_jit_open(s, candidate);
+            free(candidate);
+        }
+    }
+    if (!r->jit)
+        r->jit = sym_jit_open(s, path);
+    if (!r->jit)
+        r->problem = sym_problem_note(s, path, SYM_NO_JIT_MAP);
+}
+
+/* Finds the binary (or the JIT map) of resource pr (whose strings are dst's) for r. */
 static void sym_resource_prepare(pk_symbolizer *s, const pk_resource *pr, sym_resource *r)
 {
     r->prepared = true;
@@ -701,6 +749,10 @@ static void sym_resource_prepare(pk_symbolizer *s, const pk_resource *pr, sym_re
     const char *path = pk_str(s->dst, pr->path);
     if (!*path)
         path = pk_str(s->dst, pr->name);
+    if (pk_perf_map_is_name(sym_basename(path))) {
+        sym_jit_prepare(s, r, path);
+        return;
+    }
     const char *build_id = pk_str(s->dst, pr->build_id);
     bool id_usable = strlen(build_id) > 2 && strlen(build_id) < 256 && sym_is_hex(build_id);
     if ((!*path || path[0] == '[') && !id_usable)
@@ -859,6 +911,25 @@ static uint32_t sym_function_from_die(pk_symbolizer *s, sym_resource *r, uint32_
     return function;
 }
 
+/* The frame of an address a JIT map names; 0 when it names none. */
+static size_t sym_resolve_jit(pk_symbolizer *s, sym_resource *r, uint32_t resource,
+                              uint64_t address, uint32_t *frames, bool *failed)
+{
+    size_t len;
+    const char *name = pk_perf_map_find(r->jit, address, &len);
+    if (!name)
+        return 0;
+    pk_function fn = {.name = pk_intern(s->dst, name, len), .resource = resource};
+    uint32_t function = fn.name == PK_NONE ? PK_NONE : pk_intern_function(s->dst, &fn);
+    pk_frame frame = {function, 0, address, resource, PK_FRAME_HAS_ADDRESS};
+    frames[0] = function == PK_NONE ? PK_NONE : pk_intern_frame(s->dst, &frame);
+    if (frames[0] == PK_NONE) {
+        *failed = true;
+        return 0;
+    }
+    return 1;
+}
+
 /* The chain of frames for an address of a usable binary; 0 when nothing names it. */
 static size_t sym_resolve(pk_symbolizer *s, sym_resource *r, uint32_t resource, uint64_t address,
                           uint32_t *frames, bool *failed)
@@ -973,6 +1044,8 @@ size_t pk_symbolizer_frames(pk_symbolizer *s, uint32_t resource, uint64_t addres
     bool failed = false;
     if (r->binary)
         n = sym_resolve(s, r, resource, address, chain, &failed);
+    else if (r->jit)
+        n = sym_resolve_jit(s, r, resource, address, chain, &failed);
     if (failed)
         return 0;
     if (n > 0) {
@@ -1139,6 +1212,8 @@ static const char *sym_state_text(sym_state state)
         return "the binary found has another build ID";
     case SYM_NO_SEGMENT:
         return "the binary found does not match the mapping (another build?)";
+    case SYM_NO_JIT_MAP:
+        return "JIT symbol map not found (see --symbol-path)";
     default:
         return "binary not found (see --symbol-path)";
     }
@@ -1178,6 +1253,11 @@ void pk_symbolizer_free(pk_symbolizer *s)
     for (size_t i = 0; i < s->binary_count; i++)
         sym_binary_free(s->binaries[i]);
     free(s->binaries);
+    for (size_t i = 0; i < s->jit_count; i++) {
+        free(s->jits[i].path);
+        pk_perf_map_free(s->jits[i].map);
+    }
+    free(s->jits);
     for (size_t i = 0; i < s->search_count; i++)
         free(s->search_dirs[i]);
     free(s->search_dirs);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/path.h"
 #include "core/profile_internal.h"
 #include "core/symbolize.h"
 #include "profkit/copy.h"
@@ -16,6 +17,8 @@ typedef struct symbolize_pass {
     bool *unresolved_in; /* source resource -> some unresolved frame lies in it */
     uint32_t *build_ids; /* source resource -> build ID (a destination string) the binary read
                           * for it gave, PK_NONE when the resource is copied as it is */
+    bool perf_names;      /* name what nothing names as perf script does (PK_UNNAMED_ADDRESSES) */
+    uint32_t perf_named;  /* the frame so named, returned to the copy */
 } symbolize_pass;
 
 /* A resource whose addresses will be looked up and that names no build ID gets the one of the
@@ -56,6 +59,29 @@ static uint32_t destination_resource(symbolize_pass *pass, const pk_profile *src
     return pass->resources[id];
 }
 
+/* The frame perf script shows as `[unknown] (DSO)`, named as the perf script reader names it:
+ * `[DSO base name]`, or `[unknown]` outside every mapping. */
+static size_t perf_name(symbolize_pass *pass, pk_profile *dst, uint32_t resource,
+                        uint64_t address, const uint32_t **frames)
+{
+    uint32_t name;
+    if (resource == PK_NONE) {
+        name = pk_intern_cstr(dst, "[unknown]");
+    } else {
+        const pk_resource *r = pk_resource_at(dst, resource);
+        const char *path = pk_str(dst, r->path);
+        name = pk_intern_printf(dst, "[%s]", pk_path_basename(*path ? path : pk_str(dst, r->name)));
+    }
+    pk_function fn = {.name = name, .resource = resource};
+    uint32_t function = name == PK_NONE ? PK_NONE : pk_intern_function(dst, &fn);
+    pk_frame named = {function, 0, address, resource, PK_FRAME_HAS_ADDRESS};
+    pass->perf_named = function == PK_NONE ? PK_NONE : pk_intern_frame(dst, &named);
+    if (pass->perf_named == PK_NONE)
+        return SIZE_MAX;
+    *frames = &pass->perf_named;
+    return 1;
+}
+
 static size_t name_unresolved_frame(void *context, const pk_profile *src, uint32_t frame,
                                     pk_profile *dst, const uint32_t **frames)
 {
@@ -76,9 +102,13 @@ static size_t name_unresolved_frame(void *context, const pk_profile *src, uint32
      * be the address in the process where the frame's own address is relative to its library
      * (a format whose libraries have no start keeps only that), and a profile written and read
      * back must name its frames as before. */
-    const char *name = pk_frame_name(src, frame);
-    if (n == 1 && name && *name && pk_frame_is_unresolved(dst, (*frames)[0]))
-        return 0;
+    if (n == 1 && pk_frame_is_unresolved(dst, (*frames)[0])) {
+        if (pass->perf_names)
+            return perf_name(pass, dst, resource, f->address, frames);
+        const char *name = pk_frame_name(src, frame);
+        if (name && *name)
+            return 0;
+    }
     return n;
 }
 
@@ -106,6 +136,8 @@ static pk_status symbolize(const pk_profile *p, pk_profile *releasing,
             if (r < resources && pk_frame_is_unresolved(p, f))
                 pass.unresolved_in[r] = true;
         }
+        const char *unnamed = pk_property_get(p, PK_UNNAMED_ADDRESSES);
+        pass.perf_names = unnamed && strcmp(unnamed, "perf") == 0;
         pk_copy_options copy = {.map_frame = name_unresolved_frame, .map_context = &pass,
                                 .map_resource = complete_resource};
         status = releasing ? pk_profile_copy_releasing(dst, releasing, &copy, err)

@@ -75,4 +75,55 @@ if HOME="$PWD/home" perf record -q -e cpu-clock -g -o cached.data ./prog > /dev/
     mv prog.gone prog
 fi
 
+# The stacks from where the frames of $2 (a pattern) start, summed by what follows: the part
+# of $1 (folded) that the binary's own names decide, whatever names libc and ld.so get.
+stacks_from() {
+    awk -v from="$2" '{ i = index($0, from); if (i == 0) next; w = $NF; s = substr($0, i);
+        sub(/ [0-9]+$/, "", s); sum[s] += w } END { for (s in sum) print s, sum[s] }' "$1" | sort
+}
+
+# ---- JIT code named from /tmp/perf-PID.map, as perf script names it -----------------------------
+case "$(uname -m)" in
+x86_64)
+    "$CC" -O2 -fno-omit-frame-pointer "$DATA/jit.c" -o jit || fail "cc jit.c"
+    if perf record -q -e cpu-clock -g -o jit.data ./jit > jit.out 2> /dev/null; then
+        map=$(cat jit.out)
+        perf script -i jit.data 2> /dev/null > script.txt || fail "perf script jit.data"
+        "$PROFKIT" convert --from perf-script script.txt --to folded -o script.folded 2> /dev/null
+        expect_status 0 "$PROFKIT" convert jit.data --to folded -o direct.folded
+        expect_contains "$(cat direct.folded)" ";main;run;JS:*hot /srv/app/math.js:1:14 " \
+            "a JIT frame named from $map"
+        expect_contains "$(cat direct.folded)" ";main;run;LazyCompile:warm " "a second JIT frame"
+        expect_contains "$(cat direct.folded)" ";main;run;[$(basename "$map")] " \
+            "code the map does not name, named as perf script names it"
+        expect_eq "$(stacks_from direct.folded ';run;')" "$(stacks_from script.folded ';run;')" \
+            "JIT stacks as perf script's"
+        # Found under --symbol-path by its base name once gone from /tmp; without it, named
+        # as perf names code in a map it cannot read.
+        mkdir -p jit-maps && mv "$map" jit-maps/
+        expect_status 0 "$PROFKIT" convert jit.data --symbol-path jit-maps --to folded
+        expect_contains "$OUT" ";main;run;LazyCompile:warm " "the JIT map under --symbol-path"
+        expect_status 0 "$PROFKIT" convert jit.data --to folded -o gone.folded
+        expect_contains "$ERR" "JIT symbol map not found" "a missing JIT map said"
+        perf script -i jit.data 2> /dev/null |
+            "$PROFKIT" convert --from perf-script - --to folded -o script.folded 2> /dev/null
+        expect_eq "$(stacks_from gone.folded ';run;')" "$(stacks_from script.folded ';run;')" \
+            "JIT stacks without the map as perf script's"
+    fi
+    ;;
+esac
+
+# ---- a stripped program: frames nothing names, named as perf script names them ------------------
+"$CC" -O0 -fno-omit-frame-pointer -pthread "$DATA/prog.c" -o stripped && strip stripped ||
+    fail "cc prog.c, strip"
+if perf record -q -e cpu-clock -g -o stripped.data ./stripped > /dev/null 2>&1; then
+    expect_status 0 "$PROFKIT" convert stripped.data --to folded -o direct.folded
+    perf script -i stripped.data 2> /dev/null |
+        "$PROFKIT" convert --from perf-script - --to folded -o script.folded 2> /dev/null
+    expect_contains "$(cat direct.folded)" ";[stripped];[stripped]" "a stripped binary's frames"
+    expect_not_contains "$(cat direct.folded)" ";0x" "no frame left an address"
+    expect_eq "$(stacks_from direct.folded '[stripped]')" \
+        "$(stacks_from script.folded '[stripped]')" "the stripped program's stacks as perf script's"
+fi
+
 finish

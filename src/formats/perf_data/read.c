@@ -26,10 +26,15 @@
 #include "core/hashmap.h"
 #include "core/path.h"
 #include "core/symbolize.h"
+#include "formats/perf_data/chains.h"
 #include "formats/perf_data/order.h"
 #include "formats/perf_data/perf_data.h"
 #include "formats/perf_events/perf_events.h"
+#include "profkit/symbolize.h"
 #include "profkit/timeline.h"
+
+/* MAP_HUGETLB in an MMAP2 record's flags (Linux's value). */
+#define PD_MAP_HUGETLB 0x40000u
 
 /* Each event takes two of the model's values. */
 #define PD_MAX_EVENTS (PK_MAX_VALUES / 2)
@@ -82,6 +87,7 @@ typedef struct pd_reader {
     uint64_t dropped_samples;
 
     pk_u64map frame_cache; /* hash of (address, resource) -> frame, checked */
+    pd_chains chains;      /* callchains seen -> stacks, cleared when mappings change */
     pk_u64map roots;       /* comm string -> root stack */
     uint32_t *frames, *ordered;
     size_t frames_cap, ordered_cap;
@@ -382,7 +388,7 @@ static uint32_t frame_of(pd_reader *r, pd_process *proc, uint64_t address, bool 
     } else {
         const char *path = pk_str(r->p, m->path);
         if (path[0] != '/' || path[1] == '/') {
-            /* [vdso], //anon, [stack]: no file to read symbols from. */
+            /* [vdso], [vsyscall], //anon data: no file to read symbols from. */
             frame = unknown_frame(r, resource, address);
         } else {
             /* Named by the symbolization pass from the binary. */
@@ -476,6 +482,48 @@ static pd_event *event_of(pd_reader *r, const pd_attr *a, bool *failed)
 
 /* ---- records -------------------------------------------------------------------------------- */
 
+/* The stack of a sample: its root, then its frames root first; PK_NONE when memory runs out. */
+static uint32_t stack_of(pd_reader *r, const pd_attr *a, const pd_record *rec,
+                         const pd_sample *s, uint32_t root)
+{
+    /* The addresses, leaf first: the callchain (context markers say kernel or user), or the
+     * sample's address alone. */
+    size_t n = 0;
+    bool has_chain = (a->sample_type & PD_SAMPLE_CALLCHAIN) != 0;
+    uint64_t count = has_chain ? s->callchain_nr : 1;
+    unsigned mode = rec->misc & PD_MISC_CPUMODE_MASK;
+    /* A callchain seen before is one lookup (chains.h). */
+    uint8_t ip_bytes[8];
+    memcpy(ip_bytes, &s->ip, sizeof ip_bytes);
+    pd_chain_key key = pd_chain_key_of(has_chain ? s->callchain : ip_bytes, 8 * (size_t)count,
+                                       s->pid, mode, root);
+    uint32_t known = pd_chains_find(&r->chains, &key);
+    if (known != PK_NONE)
+        return known;
+    pd_process *proc = process_of(r, s->pid, false);
+    if (!PK_ARRAY_RESERVE(r->frames, r->frames_cap, (size_t)count + 1) ||
+        !PK_ARRAY_RESERVE(r->ordered, r->ordered_cap, (size_t)count + 1))
+        return PK_NONE;
+    bool kernel = mode == PD_MISC_KERNEL;
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t ip = has_chain ? pd_u64(s->callchain + 8 * i, r->big) : s->ip;
+        if (ip >= PD_CONTEXT_MAX) {
+            kernel = ip == PD_CONTEXT_KERNEL || ip == PD_CONTEXT_GUEST_KERNEL;
+            continue;
+        }
+        uint32_t frame = frame_of(r, proc, ip, kernel);
+        if (frame == PK_NONE)
+            return PK_NONE;
+        r->frames[n++] = frame;
+    }
+    for (size_t i = 0; i < n; i++)
+        r->ordered[i] = r->frames[n - 1 - i];
+    uint32_t stack = n ? pk_intern_stack_frames(r->p, root, r->ordered, n) : root;
+    if (stack == PK_NONE || !pd_chains_add(&r->chains, &key, stack))
+        return PK_NONE;
+    return stack;
+}
+
 static pk_status take_sample(pd_reader *r, const pd_record *rec, pk_error *err)
 {
     const pd_attr *a = pd_attr_of(&r->file, rec);
@@ -502,31 +550,7 @@ static pk_status take_sample(pd_reader *r, const pd_record *rec, pk_error *err)
     uint32_t root = root_stack(r, t);
     if (thread == PK_NONE || root == PK_NONE)
         return nomem(err);
-    pd_process *proc = process_of(r, s.pid, false);
-    /* The addresses, leaf first: the callchain (context markers say kernel or user), or the
-     * sample's address alone. */
-    size_t n = 0;
-    uint64_t count = (a->sample_type & PD_SAMPLE_CALLCHAIN) ? s.callchain_nr : 1;
-    if (!PK_ARRAY_RESERVE(r->frames, r->frames_cap, (size_t)count + 1) ||
-        !PK_ARRAY_RESERVE(r->ordered, r->ordered_cap, (size_t)count + 1))
-        return nomem(err);
-    unsigned mode = rec->misc & PD_MISC_CPUMODE_MASK;
-    bool kernel = mode == PD_MISC_KERNEL;
-    for (uint64_t i = 0; i < count; i++) {
-        uint64_t ip = (a->sample_type & PD_SAMPLE_CALLCHAIN) ? pd_u64(s.callchain + 8 * i, r->big)
-                                                             : s.ip;
-        if (ip >= PD_CONTEXT_MAX) {
-            kernel = ip == PD_CONTEXT_KERNEL || ip == PD_CONTEXT_GUEST_KERNEL;
-            continue;
-        }
-        uint32_t frame = frame_of(r, proc, ip, kernel);
-        if (frame == PK_NONE)
-            return nomem(err);
-        r->frames[n++] = frame;
-    }
-    for (size_t i = 0; i < n; i++)
-        r->ordered[i] = r->frames[n - 1 - i];
-    uint32_t stack = n ? pk_intern_stack_frames(r->p, root, r->ordered, n) : root;
+    uint32_t stack = stack_of(r, a, rec, &s, root);
     if (stack == PK_NONE)
         return nomem(err);
     /* No period, or 0, counts 1, as the perf script reader counts it. */
@@ -611,9 +635,23 @@ static pk_status take_fork(pd_reader *r, const pd_record *rec, pk_error *err)
                 return nomem(err);
             memcpy(child->maps, parent->maps, parent->count * sizeof *child->maps);
             child->count = child->cap = parent->count;
+            pd_chains_clear(&r->chains); /* a pid seen before may be a new process */
         }
     }
     return PK_OK;
+}
+
+/* Memory perf takes for a JIT's when it is executable: anonymous (`//anon`, `/dev/zero`,
+ * huge pages) or without a file (`[heap]`, `[stack]`, System V shared memory). */
+static bool jit_memory(const char *path, size_t len)
+{
+    static const char *const prefixes[] = {"/dev/zero", "/anon_hugepage", "[stack", "/SYSV"};
+    if ((len == 6 && memcmp(path, "//anon", 6) == 0) || (len == 6 && memcmp(path, "[heap]", 6) == 0))
+        return true;
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+        if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
 }
 
 static pk_status take_mmap(pd_reader *r, const pd_record *rec, pk_error *err)
@@ -642,6 +680,15 @@ static pk_status take_mmap(pd_reader *r, const pd_record *rec, pk_error *err)
     } else if (rec->misc & (1u << 13)) { /* PERF_RECORD_MISC_MMAP_DATA */
         return PK_OK;
     }
+    /* Anonymous executable memory is JIT code: perf names it from the process's JIT map, and
+     * so does the symbolization pass (core/perf_map.h), looking it up where perf does. */
+    char jit_map[40];
+    uint32_t flags = two ? pd_u32(rec->body + 60, r->big) : 0;
+    if (pid != UINT32_MAX && (jit_memory(path, len) || (flags & PD_MAP_HUGETLB))) {
+        snprintf(jit_map, sizeof jit_map, "/tmp/perf-%u.map", pid);
+        path = jit_map;
+        len = strlen(jit_map);
+    }
     m.path = pk_intern(r->p, path, len);
     if (m.path == PK_NONE || m.build_id == PK_NONE)
         return nomem(err);
@@ -651,6 +698,7 @@ static pk_status take_mmap(pd_reader *r, const pd_record *rec, pk_error *err)
     pd_process *proc = process_of(r, pid, true);
     if (!proc || !map_insert(proc, m))
         return nomem(err);
+    pd_chains_clear(&r->chains); /* its addresses may be other frames now */
     return PK_OK;
 }
 
@@ -1061,6 +1109,7 @@ static void reader_free(pd_reader *r)
     free(r->processes);
     pk_u64map_free(&r->process_index);
     pk_u64map_free(&r->frame_cache);
+    pd_chains_free(&r->chains);
     pk_u64map_free(&r->roots);
     pk_u64map_free(&r->build_ids);
     free(r->frames);
@@ -1080,6 +1129,7 @@ pk_status pd_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
     pk_u64map_init(&r.thread_index);
     pk_u64map_init(&r.process_index);
     pk_u64map_init(&r.frame_cache);
+    pd_chains_init(&r.chains);
     pk_u64map_init(&r.roots);
     pk_u64map_init(&r.build_ids);
     pk_status status = pd_open(in, &r.file, err);
@@ -1087,7 +1137,8 @@ pk_status pd_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
         r.big = r.file.header.big;
         /* Folded output names frames as FlameGraph's collapsers tidy them, as for perf
          * script. */
-        if (pk_property_set(p, "folded names", "flamegraph") != PK_OK)
+        if (pk_property_set(p, "folded names", "flamegraph") != PK_OK ||
+            pk_property_set(p, PK_UNNAMED_ADDRESSES, "perf") != PK_OK)
             status = nomem(err);
     }
     /* A seekable file's feature sections first, so that the build ids and the event names
