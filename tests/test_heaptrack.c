@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* heaptrack recordings: a line's fields taken apart, the probe, each site's peak as heaptrack
+/* heaptrack recordings: a line's fields taken apart, the probe, each stack's peak as heaptrack
  * computes it (its bytes at the first moment the heap is at its largest, with O(1) work per
  * event), temporary allocations with heaptrack's rule, and small recordings read whole: frames
  * inlined, operator new left out, damage named by its line. */
@@ -61,26 +61,26 @@ static void probe(void **state)
     assert_int_equal(ht_probe((const uint8_t *)massif, strlen(massif)), PK_PROBE_NO);
 }
 
-/* Site a peaks later on its own, but the global peak is while b holds most. */
+/* Info a peaks later on its own, but the global peak is while b holds most. */
 static void peak_at_the_global_peak(void **state)
 {
     (void)state;
     ht_costs c = {0};
-    ht_site a = {0}, b = {0};
+    ht_counts a = {0}, b = {0};
     ht_costs_allocate(&c, &a, 1, 100, 0);
     ht_costs_allocate(&c, &a, 1, 100, 0);
     ht_costs_free(&c, &a, 1, 100);
     for (int i = 0; i < 4; i++)
-        ht_costs_allocate(&c, &b, 2, 100, 5); /* the peak: a 100, b 400 */
+        ht_costs_allocate(&c, &b, 2, 100, 5); /* the peak: a 1 block, b 4 */
     for (int i = 0; i < 4; i++)
         ht_costs_free(&c, &b, 2, 100);
     for (int i = 0; i < 3; i++)
-        ht_costs_allocate(&c, &a, 1, 100, 9); /* a 400: less than the peak of 500 */
+        ht_costs_allocate(&c, &a, 1, 100, 9); /* a 4 blocks: less than the peak of 5 */
     assert_int_equal(c.peak_bytes, 500);
     assert_int_equal(c.peak_time, 5);
-    assert_int_equal(ht_site_peak(&c, &a), 100);
-    assert_int_equal(ht_site_peak(&c, &b), 400);
-    assert_int_equal(a.live_bytes, 400);
+    assert_int_equal(ht_peak_live(&c, &a), 1);
+    assert_int_equal(ht_peak_live(&c, &b), 4);
+    assert_int_equal(a.live, 4);
     assert_int_equal(a.allocations, 5);
     assert_int_equal(c.allocations, 9);
 }
@@ -89,7 +89,7 @@ static void temporaries(void **state)
 {
     (void)state;
     ht_costs c = {0};
-    ht_site s = {0};
+    ht_counts s = {0};
     ht_costs_allocate(&c, &s, 3, 10, 0);
     ht_costs_free(&c, &s, 3, 10); /* right after its allocation: temporary */
     ht_costs_allocate(&c, &s, 3, 10, 0);

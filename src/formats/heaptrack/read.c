@@ -14,7 +14,7 @@
 #include "core/damage.h"
 #include "core/input.h"
 #include "core/memory_values.h"
-#include "core/text_lines.h"
+#include "core/buffer.h"
 #include "formats/heaptrack/heaptrack.h"
 #include "profkit/profile.h"
 
@@ -33,14 +33,17 @@ typedef struct ht_trace {
     uint32_t ip, parent;
 } ht_trace;
 
+/* An allocation info: its counts and size, what an event touches (its trace is apart). */
 typedef struct ht_info {
+    ht_counts counts;
     int64_t size;
-    uint32_t trace;
 } ht_info;
 
 typedef struct ht_reader {
     pk_profile *p;
-    pk_text_lines lines;
+    uint64_t line_number;  /* of the line being read, 1-based */
+    uint64_t line_offset;  /* where it starts */
+    pk_buffer long_line;   /* a line longer than the input's buffer, gathered */
     uint32_t *strings; /* profile string of each string record (1-based in the file) */
     size_t string_count, string_capacity;
     uint32_t *resources; /* resource of each string used as a module, PK_NONE until then */
@@ -50,10 +53,10 @@ typedef struct ht_reader {
     uint32_t *frame_pool;
     size_t frame_pool_count, frame_pool_capacity;
     ht_trace *traces; /* [0] is the root */
-    ht_site *sites;   /* one per trace */
-    size_t trace_count, trace_capacity, site_capacity;
+    size_t trace_count, trace_capacity;
     ht_info *infos;
-    size_t info_count, info_capacity;
+    uint32_t *info_traces; /* the trace of each info */
+    size_t info_count, info_capacity, info_trace_capacity;
     ht_costs costs;
     uint64_t file_version, heaptrack_version;
     bool saw_version, saw_debuggee, attached;
@@ -191,12 +194,9 @@ static line_outcome read_ip(ht_reader *r, const char *line, size_t len, const ch
 
 static bool add_trace(ht_reader *r, ht_trace trace)
 {
-    if (!PK_ARRAY_RESERVE(r->traces, r->trace_capacity, r->trace_count + 1) ||
-        !PK_ARRAY_RESERVE(r->sites, r->site_capacity, r->trace_count + 1))
+    if (!PK_ARRAY_RESERVE(r->traces, r->trace_capacity, r->trace_count + 1))
         return false;
-    r->traces[r->trace_count] = trace;
-    memset(&r->sites[r->trace_count], 0, sizeof r->sites[0]);
-    r->trace_count++;
+    r->traces[r->trace_count++] = trace;
     return true;
 }
 
@@ -251,9 +251,11 @@ static line_outcome read_info(ht_reader *r, const char *line, size_t len, const 
         *why = "names a trace not read before it";
         return LINE_BAD;
     }
-    if (!PK_ARRAY_RESERVE(r->infos, r->info_capacity, r->info_count + 1))
+    if (!PK_ARRAY_RESERVE(r->infos, r->info_capacity, r->info_count + 1) ||
+        !PK_ARRAY_RESERVE(r->info_traces, r->info_trace_capacity, r->info_count + 1))
         return LINE_NOMEM;
-    r->infos[r->info_count++] = (ht_info){(int64_t)r->fields[0], (uint32_t)r->fields[1]};
+    r->info_traces[r->info_count] = (uint32_t)r->fields[1];
+    r->infos[r->info_count++] = (ht_info){.size = (int64_t)r->fields[0]};
     return LINE_OK;
 }
 
@@ -296,11 +298,11 @@ static line_outcome read_event(ht_reader *r, const char *line, size_t len, const
         *why = "names an allocation info not read before it";
         return LINE_BAD;
     }
-    const ht_info *info = &r->infos[index];
+    ht_info *info = &r->infos[index];
     if (line[0] == '+')
-        ht_costs_allocate(&r->costs, &r->sites[info->trace], index, info->size, r->time);
+        ht_costs_allocate(&r->costs, &info->counts, index, info->size, r->time);
     else
-        ht_costs_free(&r->costs, &r->sites[info->trace], index, info->size);
+        ht_costs_free(&r->costs, &info->counts, index, info->size);
     return LINE_OK;
 }
 
@@ -403,12 +405,12 @@ static line_outcome read_line(ht_reader *r, const char *line, size_t len, const 
     default:
         /* heaptrack_print skips a line it does not know */
         if (r->unknown_lines++ == 0)
-            r->first_unknown_line = r->lines.number;
+            r->first_unknown_line = r->line_number;
         return LINE_OK;
     }
 }
 
-/* The sites' counts as samples, and the recording's totals as properties. */
+/* The infos' counts as samples by stack, and the recording's totals as properties. */
 static bool finish(ht_reader *r)
 {
     pk_profile *p = r->p;
@@ -423,26 +425,47 @@ static bool finish(ht_reader *r)
     uint32_t thread = pk_add_thread(p, pk_intern_cstr(p, "main"), -1, -1);
     if (thread == PK_NONE)
         return false;
-    int64_t row[PK_MAX_VALUES];
+    /* each info's counts in bytes, summed by trace, then one row per trace */
+    enum { S_ALLOCATIONS, S_ALLOCATED, S_LIVE, S_LIVE_BYTES, S_PEAK, S_TEMPORARY, S_COUNT };
+    int64_t (*sums)[S_COUNT] = calloc(r->trace_count, sizeof *sums);
+    if (!sums)
+        return false;
     int64_t leaked = 0;
-    for (size_t t = 1; t < r->trace_count; t++) {
-        const ht_site *site = &r->sites[t];
-        int64_t site_peak = ht_site_peak(&r->costs, site);
-        if (!site->allocations && !site->live_objects && !site->live_bytes && !site_peak)
+    for (size_t i = 0; i < r->info_count; i++) {
+        const ht_info *info = &r->infos[i];
+        const ht_counts *n = &info->counts;
+        int64_t *sum = sums[r->info_traces[i]];
+        sum[S_ALLOCATIONS] += n->allocations;
+        sum[S_ALLOCATED] = ht_add(sum[S_ALLOCATED], (int64_t)((uint64_t)n->allocations *
+                                                              (uint64_t)info->size));
+        sum[S_LIVE] += n->live;
+        sum[S_LIVE_BYTES] = ht_add(sum[S_LIVE_BYTES],
+                                   (int64_t)((uint64_t)n->live * (uint64_t)info->size));
+        sum[S_PEAK] = ht_add(sum[S_PEAK], (int64_t)((uint64_t)ht_peak_live(&r->costs, n) *
+                                                    (uint64_t)info->size));
+        sum[S_TEMPORARY] += n->temporary;
+    }
+    int64_t row[PK_MAX_VALUES];
+    bool ok = true;
+    for (size_t t = 1; t < r->trace_count && ok; t++) {
+        const int64_t *sum = sums[t];
+        if (!sum[S_ALLOCATIONS] && !sum[S_LIVE] && !sum[S_LIVE_BYTES] && !sum[S_PEAK])
             continue;
         memset(row, 0, sizeof row);
-        row[mv.alloc_objects] = site->allocations;
-        row[mv.alloc_space] = site->allocated;
-        row[mv.inuse_objects] = site->live_objects;
-        row[mv.inuse_space] = site->live_bytes;
-        row[peak] = site_peak;
-        row[temporary] = site->temporary;
-        leaked = (int64_t)((uint64_t)leaked + (uint64_t)site->live_bytes);
-        if (pk_add_sample(p, thread, r->traces[t].stack, row) != PK_OK)
-            return false;
+        row[mv.alloc_objects] = sum[S_ALLOCATIONS];
+        row[mv.alloc_space] = sum[S_ALLOCATED];
+        row[mv.inuse_objects] = sum[S_LIVE];
+        row[mv.inuse_space] = sum[S_LIVE_BYTES];
+        row[peak] = sum[S_PEAK];
+        row[temporary] = sum[S_TEMPORARY];
+        leaked = ht_add(leaked, sum[S_LIVE_BYTES]);
+        ok = pk_add_sample(p, thread, r->traces[t].stack, row) == PK_OK;
     }
+    free(sums);
+    if (!ok)
+        return false;
     const ht_costs *c = &r->costs;
-    bool ok = set_number(p, "heaptrack.file_version", r->file_version) &&
+    ok = set_number(p, "heaptrack.file_version", r->file_version) &&
               set_number(p, "heaptrack.calls", (uint64_t)c->allocations) &&
               set_number(p, "heaptrack.temporary", (uint64_t)c->temporary) &&
               set_signed(p, "heaptrack.peak_heap_B", c->peak_bytes) &&
@@ -476,15 +499,109 @@ static bool finish(ht_reader *r)
 
 static void reader_free(ht_reader *r)
 {
-    pk_text_lines_free(&r->lines);
+    pk_buffer_free(&r->long_line);
     free(r->strings);
     free(r->resources);
     free(r->ips);
     free(r->frame_pool);
     free(r->traces);
-    free(r->sites);
+    free(r->info_traces);
     free(r->infos);
     free(r);
+}
+
+typedef enum { READ_ON, READ_STOP, READ_NOMEM } read_outcome;
+
+/* One whole line (without its LF): damage or an error in *status when it is bad. */
+static read_outcome take_line(ht_reader *r, const char *text, size_t len, pk_status *status,
+                              pk_error *err, bool *damaged)
+{
+    r->line_number++;
+    if (r->line_number == 1 && (len < 2 || text[0] != 'v' || text[1] != ' ')) {
+        *status = pk_error_set(err, PK_ERR_INPUT, 0,
+                               "not a heaptrack recording: line 1 is not `v VERSION ...`");
+        return READ_STOP;
+    }
+    const char *why = NULL;
+    line_outcome outcome = read_line(r, text, len, &why);
+    if (outcome == LINE_NOMEM)
+        return READ_NOMEM;
+    if (outcome == LINE_BAD) {
+        *status = r->line_number == 1
+                      ? pk_error_set(err, PK_ERR_INPUT, 0, "line 1 %s", why)
+                      : pk_damage(err, r->line_offset, "line %" PRIu64 " %s", r->line_number,
+                                  why);
+        *damaged = r->line_number > 1;
+        return READ_STOP;
+    }
+    return READ_ON;
+}
+
+/* "+ INFO" or "- INFO" ending in LF within [p, end), applied; the end of the line, or NULL when
+ * the line is anything else (or has a fault: the general path reads it and says what). */
+static inline const char *fast_event(ht_reader *r, const char *p, const char *end)
+{
+    if (end - p < 4 || p[1] != ' ' || r->file_version < 1)
+        return NULL;
+    /* the value of each lowercase hexadecimal digit, 16 for any other byte */
+    static const uint8_t digit[256] = {
+#define D16 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16
+        D16, D16, D16,
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 16, 16, 16, 16, 16,
+        D16, D16,
+        16, 10, 11, 12, 13, 14, 15, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+        D16, D16, D16, D16, D16, D16, D16, D16, D16,
+#undef D16
+    };
+    const char *q = p + 2, *limit = end - q > 16 ? q + 16 : end;
+    uint64_t index = 0;
+    unsigned d;
+    for (; q < limit && (d = digit[(unsigned char)*q]) < 16; q++)
+        index = index << 4 | d;
+    if (q == p + 2 || q == end || *q != '\n' || index >= r->info_count)
+        return NULL;
+    ht_info *info = &r->infos[index];
+    if (*p == '+')
+        ht_costs_allocate(&r->costs, &info->counts, index, info->size, r->time);
+    else
+        ht_costs_free(&r->costs, &info->counts, index, info->size);
+    r->line_number++;
+    return q;
+}
+
+/* A line longer than the input's buffer (which is full, from its start): gathered until its LF,
+ * up to HT_MAX_LINE. */
+static read_outcome take_long_line(ht_reader *r, pk_input *in, pk_status *status, pk_error *err,
+                                   bool *damaged)
+{
+    pk_buffer_clear(&r->long_line);
+    r->line_offset = pk_in_offset(in);
+    for (;;) {
+        size_t have = pk_in_available(in);
+        if (have == 0 && (have = pk_input_fill(in, PK_INPUT_CHUNK)) == 0) {
+            /* the input ended inside it */
+            *status = pk_damage(err, r->line_offset,
+                                "line %" PRIu64 " is cut short (no line end)",
+                                r->line_number + 1);
+            *damaged = true;
+            return READ_STOP;
+        }
+        const uint8_t *nl = memchr(in->pos, '\n', have);
+        size_t n = nl ? (size_t)(nl - in->pos) : have;
+        if (r->long_line.len + n > HT_MAX_LINE) {
+            *status = pk_damage(err, r->line_offset, "line %" PRIu64 " is longer than 4 MiB",
+                                r->line_number + 1);
+            *damaged = true;
+            return READ_STOP;
+        }
+        pk_buffer_append(&r->long_line, in->pos, n);
+        if (r->long_line.failed)
+            return READ_NOMEM;
+        in->pos += n + (nl ? 1 : 0);
+        if (nl)
+            return take_line(r, (const char *)r->long_line.data, r->long_line.len, status, err,
+                             damaged);
+    }
 }
 
 pk_status ht_read(pk_input *in, pk_profile *p, const pk_read_options *options, pk_error *err)
@@ -494,50 +611,57 @@ pk_status ht_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
     if (!r)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     r->p = p;
-    pk_text_lines_init(&r->lines, in, HT_MAX_LINE);
     pk_status status = PK_OK;
     bool damaged = false;
     if (!add_trace(r, (ht_trace){PK_NONE, 0, 0}))
         goto nomem;
-    for (;;) {
-        const char *text = NULL;
-        size_t len = 0;
-        pk_text_line_result got = pk_text_lines_next(&r->lines, &text, &len);
-        if (got == PK_TEXT_END)
-            break;
-        if (got == PK_TEXT_NOMEM)
-            goto nomem;
-        if (got == PK_TEXT_TOO_LONG) {
-            status = pk_damage(err, r->lines.offset, "line %" PRIu64 " is longer than 4 MiB",
-                               r->lines.number);
-            damaged = true;
-            break;
+    /* Lines end at LF, the only line end heaptrack writes. The buffered bytes are read in
+     * place, allocations and frees on a path of their own. */
+    read_outcome outcome = READ_ON;
+    while (outcome == READ_ON) {
+        const char *start = (const char *)in->pos, *at = start, *end = (const char *)in->end;
+        uint64_t base = pk_in_offset(in);
+        while (at < end) {
+            if (*at == '+' || *at == '-') {
+                const char *nl = fast_event(r, at, end);
+                if (nl) {
+                    at = nl + 1;
+                    continue;
+                }
+            }
+            const char *nl = memchr(at, '\n', (size_t)(end - at));
+            if (!nl)
+                break;
+            r->line_offset = base + (uint64_t)(at - start);
+            outcome = take_line(r, at, (size_t)(nl - at), &status, err, &damaged);
+            at = nl + 1;
+            if (outcome != READ_ON)
+                break;
         }
-        if (r->lines.number == 1 && (len < 2 || text[0] != 'v' || text[1] != ' ')) {
-            status = pk_error_set(err, PK_ERR_INPUT, 0,
-                                  "not a heaptrack recording: line 1 is not `v VERSION ...`");
+        in->pos = (const uint8_t *)at;
+        if (outcome != READ_ON)
             break;
+        size_t left = pk_in_available(in);
+        if (left >= PK_INPUT_CHUNK) {
+            outcome = take_long_line(r, in, &status, err, &damaged);
+            continue;
         }
-        if (r->lines.unterminated) {
+        if (pk_input_fill(in, left + 1) > left)
+            continue;
+        if (left) {
             /* heaptrack ends every line: a last line without its end was cut */
-            status = pk_damage(err, r->lines.offset, "line %" PRIu64 " is cut short (no line end)",
-                               r->lines.number);
-            damaged = true;
-            break;
+            status = pk_damage(err, pk_in_offset(in),
+                               "line %" PRIu64 " is cut short (no line end)",
+                               r->line_number + 1);
+            damaged = r->line_number > 0;
+            if (!damaged)
+                status = pk_error_set(err, PK_ERR_INPUT, 0,
+                                      "not a heaptrack recording: its one line has no end");
         }
-        const char *why = NULL;
-        line_outcome outcome = read_line(r, text, len, &why);
-        if (outcome == LINE_NOMEM)
-            goto nomem;
-        if (outcome == LINE_BAD) {
-            status = r->lines.number == 1
-                         ? pk_error_set(err, PK_ERR_INPUT, 0, "line 1 %s", why)
-                         : pk_damage(err, r->lines.offset, "line %" PRIu64 " %s",
-                                     r->lines.number, why);
-            damaged = r->lines.number > 1;
-            break;
-        }
+        break;
     }
+    if (outcome == READ_NOMEM)
+        goto nomem;
     if (status == PK_OK && !r->saw_version)
         status = pk_error_set(err, PK_ERR_INPUT, 0, "not a heaptrack recording: it is empty");
     if ((status == PK_OK || damaged) && !finish(r))
