@@ -35,10 +35,11 @@ TEST_PACKAGES=(
 )
 
 # Benchmarks only, never needed to build or test: the C JSON parsers that bench/json_parsers
-# measures beside yajl (docs/performance.md, "Choosing the JSON parser").
+# measures beside yajl (docs/performance.md, "Choosing the JSON parser"), and zstd.
 BENCH_PACKAGES=(
   liblaxjson-dev libjq-dev libjson-c-dev libfastjson-dev libjsmn-dev libcjson-dev
   libjsonparser-dev libjson-glib-dev libfyaml-dev
+  zstd  # bench/bench_heaptrack.sh: compresses its recordings, and is the floor it is compared with
 )
 
 want=("${BUILD_PACKAGES[@]}")
