@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading a heaptrack recording into a profile (heaptrack.h). Strings, instruction pointers,
  * trace nodes and allocation infos are kept as they come (they grow with distinct strings,
- * code addresses and stacks); an allocation or a free only changes its site's counts, so that
- * memory does not grow with events. heaptrack_print's figures are the reference: its counts
- * per trace, its peak (each site's bytes at the first moment the heap was at its largest), its
- * temporary allocations and its leaks. */
+ * code addresses, stacks and sizes); an allocation or a free only changes the counts of its
+ * allocation info, so that memory does not grow with events. heaptrack_print's figures are the
+ * reference: its counts per trace, its peak (each trace's bytes at the first moment the heap
+ * was at its largest), its temporary allocations and its leaks. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/array.h"
+#include "core/buffer.h"
 #include "core/damage.h"
 #include "core/input.h"
 #include "core/memory_values.h"
-#include "core/buffer.h"
 #include "formats/heaptrack/heaptrack.h"
 #include "profkit/profile.h"
 
@@ -29,8 +29,7 @@ typedef struct ht_ip {
 } ht_ip;
 
 typedef struct ht_trace {
-    uint32_t stack;  /* PK_NONE for the root */
-    uint32_t ip, parent;
+    uint32_t stack; /* PK_NONE for the root */
 } ht_trace;
 
 /* An allocation info: its counts and size, what an event touches (its trace is apart). */
@@ -183,6 +182,10 @@ static line_outcome read_ip(ht_reader *r, const char *line, size_t len, const ch
             return LINE_NOMEM;
         r->frames[count - 1 - k] = id;
     }
+    if (r->frame_pool_count + count > UINT32_MAX) {
+        *why = "is an instruction pointer past the 2^32 frames that profkit reads";
+        return LINE_BAD;
+    }
     if (!PK_ARRAY_RESERVE(r->ips, r->ip_capacity, r->ip_count + 1) ||
         !PK_ARRAY_RESERVE(r->frame_pool, r->frame_pool_capacity, r->frame_pool_count + count))
         return LINE_NOMEM;
@@ -219,6 +222,10 @@ static line_outcome read_trace(ht_reader *r, const char *line, size_t len, const
         *why = "names a parent trace not read before it";
         return LINE_BAD;
     }
+    if (r->trace_count >= UINT32_MAX) {
+        *why = "is a trace past the 2^32 - 1 that profkit reads";
+        return LINE_BAD;
+    }
     const ht_ip *ip = &r->ips[r->fields[0] - 1];
     ht_trace parent = r->traces[r->fields[1]];
     /* heaptrack_print leaves operator new out of the top of stacks: the trace is its parent */
@@ -228,8 +235,7 @@ static line_outcome read_trace(ht_reader *r, const char *line, size_t len, const
                                             ip->frame_count);
     if (stack == PK_NONE)
         return LINE_NOMEM;
-    ht_trace trace = {stack, (uint32_t)r->fields[0], (uint32_t)r->fields[1]};
-    return add_trace(r, trace) ? LINE_OK : LINE_NOMEM;
+    return add_trace(r, (ht_trace){stack}) ? LINE_OK : LINE_NOMEM;
 }
 
 /* "a SIZE TRACE": an allocation info, which "+" and "-" lines name by index. */
@@ -613,7 +619,7 @@ pk_status ht_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
     r->p = p;
     pk_status status = PK_OK;
     bool damaged = false;
-    if (!add_trace(r, (ht_trace){PK_NONE, 0, 0}))
+    if (!add_trace(r, (ht_trace){PK_NONE}))
         goto nomem;
     /* Lines end at LF, the only line end heaptrack writes. The buffered bytes are read in
      * place, allocations and frees on a path of their own. */
