@@ -2,7 +2,8 @@
 # heaptrack recordings (zstd and gzip, made by heaptrack 1.4 from tests/data/heaptrack/src):
 # probing by content through either decompressor; the totals and every allocation site's
 # figures are heaptrack_print's (its *.print.txt beside each file: calls to allocation
-# functions, temporary allocations, peak consumption, leaks); a cut file.
+# functions, temporary allocations, peak consumption, leaks); go tool pprof on the pprof output;
+# cut and damaged files.
 . "$(dirname "$0")/lib.sh"
 DATA=$SRC/tests/data/heaptrack
 
@@ -150,6 +151,18 @@ expect_not_contains "$OUT" "site_c" "site_c, allocated after the peak"
 # report --memory: the leaks.
 expect_status 0 "$PROFKIT" report --memory "$DATA/heaptrack.news.25393.zst"
 expect_contains "$OUT" "memory: 1.09 KiB unfreed in 20 blocks" "the leak report"
+
+# pprof output carries the memory values under Go's names, which go tool pprof selects.
+if need_tool go golang-go; then
+    export GOCACHE=$SCRATCH/gocache GOPATH=$SCRATCH/gopath
+    expect_status 0 "$PROFKIT" convert "$DATA/heaptrack.leaks.25303.zst" --to pprof -o leaks.pb.gz
+    expect_status 0 go tool pprof -top -sample_index=inuse_space -symbolize=none leaks.pb.gz
+    expect_contains "$OUT" "Showing nodes accounting for 14.93kB, 100% of 14.93kB total" \
+        "go tool pprof's leaks (15292 B)"
+    expect_status 0 go tool pprof -top -sample_index=peak_space -symbolize=none leaks.pb.gz
+    expect_contains "$OUT" "1062.21kB, 100% of 1062.21kB total" "go tool pprof's peak (1087704 B)"
+    expect_contains "$OUT" "976.56kB 91.94% 91.94%   976.56kB 91.94%  peak" "the peak's site"
+fi
 
 # Cut files: the complete lines are kept with --salvage, the cut is named by its line.
 python3 -c 'import gzip, sys
