@@ -13,7 +13,7 @@ BUILD_PACKAGES=(
   libcurl4-openssl-dev libzip-dev  # capture from Roku devices; channel packages (--source)
   libyajl-dev  # the JSON readers' streaming parser
   libcapstone-dev  # the instructions `profkit view` serves to the profiler's assembly view
-  libzstd-dev  # perf.data's compressed records (perf record -z)
+  libzstd-dev  # perf.data's compressed records (perf record -z), zstd-compressed inputs
   time  # /usr/bin/time -v: peak memory in the benchmarks (bench/)
   scdoc  # the man pages (docs/man/), built when it is there
 )
@@ -31,13 +31,15 @@ TEST_PACKAGES=(
   dmtracedump  # compares its per-method times of ART method traces with profkit's
   groff-base  # the man page test formats every page as man does (groff -man -Tutf8)
   linux-perf  # perf record makes perf.data, perf script is what it is compared with
+  heaptrack  # heaptrack_print's figures are what profkit's of a heaptrack recording are checked against
 )
 
 # Benchmarks only, never needed to build or test: the C JSON parsers that bench/json_parsers
-# measures beside yajl (docs/performance.md, "Choosing the JSON parser").
+# measures beside yajl (docs/performance.md, "Choosing the JSON parser"), and zstd.
 BENCH_PACKAGES=(
   liblaxjson-dev libjq-dev libjson-c-dev libfastjson-dev libjsmn-dev libcjson-dev
   libjsonparser-dev libjson-glib-dev libfyaml-dev
+  zstd  # bench/bench_heaptrack.sh: compresses its recordings, and is the floor it is compared with
 )
 
 want=("${BUILD_PACKAGES[@]}")

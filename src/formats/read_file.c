@@ -15,6 +15,7 @@
 #include "core/distinct.h"
 #include "core/profile_internal.h"
 #include "core/gzip.h"
+#include "core/zstd.h"
 #include "core/input.h"
 #include "core/output.h"
 #include "core/path.h"
@@ -26,7 +27,7 @@ struct pk_reader {
     const pk_format *format;
     int fd;               /* owned descriptor, -1 for standard input and memory */
     pk_input raw;         /* the bytes as stored */
-    pk_input inflated;    /* raw through gzip, when compressed */
+    pk_input inflated;    /* raw through gzip or zstd, when compressed */
     pk_input decoded;     /* raw or inflated through the UTF-16 decoder, for UTF-16 text */
     pk_input *in;         /* what the format reads: &raw, &inflated or &decoded */
     const char *compression;
@@ -65,7 +66,6 @@ static const char *unsupported_compression(const uint8_t *head, size_t n)
         size_t len;
     } kinds[] = {
         {"xz", {0xfd, '7', 'z', 'X', 'Z', 0}, 6},
-        {"zstd", {0x28, 0xb5, 0x2f, 0xfd}, 4},
         {"bzip2", {'B', 'Z', 'h'}, 3},
         {"lz4", {0x04, 0x22, 0x4d, 0x18}, 4},
         {"lzip", {'L', 'Z', 'I', 'P'}, 4},
@@ -79,7 +79,7 @@ static const char *unsupported_compression(const uint8_t *head, size_t n)
 }
 
 /* The name used to break probe ties by extension and, its base name, to title the profile: path
- * without a ".gz" the input was read through; NULL for standard input and memory. */
+ * without a ".gz" or ".zst" the input was read through; NULL for standard input and memory. */
 static char *probe_name(const char *path, bool compressed)
 {
     if (!path || strcmp(path, "-") == 0)
@@ -87,6 +87,8 @@ static char *probe_name(const char *path, bool compressed)
     size_t n = strlen(path);
     if (compressed && n > 3 && strcmp(path + n - 3, ".gz") == 0)
         n -= 3;
+    else if (compressed && n > 4 && strcmp(path + n - 4, ".zst") == 0)
+        n -= 4;
     char *name = malloc(n + 1);
     if (name) {
         memcpy(name, path, n);
@@ -108,7 +110,7 @@ static void reader_free(pk_reader *r)
     free(r);
 }
 
-/* Decompresses when compressed, then finds the format (unless given). */
+/* Decompresses when compressed (gzip, zstd), then finds the format (unless given). */
 static pk_status reader_start(pk_reader *r, const char *path, const pk_format *format,
                               pk_error *err)
 {
@@ -118,13 +120,15 @@ static pk_status reader_start(pk_reader *r, const char *path, const pk_format *f
         return pk_in_fail(&r->raw, err);
     if (head_size == 0)
         return pk_error_set(err, PK_ERR_INPUT, 0, "the file is empty");
-    if (pk_gzip_detect(head, head_size)) {
-        pk_status st = pk_input_init_gzip(&r->inflated, &r->raw, err);
+    bool gzip = pk_gzip_detect(head, head_size);
+    if (gzip || pk_zstd_detect(head, head_size)) {
+        pk_status st = gzip ? pk_input_init_gzip(&r->inflated, &r->raw, err)
+                            : pk_input_init_zstd(&r->inflated, &r->raw, err);
         if (st != PK_OK)
             return st;
         r->in = &r->inflated;
         r->inflating = true;
-        r->compression = "gzip";
+        r->compression = gzip ? "gzip" : "zstd";
         head_size = pk_in_peek(r->in, PK_PROBE_BYTES, &head);
         /* Damage before the first byte leaves nothing to probe; with the format given, reading
          * goes on and reports it (salvage then keeps an empty profile). */
@@ -135,7 +139,8 @@ static pk_status reader_start(pk_reader *r, const char *path, const pk_format *f
                 err->salvageable = false;
                 return failed;
             }
-            return pk_error_set(err, PK_ERR_INPUT, 0, "the gzip data holds no bytes");
+            return pk_error_set(err, PK_ERR_INPUT, 0, "the %s data holds no bytes",
+                                r->compression);
         }
     }
     r->format_given = format != NULL;

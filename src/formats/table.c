@@ -22,6 +22,7 @@ static const pk_format *const pk_format_table[] = {
     &pk_format_perf_data,
     &pk_format_massif,
     &pk_format_dhat,
+    &pk_format_heaptrack,
     &pk_format_legacy_text,
     &pk_format_art,
     &pk_format_jfr,
