@@ -7,7 +7,8 @@
  * the callchain said (file id, symbol id, address), with every sample's value and time; at the
  * end the scratch profile is copied into the caller's (core/profile_copy.c), each frame named
  * on the way from the files read. Memory grows with the distinct frames, stacks and symbols,
- * never with the samples: the scratch timeline spools as any timeline does.
+ * never with the samples: the scratch timeline spools as any timeline does. libprotobuf-c
+ * unpacks each record into the pprof reader's arena (formats/pprof/arena.h), reset after it.
  *
  * The model:
  * - one thread per thread id, named by its Thread record (`thread TID` without one), with its
@@ -17,8 +18,8 @@
  * - frames named as the Firefox Profiler names them: the file's symbol when the symbol id has
  *   one (its mangled name when the symbol is empty), else `BASENAME+0xVADDR` (`BASENAME
  *   symbol N` for a symbol id past the file's table, `[file N]` for a file id no record
- *   describes); the file is the frame's resource; Java code (the runtime's execution type, or a file of Java code:
- *   .apk, .jar, .oat, .odex, .vdex, the JIT cache) is script code;
+ *   describes); the file is the frame's resource; Java code (the runtime's execution type,
+ *   or a file of Java code: .apk, .jar, .oat, .odex, .vdex, the JIT cache) is script code;
  * - a sample's time goes to its thread's timeline;
  * - the meta info names the product (the app's package) and, with the lost counts and the
  *   number of context switches, becomes properties.
@@ -42,6 +43,9 @@
 typedef SimpleperfReportProto__Record sp_record;
 typedef SimpleperfReportProto__Sample sp_sample;
 typedef SimpleperfReportProto__Sample__CallChainEntry sp_entry;
+#define SP_INTERPRETED \
+    SIMPLEPERF_REPORT_PROTO__SAMPLE__CALL_CHAIN_ENTRY__EXECUTION_TYPE__INTERPRETED_JVM_METHOD
+#define SP_JIT SIMPLEPERF_REPORT_PROTO__SAMPLE__CALL_CHAIN_ENTRY__EXECUTION_TYPE__JIT_JVM_METHOD
 
 /* At most this many event types: each is two of the model's PK_MAX_VALUES values. */
 #define SP_MAX_EVENTS (PK_MAX_VALUES / 2)
@@ -83,7 +87,7 @@ typedef struct sp_reader {
     sp_thread *threads;
     size_t thread_count, thread_cap;
     pk_u64map scratch_threads; /* thread id -> scratch thread */
-    pk_u64map symbol_functions; /* file id << 32 | symbol id -> scratch function (native code) */
+    pk_u64map symbol_frames; /* file id << 32 | Java << 31 | symbol id -> scratch frame */
 
     uint32_t *event_names; /* destination strings: MetaInfo.event_type */
     size_t event_name_count, event_name_cap;
@@ -269,30 +273,28 @@ static uint32_t scratch_frame(sp_reader *r, const sp_entry *e)
     if (symbol < 0)
         symbol = -1;
     bool java = e->has_execution_type &&
-                (e->execution_type ==
-                     SIMPLEPERF_REPORT_PROTO__SAMPLE__CALL_CHAIN_ENTRY__EXECUTION_TYPE__INTERPRETED_JVM_METHOD ||
-                 e->execution_type ==
-                     SIMPLEPERF_REPORT_PROTO__SAMPLE__CALL_CHAIN_ENTRY__EXECUTION_TYPE__JIT_JVM_METHOD);
-    uint64_t key = (uint64_t)file << 32 | (uint32_t)symbol;
-    uint32_t function = PK_NONE;
-    uint32_t *known = symbol >= 0 && !java ? pk_u64map_find(&r->symbol_functions, key) : NULL;
-    if (known) {
-        function = *known;
-    } else {
-        uint32_t name = pk_intern_printf(r->scratch, "%" PRIu32 ":%" PRId32 ":%d", file, symbol,
-                                         java ? 1 : 0);
-        pk_function f = {name, 0, 0, PK_NONE, 0, 0};
-        function = name == PK_NONE ? PK_NONE : pk_intern_function(r->scratch, &f);
-        uint32_t *slot;
-        bool inserted;
-        if (function == PK_NONE ||
-            (symbol >= 0 && !java &&
-             !pk_u64map_put(&r->symbol_functions, key, function, &slot, &inserted)))
-            return PK_NONE;
-    }
+                (e->execution_type == SP_INTERPRETED || e->execution_type == SP_JIT);
+    /* an entry with a symbol is one frame per (file, symbol, Java or not): remembered, so that
+     * the many entries of a report cost one lookup each */
+    uint64_t key = (uint64_t)file << 32 | (uint32_t)symbol | (java ? 1u << 31 : 0);
+    uint32_t *known = symbol >= 0 ? pk_u64map_find(&r->symbol_frames, key) : NULL;
+    if (known)
+        return *known;
+    uint32_t name = pk_intern_printf(r->scratch, "%" PRIu32 ":%" PRId32 ":%d", file, symbol,
+                                     java ? 1 : 0);
+    pk_function f = {name, 0, 0, PK_NONE, 0, 0};
+    uint32_t function = name == PK_NONE ? PK_NONE : pk_intern_function(r->scratch, &f);
+    if (function == PK_NONE)
+        return PK_NONE;
     uint64_t address = symbol < 0 && e->has_vaddr_in_file ? e->vaddr_in_file : 0;
     pk_frame fr = {function, 0, address, PK_NONE, symbol < 0 ? PK_FRAME_HAS_ADDRESS : 0};
-    return pk_intern_frame(r->scratch, &fr);
+    uint32_t frame = pk_intern_frame(r->scratch, &fr);
+    uint32_t *slot;
+    bool inserted;
+    if (frame == PK_NONE ||
+        (symbol >= 0 && !pk_u64map_put(&r->symbol_frames, key, frame, &slot, &inserted)))
+        return PK_NONE;
+    return frame;
 }
 
 static pk_status read_sample(sp_reader *r, const sp_sample *s)
@@ -489,7 +491,8 @@ static pk_status add_threads(sp_reader *r)
     for (uint32_t i = 0; i < pk_thread_count(r->scratch); i++) {
         const pk_thread *t = pk_thread_at(r->scratch, i);
         const uint32_t *info = pk_u64map_find(&r->thread_info, (uint64_t)t->tid);
-        uint32_t name = pk_intern(r->p, pk_str(r->scratch, t->name), pk_str_len(r->scratch, t->name));
+        uint32_t name =
+            pk_intern(r->p, pk_str(r->scratch, t->name), pk_str_len(r->scratch, t->name));
         if (name == PK_NONE ||
             pk_add_thread(r->p, name, info ? r->threads[*info].pid : -1, t->tid) == PK_NONE)
             return nomem(r);
@@ -590,7 +593,7 @@ static void reader_release(sp_reader *r)
     pk_u64map_free(&r->file_index);
     pk_u64map_free(&r->thread_info);
     pk_u64map_free(&r->scratch_threads);
-    pk_u64map_free(&r->symbol_functions);
+    pk_u64map_free(&r->symbol_frames);
     pk_profile_free(r->scratch);
 }
 
@@ -623,7 +626,7 @@ pk_status simpleperf_read(pk_input *in, pk_profile *p, const pk_read_options *op
     pk_u64map_init(&r.file_index);
     pk_u64map_init(&r.thread_info);
     pk_u64map_init(&r.scratch_threads);
-    pk_u64map_init(&r.symbol_functions);
+    pk_u64map_init(&r.symbol_frames);
     r.scratch = pk_profile_new();
     if (!r.scratch) {
         reader_release(&r);
