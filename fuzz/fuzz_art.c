@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the ART method trace reader (text header, SLOW binary part, records
- * into core/call_spans): any bytes, with and without salvage, written back
- * (read_write_back.h). */
+ * into core/call_spans; the streaming form's entries and summary): any bytes, with and without
+ * salvage, written back (read_write_back.h). */
 #include <stddef.h>
 #include <stdint.h>
 

@@ -27,6 +27,7 @@ extern const pk_format pk_format_heaptrack;
 extern const pk_format pk_format_legacy_text;
 extern const pk_format pk_format_art;
 extern const pk_format pk_format_jfr;
+extern const pk_format pk_format_simpleperf;
 /* formats:end */
 
 #endif

@@ -26,6 +26,7 @@ static const pk_format *const pk_format_table[] = {
     &pk_format_legacy_text,
     &pk_format_art,
     &pk_format_jfr,
+    &pk_format_simpleperf,
     /* table:end */
     NULL, /* keeps the table valid C while it is being filled; not counted */
 };

@@ -13,6 +13,18 @@ expect_contains "$OUT" "90.0 us"
 expect_status 0 "$PROFKIT" report "$DATA/v1-wall.trace" --lines
 expect_contains "$OUT" "MainActivity.java:24"
 
+# The streaming form: the same calls as v3-dual.trace, the same report.
+expect_status 0 "$PROFKIT" report "$DATA/v3-dual.trace" --value cpu --top 0 --wide
+want=$OUT
+expect_status 0 "$PROFKIT" report "$DATA/stream-v3-dual.trace" --value cpu --top 0 --wide
+expect_eq "$OUT" "$want" "the streaming form reads as the other"
+expect_status 0 "$PROFKIT" report "$DATA/stream-v3-dual.trace" --threads
+expect_contains "$OUT" "Worker-1" "thread names announced in the stream"
+size=$(stat -c %s "$DATA/stream-v3-dual.trace")
+head -c $((size - 40)) "$DATA/stream-v3-dual.trace" >cut-stream.trace
+expect_status 0 "$PROFKIT" report cut-stream.trace
+expect_contains "$ERR" "cut inside the entry at byte" "a streaming trace cut in its summary"
+
 size=$(stat -c %s "$DATA/v3-dual.trace")
 head -c $((size - 5)) "$DATA/v3-dual.trace" >cut-record.trace
 expect_status 0 "$PROFKIT" report cut-record.trace

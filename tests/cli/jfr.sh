@@ -42,6 +42,12 @@ data = bytearray(open(sys.argv[1], "rb").read())
 data[68] = 0xff; data[69] = 0xff; data[70] = 0xff; data[71] = 0x7f  # first event's size
 open(sys.argv[2], "wb").write(data)
 PY
+# The sampled thread's state as a label: every CPU sample of the fixture is runnable.
+expect_status 0 "$PROFKIT" report "$REC" --threads-by thread_state --threads
+expect_contains "$OUT" "STATE_RUNNABLE" "a thread per thread state"
+expect_status 0 "$PROFKIT" report "$REC" --label thread_state=STATE_RUNNABLE --top 1
+expect_contains "$OUT" "total 36;" "the runnable samples selected by their label"
+
 expect_status 1 "$PROFKIT" convert bad_size.jfr -o bad.folded
 expect_contains "$ERR" "byte 68" "a size past the chunk names its offset"
 expect_no_file bad.folded

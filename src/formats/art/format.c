@@ -8,15 +8,15 @@
 static const char *const art_aliases[] = {"art", "dmtrace", "android-trace", NULL};
 static const char *const art_extensions[] = {".trace", NULL};
 
-/* The text header's first line; the streaming form starts with the binary magic (read only to
- * say that it is not supported). */
+/* The text header's first line, or the streaming form's binary header: SLOW, then a version
+ * with its 0xF0 bits set (versions 2 and 3 are written). */
 static int art_probe(const uint8_t *data, size_t size)
 {
     static const char first[] = "*version\n";
     if (size >= sizeof first - 1 && !memcmp(data, first, sizeof first - 1))
         return PK_PROBE_CERTAIN;
     if (size >= 6 && !memcmp(data, "SLOW", 4) && data[5] == 0 && data[4] >= 0xf0)
-        return PK_PROBE_LIKELY;
+        return data[4] == 0xf2 || data[4] == 0xf3 ? PK_PROBE_CERTAIN : PK_PROBE_LIKELY;
     return PK_PROBE_NO;
 }
 
@@ -24,15 +24,17 @@ pk_status art_read(pk_input *in, pk_profile *p, const pk_read_options *options, 
 {
     (void)options;
     const uint8_t *head;
-    if (pk_in_peek(in, 4, &head) == 4 && !memcmp(head, "SLOW", 4))
-        return pk_error_set(err, PK_ERR_UNSUPPORTED, 0,
-                            "an ART trace in the streaming form (binary from byte 0): only the "
-                            "form with a text header (*version ... *end) is read");
+    bool streaming = pk_in_peek(in, 4, &head) == 4 && !memcmp(head, "SLOW", 4);
     art_header h;
     art_header_init(&h, p);
-    pk_status status = art_header_read(&h, in, err);
-    if (status == PK_OK)
-        status = art_records_read(&h, in, err);
+    pk_status status;
+    if (streaming) {
+        status = art_streaming_read(&h, in, err);
+    } else {
+        status = art_header_read(&h, in, err);
+        if (status == PK_OK)
+            status = art_records_read(&h, in, err);
+    }
     art_header_free(&h);
     return status;
 }

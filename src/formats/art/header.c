@@ -127,8 +127,8 @@ static pk_status thread_line(art_header *h, const char *line, size_t len, int64_
     return PK_OK;
 }
 
-static pk_status method_line(art_header *h, const char *line, size_t len, int64_t line_no,
-                             uint64_t offset, pk_error *err)
+pk_status art_header_method_line(art_header *h, const char *line, size_t len, int64_t line_no,
+                                 uint64_t offset, pk_error *err)
 {
     const char *field[6];
     size_t field_len[6];
@@ -136,11 +136,17 @@ static pk_status method_line(art_header *h, const char *line, size_t len, int64_
         len--;
     size_t n = split_tabs(line, len, field, field_len, 6);
     uint64_t id;
-    if (n < 3 || !parse_u64(field[0], field_len[0], 16, &id) || id > UINT32_MAX)
+    if (n < 3 || !parse_u64(field[0], field_len[0], 16, &id) || id > UINT32_MAX) {
+        char where[48];
+        if (line_no > 0)
+            snprintf(where, sizeof where, "line %" PRId64 ": a *methods line", line_no);
+        else
+            snprintf(where, sizeof where, "byte %" PRIu64 ": a method entry", offset);
         return pk_error_set(err, PK_ERR_INPUT, (int64_t)offset,
-                            "line %" PRId64 ": a *methods line is not <0xid><TAB><class><TAB>"
-                            "<method>[<TAB><signature>[<TAB><source>[<TAB><line>]]]",
-                            line_no);
+                            "%s is not <0xid><TAB><class><TAB><method>[<TAB><signature>[<TAB>"
+                            "<source>[<TAB><line>]]]",
+                            where);
+    }
     pk_buffer name = PK_BUFFER_INIT;
     for (size_t i = 0; i < field_len[1]; i++)
         pk_buffer_byte(&name, (uint8_t)(field[1][i] == '/' ? '.' : field[1][i]));
@@ -250,7 +256,7 @@ pk_status art_header_read(art_header *h, pk_input *in, pk_error *err)
             status = thread_line(h, line, n, line_no, offset, err);
             break;
         case SECTION_METHODS:
-            status = method_line(h, line, n, line_no, offset, err);
+            status = art_header_method_line(h, line, n, line_no, offset, err);
             break;
         default:
             break;

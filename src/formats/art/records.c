@@ -26,14 +26,17 @@ typedef struct art_thread {
     pk_call_spans *spans;
 } art_thread;
 
-typedef struct art_records {
+struct art_records {
     art_header *h;
     art_thread *threads;
     size_t count, cap;
     pk_u64map index; /* tid -> threads */
     uint32_t time_value, cpu_value;
     uint64_t bad_actions;
-} art_records;
+    size_t tid_size; /* 1 in version 1, else 2 */
+    int clock;       /* enum art_clock */
+    int64_t start_ns; /* added to wall times */
+};
 
 static uint32_t le16(const uint8_t *b)
 {
@@ -74,11 +77,15 @@ static const char *plural(uint64_t n)
     return n == 1 ? "" : "s";
 }
 
-static pk_status finish(art_records *r, pk_error *err)
+pk_status art_records_finish(art_records *r, pk_error *err)
 {
     pk_call_spans_counts counts = {0, 0, 0, 0};
     for (size_t i = 0; i < r->count; i++) {
         art_thread *t = &r->threads[i];
+        /* the streaming form may name a thread after its first records */
+        const uint32_t *named = pk_u64map_find(&r->h->thread_names, t->tid);
+        if (named)
+            pk_thread_rename(r->h->p, t->thread, *named);
         pk_call_spans_target to = {r->h->p, t->thread, r->time_value, r->cpu_value};
         if (!pk_call_spans_finish(t->spans, &to, &counts))
             return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
@@ -103,10 +110,42 @@ static pk_status finish(art_records *r, pk_error *err)
     return PK_OK;
 }
 
-static pk_status read_records(art_records *r, pk_input *in, size_t record_size, int version,
-                              int clock, int64_t start_ns, pk_error *err)
+pk_status art_records_add(art_records *r, const uint8_t *b, pk_error *err)
 {
-    size_t tid_size = version == 1 ? 1 : 2;
+    uint32_t tid = r->tid_size == 1 ? b[0] : le16(b);
+    uint32_t method = le32(b + r->tid_size);
+    uint32_t first = le32(b + r->tid_size + 4);
+    uint32_t second = r->clock == ART_CLOCK_DUAL ? le32(b + r->tid_size + 8) : 0;
+    int action = (int)(method & 3);
+    if (action == 3) {
+        r->bad_actions++;
+        return PK_OK;
+    }
+    /* Times in microseconds, as nanoseconds: 2^32 us is at most 4.3e15 ns. */
+    int64_t wall = 0, cpu = PK_SPAN_NO_CPU;
+    if (r->clock == ART_CLOCK_WALL)
+        wall = (int64_t)first * 1000;
+    else if (r->clock == ART_CLOCK_CPU)
+        wall = (int64_t)first * 1000; /* the only clock: the timeline's too */
+    else {
+        cpu = (int64_t)first * 1000;
+        wall = (int64_t)second * 1000;
+    }
+    if (r->clock != ART_CLOCK_CPU)
+        wall += r->start_ns;
+    uint32_t frame = art_method_frame(r->h, method & ~(uint32_t)3);
+    art_thread *t = frame == PK_NONE ? NULL : thread_of(r, tid);
+    if (!t)
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    pk_call_spans_target to = {r->h->p, t->thread, r->time_value, r->cpu_value};
+    if (!pk_call_spans_add(t->spans, &to, action == 0 ? PK_SPAN_BEGIN : PK_SPAN_END, wall, 0,
+                           cpu, frame))
+        return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    return PK_OK;
+}
+
+static pk_status read_records(art_records *r, pk_input *in, size_t record_size, pk_error *err)
+{
     uint64_t records = 0;
     for (;;) {
         uint64_t offset = pk_in_offset(in);
@@ -131,39 +170,13 @@ static pk_status read_records(art_records *r, pk_input *in, size_t record_size, 
                     offset, records, plural(records));
             break;
         }
-        uint32_t tid = tid_size == 1 ? b[0] : le16(b);
-        uint32_t method = le32(b + tid_size);
-        uint32_t first = le32(b + tid_size + 4);
-        uint32_t second = clock == ART_CLOCK_DUAL ? le32(b + tid_size + 8) : 0;
         pk_in_skip_buffered(in, record_size);
         records++;
-        int action = (int)(method & 3);
-        if (action == 3) {
-            r->bad_actions++;
-            continue;
-        }
-        /* Times in microseconds, as nanoseconds: 2^32 us is at most 4.3e15 ns. */
-        int64_t wall = 0, cpu = PK_SPAN_NO_CPU;
-        if (clock == ART_CLOCK_WALL)
-            wall = (int64_t)first * 1000;
-        else if (clock == ART_CLOCK_CPU)
-            wall = (int64_t)first * 1000; /* the only clock: the timeline's too */
-        else {
-            cpu = (int64_t)first * 1000;
-            wall = (int64_t)second * 1000;
-        }
-        if (clock != ART_CLOCK_CPU)
-            wall += start_ns;
-        uint32_t frame = art_method_frame(r->h, method & ~(uint32_t)3);
-        art_thread *t = frame == PK_NONE ? NULL : thread_of(r, tid);
-        if (!t)
-            return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
-        pk_call_spans_target to = {r->h->p, t->thread, r->time_value, r->cpu_value};
-        if (!pk_call_spans_add(t->spans, &to, action == 0 ? PK_SPAN_BEGIN : PK_SPAN_END, wall, 0,
-                               cpu, frame))
-            return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+        pk_status st = art_records_add(r, b, err);
+        if (st != PK_OK)
+            return st;
     }
-    return finish(r, err);
+    return art_records_finish(r, err);
 }
 
 pk_status art_records_read(art_header *h, pk_input *in, pk_error *err)
@@ -214,33 +227,52 @@ pk_status art_records_read(art_header *h, pk_input *in, pk_error *err)
     if (pk_in_skip(in, data_offset - header_size) < data_offset - header_size)
         return pk_error_set(err, PK_ERR_INPUT, (int64_t)pk_in_offset(in),
                             "the trace ends before its first record");
-    art_records r;
-    memset(&r, 0, sizeof r);
-    r.h = h;
-    pk_u64map_init(&r.index);
-    pk_profile *p = h->p;
-    r.cpu_value = PK_NONE;
-    if (clock == ART_CLOCK_CPU) {
-        r.time_value = pk_add_value_type(p, "cpu", "nanoseconds");
-    } else {
-        r.time_value = pk_add_value_type(p, "wall", "nanoseconds");
-        if (clock == ART_CLOCK_DUAL) {
-            r.cpu_value = pk_add_value_type(p, "cpu", "nanoseconds");
-            if (r.cpu_value == PK_NONE)
-                r.time_value = PK_NONE;
-        }
-    }
-    pk_status status;
     int64_t start_ns = 0;
     if (start_usec <= (uint64_t)INT64_MAX / 1000 - ((uint64_t)1 << 42))
         start_ns = (int64_t)start_usec * 1000; /* else the clock starts at 0 */
-    if (r.time_value == PK_NONE)
-        status = pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
-    else
-        status = read_records(&r, in, record_size, version, clock, start_ns, err);
-    for (size_t i = 0; i < r.count; i++)
-        pk_call_spans_free(r.threads[i].spans);
-    free(r.threads);
-    pk_u64map_free(&r.index);
+    art_records *r = art_records_start(h, clock, version == 1 ? 1 : 2, start_ns);
+    pk_status status = r ? read_records(r, in, record_size, err)
+                         : pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
+    art_records_free(r);
     return status;
+}
+
+art_records *art_records_start(art_header *h, int clock, size_t tid_size, int64_t start_ns)
+{
+    art_records *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->h = h;
+    r->clock = clock;
+    r->tid_size = tid_size;
+    r->start_ns = start_ns;
+    pk_u64map_init(&r->index);
+    pk_profile *p = h->p;
+    r->cpu_value = PK_NONE;
+    if (clock == ART_CLOCK_CPU) {
+        r->time_value = pk_add_value_type(p, "cpu", "nanoseconds");
+    } else {
+        r->time_value = pk_add_value_type(p, "wall", "nanoseconds");
+        if (clock == ART_CLOCK_DUAL) {
+            r->cpu_value = pk_add_value_type(p, "cpu", "nanoseconds");
+            if (r->cpu_value == PK_NONE)
+                r->time_value = PK_NONE;
+        }
+    }
+    if (r->time_value == PK_NONE) {
+        art_records_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void art_records_free(art_records *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->count; i++)
+        pk_call_spans_free(r->threads[i].spans);
+    free(r->threads);
+    pk_u64map_free(&r->index);
+    free(r);
 }

@@ -43,15 +43,21 @@ static const jfr_event_kind jfr_kinds[] = {
 
 /* Where the fields the reader needs are in this chunk's types (-1: not described). */
 typedef struct jfr_layout {
-    uint32_t thread, stack, frame, method, klass, symbol, frame_type;
+    uint32_t thread, stack, frame, method, klass, symbol, frame_type, thread_state;
     int thread_os_name, thread_os_id, thread_java_name, thread_java_id;
     int stack_frames, frame_method, frame_line, frame_type_ref;
     int method_class, method_name, class_name, symbol_string, frame_type_description;
+    int thread_state_name;
     /* per event kind */
     uint32_t event_type[JFR_KIND_COUNT];
     int start[JFR_KIND_COUNT], duration[JFR_KIND_COUNT], thread_field[JFR_KIND_COUNT];
     int stack_field[JFR_KIND_COUNT], weight[JFR_KIND_COUNT], object_class[JFR_KIND_COUNT];
+    int state[JFR_KIND_COUNT]; /* the sampled thread's state (execution and native samples) */
 } jfr_layout;
+
+/* The label that keeps a sample's thread state ("STATE_RUNNABLE", ...), as pprof labels are
+ * kept (profkit/label_select.h selects and groups by it). */
+#define JFR_LABEL_THREAD_STATE "thread_state"
 
 typedef struct jfr_reader {
     pk_profile *p;
@@ -96,6 +102,8 @@ static void layout_chunk(jfr_layout *l, const jfr_chunk *c)
     l->klass = jfr_type_named(c, "java.lang.Class");
     l->symbol = jfr_type_named(c, "jdk.types.Symbol");
     l->frame_type = jfr_type_named(c, "jdk.types.FrameType");
+    l->thread_state = jfr_type_named(c, "jdk.types.ThreadState");
+    l->thread_state_name = jfr_field_named(c, l->thread_state, "name");
     l->thread_os_name = jfr_field_named(c, l->thread, "osName");
     l->thread_os_id = jfr_field_named(c, l->thread, "osThreadId");
     l->thread_java_name = jfr_field_named(c, l->thread, "javaName");
@@ -118,6 +126,7 @@ static void layout_chunk(jfr_layout *l, const jfr_chunk *c)
         l->stack_field[k] = jfr_field_named(c, t, "stackTrace");
         l->weight[k] = jfr_kinds[k].weight_field ? jfr_field_named(c, t, jfr_kinds[k].weight_field) : -1;
         l->object_class[k] = jfr_field_named(c, t, "objectClass");
+        l->state[k] = jfr_field_named(c, t, "state");
     }
 }
 
@@ -235,6 +244,37 @@ static pk_status frame_type(jfr_reader *r, uint64_t key, uint32_t *out)
     uint32_t *slot;
     bool inserted;
     if (!pk_u64map_put(&r->c->types[r->l.frame_type].resolved, key, *out, &slot, &inserted))
+        return nomem(r);
+    return PK_OK;
+}
+
+/* The label set of ThreadState key: its name as the label thread_state (PK_NONE for key 0, a
+ * chunk without the type, or a state without a name). */
+static pk_status thread_state_labels(jfr_reader *r, uint64_t key, uint32_t *out)
+{
+    *out = PK_NONE;
+    if (key == 0 || r->l.thread_state == UINT32_MAX || r->l.thread_state_name < 0)
+        return PK_OK;
+    uint32_t *known = pk_u64map_find(&r->c->types[r->l.thread_state].resolved, key);
+    if (known) {
+        *out = *known;
+        return PK_OK;
+    }
+    pk_status s = read_entry(r, r->l.thread_state, key, "thread state", r->entry_values);
+    if (s != PK_OK)
+        return s;
+    if (field_text(r, r->l.thread_state, r->l.thread_state_name, r->entry_values, &r->text,
+                   &r->text_cap) &&
+        r->text[0]) {
+        pk_label label = {pk_intern_cstr(r->p, JFR_LABEL_THREAD_STATE),
+                          pk_intern_cstr(r->p, r->text), 0, 0};
+        if (label.key == PK_NONE || label.str == PK_NONE ||
+            (*out = pk_intern_label_set(r->p, &label, 1)) == PK_NONE)
+            return nomem(r);
+    }
+    uint32_t *slot;
+    bool inserted;
+    if (!pk_u64map_put(&r->c->types[r->l.thread_state].resolved, key, *out, &slot, &inserted))
         return nomem(r);
     return PK_OK;
 }
@@ -442,9 +482,24 @@ static pk_status read_event(jfr_reader *r, size_t k, jfr_cursor *cur)
     }
     if (jfr_kinds[k].second_is_count)
         values[r->objects_value] = 1;
+    uint32_t labels = PK_NONE;
+    if (l->state[k] >= 0 && (s = thread_state_labels(r, v[l->state[k]], &labels)) != PK_OK)
+        return s;
+    int64_t time = ticks_to_ns(r->c, (int64_t)v[l->start[k]]);
+    if (labels != PK_NONE) {
+        /* the labelled row gets the values, the thread's timeline the sample */
+        size_t row = pk_sample_row_labeled(r->p, thread, stack, labels);
+        if (row == SIZE_MAX)
+            return nomem(r);
+        for (uint32_t i = 0; i < pk_value_type_count(r->p); i++)
+            if (values[i])
+                pk_sample_row_add(r->p, row, i, values[i]);
+        if (stack != PK_NONE)
+            (void)pk_timeline_append(r->p, thread, stack, time, duration, values);
+        return PK_OK;
+    }
     if (stack == PK_NONE) /* an event without a stack still counts, at the thread's root */
         return pk_add_sample(r->p, thread, PK_NONE, values) == PK_OK ? PK_OK : nomem(r);
-    int64_t time = ticks_to_ns(r->c, (int64_t)v[l->start[k]]);
     if (pk_add_timed_sample(r->p, thread, stack, time, duration, values) != PK_OK)
         return pk_add_sample(r->p, thread, stack, values) == PK_OK ? PK_OK : nomem(r);
     return PK_OK;

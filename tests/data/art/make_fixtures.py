@@ -65,6 +65,39 @@ def calls(dual):
     return [(t, m, a, w) for t, m, a, w in seq]
 
 
+def streaming(version, clock, threads, methods, records, start_usec=1_000_000, cut_names=False):
+    """The streaming form: the 32-byte header (version | 0xF0), then each thread and method
+    announced (code 2 and 1 after a 0 thread id) before its first record, and the summary (code
+    3) with the text header, whose *methods section is empty, as ART writes it."""
+    dual = clock == "dual"
+    size = 14 if dual else 10
+    head = struct.pack("<IHHQ", 0x574F4C53, version | 0xF0, 32, start_usec)
+    if version == 3:
+        head += struct.pack("<H", size)
+    out = bytearray(head.ljust(32, b"\0"))
+    names = dict(threads)
+    seen_threads, seen_methods = set(), set()
+    info = {m[0]: m for m in methods}
+    for tid, mid, action, *times in records:
+        if tid not in seen_threads:
+            seen_threads.add(tid)
+            name = names[tid].encode()
+            out += struct.pack("<HBHH", 0, 2, tid, len(name)) + name
+        if mid not in seen_methods:
+            seen_methods.add(mid)
+            line = ("0x%x\t%s\n" % (mid, "\t".join(info[mid][1:]))).encode()
+            out += struct.pack("<HBH", 0, 1, len(line)) + line
+        out += struct.pack("<HI", tid, mid | action)
+        for t in times:
+            out += struct.pack("<I", t)
+    summary = ["*version", str(version), "data-file-overflow=false", "clock=" + clock,
+               "elapsed-time-usec=130", "clock-call-overhead-nsec=300", "vm=art", "pid=4242",
+               "*threads"] + ["%d\t%s" % t for t in threads] + ["*methods", "*end"]
+    text = ("\n".join(summary) + "\n").encode()
+    out += struct.pack("<HBI", 0, 3, len(text)) + text
+    return bytes(out)
+
+
 def write(name, data):
     with open(name, "wb") as f:
         f.write(data)
@@ -75,6 +108,9 @@ for version in (1, 2):
           header(version, "wall", THREADS, METHODS) + binary(version, "wall", calls(False)))
 write("v3-dual.trace", header(3, "dual", THREADS, METHODS) + binary(3, "dual", calls(True)))
 write("v3-cpu.trace", header(3, "thread-cpu", THREADS, METHODS) + binary(3, "thread-cpu", calls(False)))
+# The streaming form of v3-dual.trace's calls (and v2, one clock: wall).
+write("stream-v3-dual.trace", streaming(3, "dual", THREADS, METHODS, calls(True)))
+write("stream-v2-wall.trace", streaming(2, "wall", THREADS, METHODS, calls(False)))
 # Recursion and an exception: fib calls itself, the innermost call unwinds.
 REC = [(0x04, "Fib", "fib", "(I)I", "Fib.java", "3"), (0x08, "Fib", "main", "([Ljava/lang/String;)V",
                                                         "Fib.java", "9")]
