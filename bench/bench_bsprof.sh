@@ -13,9 +13,11 @@
 #    50% reallocs): `info`, `report --memory` and `convert --to folded --value live-bytes`,
 #    whose peak memory should follow the live allocations, not the events.
 # 4. The reader against a plain decode loop (bench/naive_bsprof_decode: every varint byte by
-#    byte, nothing built) on two 330 MiB files of CPU and call-count entries only, with short
-#    and with long increments: CPU time of the loop, `profkit info` and `convert --to folded`
-#    (taking turns, RUNS rounds, the least time of each kept), and the loop's time over
+#    byte, nothing built) on three 330 MiB files of CPU and call-count entries only, with short
+#    and with long increments, and the shape of other recorders (bench/gen_bsprof_spread:
+#    3,000 path elements, a line offset from 1 to 60 in every CPU entry, increments over all
+#    32 bits, 45% call-count entries): CPU time of the loop, `profkit info` and `convert --to
+#    folded` (taking turns, RUNS rounds, the least time of each kept), and the loop's time over
 #    profkit's.
 # MB/s is the file size (MiB) over the wall-clock time; "cpu MB/s" over user + system time,
 # which is steadier on a busy machine. Peak memory is the maximum resident set size. Each
@@ -31,18 +33,23 @@ gen=$build/bench/gen_bsprof
 if [ ! -x /usr/bin/time ]; then
   scripts/setup.sh --build-only
 fi
-if [ ! -x "$profkit" ] || [ ! -x "$gen" ] || [ ! -x "$build/bench/naive_bsprof_decode" ]; then
+if [ ! -x "$profkit" ] || [ ! -x "$gen" ] || [ ! -x "$build/bench/naive_bsprof_decode" ] ||
+   [ ! -x "$build/bench/gen_bsprof_spread" ]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
 fi
 mkdir -p "$data"
 
-generate() { # NAME SIZE ARGS...
-  local file=$data/$1.bsprof
+generate() { # NAME SIZE ARGS...; a first argument "spread" picks gen_bsprof_spread
+  local file=$data/$1.bsprof generator=$gen
   shift
   local size=$1
   shift
-  [ -s "$file" ] && [ -s "$file.txt" ] || "$gen" --size "$size" "$@" "$file" 2>"$file.txt"
+  if [ "${1:-}" = spread ]; then
+    generator=$build/bench/gen_bsprof_spread
+    shift
+  fi
+  [ -s "$file" ] && [ -s "$file.txt" ] || "$generator" --size "$size" "$@" "$file" 2>"$file.txt"
   echo "$file"
 }
 
@@ -144,13 +151,15 @@ cpu_of() {
 min_of() { awk -v a="$1" -v b="$2" 'BEGIN {print (b == "" || a < b) ? a : b}'; }
 
 if [[ $sections == *" naive "* ]]; then
-# Two shapes of 330 MiB of CPU and call-count entries: the generator's default increments (about
-# 4.8 bytes an entry), and increments of up to 2,000,000,000 CPU operations (longer varints,
-# about 6.9 bytes an entry, nearer the 8 of a device that counts finer).
-for shape in "cpu-330m" "cpu-long-330m --cpu-max 2000000000"; do
+# Three shapes of 330 MiB of CPU and call-count entries: the generator's default increments (about
+# 4.8 bytes an entry), increments of up to 2,000,000,000 CPU operations (longer varints,
+# about 6.9 bytes an entry, nearer the 8 of a device that counts finer), and gen_bsprof_spread's
+# (8.5 bytes an entry, 183,000 (path element, line offset) cells: more than the caches hold).
+for shape in "cpu-330m --no-memory" "cpu-long-330m --no-memory --cpu-max 2000000000" \
+             "spread-330m spread"; do
 read -r name args <<<"$shape"
 # shellcheck disable=SC2086
-cpu=$(generate "$name" 330M --no-memory $args)
+cpu=$(generate "$name" 330M $args)
 counts=$("$build/bench/naive_bsprof_decode" "$cpu")
 echo "## $cpu: $(stat -c %s "$cpu") bytes, $(echo "$counts" | awk '{print $10 " cpu and " $12 " call-count entries"}')"
 echo

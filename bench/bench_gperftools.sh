@@ -4,12 +4,15 @@
 # information, side by side in one run: wall time, CPU time and peak memory of each command.
 #
 #   bench/bench_gperftools.sh [BUILD_DIR] [DATA_DIR] [SHAPE...]
-#                                   (defaults: build, BUILD_DIR/bench-data, $SHAPES or "deep wide")
+#                                   (defaults: build, BUILD_DIR/bench-data, $SHAPES or
+#                                    "deep wide branchy")
 #
 # Each shape's profile and program come from bench/gen_gperftools (deterministic; the program is
 # compiled once and kept in DATA_DIR/SHAPE):
 #   deep  stacks that share long prefixes (a program sampled over time);
-#   wide  3,000 functions, every stack a fresh walk from main: few shared prefixes.
+#   wide  3,000 functions, every stack a fresh walk from main: few shared prefixes;
+#   branchy  3,000 functions, stacks about 50 deep branching off recent ones at any depth (14
+#         million distinct prefixes), leaf PCs on any instruction: the shape of issue 41.
 # For each shape, one table for the gperftools profile and one for a pprof file of the same
 # profile (made once with `profkit convert`). profkit is measured reading with symbols
 # (`info`), without (`info --no-symbols`), with a per-function summary (`report --top`), and
@@ -31,7 +34,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 data=${2:-$build/bench-data}
 shift $(($# < 2 ? $# : 2))
-shapes=${*:-${SHAPES:-deep wide}}
+shapes=${*:-${SHAPES:-deep wide branchy}}
 runs=${RUNS:-3}
 parts=" ${PARTS:-gperftools pprof} "
 peer_timeout=${PEER_TIMEOUT:-3600}
@@ -152,7 +155,7 @@ bench_shape() {
 
 for shape in $shapes; do
   case $shape in
-    deep | wide) bench_shape "$shape" ;;
-    *) echo "bench_gperftools.sh: unknown shape '$shape' (deep or wide)" >&2; exit 2 ;;
+    deep | wide | branchy) bench_shape "$shape" ;;
+    *) echo "bench_gperftools.sh: unknown shape '$shape' (deep, wide or branchy)" >&2; exit 2 ;;
   esac
 done

@@ -2,8 +2,8 @@
 /* Generates a large gperftools CPU profile whose addresses are real code addresses of a real
  * program with debug information, so that symbolizing it costs what it costs on a real one.
  *
- *   gen_gperftools [--shape deep|wide] [--size 200M] [--functions N] [--seed N] [--cc CC]
- *                  DIR OUT.prof
+ *   gen_gperftools [--shape deep|wide|branchy] [--size 200M] [--functions N] [--seed N]
+ *                  [--cc CC] DIR OUT.prof
  *
  * 1. Writes DIR/bench_prog.c: FUNCTIONS functions (4,000 for the deep shape, 3,000 for the
  *    wide one), each calling a few later ones (and some calling themselves), with small
@@ -22,10 +22,16 @@
  *    (the profiler's evictions).
  *    wide: every stack walks down fresh from main through random call sites, so stacks share
  *    little beyond their first frames and nearly every prefix is distinct.
- *    Depth is capped at 200; leaf PCs are one of 16 instructions spread over the leaf
- *    function; counts are 1 + exponential(5).
+ *    branchy: the shape of a real program's profile as other generators give it (issue 41):
+ *    deeper stacks (about 44 frames on average, 3,000 functions), a third of them fresh from
+ *    main, the rest branching off a recent stack at any depth, so that about half of every
+ *    stack's prefixes are new (15 million distinct prefixes in 200 MB), and leaf PCs on any
+ *    instruction of the leaf function.
+ *    Depth is capped at 200; leaf PCs of the other shapes are one of 16 instructions spread
+ *    over the leaf function; counts are 1 + exponential(5).
  *
- * Prints what it wrote (records, samples, distinct PCs, largest depth) on standard error.
+ * Prints what it wrote (records, samples, distinct stack prefixes, largest depth) on standard
+ * error.
  */
 #include <ctype.h>
 #include <fcntl.h>
@@ -47,7 +53,7 @@
 #define PROGRAM_BASE UINT64_C(0x555555554000)
 #define LIBC_BASE UINT64_C(0x7ffff7d80000)
 #define USAGE \
-    "usage: gen_gperftools [--shape deep|wide] [--size 200M] [--functions N] [--seed N] " \
+    "usage: gen_gperftools [--shape deep|wide|branchy] [--size 200M] [--functions N] [--seed N] " \
     "[--cc CC] DIR OUT"
 #define LIBC_PATH "/usr/lib/x86_64-linux-gnu/libc.so.6"
 
@@ -392,6 +398,9 @@ typedef struct stack {
 static stack recent[RECENT];
 static size_t recent_count;
 
+/* Leaf PCs on any instruction of the leaf function instead of 16 hot ones. */
+static bool any_leaf_instruction;
+
 /* Walks down from the last frame of s through random call sites to about target frames. */
 static void walk_down(stack *s, unsigned target)
 {
@@ -417,8 +426,41 @@ static void walk_down(stack *s, unsigned target)
     /* Samples land on a function's hot instructions: 16 of them, spread over its code. */
     frame *leaf = &s->frames[s->depth - 1];
     size_t n = functions[leaf->function].instruction_count;
-    size_t hot = n < 16 ? n : 16;
+    size_t hot = n < 16 || any_leaf_instruction ? n : 16;
     leaf->site = (uint32_t)(below(hot) * (n / hot));
+}
+
+/* Distinct stack prefixes, counted by a hash of each prefix (root first) in a set that grows. */
+static uint64_t *prefix_set;
+static size_t prefix_capacity, prefix_count;
+
+static void prefix_insert(uint64_t h)
+{
+    h |= 1; /* 0 marks an empty slot */
+    if (2 * (prefix_count + 1) > prefix_capacity) {
+        size_t capacity = prefix_capacity ? 2 * prefix_capacity : 1 << 16;
+        uint64_t *set = calloc(capacity, sizeof *set);
+        if (!set)
+            die("out of memory");
+        for (size_t i = 0; i < prefix_capacity; i++)
+            if (prefix_set[i]) {
+                size_t j = (size_t)(prefix_set[i] >> 7) & (capacity - 1);
+                while (set[j])
+                    j = (j + 1) & (capacity - 1);
+                set[j] = prefix_set[i];
+            }
+        free(prefix_set);
+        prefix_set = set;
+        prefix_capacity = capacity;
+    }
+    size_t j = (size_t)(h >> 7) & (prefix_capacity - 1);
+    while (prefix_set[j]) {
+        if (prefix_set[j] == h)
+            return;
+        j = (j + 1) & (prefix_capacity - 1);
+    }
+    prefix_set[j] = h;
+    prefix_count++;
 }
 
 static uint64_t parse_size(const char *s)
@@ -438,15 +480,17 @@ int main(int argc, char **argv)
 {
     uint64_t size = 200000000;
     unsigned count = 0;
-    bool wide = false;
+    bool wide = false, branchy = false;
     const char *cc = getenv("CC") ? getenv("CC") : "cc";
     const char *dir = NULL, *out_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
             const char *shape = argv[++i];
-            if (strcmp(shape, "wide") != 0 && strcmp(shape, "deep") != 0)
-                die("unknown shape '%s' (deep or wide)", shape);
+            if (strcmp(shape, "wide") != 0 && strcmp(shape, "deep") != 0 &&
+                strcmp(shape, "branchy") != 0)
+                die("unknown shape '%s' (deep, wide or branchy)", shape);
             wide = strcmp(shape, "wide") == 0;
+            branchy = strcmp(shape, "branchy") == 0;
         } else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
             size = parse_size(argv[++i]);
         else if (strcmp(argv[i], "--functions") == 0 && i + 1 < argc)
@@ -463,7 +507,8 @@ int main(int argc, char **argv)
             die(USAGE);
     }
     if (count == 0)
-        count = wide ? 3000 : 4000;
+        count = wide || branchy ? 3000 : 4000;
+    any_leaf_instruction = branchy;
     if (!dir || !out_path || count < 50)
         die(USAGE);
 
@@ -557,7 +602,20 @@ int main(int argc, char **argv)
     unsigned root = libc_pc ? 2 : 1;
     while (written < size) {
         size_t r = recent_count ? below(recent_count < RECENT ? recent_count : RECENT) : 0;
-        if (!wide && recent_count && below(100) < 3) {
+        if (branchy) {
+            /* Fresh from main a third of the time, else off a recent stack at any depth. */
+            unsigned target = 3 + (unsigned)(-log(1 - uniform()) * 46);
+            if (recent_count == 0 || below(3) == 0) {
+                s.depth = 1;
+                s.frames[0] = (frame){(uint32_t)main_index, 0};
+            } else {
+                s = recent[r];
+                s.depth = 1 + (unsigned)below(s.depth);
+                if (target <= s.depth)
+                    target = s.depth + 1 + (unsigned)below(8);
+            }
+            walk_down(&s, target > MAX_DEPTH - root ? MAX_DEPTH - root : target);
+        } else if (!wide && recent_count && below(100) < 3) {
             s = recent[r]; /* the same stack again, as an evicted entry would come */
             repeats++;
         } else if (wide || recent_count == 0 || below(100) < 4) {
@@ -575,6 +633,8 @@ int main(int argc, char **argv)
         }
         if (!wide)
             recent[recent_count++ % RECENT] = s;
+        /* The prefixes, root first: the record's words are leaf first. */
+        uint64_t prefix_hash = 0;
         /* The record: count, depth, PCs leaf first (return addresses for the callers). */
         unsigned depth = s.depth + root;
         uint64_t ticks = 1 + (uint64_t)(-log(1 - uniform()) * 5);
@@ -590,6 +650,11 @@ int main(int argc, char **argv)
         if (libc_pc)
             words[n++] = libc_base + libc_pc;
         words[n++] = program_base + start_return;
+        for (size_t k = n; k-- > 2;) {
+            prefix_hash = (prefix_hash ^ words[k]) * 0x100000001b3ULL;
+            prefix_hash ^= prefix_hash >> 29;
+            prefix_insert(prefix_hash);
+        }
         fwrite(words, 8, n, out);
         written += 8 * n;
         records++;
@@ -617,9 +682,10 @@ int main(int argc, char **argv)
         call_sites += functions[i].call_count;
     fprintf(stderr,
             "gen_gperftools: %s: %" PRIu64 " bytes, %" PRIu64 " records (%" PRIu64
-            " repeated), %" PRIu64 " samples, depth up to %u; program %s: %zu functions, %zu "
-            "call sites; maps %s\n",
-            out_path, (uint64_t)file_size, records, repeats, samples, deepest, absolute, function_count,
+            " repeated), %" PRIu64 " samples, %zu distinct stack prefixes, depth up to %u; "
+            "program %s: %zu functions, %zu call sites; maps %s\n",
+            out_path, (uint64_t)file_size, records, repeats, samples, prefix_count, deepest,
+            absolute, function_count,
             call_sites, have_real ? "from a run under libprofiler" : "made up");
     return 0;
 }

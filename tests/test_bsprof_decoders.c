@@ -175,16 +175,17 @@ static void test_fuzz_corpus(void **state)
     printf("# fuzz/corpus/bsprof: %zu files\n", files);
 }
 
-/* A file of a gen_bsprof shape, made in the scratch directory. */
-static void check_generated(const char *options)
+/* A file of a shape of the generator named by the environment variable (PK_GEN_BSPROF or
+ * PK_GEN_BSPROF_SPREAD), made in the scratch directory. */
+static void check_generated_by(const char *variable, const char *options)
 {
-    const char *generator = getenv("PK_GEN_BSPROF");
+    const char *generator = getenv(variable);
     const char *scratch = getenv("PK_TEST_TMPDIR");
     assert_non_null(generator);
     char *path = tb_strfmt("%s/decoders.bsprof", scratch ? scratch : ".");
     char *command = tb_strfmt("'%s' --size 48K %s '%s'", generator, options, path);
     assert_int_equal(system(command), 0);
-    char *name = tb_strfmt("gen_bsprof %s", options);
+    char *name = tb_strfmt("%s %s", variable, options);
     size_t size;
     char *data = tb_read_whole_file(path, &size);
     assert_true(size >= 48 * 1024);
@@ -194,6 +195,11 @@ static void check_generated(const char *options)
     free(name);
     free(command);
     free(path);
+}
+
+static void check_generated(const char *options)
+{
+    check_generated_by("PK_GEN_BSPROF", options);
 }
 
 static void test_generated_shapes(void **state)
@@ -208,6 +214,12 @@ static void test_generated_shapes(void **state)
     check_generated("--cpu-max 2000000000");
     check_generated("--no-lines --no-memory --cpu-max 2000000000");
     check_generated("--seed 7 --alloc-percent 62");
+    /* Other recorders' shape: many path elements and line offsets, so that cells are made
+     * (and an ID's cells moved to a larger array) between the windows the wide decoder has
+     * decoded and the entries it has added. */
+    check_generated_by("PK_GEN_BSPROF_SPREAD", "--paths 500");
+    check_generated_by("PK_GEN_BSPROF_SPREAD", "--paths 3000 --max-offset 200 --seed 3");
+    check_generated_by("PK_GEN_BSPROF_SPREAD", "--paths 40 --calls-percent 90 --cpu-max 300");
 }
 
 int main(void)

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -394,6 +395,54 @@ static void distinct_stacks_and_rows_are_found_afterwards(void **state)
     pk_profile_free(p);
 }
 
+/* A pool of frames handed over (pk_take_stack_pool) holds the runs of the stacks added from
+ * it, uncopied: they are the stacks that copying the same frames makes, found afterwards. */
+static void stacks_added_from_a_pool_taken_over(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    uint32_t frames[5];
+    for (int f = 0; f < 5; f++) {
+        char name[16];
+        snprintf(name, sizeof name, "g%d", f);
+        frames[f] = make_frame(p, name, 0);
+    }
+    /* Runs {0 1 2}, {0 1}, {3}, {0 1 2 4} back to back. */
+    const uint32_t runs[] = {0, 1, 2, 0, 1, 3, 0, 1, 2, 4};
+    const size_t first[] = {0, 3, 5, 6}, length[] = {3, 2, 1, 4};
+    uint32_t *pool = malloc(16 * sizeof *pool);
+    assert_non_null(pool);
+    for (size_t i = 0; i < 10; i++)
+        pool[i] = frames[runs[i]];
+    assert_true(pk_take_stack_pool(p, pool, 10, 16));
+    for (uint32_t k = 0; k < 4; k++)
+        assert_int_equal(pk_add_distinct_run(p, first[k], length[k]), k);
+    /* Past the pool, or naming a frame the profile does not have: none. */
+    assert_int_equal(pk_add_distinct_run(p, 8, 3), PK_NONE);
+    pool[9] = (uint32_t)pk_frame_count(p);
+    assert_int_equal(pk_add_distinct_run(p, 9, 1), PK_NONE);
+    pool[9] = frames[4];
+    /* A second pool is not taken once there are stacks. */
+    uint32_t *other = malloc(sizeof *other);
+    assert_non_null(other);
+    assert_false(pk_take_stack_pool(p, other, 0, 1));
+    free(other);
+    assert_int_equal(pk_stack_count(p), 4);
+    assert_true(pk_profile_complete(p));
+    for (uint32_t k = 0; k < 4; k++) {
+        uint32_t seq[4], again[4];
+        for (size_t i = 0; i < length[k]; i++)
+            seq[i] = frames[runs[first[k] + i]];
+        assert_int_equal(pk_stack_frames(p, k, again, 4), length[k]);
+        assert_memory_equal(again, seq, length[k] * sizeof *seq);
+        assert_int_equal(pk_find_stack_frames(p, PK_NONE, seq, length[k]), k);
+        assert_int_equal(pk_intern_stack_frames(p, PK_NONE, seq, length[k]), k);
+    }
+    uint32_t fresh[2] = {frames[4], frames[0]};
+    assert_int_equal(pk_intern_stack_frames(p, PK_NONE, fresh, 2), 4);
+    pk_profile_free(p);
+}
+
 static void frees_match_allocations_by_address(void **state)
 {
     (void)state;
@@ -537,8 +586,13 @@ static void u64map64_keeps_every_key_through_growth_and_removal(void **state)
     pk_u64map64 m;
     pk_u64map64_init(&m);
     const uint64_t n = 20000;
-    for (uint64_t k = 0; k < n; k++)
+    for (uint64_t k = 0; k < n; k++) {
         assert_true(pk_u64map64_put(&m, k * 0x9e3779b97f4a7c15u, ~k, NULL, NULL));
+        /* Parts grow by a quarter at 3/4 full: none is less than 3/5 full once it has grown
+         * past its first capacity (a table of live allocations is mostly slots). */
+        for (size_t i = 0; k > 2000 && i < PK_U64MAP64_PARTS; i++)
+            assert_true(m.parts[i].count * 5 >= m.parts[i].capacity * 3 - 5);
+    }
     uint64_t *value;
     bool inserted;
     assert_true(pk_u64map64_put(&m, 0, 1, &value, &inserted)); /* key 0 was put as k = 0 */
@@ -677,6 +731,7 @@ int main(void)
         cmocka_unit_test(deep_stacks_share_nothing_but_their_runs),
         cmocka_unit_test(samples_aggregate_per_thread_and_stack),
         cmocka_unit_test(distinct_stacks_and_rows_are_found_afterwards),
+        cmocka_unit_test(stacks_added_from_a_pool_taken_over),
         cmocka_unit_test(rows_are_split_by_label_set),
         cmocka_unit_test(frees_match_allocations_by_address),
         cmocka_unit_test(values_overflow_is_known),

@@ -142,10 +142,22 @@ void pk_u64map64_free(pk_u64map64 *m)
     memset(m, 0, sizeof *m);
 }
 
-/* The part of a key takes the hash's top bits, the slot in it the low ones. */
+/* The part of a key takes the hash's top bits, the slot in it the 32 bits below them, scaled
+ * to the part's capacity (a multiplication, not a mask: capacities grow by a quarter, not double,
+ * so that the table of a million live allocations is not left at 3/8 full after a doubling). */
 static pk_u64map64_part *u64map64_part(const pk_u64map64 *m, uint64_t hash)
 {
     return (pk_u64map64_part *)&m->parts[hash >> 60];
+}
+
+static size_t u64map64_home(uint64_t hash, size_t capacity)
+{
+    return (size_t)(((hash >> 28) & 0xffffffffu) * (uint64_t)capacity >> 32);
+}
+
+static size_t u64map64_after(size_t i, size_t capacity)
+{
+    return i + 1 == capacity ? 0 : i + 1;
 }
 
 /* The slot of a key other than 0, or SIZE_MAX. */
@@ -153,7 +165,7 @@ static size_t u64map64_slot_of(const pk_u64map64_part *part, uint64_t hash, uint
 {
     if (!part->slots)
         return SIZE_MAX;
-    for (size_t i = (size_t)hash & part->mask;; i = (i + 1) & part->mask) {
+    for (size_t i = u64map64_home(hash, part->capacity);; i = u64map64_after(i, part->capacity)) {
         if (part->slots[i].key == key)
             return i;
         if (!part->slots[i].key)
@@ -173,23 +185,23 @@ uint64_t *pk_u64map64_find(const pk_u64map64 *m, uint64_t key)
 
 static bool u64map64_grow(pk_u64map64_part *part)
 {
-    size_t capacity = part->slots ? (part->mask + 1) * 2 : PK_MAP_MIN_CAPACITY;
-    if (capacity > SIZE_MAX / sizeof(pk_u64map64_slot))
+    size_t capacity = part->slots ? part->capacity + part->capacity / 4 : PK_MAP_MIN_CAPACITY;
+    if (capacity > UINT32_MAX || capacity > SIZE_MAX / sizeof(pk_u64map64_slot))
         return false;
     pk_u64map64_slot *slots = calloc(capacity, sizeof *slots);
     if (!slots)
         return false;
-    for (size_t i = 0; part->slots && i <= part->mask; i++) {
+    for (size_t i = 0; part->slots && i < part->capacity; i++) {
         if (!part->slots[i].key)
             continue;
-        size_t j = (size_t)pk_hash_u64(part->slots[i].key) & (capacity - 1);
+        size_t j = u64map64_home(pk_hash_u64(part->slots[i].key), capacity);
         while (slots[j].key)
-            j = (j + 1) & (capacity - 1);
+            j = u64map64_after(j, capacity);
         slots[j] = part->slots[i];
     }
     free(part->slots);
     part->slots = slots;
-    part->mask = capacity - 1;
+    part->capacity = capacity;
     return true;
 }
 
@@ -207,13 +219,13 @@ bool pk_u64map64_put(pk_u64map64 *m, uint64_t key, uint64_t value, uint64_t **sl
     } else {
         uint64_t hash = pk_hash_u64(key);
         pk_u64map64_part *part = u64map64_part(m, hash);
-        if (!part->slots || (part->count + 1) * 4 > (part->mask + 1) * 3) {
+        if (!part->slots || (part->count + 1) * 4 > part->capacity * 3) {
             if (!u64map64_grow(part))
                 return false;
         }
-        size_t i = (size_t)hash & part->mask;
+        size_t i = u64map64_home(hash, part->capacity);
         while (part->slots[i].key && part->slots[i].key != key)
-            i = (i + 1) & part->mask;
+            i = u64map64_after(i, part->capacity);
         found = part->slots[i].key == key;
         if (!found) {
             part->slots[i] = (pk_u64map64_slot){key, value};
@@ -249,8 +261,9 @@ bool pk_u64map64_remove(pk_u64map64 *m, uint64_t key, uint64_t *value)
         *value = part->slots[hole].value;
     /* Backward-shift deletion, as in pk_u64map_remove. */
     pk_u64map64_slot *slots = part->slots;
-    for (size_t j = (hole + 1) & part->mask; slots[j].key; j = (j + 1) & part->mask) {
-        size_t home = (size_t)pk_hash_u64(slots[j].key) & part->mask;
+    for (size_t j = u64map64_after(hole, part->capacity); slots[j].key;
+         j = u64map64_after(j, part->capacity)) {
+        size_t home = u64map64_home(pk_hash_u64(slots[j].key), part->capacity);
         bool home_between = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
         if (!home_between) {
             slots[hole] = slots[j];
@@ -278,7 +291,7 @@ bool pk_u64map64_next(const pk_u64map64 *m, size_t *at, uint64_t *key, uint64_t 
     }
     for (size_t p = (*at - 1) / part_span; p < PK_U64MAP64_PARTS; p++) {
         const pk_u64map64_part *part = &m->parts[p];
-        for (size_t i = (*at - 1) % part_span; part->slots && i <= part->mask; i++) {
+        for (size_t i = (*at - 1) % part_span; part->slots && i < part->capacity; i++) {
             if (part->slots[i].key) {
                 *at = 1 + p * part_span + i + 1;
                 *key = part->slots[i].key;

@@ -5,8 +5,9 @@
  * stack) pairs to sample rows), pk_u64map64 64-bit keys to 64-bit values (the live allocations
  * by address). pk_index maps content to the index of an entry stored elsewhere:
  * the caller hashes the content (pk_hash_bytes) and compares candidates itself.
- * pk_u64map and pk_index grow by doubling at 50% load, so lookups stay short, pk_u64map64 at
- * 75%; removal is backward-shift deletion (no tombstones), in pk_u64map and pk_u64map64 only.
+ * pk_u64map and pk_index grow by doubling at 50% load, so lookups stay short, pk_u64map64 by
+ * a quarter at 75%; removal is backward-shift deletion (no tombstones), in pk_u64map and
+ * pk_u64map64 only.
  */
 #ifndef PK_CORE_HASHMAP_H
 #define PK_CORE_HASHMAP_H
@@ -64,7 +65,8 @@ bool pk_u64map_reserve(pk_u64map *m, size_t count);
  * tables that hold one entry per live allocation, where bytes per entry count): a slot is
  * empty when its key is 0, and key 0 itself is kept beside the slots. The slots are split by
  * hash into parts that grow one at a time, so that growing copies a part, not the whole table,
- * and the old and new slots held together at that moment are a small share of the whole. */
+ * and the old and new slots held together at that moment are a small share of the whole. A part
+ * grows by a quarter (its load stays between 3/5 and 3/4, where doubling left it at 3/8). */
 typedef struct pk_u64map64_slot {
     uint64_t key;
     uint64_t value;
@@ -74,7 +76,7 @@ typedef struct pk_u64map64_slot {
 
 typedef struct pk_u64map64_part {
     pk_u64map64_slot *slots;
-    size_t mask;  /* capacity - 1; capacity is a power of two */
+    size_t capacity; /* grows by a quarter: not a power of two */
     size_t count;
 } pk_u64map64_part;
 

@@ -335,6 +335,16 @@ uint32_t pk_add_distinct_stack(pk_profile *p, const uint32_t *frames, size_t cou
     return pk_stack_store_append(&p->stacks, PK_NONE, frames, count, p->frame_count);
 }
 
+bool pk_take_stack_pool(pk_profile *p, uint32_t *pool, size_t count, size_t capacity)
+{
+    return pk_stack_store_take_pool(&p->stacks, pool, count, capacity);
+}
+
+uint32_t pk_add_distinct_run(pk_profile *p, size_t first, size_t count)
+{
+    return pk_stack_store_append_run(&p->stacks, PK_NONE, first, count, p->frame_count);
+}
+
 bool pk_profile_complete(pk_profile *p)
 {
     return pk_stack_store_index(&p->stacks);

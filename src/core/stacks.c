@@ -269,6 +269,40 @@ uint32_t pk_stack_store_append(pk_stack_store *s, uint32_t prefix, const uint32_
     return add_entry(s, hash, prefix, depth, frames, n);
 }
 
+bool pk_stack_store_take_pool(pk_stack_store *s, uint32_t *pool, size_t count, size_t capacity)
+{
+    if (s->count != 0 || s->pool_count != 0 || count > capacity || count > UINT32_MAX)
+        return false;
+    free(s->pool);
+    s->pool = pool;
+    s->pool_count = count;
+    s->pool_capacity = capacity;
+    return true;
+}
+
+uint32_t pk_stack_store_append_run(pk_stack_store *s, uint32_t prefix, size_t first, size_t n,
+                                   size_t frame_count)
+{
+    if (first > s->pool_count || n > s->pool_count - first)
+        return PK_NONE;
+    uint32_t answer;
+    if (answered_without_frames(s, prefix, n, &answer))
+        return answer;
+    const uint32_t *frames = s->pool + first;
+    uint64_t depth;
+    uint64_t hash = sequence_hash(s, prefix, frames, n, &depth);
+    for (size_t i = 0; i < n; i++)
+        if (frames[i] >= frame_count)
+            return PK_NONE;
+    if (depth > UINT32_MAX || s->count >= PK_NONE - 1 ||
+        !PK_ARRAY_RESERVE(s->entries, s->capacity, s->count + 1))
+        return PK_NONE;
+    uint32_t id = (uint32_t)s->count++;
+    s->entries[id] =
+        (pk_stack_entry){hash, prefix, (uint32_t)depth, (uint32_t)first, (uint32_t)n};
+    return id;
+}
+
 uint32_t pk_stack_store_intern(pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
                                size_t n, size_t frame_count)
 {

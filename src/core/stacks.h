@@ -54,6 +54,16 @@ uint32_t pk_stack_store_intern(pk_stack_store *s, uint32_t prefix, const uint32_
  * stack added so far first). The same arguments and failures as pk_stack_store_intern. */
 uint32_t pk_stack_store_append(pk_stack_store *s, uint32_t prefix, const uint32_t *frames,
                                size_t n, size_t frame_count);
+/* Takes pool[0, count) (room for capacity frames, from malloc) as the store's pool, for a store
+ * that has no stacks and no frames yet (false, and nothing taken, otherwise): the store frees it
+ * from then on. A reader that built its distinct sequences in one array hands them over with
+ * pk_stack_store_append_run, without copying their frames. */
+bool pk_stack_store_take_pool(pk_stack_store *s, uint32_t *pool, size_t count, size_t capacity);
+/* pk_stack_store_append of the frames pool[first, first + n) already in the pool. Runs taken
+ * so must be appended in the order they lie in the pool (the symbolization pass gives the pool
+ * back front to back as it copies the stacks in order). */
+uint32_t pk_stack_store_append_run(pk_stack_store *s, uint32_t prefix, size_t first, size_t n,
+                                   size_t frame_count);
 /* Places in the table that finds stacks every stack appended since it was last brought up to
  * date (building the table when there is none and there are stacks), so that pk_stack_store_find probes the table
  * alone; false when memory runs out. */

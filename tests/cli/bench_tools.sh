@@ -5,13 +5,15 @@
 # real profiles of a real program with the records, samples and repetitions it reports;
 # wall_split runs the command it is given and reports its threads; every JSON parser of
 # json_parsers counts what yajl counts and fails on a cut document.
-# Extra arguments: gen_bsprof, naive_bsprof_decode, gen_gperftools, wall_split, json_parsers.
+# Extra arguments: gen_bsprof, naive_bsprof_decode, gen_gperftools, wall_split, json_parsers,
+# gen_bsprof_spread.
 . "$(dirname "$0")/lib.sh"
 GEN_BSPROF=$4
 NAIVE=$5
 GEN_GPERFTOOLS=$6
 WALL_SPLIT=$7
 JSON_PARSERS=$8
+GEN_SPREAD=$9
 
 # ---- naive_bsprof_decode against the reader's codec ----------------------------------------------
 expect_status 0 "$GEN_BSPROF" --size 200K channel.bsprof
@@ -65,15 +67,42 @@ for value in cpu wall count; do
 done
 expect_contains "$naive" " cpu " "naive decode loop on long increments"
 expect_status 2 "$GEN_BSPROF" --cpu-max 10 small.bsprof
+# gen_bsprof_spread: the entries it reports, most values five bytes long, a line offset in every
+# CPU entry, and the reader's totals (over many cells, past the caches' share of them) exact.
+expect_status 0 "$GEN_SPREAD" --size 400K --paths 500 spread.bsprof
+report=$ERR
+expect_status 0 "$NAIVE" spread.bsprof
+naive=$OUT
+expect_eq "$(printf '%s\n' "$naive" | awk '{print $10 " cpu, " $12 " call-count"}')" \
+    "$(printf '%s\n' "$report" | sed -n 's/.* entries (\([0-9]*\) cpu, \([0-9]*\) call-count).*/\1 cpu, \2 call-count/p')" \
+    "gen_bsprof_spread: the entries it reports"
+expect_status 0 "$PROFKIT" dump --raw spread.bsprof
+dump=$OUT
+expect_eq "$(printf '%s\n' "$dump" | grep ' type=4 ' | grep -vc ' line_offset=[1-9]')" 0 \
+    "gen_bsprof_spread: a line offset in every CPU entry"
+for value in cpu wall count; do
+    expected=$(printf '%s\n' "$dump" | awk -v k="$value" '
+        / type=[45] / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) s += kv[2] } }
+        END { printf "%.0f\n", s }')
+    name=$value
+    [ "$value" = count ] && name=calls
+    expect_status 0 "$PROFKIT" convert spread.bsprof --to folded --value "$name"
+    expect_eq "$(printf '%s\n' "$OUT" | awk '{ s += $NF } END { printf "%.0f\n", s }')" "$expected" \
+        "gen_bsprof_spread: total $name"
+done
+long=$(printf '%s\n' "$report" | sed -n 's/.*, \([0-9]*\) five-byte values/\1/p')
+cpu=$(printf '%s\n' "$naive" | awk '{print $10}')
+expect_eq "$([ "$long" -gt "$cpu" ] && echo yes)" yes "gen_bsprof_spread: most values five bytes"
+expect_status 2 "$GEN_SPREAD" --paths 0 x.bsprof
 # What is not a .bsprof file is refused with the byte offset.
 printf 'bsprof\0\0\x01\x00\x00\x7f' > cut.bsprof
 expect_status 1 "$NAIVE" cut.bsprof
 expect_contains "$ERR" "at byte" "error of a cut file"
 expect_status 2 "$NAIVE"
 
-# ---- gen_gperftools: both shapes ---------------------------------------------------------------
-mkdir -p wide deep
-for shape in wide deep; do
+# ---- gen_gperftools: every shape -----------------------------------------------------------------
+mkdir -p wide deep branchy
+for shape in wide deep branchy; do
     expect_status 0 "$GEN_GPERFTOOLS" --shape "$shape" --functions 60 --size 150K "$shape" \
         "$shape/big.prof"
     report=$ERR
@@ -88,8 +117,10 @@ for shape in wide deep; do
     expect_status 0 "$PROFKIT" report --top 0 --value samples "$shape/big.prof"
     expect_contains "$OUT" " main" "$shape: symbols"
     expect_contains "$OUT" " f0" "$shape: symbols"
-    if [ "$shape" = wide ]; then
-        expect_eq "$repeated" 0 "wide: no repeated stacks"
+    prefixes=$(printf '%s\n' "$report" | sed -n 's/.* \([0-9]*\) distinct stack prefixes.*/\1/p')
+    expect_eq "$([ "${prefixes:-0}" -gt 0 ] && echo yes)" yes "$shape: distinct prefixes reported"
+    if [ "$shape" != deep ]; then
+        expect_eq "$repeated" 0 "$shape: no repeated stacks"
     else
         expect_eq "$([ "${repeated:-0}" -gt 0 ] && echo yes)" yes "deep: repeated stacks"
     fi

@@ -820,11 +820,57 @@ static inline __attribute__((target("bmi,bmi2"))) uint64_t bs_wide_bits(const ui
     return bits;
 }
 
+/* An entry of a window, decoded: where it starts, its cell (NULL when it has no direct cell)
+ * and its values. */
+typedef struct bs_wide_item {
+    const uint8_t *at;
+    bs_cell *cell;
+    uint32_t id, offset, cpu, wall, count;
+} bs_wide_item;
+
+/* Entries take at least two bytes: at most this many start in a window. */
+#define BS_WIDE_ITEMS (BS_WIDE_WINDOW / 2)
+/* Windows decoded ahead of the entries being added (more made no difference). */
+#define BS_WIDE_AHEAD 1
+
+/* Adds decoded entries in order. Their cells were found before any of the entries added last
+ * time were: when a cell had to be made then (which may move the cells of its ID, or the
+ * direct array), *moved is set and every cell is looked up again; it is left set when a cell is
+ * made here, for the entries decoded meanwhile. Returns NULL, or the start of the entry whose
+ * cell could not be made (out of memory). */
+static inline __attribute__((always_inline)) const uint8_t *
+bs_wide_apply(bs_reader *r, const bs_wide_item *items, unsigned n, bool *moved)
+{
+    bool made = false, again = *moved;
+    for (unsigned i = 0; i < n; i++) {
+        const bs_wide_item *item = &items[i];
+        bs_cell *cell = item->cell;
+        if (__builtin_expect(again || !cell || !cell->acc, 0)) {
+            cell = bs_cell_for(r, item->id, item->offset);
+            if (!cell)
+                return item->at;
+            again = made = true;
+        }
+        cell->cpu += item->cpu;
+        cell->wall += item->wall;
+        cell->calls += item->count;
+    }
+    *moved = made;
+    return NULL;
+}
+
 static inline __attribute__((always_inline, target("bmi,bmi2"))) bool
 bs_wide_entries(bs_reader *r, pk_input *in, const bool line_data)
 {
     const uint8_t *base = in->pos;
-    bool ok = true;
+    /* The entries of a window are decoded and their cells fetched, then the entries of the
+     * window before are added: with many path elements and line offsets the cells outgrow
+     * the caches, and so a cell's miss overlaps the decoding of a window. */
+    bs_wide_item batches[BS_WIDE_AHEAD + 1][BS_WIDE_ITEMS];
+    unsigned counts[BS_WIDE_AHEAD + 1] = {0};
+    unsigned next_batch = 0;
+    bool moved = false;
+    const uint8_t *failed;
     while (in->end - base >= BS_WIDE_BYTES) {
         uint64_t more = bs_wide_bits(base, false); /* continuation bits */
         uint64_t kind = bs_wide_bits(base, true);  /* bit 0 of each byte */
@@ -832,7 +878,10 @@ bs_wide_entries(bs_reader *r, pk_input *in, const bool line_data)
          * bits in a row. */
         uint64_t run = more & more >> 1 & more >> 2 & more >> 3 & more >> 4;
         uint64_t starts = (~more << 1 | 1) & _blsmsk_u64(run);
-        unsigned s0 = 0;
+        unsigned s0 = 0, n = 0;
+        bs_wide_item *decoded = batches[next_batch];
+        const bs_direct *direct = r->direct;
+        const uint32_t direct_len = r->direct_len;
         for (;;) {
             s0 = (unsigned)_tzcnt_u64(starts);
             uint64_t s1m = _blsr_u64(starts), s2m = _blsr_u64(s1m), s3m = _blsr_u64(s2m),
@@ -860,30 +909,50 @@ bs_wide_entries(bs_reader *r, pk_input *in, const bool line_data)
                            (offset | cpu | wall | count) >> 32;
             if (__builtin_expect(odd != 0, 0))
                 break;
-            bs_cell *cell = bs_cell_for(r, id, (uint32_t)offset);
-            if (!cell) {
-                ok = false;
-                break;
+            bs_cell *cell = NULL;
+            if (__builtin_expect(id < direct_len, 1) && offset < direct[id].len) {
+                cell = &direct[id].cells[offset];
+                __builtin_prefetch(cell, 1);
             }
-            cell->cpu += cpu;
-            cell->wall += wall;
-            cell->calls += count;
+            decoded[n++] = (bs_wide_item){base + s0, cell, id, (uint32_t)offset, (uint32_t)cpu,
+                                          (uint32_t)wall, (uint32_t)count};
             starts = next;
         }
+        counts[next_batch] = n;
+        next_batch = next_batch == BS_WIDE_AHEAD ? 0 : next_batch + 1;
+        if ((failed = bs_wide_apply(r, batches[next_batch], counts[next_batch], &moved)) != NULL)
+            goto out_of_memory;
+        counts[next_batch] = 0;
         base += s0;
-        if (!ok || s0 == 0) {
+        if (s0 == 0) {
             /* An entry this decoder leaves to the others, or one not whole in a fresh window
-             * (a long varint): the byte-wise loop takes one entry. */
+             * (a long varint): the byte-wise loop takes one entry, after the entries before
+             * it. */
+            for (unsigned k = 1; k <= BS_WIDE_AHEAD; k++) {
+                unsigned b = (next_batch + k) % (BS_WIDE_AHEAD + 1);
+                if ((failed = bs_wide_apply(r, batches[b], counts[b], &moved)) != NULL)
+                    goto out_of_memory;
+                counts[b] = 0;
+            }
+            moved = false;
             in->pos = base;
-            if (!ok || !bs_fast_run(r, in, 1))
+            if (!bs_fast_run(r, in, 1))
                 return false;
             if (in->pos == base)
                 return true;
             base = in->pos;
         }
     }
+    for (unsigned k = 1; k <= BS_WIDE_AHEAD; k++) {
+        unsigned b = (next_batch + k) % (BS_WIDE_AHEAD + 1);
+        if ((failed = bs_wide_apply(r, batches[b], counts[b], &moved)) != NULL)
+            goto out_of_memory;
+    }
     in->pos = base;
-    return ok;
+    return true;
+out_of_memory:
+    in->pos = failed;
+    return false;
 }
 
 static bool __attribute__((noinline, target("bmi,bmi2"))) bs_wide_run_lines(bs_reader *r,

@@ -506,16 +506,26 @@ static pk_status gp_build(gp_reader *r, pk_error *err)
      * stacks: the model then takes them, and their rows of the new thread, without looking
      * them up. */
     bool distinct = !r->java_frames && pk_stack_count(p) == 0;
-    char *released_stacks = (char *)r->stacks, *released_pool = (char *)r->pool;
+    /* Then the pool of addresses, turned into frames in place, becomes the model's pool of
+     * frames: no copy of the frames, and no pages of a second pool to fault in. */
+    uint32_t *pool = r->pool;
+    bool taken = distinct && !failed && pk_take_stack_pool(p, pool, r->pool_count, r->pool_cap);
+    if (taken) {
+        r->pool = NULL;
+        r->pool_count = r->pool_cap = 0;
+    }
+    char *released_stacks = (char *)r->stacks, *released_pool = (char *)pool;
     for (size_t i = 0; i < r->stack_count && !failed; i++) {
         const gp_stack *s = &r->stacks[i];
-        uint32_t *ids = r->pool + s->first;
+        uint32_t *ids = pool + s->first;
         pk_release_passed(&released_stacks, s);
-        pk_release_passed(&released_pool, ids);
+        if (!taken)
+            pk_release_passed(&released_pool, ids);
         for (size_t k = 0; k < s->depth; k++)
             ids[k] = frames[ids[k]];
-        uint32_t stack = distinct ? pk_add_distinct_stack(p, ids, s->depth)
-                                  : pk_intern_stack_frames(p, PK_NONE, ids, s->depth);
+        uint32_t stack = taken      ? pk_add_distinct_run(p, s->first, s->depth)
+                         : distinct ? pk_add_distinct_stack(p, ids, s->depth)
+                                    : pk_intern_stack_frames(p, PK_NONE, ids, s->depth);
         int64_t values[2] = {gp_clamp(s->count), gp_clamp(gp_saturating_mul(s->count, period_ns))};
         failed = (stack == PK_NONE && s->depth > 0) ||
                  (distinct ? pk_add_distinct_sample(p, thread, stack, values)
