@@ -136,6 +136,33 @@ if need_tool heaptrack_print heaptrack; then
     done
 fi
 
+# Memory over time: the counter `heap` holds, at every time stamp, what heaptrack_print's massif
+# output (-M) gives for that time; the Firefox output draws it as a memory track.
+OVER_TIME=$DATA/heaptrack.phases_over_time.30736
+expect_status 0 "$PROFKIT" convert --quiet "$OVER_TIME.zst" -o over_time.json
+expect_eq "$(python3 - over_time.json "$OVER_TIME.massif" <<'PY'
+import json, re, sys
+counters = {c["name"]: c for c in json.load(open(sys.argv[1]))["counters"]}
+heap = counters["heap"]["samples"]
+assert counters["heap"]["category"] == "Memory" and counters["RSS"]["category"] == "Memory"
+levels, level = [], 0
+for change in heap["count"]:
+    level += change
+    levels.append(level)
+# heaptrack_print's snapshots: time in seconds since the start, heap bytes then
+snapshots = dict(re.findall(r"time=([\d.]+)\nmem_heap_B=(\d+)", open(sys.argv[2]).read()))
+snapshots = {round(float(t) * 1000): int(b) for t, b in snapshots.items()}
+# Firefox times count from the earliest counter sample, heaptrack_print's first snapshot
+start = min(snapshots)
+matched = 0
+for t, l in zip(heap["time"], levels):
+    ms = round(t) + start
+    assert snapshots.get(ms) == l, (ms, l, snapshots.get(ms))
+    matched += 1
+print(matched >= 40, max(levels), levels[-1])
+PY
+)" "True 872704 200000" "the heap counter against heaptrack_print's massif output"
+
 # The gzip copy reads the same as the zstd recording.
 expect_status 0 "$PROFKIT" convert "$DATA/heaptrack.news.25393.gz" --to folded --value peak_space
 gz=$OUT

@@ -16,6 +16,7 @@
 #include "core/input.h"
 #include "core/memory_values.h"
 #include "formats/heaptrack/heaptrack.h"
+#include "profkit/counters.h"
 #include "profkit/profile.h"
 
 /* C++ symbols reach a few kilobytes; nothing heaptrack writes comes near this. */
@@ -60,6 +61,7 @@ typedef struct ht_reader {
     uint64_t file_version, heaptrack_version;
     bool saw_version, saw_debuggee, attached;
     uint64_t time, rss_pages, page_size, physical_pages;
+    uint32_t heap_counter, rss_counter; /* memory over time, PK_NONE until the first sample */
     uint64_t unknown_lines, first_unknown_line, suppressions;
     uint64_t fields[HT_MAX_FIELDS + 1]; /* one more, to tell a line with too many */
     uint32_t frames[HT_MAX_FIELDS];
@@ -312,6 +314,20 @@ static line_outcome read_event(ht_reader *r, const char *line, size_t len, const
     return LINE_OK;
 }
 
+/* A level of a memory counter at the current time stamp (ms since the start), the counter made
+ * at its first sample. A time stamp before the one ahead of it (not heaptrack's output) stays
+ * out of the counter. False when memory or the spool fails. */
+static bool add_level(ht_reader *r, uint32_t *counter, const char *name, const char *description,
+                      int64_t level)
+{
+    if (*counter == PK_NONE &&
+        (*counter = pk_add_counter(r->p, name, description, "bytes", PK_NONE)) == PK_NONE)
+        return false;
+    int64_t ns = r->time > (uint64_t)INT64_MAX / 1000000 ? INT64_MAX : (int64_t)r->time * 1000000;
+    pk_status added = pk_counter_append(r->p, *counter, ns, level);
+    return added == PK_OK || added == PK_ERR_USAGE;
+}
+
 static line_outcome read_version(ht_reader *r, const char *line, size_t len, const char **why)
 {
     size_t n = 0;
@@ -366,7 +382,12 @@ static line_outcome read_line(ht_reader *r, const char *line, size_t len, const 
         if (*why)
             return LINE_BAD;
         r->time = r->fields[0];
-        return LINE_OK;
+        /* What the heap held at each time stamp: heaptrack_gui's "Consumed" chart. */
+        return add_level(r, &r->heap_counter, "heap",
+                         "bytes allocated and not freed, at each of heaptrack's time stamps",
+                         r->costs.live_bytes)
+                   ? LINE_OK
+                   : LINE_NOMEM;
     case 'R':
         *why = ht_parse_hex(line + 1, line + len, r->fields, 1, &n);
         if (!*why && n != 1)
@@ -375,7 +396,12 @@ static line_outcome read_line(ht_reader *r, const char *line, size_t len, const 
             return LINE_BAD;
         if (r->fields[0] > r->rss_pages)
             r->rss_pages = r->fields[0];
-        return LINE_OK;
+        if (r->page_size == 0 || r->fields[0] > (uint64_t)INT64_MAX / r->page_size)
+            return LINE_OK; /* no page size yet (the `I` line comes first) */
+        return add_level(r, &r->rss_counter, "RSS", "the process's resident set size",
+                         (int64_t)(r->fields[0] * r->page_size))
+                   ? LINE_OK
+                   : LINE_NOMEM;
     case 'I':
         *why = ht_parse_hex(line + 1, line + len, r->fields, 2, &n);
         if (!*why && n != 2)
@@ -617,6 +643,7 @@ pk_status ht_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
     if (!r)
         return pk_error_set(err, PK_ERR_NOMEM, PK_NO_OFFSET, "out of memory");
     r->p = p;
+    r->heap_counter = r->rss_counter = PK_NONE;
     pk_status status = PK_OK;
     bool damaged = false;
     if (!add_trace(r, (ht_trace){PK_NONE}))
