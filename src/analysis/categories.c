@@ -35,24 +35,27 @@ static const char *const business_rules_formats[] = {"br", NULL};
 static const char *const business_rules_extensions[] = {".br", NULL};
 
 static const category_entry categories[PK_CATEGORY_COUNT] = {
-    [PK_CATEGORY_OTHER] = {"Other", "grey", {{175, 175, 175}, {205, 205, 205}}, NULL, NULL},
+    [PK_CATEGORY_OTHER] = {"Other", "grey", {{175, 175, 175}, {205, 205, 205}}, NULL, NULL,
+                           NULL},
     [PK_CATEGORY_NATIVE] = {"Native", "blue", {{100, 150, 230}, {150, 195, 255}}, NULL,
-                            native_extensions},
+                            native_extensions, NULL},
     [PK_CATEGORY_BRIGHTSCRIPT] = {"BrightScript", "purple", {{165, 105, 205}, {205, 145, 250}},
-                                  brightscript_formats, brightscript_extensions},
+                                  brightscript_formats, brightscript_extensions, NULL},
     [PK_CATEGORY_BUSINESS_RULES] = {"Business Rules", "magenta",
                                     {{220, 100, 200}, {250, 150, 240}}, business_rules_formats,
-                                    business_rules_extensions},
+                                    business_rules_extensions, NULL},
     [PK_CATEGORY_JAVASCRIPT] = {"JavaScript", "yellow", {{225, 205, 50}, {250, 235, 110}}, NULL,
-                                javascript_extensions},
+                                javascript_extensions, NULL},
     [PK_CATEGORY_PYTHON] = {"Python", "green", {{90, 190, 90}, {140, 230, 130}}, NULL,
-                            python_extensions},
+                            python_extensions, NULL},
     [PK_CATEGORY_JAVA] = {"Java", "orange", {{235, 145, 40}, {255, 190, 90}}, java_formats,
                           java_extensions, java_script_formats},
     [PK_CATEGORY_GO] = {"Go", "lightblue", {{110, 200, 230}, {160, 230, 250}}, NULL,
-                        go_extensions},
-    [PK_CATEGORY_KERNEL] = {"Kernel", "red", {{215, 80, 60}, {250, 125, 100}}, NULL, NULL},
-    [PK_CATEGORY_JIT] = {"JIT", "brown", {{170, 120, 70}, {210, 160, 110}}, NULL, NULL},
+                        go_extensions, NULL},
+    [PK_CATEGORY_KERNEL] = {"Kernel", "red", {{215, 80, 60}, {250, 125, 100}}, NULL, NULL,
+                          NULL},
+    [PK_CATEGORY_JIT] = {"JIT", "brown", {{170, 120, 70}, {210, 160, 110}}, NULL, NULL,
+                       NULL},
 };
 
 /* Folded stacks mark kernel and JIT frames with a suffix on the name. */
