@@ -159,6 +159,30 @@ static void streaming_names_damage_and_versions(void **state)
     assert_int_equal(pk_value_total(p, 0), 20000);
     pk_profile_free(p);
 
+    /* version 2, one clock read as wall time: a summary saying thread-cpu is a warning */
+    uint8_t v2[128];
+    memset(v2, 0, sizeof v2);
+    memcpy(v2, "SLOW", 4);
+    v2[4] = 0xf2;
+    v2[6] = 32;
+    size_t m = 32;
+    const uint8_t rec[10] = {7, 0, 4, 0, 0, 0, 5, 0, 0, 0};
+    memcpy(v2 + m, rec, 10);
+    m += 10;
+    static const char summary[] = "*version\n2\nclock=thread-cpu\n*threads\n7\tmain\n*methods\n"
+                                  "*end\n";
+    const uint8_t code[7] = {0, 0, 3, (uint8_t)(sizeof summary - 1), 0, 0, 0};
+    memcpy(v2 + m, code, 7);
+    m += 7;
+    memcpy(v2 + m, summary, sizeof summary - 1);
+    m += sizeof summary - 1;
+    options.salvage = false;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(pk_read_memory(v2, m, &pk_format_art, &options, &p, &err), PK_OK);
+    assert_true(has_warning(p, "says clock=thread-cpu"));
+    assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "main");
+    pk_profile_free(p);
+
     b[4] = 0xf1;
     options.salvage = false;
     memset(&err, 0, sizeof err);

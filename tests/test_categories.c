@@ -76,6 +76,10 @@ static void test_formats(void **state)
     assert_int_equal(pk_category_of_format("br"), PK_CATEGORY_BUSINESS_RULES);
     assert_int_equal(pk_category_of_format("gperftools"), PK_CATEGORY_OTHER);
     assert_int_equal(pk_category_of_format("pprof"), PK_CATEGORY_OTHER);
+    assert_int_equal(pk_category_of_format("jfr"), PK_CATEGORY_JAVA);
+    assert_int_equal(pk_category_of_format("art-trace"), PK_CATEGORY_JAVA);
+    /* simpleperf's code is native and Java: only its script code is Java */
+    assert_int_equal(pk_category_of_format("simpleperf"), PK_CATEGORY_OTHER);
     assert_int_equal(pk_category_of_format(""), PK_CATEGORY_OTHER);
 }
 
@@ -176,6 +180,12 @@ static void test_script_functions(void **state)
     assert_int_equal(pk_function_category(p, py, false, format), PK_CATEGORY_PYTHON);
     assert_int_equal(pk_function_category(p, bi, false, format), PK_CATEGORY_OTHER);
     assert_int_equal(pk_function_category(p, pg, true, format), PK_CATEGORY_NATIVE);
+    /* simpleperf's script code is Java, its other code stays what it was */
+    pk_metadata_of(p)->source_format = pk_intern_cstr(p, "simpleperf");
+    assert_int_equal(pk_function_category(p, an, false, pk_profile_category(p)),
+                     PK_CATEGORY_JAVA);
+    assert_int_equal(pk_function_category(p, bi, false, pk_profile_category(p)),
+                     PK_CATEGORY_OTHER);
     pk_metadata_of(p)->source_format = pk_intern_cstr(p, "bsprof");
     assert_int_equal(pk_function_category(p, an, false, pk_profile_category(p)),
                      PK_CATEGORY_BRIGHTSCRIPT);

@@ -13,6 +13,8 @@ typedef struct category_entry {
     pk_category_fill fill;
     const char *const *formats;    /* registry names of formats whose code is in this language */
     const char *const *extensions; /* source file extensions, lowercase, with the dot */
+    /* formats of mixed code whose script code (PK_FUNCTION_SCRIPT) is in this language */
+    const char *const *script_formats;
 } category_entry;
 
 static const char *const brightscript_formats[] = {"bsprof", NULL};
@@ -25,29 +27,35 @@ static const char *const javascript_extensions[] = {".js", ".mjs", ".cjs", ".ts"
                                                     NULL};
 static const char *const python_extensions[] = {".py", ".pyx", NULL};
 static const char *const java_extensions[] = {".java", ".kt", ".scala", ".clj", NULL};
+static const char *const java_formats[] = {"jfr", "art-trace", NULL};
+/* simpleperf samples native and Java code alike; its Java frames are script code */
+static const char *const java_script_formats[] = {"simpleperf", NULL};
 static const char *const go_extensions[] = {".go", NULL};
 static const char *const business_rules_formats[] = {"br", NULL};
 static const char *const business_rules_extensions[] = {".br", NULL};
 
 static const category_entry categories[PK_CATEGORY_COUNT] = {
-    [PK_CATEGORY_OTHER] = {"Other", "grey", {{175, 175, 175}, {205, 205, 205}}, NULL, NULL},
+    [PK_CATEGORY_OTHER] = {"Other", "grey", {{175, 175, 175}, {205, 205, 205}}, NULL, NULL,
+                           NULL},
     [PK_CATEGORY_NATIVE] = {"Native", "blue", {{100, 150, 230}, {150, 195, 255}}, NULL,
-                            native_extensions},
+                            native_extensions, NULL},
     [PK_CATEGORY_BRIGHTSCRIPT] = {"BrightScript", "purple", {{165, 105, 205}, {205, 145, 250}},
-                                  brightscript_formats, brightscript_extensions},
+                                  brightscript_formats, brightscript_extensions, NULL},
     [PK_CATEGORY_BUSINESS_RULES] = {"Business Rules", "magenta",
                                     {{220, 100, 200}, {250, 150, 240}}, business_rules_formats,
-                                    business_rules_extensions},
+                                    business_rules_extensions, NULL},
     [PK_CATEGORY_JAVASCRIPT] = {"JavaScript", "yellow", {{225, 205, 50}, {250, 235, 110}}, NULL,
-                                javascript_extensions},
+                                javascript_extensions, NULL},
     [PK_CATEGORY_PYTHON] = {"Python", "green", {{90, 190, 90}, {140, 230, 130}}, NULL,
-                            python_extensions},
-    [PK_CATEGORY_JAVA] = {"Java", "orange", {{235, 145, 40}, {255, 190, 90}}, NULL,
-                          java_extensions},
+                            python_extensions, NULL},
+    [PK_CATEGORY_JAVA] = {"Java", "orange", {{235, 145, 40}, {255, 190, 90}}, java_formats,
+                          java_extensions, java_script_formats},
     [PK_CATEGORY_GO] = {"Go", "lightblue", {{110, 200, 230}, {160, 230, 250}}, NULL,
-                        go_extensions},
-    [PK_CATEGORY_KERNEL] = {"Kernel", "red", {{215, 80, 60}, {250, 125, 100}}, NULL, NULL},
-    [PK_CATEGORY_JIT] = {"JIT", "brown", {{170, 120, 70}, {210, 160, 110}}, NULL, NULL},
+                        go_extensions, NULL},
+    [PK_CATEGORY_KERNEL] = {"Kernel", "red", {{215, 80, 60}, {250, 125, 100}}, NULL, NULL,
+                          NULL},
+    [PK_CATEGORY_JIT] = {"JIT", "brown", {{170, 120, 70}, {210, 160, 110}}, NULL, NULL,
+                       NULL},
 };
 
 /* Folded stacks mark kernel and JIT frames with a suffix on the name. */
@@ -131,9 +139,15 @@ pk_category pk_function_category(const pk_profile *p, uint32_t function, bool ha
     pk_category by_file = pk_category_of_file(pk_str(p, fn->file));
     /* Script code of a format of no one language is JavaScript, wherever its source is: V8
      * names a page's scripts by their URL (page.html, a bundle without extension, none for
-     * eval'd code), and BrightScript and BR come from formats that say so above. */
-    if (by_file == PK_CATEGORY_OTHER && (fn->flags & PK_FUNCTION_SCRIPT))
+     * eval'd code), and BrightScript and BR come from formats that say so above; unless the
+     * format says which language its script code is in (simpleperf's Java). */
+    if (by_file == PK_CATEGORY_OTHER && (fn->flags & PK_FUNCTION_SCRIPT)) {
+        const char *format = pk_str(p, pk_metadata_get(p)->source_format);
+        for (unsigned c = 1; c < PK_CATEGORY_COUNT; c++)
+            if (name_in(format, categories[c].script_formats))
+                return (pk_category)c;
         return PK_CATEGORY_JAVASCRIPT;
+    }
     return by_file;
 }
 

@@ -6,10 +6,11 @@
  * A function named with the kernel or JIT annotation of folded stacks ("_[k]", "_[j]", as perf
  * and its flame graph tools write them) is kernel or JIT code. Otherwise a frame with an
  * address is native code. Any other frame takes the language of the format the profile was
- * read from when that format implies one (.bsprof: BrightScript, BR: Business Rules), else the
- * language of its function's source file extension, else JavaScript for a function that the
- * format marks as script (PK_FUNCTION_SCRIPT: V8's functions of a page or of no file), else
- * "Other" (Apple Sampler's symbols, folded names without a file).
+ * read from when that format implies one (.bsprof: BrightScript, BR: Business Rules, JFR and
+ * ART traces: Java), else the language of its function's source file extension, else, for a
+ * function that the format marks as script (PK_FUNCTION_SCRIPT), the language of the format's
+ * script code when it says (simpleperf: Java) and JavaScript when not (V8's functions of a page
+ * or of no file), else "Other" (Apple Sampler's symbols, folded names without a file).
  */
 #ifndef PK_ANALYSIS_CATEGORIES_H
 #define PK_ANALYSIS_CATEGORIES_H
