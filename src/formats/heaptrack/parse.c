@@ -2,18 +2,8 @@
 /* The fields of one heaptrack line (heaptrack.h). */
 #include <string.h>
 
+#include "core/hex.h"
 #include "formats/heaptrack/heaptrack.h"
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 const char *ht_parse_hex(const char *at, const char *end, uint64_t *out, size_t capacity,
                          size_t *count)
@@ -29,7 +19,7 @@ const char *ht_parse_hex(const char *at, const char *end, uint64_t *out, size_t 
         uint64_t v = 0;
         const char *start = at;
         int d;
-        while (at < end && (d = hex_digit(*at)) >= 0) {
+        while (at < end && (d = pk_hex_digit(*at)) >= 0) {
             if (v >> 60)
                 return "has a number beyond 64 bits";
             v = v << 4 | (uint64_t)d;
