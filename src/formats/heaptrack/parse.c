@@ -76,7 +76,7 @@ static bool version_line(const uint8_t *data, size_t size, size_t *next)
                 return false;
             numbers++;
             digits = 0;
-        } else if (hex_digit((char)data[i]) >= 0 && digits < 16) {
+        } else if (pk_hex_digit((char)data[i]) >= 0 && digits < 16) {
             digits++;
         } else {
             return false;
