@@ -13,7 +13,10 @@
 # must not grow between them. Each is converted to folded stacks and to the Firefox Profiler's
 # JSON (every sample's time kept) by profkit, and compared with `perf script` alone (its text
 # to /dev/null), with `perf script | profkit convert --from perf-script` and, on the large one,
-# with `perf report --stdio` (PERF_REPORT=no leaves it out). RUNS (default 3) repeats the
+# with `perf report --stdio` (PERF_REPORT=no leaves it out). DWARF unwinding is measured apart
+# (DWARF=no leaves it out): busy_stacks built -O2 without frame pointers, recorded with
+# `--call-graph dwarf` (8 KB of stack a sample) for DWARF_CPU_SECONDS (default 3), converted by
+# profkit and printed by perf script, in samples per second. RUNS (default 3) repeats the
 # profkit commands and keeps the fastest; perf's commands run once. A pipeline's CPU time is
 # both processes', its peak memory the larger one's. The load average is printed: on a busy
 # machine the CPU columns are the steadier ones.
@@ -81,6 +84,24 @@ for file in "$small" "$large"; do
     row "perf report -i $name --stdio > /dev/null" "$file" "$tmp/report"
   fi
 done
+if [ "${DWARF:-yes}" != no ]; then
+  dwarf=$data/dwarf.data
+  if [ ! -s "$dwarf" ]; then
+    gcc -O2 -g -fomit-frame-pointer -pthread bench/busy_stacks.c -o "$data/busy_stacks_nofp" || exit 1
+    echo "recording busy_stacks_nofp with --call-graph dwarf into $dwarf..." >&2
+    perf record -q --call-graph dwarf -e cpu-clock -o "$dwarf" -- "$data/busy_stacks_nofp" \
+      "${DWARF_CPU_SECONDS:-3}" >/dev/null 2>&1 || { echo "bench_perf_data: perf record failed" >&2; exit 1; }
+  fi
+  bench_measure "$tmp/dwarf" "$runs" "$profkit" convert --quiet "$dwarf" -o "$tmp/dwarf.folded"
+  row "profkit convert $(basename "$dwarf") -o x.folded" "$dwarf" "$tmp/dwarf"
+  bench_measure "$tmp/dwarf-script" 1 sh -c 'perf script -i "$1" >/dev/null 2>&1' sh "$dwarf"
+  row "perf script -i $(basename "$dwarf") > /dev/null" "$dwarf" "$tmp/dwarf-script"
+  samples=$("$profkit" info --quiet "$dwarf" | awk '/^user stacks unwound/ {sub(",", "", $4); print $4 + $5}')
+  echo
+  awk -v n="$samples" -v a="$(cut -d' ' -f2 "$tmp/dwarf")" -v b="$(cut -d' ' -f2 "$tmp/dwarf-script")" 'BEGIN {
+      printf "DWARF unwinding, %d samples: profkit %.0f samples/s of CPU, perf script %.0f\n", n,
+        (a > 0 ? n / a : 0), (b > 0 ? n / b : 0) }'
+fi
 echo
 # The same stacks both ways (perf names a few libc and ld.so functions otherwise, see
 # docs/formats/perf-data.md): the total weight and the program's own stacks.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the perf.data reader: any bytes, with and without salvage (in memory,
- * file and pipe layouts alike, zstd records too; kernel frames left unnamed), then the record
- * dump raw and resolved. */
+ * file and pipe layouts alike, zstd records too; kernel frames left unnamed, user stacks not
+ * unwound), then the record dump raw and resolved. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,10 +32,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int mode = 0; mode < 2; mode++) {
         pk_read_options options = {0};
         options.salvage = mode == 1;
-        /* Kernel frames stay unnamed: this machine's kallsyms is no part of the input. */
-        static const pk_option no_kallsyms = {"no-kallsyms", ""};
-        options.extra.items = &no_kallsyms;
-        options.extra.count = 1;
+        /* Kernel frames stay unnamed and user stacks not unwound: this machine's kallsyms and
+         * binaries are no part of the input (the registers and stack copy are still parsed). */
+        static const pk_option hermetic[] = {{"no-kallsyms", ""}, {"no-unwind", ""}};
+        options.extra.items = hermetic;
+        options.extra.count = 2;
         pk_profile *p = NULL;
         pk_error err;
         pk_read_memory(data, size, &pk_format_perf_data, &options, &p, &err);

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "formats/formats.h"
+#include "formats/perf_data/unwind.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
 #include "profkit/symbolize.h"
@@ -273,6 +274,35 @@ static void test_anonymous_code_is_jit_code(void **state)
     }
 }
 
+/* perf's user registers (x86: AX BX CX DX SI DI BP SP IP FLAGS CS SS, R8-R15 by bit) in DWARF's
+ * order for the unwinder; without the stack or instruction pointer there is nothing to unwind. */
+static void test_unwind_registers(void **state)
+{
+    (void)state;
+    /* perf record --call-graph dwarf's mask on x86-64: bits 0-11 and 16-23. */
+    uint64_t mask = 0xff0fff;
+    uint8_t values[20 * 8];
+    for (unsigned i = 0; i < 20; i++)
+        for (unsigned b = 0; b < 8; b++)
+            values[8 * i + b] = b == 0 ? (uint8_t)(100 + i) : 0;
+    uint64_t regs[PD_UNWIND_REGS];
+    assert_true(pd_unwind_registers(mask, values, false, regs));
+    /* rax rdx rcx rbx rsi rdi rbp rsp: perf's 0 3 2 1 4 5 6 7, at positions 0 3 2 1 4 5 6 7. */
+    const uint64_t want[PD_UNWIND_REGS] = {100, 103, 102, 101, 104, 105, 106, 107, /* r8-r15 at 12-19 */
+                                           112, 113, 114, 115, 116, 117, 118, 119, /* rip */ 108};
+    for (size_t i = 0; i < PD_UNWIND_REGS; i++)
+        if (regs[i] != want[i])
+            fail_msg("DWARF register %zu: %llu, want %llu", i, (unsigned long long)regs[i],
+                     (unsigned long long)want[i]);
+    /* Only SP and IP: the others are 0. */
+    uint8_t two[16] = {7, 0, 0, 0, 0, 0, 0, 0, 8};
+    assert_true(pd_unwind_registers((1u << 7) | (1u << 8), two, false, regs));
+    assert_int_equal(regs[7], 7);
+    assert_int_equal(regs[16], 8);
+    assert_int_equal(regs[0], 0);
+    assert_false(pd_unwind_registers(1u << 8, two, false, regs));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_untimed_records_at_once),
         cmocka_unit_test(test_repeated_callchain_after_changes),
         cmocka_unit_test(test_anonymous_code_is_jit_code),
+        cmocka_unit_test(test_unwind_registers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

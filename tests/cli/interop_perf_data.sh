@@ -113,6 +113,24 @@ x86_64)
     ;;
 esac
 
+# ---- DWARF unwinding (--call-graph dwarf) of -O2 code without frame pointers -------------------
+# The user stacks unwound from each sample's registers and stack copy are perf script's.
+case "$(uname -m)" in
+x86_64)
+    "$CC" -O2 -g -fomit-frame-pointer -pthread "$DATA/prog.c" -o prog-o2 || fail "cc -O2 prog.c"
+    if perf record -q -e cpu-clock --call-graph dwarf -o dwarf.data ./prog-o2 > /dev/null 2>&1; then
+        same_as_perf_script dwarf.data
+        expect_eq "$(sort direct.folded)" "$(sort script.folded)" "every unwound stack as perf script's"
+        expect_contains "$(grep ';main;' direct.folded)" "spin" "main's calls down to spin"
+        expect_status 0 "$PROFKIT" info dwarf.data
+        expect_contains "$OUT" "user stacks unwound" "the unwound samples counted"
+        expect_status 0 "$PROFKIT" convert dwarf.data --no-unwind --to folded -o ip.folded
+        expect_eq "$(grep -c '__libc_start_call_main;main' ip.folded)" 0 \
+            "--no-unwind: the instruction pointer's frames alone"
+    fi
+    ;;
+esac
+
 # ---- a stripped program: frames nothing names, named as perf script names them ------------------
 "$CC" -O0 -fno-omit-frame-pointer -pthread "$DATA/prog.c" -o stripped && strip stripped ||
     fail "cc prog.c, strip"

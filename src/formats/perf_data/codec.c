@@ -419,11 +419,13 @@ const char *pd_parse_sample(const pd_attr *a, const uint8_t *body, size_t n, boo
     }
     if (t & PD_SAMPLE_REGS_USER) {
         s->regs_user_abi = take64(&c);
+        s->regs_user = c.data + c.pos;
         if (s->regs_user_abi && !skip_items(&c, popcount64(a->regs_user), 8))
             return "the user registers run past the sample";
     }
     if (t & PD_SAMPLE_STACK_USER) {
         s->stack_user_size = take64(&c);
+        s->stack_user = c.data + c.pos;
         if (c.short_ || !skip_items(&c, s->stack_user_size, 1))
             return "the user stack runs past the sample";
         if (s->stack_user_size)

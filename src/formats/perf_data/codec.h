@@ -237,6 +237,10 @@ typedef struct pd_sample {
     uint32_t raw_size;
     uint64_t branch_nr;
     uint64_t regs_user_abi, regs_intr_abi;
+    const uint8_t *regs_user;      /* the attribute's regs_user registers, in bit order, when
+                                    * regs_user_abi is not 0 */
+    const uint8_t *stack_user;     /* stack_user_size bytes copied from the user stack pointer
+                                    * up, of which stack_user_dyn_size are the stack's */
     uint64_t stack_user_size, stack_user_dyn_size;
     uint64_t weight, data_src, transaction, phys_addr, cgroup;
     uint64_t data_page_size, code_page_size, aux_size;

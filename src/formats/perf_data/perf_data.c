@@ -26,6 +26,8 @@ static int pd_probe(const uint8_t *data, size_t size)
 
 static const pk_option_spec pd_read_options[] = {
     {"no-kallsyms", NULL, "leave kernel frames unnamed: read no /proc/kallsyms"},
+    {"no-unwind", NULL, "leave --call-graph dwarf user stacks not unwound (their instruction "
+                        "pointer alone)"},
     {NULL, NULL, NULL},
 };
 
@@ -34,7 +36,7 @@ const pk_format pk_format_perf_data = {
     .aliases = pd_aliases,
     .extensions = pd_extensions,
     .description = "Linux perf.data (perf record), file and pipe layouts, zstd-compressed "
-                   "records; symbolized with libdw",
+                   "records; symbolized with libdw, DWARF callchains unwound with libdwfl",
     .flags = PK_FORMAT_POSITIVE_WEIGHTS,
     .probe = pd_probe,
     .read = pd_read,

@@ -25,13 +25,18 @@
 #include "core/damage.h"
 #include "core/hashmap.h"
 #include "core/path.h"
+#include "core/perf_map.h"
 #include "core/symbolize.h"
 #include "formats/perf_data/chains.h"
 #include "formats/perf_data/order.h"
 #include "formats/perf_data/perf_data.h"
+#include "formats/perf_data/unwind.h"
 #include "formats/perf_events/perf_events.h"
 #include "profkit/symbolize.h"
 #include "profkit/timeline.h"
+
+/* User frames unwound at most (perf's default --max-stack). */
+#define PD_UNWIND_MAX 127
 
 /* MAP_HUGETLB in an MMAP2 record's flags (Linux's value). */
 #define PD_MAP_HUGETLB 0x40000u
@@ -50,6 +55,7 @@ typedef struct pd_map {
 typedef struct pd_process {
     pd_map *maps; /* sorted by start, not overlapping */
     size_t count, cap;
+    uint64_t version; /* changes with the mappings (for the unwinder) */
 } pd_process;
 
 typedef struct pd_thread {
@@ -92,6 +98,12 @@ typedef struct pd_reader {
     uint32_t *frames, *ordered;
     size_t frames_cap, ordered_cap;
 
+    /* DWARF unwinding of user stacks (unwind.h). */
+    int unwind_state; /* 0 not tried, 1 unwinding, -1 not possible */
+    pd_unwinder *unwinder;
+    bool unwind_other_arch;
+    uint64_t unwound, unwind_failed;
+
     /* The kernel's symbols, when this machine's kallsyms is the file's kernel. */
     int kallsyms_state; /* 0 not tried, 1 loaded, -1 not usable */
     pd_symbol *symbols;
@@ -113,6 +125,7 @@ typedef struct pd_reader {
     bool timeline_io_failed;
     bool cut; /* the input ended inside the data section */
     uint64_t late_records; /* delivered after a later record had been (order.h) */
+    uint64_t fork_versions;
 } pd_reader;
 
 static pk_status nomem(pk_error *err)
@@ -480,6 +493,107 @@ static pd_event *event_of(pd_reader *r, const pd_attr *a, bool *failed)
     return e;
 }
 
+/* ---- DWARF unwinding (unwind.h) ------------------------------------------------------------ */
+
+/* Whether a sample's user stack is to be unwound: it has the user registers and a stack copy,
+ * and its callchain no user part (perf record --call-graph dwarf asks the kernel for none). */
+static bool wants_unwinding(pd_reader *r, const pd_attr *a, const pd_sample *s)
+{
+    if (r->unwind_other_arch || !(a->sample_type & PD_SAMPLE_REGS_USER) ||
+        !(a->sample_type & PD_SAMPLE_STACK_USER) || s->regs_user_abi == 0 ||
+        s->stack_user_size == 0)
+        return false;
+    if (a->sample_type & PD_SAMPLE_CALLCHAIN) {
+        bool user = false;
+        for (uint64_t i = 0; i < s->callchain_nr; i++) {
+            uint64_t ip = pd_u64(s->callchain + 8 * i, r->big);
+            if (ip >= PD_CONTEXT_MAX)
+                user = ip == PD_CONTEXT_USER;
+            else if (user)
+                return false;
+        }
+    }
+    if (r->unwind_state == 0) {
+        /* x86-64's registers only (abi 2: 64-bit). */
+        const char *arch = pk_property_get(r->p, "arch");
+        if (s->regs_user_abi != 2 || (arch && strcmp(arch, "x86_64") != 0)) {
+            r->unwind_state = -1;
+            r->unwind_other_arch = true;
+            return false;
+        }
+        r->unwinder = pd_unwinder_new();
+        r->unwind_state = r->unwinder ? 1 : -1;
+    }
+    /* Not unwound (--no-unwind): the user instruction pointer, as the callchain lacks it. */
+    return true;
+}
+
+/* How many of the callchain's entries come before its user part. */
+static uint64_t kernel_part(pd_reader *r, const pd_sample *s)
+{
+    for (uint64_t i = 0; i < s->callchain_nr; i++)
+        if (pd_u64(s->callchain + 8 * i, r->big) == PD_CONTEXT_USER)
+            return i;
+    return s->callchain_nr;
+}
+
+/* The user frames of a sample, innermost first, into frames (room for PD_UNWIND_MAX); SIZE_MAX
+ * when memory runs out. When nothing unwinds, the user instruction pointer alone. */
+static size_t unwind_user_stack(pd_reader *r, pd_process *proc, const pd_attr *a,
+                                const pd_sample *s, uint32_t *frames)
+{
+    uint64_t regs[PD_UNWIND_REGS];
+    if (!pd_unwind_registers(a->regs_user, s->regs_user, r->big, regs))
+        return 0;
+    if (r->unwind_state != 1) {
+        frames[0] = frame_of(r, proc, regs[PD_UNWIND_REGS - 1], false);
+        return frames[0] == PK_NONE ? SIZE_MAX : 1;
+    }
+    uint64_t version = proc ? proc->version : 0;
+    if (!pd_unwinder_knows(r->unwinder, s->pid, version)) {
+        pd_unwind_module *modules = proc && proc->count ? malloc(proc->count * sizeof *modules)
+                                                        : NULL;
+        size_t count = 0;
+        if (proc && proc->count && !modules)
+            return SIZE_MAX;
+        for (size_t i = 0; proc && i < proc->count; i++) {
+            const pd_map *m = &proc->maps[i];
+            const char *path = pk_str(r->p, m->path);
+            if (path[0] != '/' || path[1] == '/' || pk_perf_map_is_name(pk_path_basename(path)))
+                continue;
+            uint32_t build_id = m->build_id;
+            if (!build_id) {
+                uint32_t *known = pk_u64map_find(&r->build_ids, m->path);
+                build_id = known ? *known : 0;
+            }
+            modules[count++] = (pd_unwind_module){path, pk_str(r->p, build_id), m->start, m->end,
+                                                  m->pgoff};
+        }
+        bool ok = pd_unwinder_set_process(r->unwinder, s->pid, version, modules, count);
+        free(modules);
+        if (!ok)
+            return SIZE_MAX;
+    }
+    size_t stack_size = (size_t)s->stack_user_size;
+    if (s->stack_user_dyn_size && s->stack_user_dyn_size < stack_size)
+        stack_size = (size_t)s->stack_user_dyn_size;
+    uint64_t pcs[PD_UNWIND_MAX];
+    size_t n = pd_unwind(r->unwinder, s->pid, regs, s->stack_user, stack_size, r->big, pcs,
+                         PD_UNWIND_MAX);
+    if (n == 0) {
+        pcs[n++] = regs[PD_UNWIND_REGS - 1];
+        r->unwind_failed++;
+    } else {
+        r->unwound++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        frames[i] = frame_of(r, proc, pcs[i], false);
+        if (frames[i] == PK_NONE)
+            return SIZE_MAX;
+    }
+    return n;
+}
+
 /* ---- records -------------------------------------------------------------------------------- */
 
 /* The stack of a sample: its root, then its frames root first; PK_NONE when memory runs out. */
@@ -487,22 +601,30 @@ static uint32_t stack_of(pd_reader *r, const pd_attr *a, const pd_record *rec,
                          const pd_sample *s, uint32_t root)
 {
     /* The addresses, leaf first: the callchain (context markers say kernel or user), or the
-     * sample's address alone. */
+     * sample's address alone; with a user stack copy and no user part in the callchain
+     * (--call-graph dwarf), the callchain's kernel part, then the user stack unwound. */
     size_t n = 0;
+    bool unwinding = wants_unwinding(r, a, s);
     bool has_chain = (a->sample_type & PD_SAMPLE_CALLCHAIN) != 0;
     uint64_t count = has_chain ? s->callchain_nr : 1;
     unsigned mode = rec->misc & PD_MISC_CPUMODE_MASK;
-    /* A callchain seen before is one lookup (chains.h). */
+    /* A callchain seen before is one lookup (chains.h); not an unwound one, whose stack copy
+     * decides its stack. */
     uint8_t ip_bytes[8];
     memcpy(ip_bytes, &s->ip, sizeof ip_bytes);
-    pd_chain_key key = pd_chain_key_of(has_chain ? s->callchain : ip_bytes, 8 * (size_t)count,
-                                       s->pid, mode, root);
-    uint32_t known = pd_chains_find(&r->chains, &key);
-    if (known != PK_NONE)
-        return known;
+    pd_chain_key key = {0};
+    if (!unwinding) {
+        key = pd_chain_key_of(has_chain ? s->callchain : ip_bytes, 8 * (size_t)count, s->pid,
+                              mode, root);
+        uint32_t known = pd_chains_find(&r->chains, &key);
+        if (known != PK_NONE)
+            return known;
+    }
     pd_process *proc = process_of(r, s->pid, false);
-    if (!PK_ARRAY_RESERVE(r->frames, r->frames_cap, (size_t)count + 1) ||
-        !PK_ARRAY_RESERVE(r->ordered, r->ordered_cap, (size_t)count + 1))
+    if (unwinding)
+        count = kernel_part(r, s);
+    if (!PK_ARRAY_RESERVE(r->frames, r->frames_cap, (size_t)count + PD_UNWIND_MAX + 1) ||
+        !PK_ARRAY_RESERVE(r->ordered, r->ordered_cap, (size_t)count + PD_UNWIND_MAX + 1))
         return PK_NONE;
     bool kernel = mode == PD_MISC_KERNEL;
     for (uint64_t i = 0; i < count; i++) {
@@ -516,10 +638,16 @@ static uint32_t stack_of(pd_reader *r, const pd_attr *a, const pd_record *rec,
             return PK_NONE;
         r->frames[n++] = frame;
     }
+    if (unwinding) {
+        size_t user = unwind_user_stack(r, proc, a, s, r->frames + n);
+        if (user == SIZE_MAX)
+            return PK_NONE;
+        n += user;
+    }
     for (size_t i = 0; i < n; i++)
         r->ordered[i] = r->frames[n - 1 - i];
     uint32_t stack = n ? pk_intern_stack_frames(r->p, root, r->ordered, n) : root;
-    if (stack == PK_NONE || !pd_chains_add(&r->chains, &key, stack))
+    if (stack == PK_NONE || (!unwinding && !pd_chains_add(&r->chains, &key, stack)))
         return PK_NONE;
     return stack;
 }
@@ -635,6 +763,7 @@ static pk_status take_fork(pd_reader *r, const pd_record *rec, pk_error *err)
                 return nomem(err);
             memcpy(child->maps, parent->maps, parent->count * sizeof *child->maps);
             child->count = child->cap = parent->count;
+            child->version = ++r->fork_versions << 32; /* not a version the pid had before */
             pd_chains_clear(&r->chains); /* a pid seen before may be a new process */
         }
     }
@@ -698,6 +827,7 @@ static pk_status take_mmap(pd_reader *r, const pd_record *rec, pk_error *err)
     pd_process *proc = process_of(r, pid, true);
     if (!proc || !map_insert(proc, m))
         return nomem(err);
+    proc->version++;
     pd_chains_clear(&r->chains); /* its addresses may be other frames now */
     return PK_OK;
 }
@@ -1058,6 +1188,15 @@ static void finish(pd_reader *r)
         pk_warn(p, "%llu records came after a round of later ones had been taken (perf script "
                    "warns of them too): they were taken late",
                 (unsigned long long)r->late_records);
+    if (r->unwind_other_arch)
+        pk_warn(p, "user stacks (--call-graph dwarf) are unwound for x86-64 recordings only: "
+                   "their samples keep the callchain's kernel frames only");
+    if (r->unwound || r->unwind_failed) {
+        char text[64];
+        snprintf(text, sizeof text, "%llu, %llu not", (unsigned long long)r->unwound,
+                 (unsigned long long)r->unwind_failed);
+        pk_property_set(p, "user stacks unwound", text);
+    }
     if (r->unknown_id_samples)
         pk_warn(p, "%llu samples of an event id no attribute has were left out",
                 (unsigned long long)r->unknown_id_samples);
@@ -1116,6 +1255,7 @@ static void reader_free(pd_reader *r)
     free(r->ordered);
     free(r->symbols);
     free(r->symbol_names);
+    pd_unwinder_free(r->unwinder);
 }
 
 pk_status pd_read(pk_input *in, pk_profile *p, const pk_read_options *options, pk_error *err)
@@ -1125,6 +1265,8 @@ pk_status pd_read(pk_input *in, pk_profile *p, const pk_read_options *options, p
     r.p = p;
     if (options && pk_option_get(&options->extra, "no-kallsyms"))
         r.kallsyms_state = -1;
+    if (options && pk_option_get(&options->extra, "no-unwind"))
+        r.unwind_state = -1;
     r.kernel_resource = PK_NONE;
     pk_u64map_init(&r.thread_index);
     pk_u64map_init(&r.process_index);
