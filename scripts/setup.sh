@@ -9,6 +9,7 @@ set -euo pipefail
 BUILD_PACKAGES=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   zlib1g-dev libxxhash-dev libdw-dev libelf-dev libiberty-dev
+  libdebuginfod-dev  # binaries and sources by build id from debuginfod servers
   libprotobuf-c-dev protobuf-c-compiler
   libcurl4-openssl-dev libzip-dev  # capture from Roku devices; channel packages (--source)
   libyajl-dev  # the JSON readers' streaming parser
@@ -32,6 +33,7 @@ TEST_PACKAGES=(
   groff-base  # the man page test formats every page as man does (groff -man -Tutf8)
   linux-perf  # perf record makes perf.data, perf script is what it is compared with
   heaptrack  # heaptrack_print's figures are what profkit's of a heaptrack recording are checked against
+  debuginfod curl  # a debuginfod server the debuginfod test starts on a loopback port, and asks
 )
 
 # Benchmarks only, never needed to build or test: the C JSON parsers that bench/json_parsers

@@ -18,6 +18,7 @@
 
 #include "analysis/source_tree.h"
 #include "core/buffer.h"
+#include "core/debuginfod.h"
 #include "core/symbolize.h"
 #include "formats/firefox/writer.h"
 
@@ -38,6 +39,9 @@ struct pk_code_server {
     pk_profile *scratch;
     pk_symbolizer *symbolizer;
     uint32_t *scratch_resource; /* resource of p -> resource of scratch, PK_NONE until asked */
+    pk_debuginfod *debuginfod;  /* made at the first source not on the machine, when servers
+                                 * are named (DEBUGINFOD_URLS) */
+    bool debuginfod_tried;
 };
 
 static int compare_strings(const void *a, const void *b)
@@ -93,6 +97,7 @@ void pk_code_server_free(pk_code_server *server)
         return;
     free(server->files);
     pk_symbolizer_free(server->symbolizer);
+    pk_debuginfod_free(server->debuginfod);
     pk_profile_free(server->scratch);
     free(server->scratch_resource);
     free(server);
@@ -262,6 +267,28 @@ static bool read_machine_file(const char *path, char **data, size_t *size, char 
     return true;
 }
 
+static uint32_t find_library(const pk_profile *p, const char *debug_name, const char *debug_id);
+
+/* A native source file that is not on the machine, from the debuginfod servers the
+ * environment names, by the build id of the library the request names: its path in their
+ * cache (the caller frees it), or NULL. */
+static char *source_from_servers(pk_code_server *s, yajl_val request, const char *file)
+{
+    const char *debug_name = member_string(request, "debugName");
+    const char *debug_id = member_string(request, "debugId");
+    uint32_t lib = debug_name && debug_id ? find_library(s->p, debug_name, debug_id) : PK_NONE;
+    if (lib == PK_NONE)
+        return NULL;
+    const char *build_id = pk_str(s->p, pk_resource_at(s->p, lib)->build_id);
+    if (!*build_id)
+        return NULL;
+    if (!s->debuginfod_tried) {
+        s->debuginfod_tried = true;
+        s->debuginfod = pk_debuginfod_new();
+    }
+    return pk_debuginfod_source(s->debuginfod, build_id, file);
+}
+
 static int answer_source(pk_code_server *s, yajl_val request, char **response,
                          size_t *response_size)
 {
@@ -275,7 +302,14 @@ static int answer_source(pk_code_server *s, yajl_val request, char **response,
     size_t size = 0;
     if (file[0] == '/') {
         char why[256];
-        if (!read_machine_file(file, &data, &size, why, sizeof why)) {
+        bool read = read_machine_file(file, &data, &size, why, sizeof why);
+        if (!read) {
+            char *fetched = source_from_servers(s, request, file);
+            char fetch_why[256];
+            read = fetched && read_machine_file(fetched, &data, &size, fetch_why, sizeof fetch_why);
+            free(fetched);
+        }
+        if (!read) {
             char detail[600];
             snprintf(detail, sizeof detail, "%s: %s", file, why);
             return refuse(404, "cannot read the source file", detail, response, response_size);

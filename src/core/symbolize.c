@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "core/array.h"
+#include "core/debuginfod.h"
 #include "core/hashmap.h"
 #include "core/perf_map.h"
 
@@ -220,6 +221,8 @@ struct pk_symbolizer {
     size_t block_count, block_cap;
     size_t block_used;
     size_t lookups, resolved;
+    pk_debuginfod *debuginfod; /* made at the first binary not found, when servers are named */
+    bool debuginfod_tried;
 };
 
 /* ---- binaries ---------------------------------------------------------------------------------- */
@@ -786,6 +789,18 @@ static void sym_resource_prepare(pk_symbolizer *s, const pk_resource *pr, sym_re
         for (size_t i = 0; i < s->debug_count; i++)
             if (sym_try_build_id(s, r, pr, s->debug_dirs[i], build_id, &worst))
                 return;
+    /* Last, the debuginfod servers the environment names: nothing on the machine is it. */
+    if (id_usable && !s->debuginfod_tried) {
+        s->debuginfod_tried = true;
+        s->debuginfod = pk_debuginfod_new();
+    }
+    if (id_usable && s->debuginfod) {
+        char *fetched = pk_debuginfod_executable(s->debuginfod, build_id);
+        bool ok = sym_try_candidate(s, r, pr, fetched, &worst);
+        free(fetched);
+        if (ok)
+            return;
+    }
     r->problem = sym_problem_note(s, *path ? path : build_id, worst);
 }
 
@@ -831,18 +846,32 @@ static size_t sym_placeholder(pk_symbolizer *s, uint32_t resource, uint64_t addr
 /* The file a DIE is declared in (DW_AT_decl_file, its own or its origin's), from the file
  * table of the unit the attribute is in; NULL when unknown. This is what dwarf_decl_file
  * does, which libdw 0.188 cannot do for split units (it asserts). */
-static const char *sym_decl_file(Dwarf_Die *die)
+static const char *sym_decl_file(Dwarf_Die *die, Dwarf_Die *unit)
 {
     Dwarf_Attribute attr;
     Dwarf_Word index;
-    Dwarf_Die unit;
     Dwarf_Files *files;
     size_t count;
     if (!dwarf_attr_integrate(die, DW_AT_decl_file, &attr) || dwarf_formudata(&attr, &index) != 0 ||
-        !attr.cu || !dwarf_cu_die(attr.cu, &unit, NULL, NULL, NULL, NULL, NULL, NULL) ||
-        dwarf_getsrcfiles(&unit, &files, &count) != 0 || index >= count)
+        !attr.cu || !dwarf_cu_die(attr.cu, unit, NULL, NULL, NULL, NULL, NULL, NULL) ||
+        dwarf_getsrcfiles(unit, &files, &count) != 0 || index >= count)
         return NULL;
     return dwarf_filesrc(files, index, NULL, NULL);
+}
+
+/* Interns a source file as unit's DWARF names it, made absolute against the unit's
+ * compilation directory: compilers name a file as they were given it (`gcc -c foo.c` in the
+ * source folder), and only the whole path names one file on the machine, which the source view
+ * reads and debuginfod servers know. PK_NONE when memory runs out. */
+static uint32_t sym_intern_path(pk_profile *p, Dwarf_Die *unit, const char *file)
+{
+    const char *dir = file[0] == '/' || !unit ? NULL : sym_die_string(unit, DW_AT_comp_dir);
+    if (!dir || dir[0] != '/')
+        return pk_intern_cstr(p, file);
+    char *joined = sym_join(dir, file);
+    uint32_t interned = joined ? pk_intern_cstr(p, joined) : PK_NONE;
+    free(joined);
+    return interned;
 }
 
 /* The file of a DIE declared in its CU's primary source file: DWARF 5 numbers that file 0,
@@ -871,7 +900,7 @@ static char *sym_primary_file(Dwarf_Die *die)
 
 /* The function of a DIE of cu. */
 static uint32_t sym_function_from_die(pk_symbolizer *s, sym_resource *r, uint32_t resource,
-                                      const sym_cu *cu, Dwarf_Die *die, const char *fallback_file)
+                                      sym_cu *cu, Dwarf_Die *die, const char *fallback_file)
 {
     uint64_t key = cu->key_base + dwarf_dieoffset(die);
     uint32_t *known = pk_u64map_find(&r->by_die, key);
@@ -889,14 +918,18 @@ static uint32_t sym_function_from_die(pk_symbolizer *s, sym_resource *r, uint32_
     }
     pk_function fn = {.resource = resource};
     fn.name = name ? sym_intern_name(s->dst, name) : pk_intern_cstr(s->dst, "??");
-    const char *file = sym_decl_file(die);
+    Dwarf_Die decl_unit;
+    const char *file = sym_decl_file(die, &decl_unit);
+    Dwarf_Die *unit = &decl_unit;
     char *primary = file ? NULL : sym_primary_file(die);
     if (primary)
         file = primary;
-    if (!file)
+    if (!file) {
         file = fallback_file;
+        unit = &cu->die;
+    }
     if (file)
-        fn.file = pk_intern_cstr(s->dst, file);
+        fn.file = sym_intern_path(s->dst, unit, file);
     free(primary);
     int line;
     if (dwarf_decl_line(die, &line) == 0 && line > 0)
@@ -1003,7 +1036,7 @@ static size_t sym_resolve(pk_symbolizer *s, sym_resource *r, uint32_t resource, 
     } else {
         pk_function fn = {.name = sym_intern_name(s->dst, name), .resource = resource};
         if (line_file)
-            fn.file = pk_intern_cstr(s->dst, line_file);
+            fn.file = sym_intern_path(s->dst, &cu->die, line_file);
         function = fn.name == PK_NONE || fn.file == PK_NONE ? PK_NONE
                                                              : pk_intern_function(s->dst, &fn);
         uint32_t *slot;
@@ -1265,6 +1298,7 @@ void pk_symbolizer_free(pk_symbolizer *s)
         free(s->debug_dirs[i]);
     free(s->debug_dirs);
     free(s->debuginfo_path);
+    pk_debuginfod_free(s->debuginfod);
     for (size_t i = 0; i < s->block_count; i++)
         free(s->blocks[i]);
     free(s->blocks);
