@@ -862,8 +862,9 @@ bs_wide_apply(bs_reader *r, const bs_wide_item *items, unsigned n, bool *moved)
 }
 
 /* Cells (direct ones and the hash table's) beyond this many bytes miss the caches often enough
- * for the wide decoder to fetch them a window ahead (below it, keeping the entries of a window to add them after costs more
- * than it saves: 15% on gen_bsprof's files, whose cells fit in the first-level cache). */
+ * for the wide decoder to fetch them a window ahead (below it, keeping the entries of a window
+ * to add them after costs more than it saves: 15% on gen_bsprof's files, whose cells fit in the
+ * first-level cache). */
 #define BS_WIDE_BATCH_CELL_BYTES ((size_t)1 << 20)
 
 static inline __attribute__((always_inline, target("bmi,bmi2"))) bool
