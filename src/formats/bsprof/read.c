@@ -148,6 +148,7 @@ typedef struct bs_reader {
     bool memory_flag;              /* the header's memory operations flag */
     bool wide;                     /* the wide decoder runs: it works on this processor and
                                       the byte-wise loop is not forced */
+    bool batched;                  /* pk_bsprof_force_batched was on when the read began */
     uint64_t folded_at;            /* input offset of the last bs_cells_fold */
     uint64_t memory_ops;
 } bs_reader;
@@ -1021,12 +1022,20 @@ void pk_bsprof_force_bytewise(bool on)
     bs_bytewise_forced = on;
 }
 
+/* Set by pk_bsprof_force_batched, per thread as well. */
+static _Thread_local bool bs_batched_forced;
+
+void pk_bsprof_force_batched(bool on)
+{
+    bs_batched_forced = on;
+}
+
 /* Decodes entries with the fastest decoder for this processor while they last. */
 static bool bs_fast(bs_reader *r, pk_input *in)
 {
 #ifdef BS_HAVE_WIDE
     size_t cell_bytes = r->cell_bytes + (r->slot_mask + 1) * sizeof *r->slots;
-    if (r->wide && cell_bytes > BS_WIDE_BATCH_CELL_BYTES)
+    if (r->wide && (cell_bytes > BS_WIDE_BATCH_CELL_BYTES || r->batched))
         return r->line_data ? bs_wide_run_lines_batched(r, in)
                             : bs_wide_run_no_lines_batched(r, in);
     if (r->wide)
@@ -1189,6 +1198,7 @@ pk_status pk_bsprof_read(pk_input *in, pk_profile *p, const pk_read_options *opt
     bs_decoder d = {.in = in, .line_data = line_data, .err = err};
 #ifdef BS_HAVE_WIDE
     r.wide = !bs_bytewise_forced && bs_wide_usable();
+    r.batched = bs_batched_forced;
 #endif
     pk_u64map_init(&r.strings);
     pk_u64map_init(&r.string_placeholders);
