@@ -170,6 +170,11 @@ pk_status pk_bsprof_read(pk_input *in, pk_profile *p, const pk_read_options *opt
  * both decoders read every input alike: on such a processor the byte-wise loop, what every
  * other processor runs, is otherwise never used. Not exported. */
 void pk_bsprof_force_bytewise(bool on);
+/* Makes the reads that this thread starts from now on, where the wide decoder runs, fetch the
+ * cells a window of entries ahead whatever their size (it does so only once they outgrow the
+ * caches), or, with false, decide by their size again. For the same tests: small inputs never
+ * reach that size otherwise. Not exported. */
+void pk_bsprof_force_batched(bool on);
 pk_status pk_bsprof_dump(pk_input *in, pk_output *out, bool raw, const pk_read_options *options,
                          pk_error *err);
 pk_status pk_bsprof_write(const pk_profile *p, pk_output *out, const pk_write_options *options,

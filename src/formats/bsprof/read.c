@@ -134,6 +134,7 @@ typedef struct bs_reader {
     size_t path_count, path_cap;
     bs_direct *direct;             /* by path element ID, see bs_direct */
     uint32_t direct_len;
+    size_t cell_bytes;             /* of every ID's cells */
     bs_slot *slots;                /* keys beyond the direct cells, see bs_slot */
     size_t slot_mask;
     unsigned slot_shift;           /* 64 - log2(capacity) */
@@ -147,6 +148,7 @@ typedef struct bs_reader {
     bool memory_flag;              /* the header's memory operations flag */
     bool wide;                     /* the wide decoder runs: it works on this processor and
                                       the byte-wise loop is not forced */
+    bool batched;                  /* pk_bsprof_force_batched was on when the read began */
     uint64_t folded_at;            /* input offset of the last bs_cells_fold */
     uint64_t memory_ops;
 } bs_reader;
@@ -374,6 +376,7 @@ static bool bs_cells_reach(bs_reader *r, uint32_t id, uint32_t offset)
             slot->key = BS_SLOT_RETIRED;
         }
     }
+    r->cell_bytes += (len - d->len) * sizeof *cells;
     free(d->cells);
     d->cells = cells;
     d->len = (uint32_t)len;
@@ -859,13 +862,20 @@ bs_wide_apply(bs_reader *r, const bs_wide_item *items, unsigned n, bool *moved)
     return NULL;
 }
 
+/* Cells (direct ones and the hash table's) beyond this many bytes miss the caches often enough
+ * for the wide decoder to fetch them a window ahead (below it, keeping the entries of a window
+ * to add them after costs more than it saves: 15% on gen_bsprof's files, whose cells fit in the
+ * first-level cache). */
+#define BS_WIDE_BATCH_CELL_BYTES ((size_t)1 << 20)
+
 static inline __attribute__((always_inline, target("bmi,bmi2"))) bool
-bs_wide_entries(bs_reader *r, pk_input *in, const bool line_data)
+bs_wide_entries(bs_reader *r, pk_input *in, const bool line_data, const bool batched)
 {
     const uint8_t *base = in->pos;
-    /* The entries of a window are decoded and their cells fetched, then the entries of the
-     * window before are added: with many path elements and line offsets the cells outgrow
-     * the caches, and so a cell's miss overlaps the decoding of a window. */
+    /* batched: the entries of a window are decoded and their cells fetched, then the entries
+     * of the window before are added: with many path elements and line offsets the cells
+     * outgrow the caches, and so a cell's miss overlaps the decoding of a window. Otherwise
+     * each entry is added as it is decoded. */
     bs_wide_item batches[BS_WIDE_AHEAD + 1][BS_WIDE_ITEMS];
     unsigned counts[BS_WIDE_AHEAD + 1] = {0};
     unsigned next_batch = 0;
@@ -909,6 +919,18 @@ bs_wide_entries(bs_reader *r, pk_input *in, const bool line_data)
                            (offset | cpu | wall | count) >> 32;
             if (__builtin_expect(odd != 0, 0))
                 break;
+            if (!batched) {
+                bs_cell *cell = bs_cell_for(r, id, (uint32_t)offset);
+                if (!cell) {
+                    failed = base + s0;
+                    goto out_of_memory;
+                }
+                cell->cpu += cpu;
+                cell->wall += wall;
+                cell->calls += count;
+                starts = next;
+                continue;
+            }
             bs_cell *cell = NULL;
             if (__builtin_expect(id < direct_len, 1) && offset < direct[id].len) {
                 cell = &direct[id].cells[offset];
@@ -918,17 +940,20 @@ bs_wide_entries(bs_reader *r, pk_input *in, const bool line_data)
                                           (uint32_t)wall, (uint32_t)count};
             starts = next;
         }
-        counts[next_batch] = n;
-        next_batch = next_batch == BS_WIDE_AHEAD ? 0 : next_batch + 1;
-        if ((failed = bs_wide_apply(r, batches[next_batch], counts[next_batch], &moved)) != NULL)
-            goto out_of_memory;
-        counts[next_batch] = 0;
+        if (batched) {
+            counts[next_batch] = n;
+            next_batch = next_batch == BS_WIDE_AHEAD ? 0 : next_batch + 1;
+            failed = bs_wide_apply(r, batches[next_batch], counts[next_batch], &moved);
+            if (failed)
+                goto out_of_memory;
+            counts[next_batch] = 0;
+        }
         base += s0;
         if (s0 == 0) {
             /* An entry this decoder leaves to the others, or one not whole in a fresh window
              * (a long varint): the byte-wise loop takes one entry, after the entries before
              * it. */
-            for (unsigned k = 1; k <= BS_WIDE_AHEAD; k++) {
+            for (unsigned k = 1; batched && k <= BS_WIDE_AHEAD; k++) {
                 unsigned b = (next_batch + k) % (BS_WIDE_AHEAD + 1);
                 if ((failed = bs_wide_apply(r, batches[b], counts[b], &moved)) != NULL)
                     goto out_of_memory;
@@ -943,7 +968,7 @@ bs_wide_entries(bs_reader *r, pk_input *in, const bool line_data)
             base = in->pos;
         }
     }
-    for (unsigned k = 1; k <= BS_WIDE_AHEAD; k++) {
+    for (unsigned k = 1; batched && k <= BS_WIDE_AHEAD; k++) {
         unsigned b = (next_batch + k) % (BS_WIDE_AHEAD + 1);
         if ((failed = bs_wide_apply(r, batches[b], counts[b], &moved)) != NULL)
             goto out_of_memory;
@@ -958,13 +983,25 @@ out_of_memory:
 static bool __attribute__((noinline, target("bmi,bmi2"))) bs_wide_run_lines(bs_reader *r,
                                                                              pk_input *in)
 {
-    return bs_wide_entries(r, in, true);
+    return bs_wide_entries(r, in, true, false);
 }
 
 static bool __attribute__((noinline, target("bmi,bmi2"))) bs_wide_run_no_lines(bs_reader *r,
                                                                                 pk_input *in)
 {
-    return bs_wide_entries(r, in, false);
+    return bs_wide_entries(r, in, false, false);
+}
+
+static bool __attribute__((noinline, target("bmi,bmi2")))
+bs_wide_run_lines_batched(bs_reader *r, pk_input *in)
+{
+    return bs_wide_entries(r, in, true, true);
+}
+
+static bool __attribute__((noinline, target("bmi,bmi2")))
+bs_wide_run_no_lines_batched(bs_reader *r, pk_input *in)
+{
+    return bs_wide_entries(r, in, false, true);
 }
 
 /* pext is slow (microcoded) on AMD processors before Zen 3. */
@@ -985,10 +1022,22 @@ void pk_bsprof_force_bytewise(bool on)
     bs_bytewise_forced = on;
 }
 
+/* Set by pk_bsprof_force_batched, per thread as well. */
+static _Thread_local bool bs_batched_forced;
+
+void pk_bsprof_force_batched(bool on)
+{
+    bs_batched_forced = on;
+}
+
 /* Decodes entries with the fastest decoder for this processor while they last. */
 static bool bs_fast(bs_reader *r, pk_input *in)
 {
 #ifdef BS_HAVE_WIDE
+    size_t cell_bytes = r->cell_bytes + (r->slot_mask + 1) * sizeof *r->slots;
+    if (r->wide && (cell_bytes > BS_WIDE_BATCH_CELL_BYTES || r->batched))
+        return r->line_data ? bs_wide_run_lines_batched(r, in)
+                            : bs_wide_run_no_lines_batched(r, in);
     if (r->wide)
         return r->line_data ? bs_wide_run_lines(r, in) : bs_wide_run_no_lines(r, in);
 #endif
@@ -1149,6 +1198,7 @@ pk_status pk_bsprof_read(pk_input *in, pk_profile *p, const pk_read_options *opt
     bs_decoder d = {.in = in, .line_data = line_data, .err = err};
 #ifdef BS_HAVE_WIDE
     r.wide = !bs_bytewise_forced && bs_wide_usable();
+    r.batched = bs_batched_forced;
 #endif
     pk_u64map_init(&r.strings);
     pk_u64map_init(&r.string_placeholders);
