@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* perf.data read from bytes made here: the records are taken in time order, round by round, as
- * perf takes them (formats/perf_data/order.h); addresses seen again; JIT memory. */
+ * perf takes them (formats/perf_data/order.h); addresses seen again; JIT memory; LBR call
+ * stacks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -274,6 +275,107 @@ static void test_anonymous_code_is_jit_code(void **state)
     }
 }
 
+/* perf record --call-graph lbr's attribute (no LBR on this machine's processors: written from
+ * the perf_event_attr and perf's callchain resolution, tools/perf/util/machine.c): callchains
+ * and the branch stack as a call stack of user code. */
+static void start_lbr(maker *m)
+{
+    m->len = 0;
+    put(m, "PERFILE2", 8);
+    put_u64(m, 16);
+    record_header(m, 64, 0, 8 + 80 + 8);
+    put_u32(m, 1);  /* PERF_TYPE_SOFTWARE */
+    put_u32(m, 80); /* attribute size: up to branch_sample_type */
+    put_u64(m, 0);  /* cpu-clock */
+    put_u64(m, 1);
+    put_u64(m, IP | TID | TIME | PERIOD | (1u << 5) /* CALLCHAIN */ | (1u << 11) /* BRANCH_STACK */);
+    put_u64(m, 0);
+    put_u64(m, 1u << 18);
+    put_u64(m, 0);
+    put_u64(m, 0);
+    put_u64(m, 0);                      /* config2 */
+    put_u64(m, (1u << 0) | (1u << 11)); /* branch_sample_type: USER | CALL_STACK */
+    put_u64(m, 1);                      /* id */
+}
+
+/* A sample whose callchain is `chain` (count entries, context markers included) and whose
+ * branch stack holds `branches` (from, to pairs, the most recent first). */
+static void sample_lbr(maker *m, uint32_t pid, uint64_t time, const uint64_t *chain, size_t count,
+                       const uint64_t (*branches)[2], size_t branch_count)
+{
+    record_header(m, 9, 2, (uint16_t)(8 + 32 + 8 + 8 * count + 8 + 24 * branch_count));
+    put_u64(m, chain[count - 1]);
+    put_u32(m, pid);
+    put_u32(m, pid);
+    put_u64(m, time);
+    put_u64(m, 1);
+    put_u64(m, count);
+    for (size_t i = 0; i < count; i++)
+        put_u64(m, chain[i]);
+    put_u64(m, branch_count);
+    for (size_t i = 0; i < branch_count; i++) {
+        put_u64(m, branches[i][0]);
+        put_u64(m, branches[i][1]);
+        put_u64(m, 0); /* flags */
+    }
+}
+
+/* The addresses of the only sample's stack, leaf first. */
+static size_t sample_addresses(const pk_profile *p, uint64_t *out, size_t cap)
+{
+    assert_int_equal(pk_sample_count(p), 1);
+    uint32_t frames[32];
+    uint32_t stack = pk_sample_stack(p, 0);
+    size_t depth = pk_stack_depth(p, stack);
+    assert_true(depth <= 32);
+    pk_stack_frames(p, stack, frames, 32);
+    size_t n = 0;
+    for (size_t i = depth; i-- > 0;) {
+        const pk_frame *f = pk_frame_at(p, frames[i]);
+        if ((f->flags & PK_FRAME_HAS_ADDRESS) && n < cap)
+            out[n++] = f->address;
+    }
+    return n;
+}
+
+/* An LBR call stack gives the user frames as perf resolves them: the most recent call's target,
+ * then every call site, the most recent first, after the callchain's kernel part; the user
+ * instruction pointer of the callchain is not one of them. Without the call-stack mode, or
+ * without branches, the callchain is the stack. */
+static void test_lbr_call_stack(void **state)
+{
+    (void)state;
+    const uint64_t kernel = (uint64_t)-128, user = (uint64_t)-512;
+    const uint64_t chain[] = {kernel, 0xffffffff81000010u, user, 0x5120};
+    const uint64_t branches[][2] = {{0x5240, 0x5100}, {0x5330, 0x5200}, {0x5410, 0x5300}};
+    maker m;
+    start_lbr(&m);
+    comm(&m, 7, "prog", 10);
+    mmap_named(&m, 7, 0x5000, "prog", 20);
+    sample_lbr(&m, 7, 100, chain, 4, branches, 3);
+    pk_profile *p = read_made(&m);
+    uint64_t got[8];
+    size_t n = sample_addresses(p, got, 8);
+    const uint64_t want[] = {0xffffffff81000010u, 0x5100, 0x5240, 0x5330, 0x5410};
+    assert_int_equal(n, 5);
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            fail_msg("frame %zu: 0x%llx, want 0x%llx", i, (unsigned long long)got[i],
+                     (unsigned long long)want[i]);
+    pk_profile_free(p);
+
+    /* No branches: the callchain itself. */
+    start_lbr(&m);
+    comm(&m, 7, "prog", 10);
+    mmap_named(&m, 7, 0x5000, "prog", 20);
+    sample_lbr(&m, 7, 100, chain, 4, branches, 0);
+    p = read_made(&m);
+    n = sample_addresses(p, got, 8);
+    assert_int_equal(n, 2);
+    assert_true(got[0] == 0xffffffff81000010u && got[1] == 0x5120);
+    pk_profile_free(p);
+}
+
 /* perf's user registers (x86: AX BX CX DX SI DI BP SP IP FLAGS CS SS, R8-R15 by bit) in DWARF's
  * order for the unwinder; without the stack or instruction pointer there is nothing to unwind. */
 static void test_unwind_registers(void **state)
@@ -312,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_repeated_callchain_after_changes),
         cmocka_unit_test(test_anonymous_code_is_jit_code),
         cmocka_unit_test(test_unwind_registers),
+        cmocka_unit_test(test_lbr_call_stack),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

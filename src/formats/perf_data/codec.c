@@ -414,6 +414,7 @@ const char *pd_parse_sample(const pd_attr *a, const uint8_t *body, size_t n, boo
         s->branch_nr = take64(&c);
         if (a->branch_sample_type & PD_BRANCH_HW_INDEX)
             take64(&c);
+        s->branches = c.data + c.pos;
         if (c.short_ || !skip_items(&c, s->branch_nr, 24))
             return "the branch stack runs past the sample";
     }

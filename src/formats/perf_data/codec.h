@@ -102,6 +102,7 @@ enum pd_read_format_bits {
 #define PD_MISC_COMM_EXEC (1u << 13)
 #define PD_MISC_MMAP_BUILD_ID (1u << 14)
 #define PD_BRANCH_HW_INDEX (1u << 17) /* in branch_sample_type */
+#define PD_BRANCH_CALL_STACK (1u << 11) /* in branch_sample_type: LBR as a call stack */
 
 /* Feature sections (HEADER_* bits of the file header). */
 enum pd_feature {
@@ -236,6 +237,8 @@ typedef struct pd_sample {
     uint64_t callchain_nr;
     uint32_t raw_size;
     uint64_t branch_nr;
+    const uint8_t *branches;       /* branch_nr entries of from, to and flags (64 bits each),
+                                    * the most recent first */
     uint64_t regs_user_abi, regs_intr_abi;
     const uint8_t *regs_user;      /* the attribute's regs_user registers, in bit order, when
                                     * regs_user_abi is not 0 */

@@ -594,6 +594,30 @@ static size_t unwind_user_stack(pd_reader *r, pd_process *proc, const pd_attr *a
     return n;
 }
 
+/* ---- last-branch records ------------------------------------------------------------------- */
+
+/* Whether a sample's user frames are in its last-branch record used as a call stack (`perf
+ * record --call-graph lbr`): the branch stack holds the calls that led to the sample, the most
+ * recent first, and the callchain its kernel part with a user part perf does not use. */
+static bool lbr_call_stack(pd_reader *r, const pd_attr *a, const pd_sample *s)
+{
+    return (a->sample_type & PD_SAMPLE_CALLCHAIN) && (a->sample_type & PD_SAMPLE_BRANCH_STACK) &&
+           (a->branch_sample_type & PD_BRANCH_CALL_STACK) && s->branch_nr > 0 &&
+           kernel_part(r, s) < s->callchain_nr;
+}
+
+/* The user frames of such a sample, innermost first, into frames (room for branch_nr + 1), as
+ * perf resolves them: the most recent call's target (the function the sample is in), then the
+ * call sites, the most recent first; SIZE_MAX when memory runs out. */
+static size_t lbr_user_stack(pd_reader *r, pd_process *proc, const pd_sample *s, uint32_t *frames)
+{
+    size_t n = 0;
+    frames[n++] = frame_of(r, proc, pd_u64(s->branches + 8, r->big), false);
+    for (uint64_t i = 0; i < s->branch_nr && frames[n - 1] != PK_NONE; i++)
+        frames[n++] = frame_of(r, proc, pd_u64(s->branches + 24 * i, r->big), false);
+    return frames[n - 1] == PK_NONE ? SIZE_MAX : n;
+}
+
 /* ---- records -------------------------------------------------------------------------------- */
 
 /* The stack of a sample: its root, then its frames root first; PK_NONE when memory runs out. */
@@ -605,15 +629,17 @@ static uint32_t stack_of(pd_reader *r, const pd_attr *a, const pd_record *rec,
      * (--call-graph dwarf), the callchain's kernel part, then the user stack unwound. */
     size_t n = 0;
     bool unwinding = wants_unwinding(r, a, s);
+    bool lbr = !unwinding && lbr_call_stack(r, a, s);
     bool has_chain = (a->sample_type & PD_SAMPLE_CALLCHAIN) != 0;
     uint64_t count = has_chain ? s->callchain_nr : 1;
     unsigned mode = rec->misc & PD_MISC_CPUMODE_MASK;
     /* A callchain seen before is one lookup (chains.h); not an unwound one, whose stack copy
-     * decides its stack. */
+     * decides its stack, nor one whose branch record does. */
     uint8_t ip_bytes[8];
     memcpy(ip_bytes, &s->ip, sizeof ip_bytes);
     pd_chain_key key = {0};
-    if (!unwinding) {
+    bool cached = !unwinding && !lbr;
+    if (cached) {
         key = pd_chain_key_of(has_chain ? s->callchain : ip_bytes, 8 * (size_t)count, s->pid,
                               mode, root);
         uint32_t known = pd_chains_find(&r->chains, &key);
@@ -621,10 +647,11 @@ static uint32_t stack_of(pd_reader *r, const pd_attr *a, const pd_record *rec,
             return known;
     }
     pd_process *proc = process_of(r, s->pid, false);
-    if (unwinding)
+    if (unwinding || lbr)
         count = kernel_part(r, s);
-    if (!PK_ARRAY_RESERVE(r->frames, r->frames_cap, (size_t)count + PD_UNWIND_MAX + 1) ||
-        !PK_ARRAY_RESERVE(r->ordered, r->ordered_cap, (size_t)count + PD_UNWIND_MAX + 1))
+    size_t user_room = lbr ? (size_t)s->branch_nr + 1 : PD_UNWIND_MAX;
+    if (!PK_ARRAY_RESERVE(r->frames, r->frames_cap, (size_t)count + user_room + 1) ||
+        !PK_ARRAY_RESERVE(r->ordered, r->ordered_cap, (size_t)count + user_room + 1))
         return PK_NONE;
     bool kernel = mode == PD_MISC_KERNEL;
     for (uint64_t i = 0; i < count; i++) {
@@ -638,8 +665,9 @@ static uint32_t stack_of(pd_reader *r, const pd_attr *a, const pd_record *rec,
             return PK_NONE;
         r->frames[n++] = frame;
     }
-    if (unwinding) {
-        size_t user = unwind_user_stack(r, proc, a, s, r->frames + n);
+    if (unwinding || lbr) {
+        size_t user = unwinding ? unwind_user_stack(r, proc, a, s, r->frames + n)
+                                : lbr_user_stack(r, proc, s, r->frames + n);
         if (user == SIZE_MAX)
             return PK_NONE;
         n += user;
@@ -647,7 +675,7 @@ static uint32_t stack_of(pd_reader *r, const pd_attr *a, const pd_record *rec,
     for (size_t i = 0; i < n; i++)
         r->ordered[i] = r->frames[n - 1 - i];
     uint32_t stack = n ? pk_intern_stack_frames(r->p, root, r->ordered, n) : root;
-    if (stack == PK_NONE || (!unwinding && !pd_chains_add(&r->chains, &key, stack)))
+    if (stack == PK_NONE || (cached && !pd_chains_add(&r->chains, &key, stack)))
         return PK_NONE;
     return stack;
 }
