@@ -42,4 +42,10 @@ bool pk_memory_values_find(const pk_profile *p, pk_memory_values *out);
  * the profile has no room for more values. */
 bool pk_memory_values_declare(pk_profile *p, bool with_alloc, pk_memory_values *out);
 
+/* The vocabulary's name of a value a reader called something else before 0.2.0 (the .bsprof
+ * reader's alloc-bytes, allocs and live-bytes, the JFR reader's alloc-bytes and alloc-objects),
+ * NULL for any other name: what pk_value_lookup accepts for them, so that command lines written
+ * for those names keep working. */
+const char *pk_memory_value_renamed(const char *former_name);
+
 #endif

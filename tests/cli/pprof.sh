@@ -42,7 +42,7 @@ if "$PROFKIT" formats | grep -q '^bsprof .*read' && [ -f "$ROKU" ]; then
     expect_status 0 "$PROFKIT" info roku.pb.gz
     expect_contains "$OUT" "product                  Streamline TV" "roku: product kept"
     expect_contains "$OUT" "VideoPlayer" "roku: threads kept"
-    for value in cpu calls alloc-bytes; do
+    for value in cpu calls alloc_space inuse_space inuse_objects; do
         expect_eq "$(profkit_total roku.pb.gz $value)" "$(profkit_total "$ROKU" $value)" \
             "roku: $value total after conversion"
     done
