@@ -11,7 +11,7 @@ bool pk_memory_values_find(const pk_profile *p, pk_memory_values *out)
     out->inuse_objects = pk_value_find(p, PK_MEMORY_INUSE_OBJECTS);
     out->inuse_space = pk_value_find(p, PK_MEMORY_INUSE_SPACE);
     out->peak_space = pk_value_find(p, PK_MEMORY_PEAK_SPACE);
-    return out->alloc_space != PK_NONE || out->inuse_space != PK_NONE;
+    return out->inuse_space != PK_NONE;
 }
 
 bool pk_memory_values_declare(pk_profile *p, bool with_alloc, pk_memory_values *out)

@@ -34,7 +34,9 @@ typedef struct pk_memory_values {
     uint32_t alloc_objects, alloc_space, inuse_objects, inuse_space, peak_space;
 } pk_memory_values;
 
-/* Finds them by name (any unit); true when the profile has in-use or allocated bytes. */
+/* Finds them by name (any unit); true when the profile has in-use bytes, what a leak report
+ * and retained memory need: allocated bytes alone (a JFR recording's TLAB events) say nothing
+ * of what was freed, and are not read as memory that was all freed. */
 bool pk_memory_values_find(const pk_profile *p, pk_memory_values *out);
 
 /* Declares alloc_objects and alloc_space (when with_alloc), then inuse_objects and inuse_space,
