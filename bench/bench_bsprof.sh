@@ -10,7 +10,7 @@
 #    call-count entries grow, so the peak memory should stay flat.
 # 3. Live allocations: files with about 2.9 million memory operations of which about a million
 #    stay live to the end (gen_bsprof --alloc-percent 64), and a realloc-heavy one (30% allocs,
-#    50% reallocs): `info`, `report --memory` and `convert --to folded --value live-bytes`,
+#    50% reallocs): `info`, `report --memory` and `convert --to folded --value inuse_space`,
 #    whose peak memory should follow the live allocations, not the events.
 # 4. The reader against a plain decode loop (bench/naive_bsprof_decode: every varint byte by
 #    byte, nothing built) on three 330 MiB files of CPU and call-count entries only, with short
@@ -132,8 +132,8 @@ for shape in "live-2.9m 170M --max-memory-ops 2900000 --alloc-percent 64" \
   live=$("$profkit" report "$file" --memory | sed -n 's/^memory: .* in \([0-9]*\) blocks/\1/p')
   measure "info ($name, $live live)" "$file" "$profkit" info "$file"
   measure "report --memory ($name)" "$file" "$profkit" report "$file" --memory
-  measure "convert live-bytes ($name)" "$file" "$profkit" convert "$file" --to folded \
-    --value live-bytes -o "$data/out.folded"
+  measure "convert inuse_space ($name)" "$file" "$profkit" convert "$file" --to folded \
+    --value inuse_space -o "$data/out.folded"
 done
 rm -f "$data/out.folded"
 echo

@@ -345,11 +345,12 @@ static void header_fields_become_metadata(void **state)
     assert_int_equal(pk_property_count(p), 13);
     assert_int_equal(pk_warning_count(p), 0);
     /* Value types, in order, with their units; cpu is the default. */
-    static const char *const values[][2] = {{"cpu", "operations"}, {"wall", "wall-units"},
-                                            {"calls", "count"},   {"alloc-bytes", "bytes"},
-                                            {"allocs", "count"},  {"live-bytes", "bytes"}};
-    assert_int_equal(pk_value_type_count(p), 6);
-    for (uint32_t v = 0; v < 6; v++) {
+    static const char *const values[][2] = {
+        {"cpu", "operations"},  {"wall", "wall-units"},   {"calls", "count"},
+        {"alloc_space", "bytes"}, {"alloc_objects", "count"}, {"inuse_space", "bytes"},
+        {"inuse_objects", "count"}};
+    assert_int_equal(pk_value_type_count(p), 7);
+    for (uint32_t v = 0; v < 7; v++) {
         assert_string_equal(pk_str(p, pk_value_type_at(p, v)->name), values[v][0]);
         assert_string_equal(pk_str(p, pk_value_type_at(p, v)->unit), values[v][1]);
     }
@@ -469,18 +470,23 @@ static void entries_with_line_data(void **state)
     assert_int_equal(value_at(p, "TaskThread", "run@7", "cpu"), 9);
     assert_int_equal(value_at(p, "TaskThread", "run", "calls"), 1);
     /* Memory: allocations where they happened, with their lines. */
-    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@22;ParseJson@101", "alloc-bytes"), 96);
-    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@22;ParseJson@101", "allocs"), 2);
-    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@22;ParseJson@103", "alloc-bytes"), 48);
-    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@22;ParseJson@103", "live-bytes"), 48);
-    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@20", "live-bytes"), 16);
-    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@22;ParseJson@101", "live-bytes"), 0);
+    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@22;ParseJson@101", "alloc_space"), 96);
+    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@22;ParseJson@101", "alloc_objects"), 2);
+    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@22;ParseJson@103", "alloc_space"), 48);
+    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@22;ParseJson@103", "inuse_space"), 48);
+    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@20", "inuse_space"), 16);
+    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@22;ParseJson@101", "inuse_space"), 0);
+    /* inuse_objects: the allocations never freed, counted where their bytes are. */
+    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@22;ParseJson@103", "inuse_objects"), 1);
+    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@20", "inuse_objects"), 1);
+    assert_int_equal(value_at(p, "main", "Main@5;LoadFeed@22;ParseJson@101", "inuse_objects"), 0);
     assert_int_equal(total(p, "cpu"), 1879);
     assert_int_equal(total(p, "wall"), 167);
     assert_int_equal(total(p, "calls"), 7);
-    assert_int_equal(total(p, "alloc-bytes"), 160);
-    assert_int_equal(total(p, "allocs"), 4);
-    assert_int_equal(total(p, "live-bytes"), 64);
+    assert_int_equal(total(p, "alloc_space"), 160);
+    assert_int_equal(total(p, "alloc_objects"), 4);
+    assert_int_equal(total(p, "inuse_space"), 64);
+    assert_int_equal(total(p, "inuse_objects"), 2);
     /* Functions: name, file, start line. */
     bool found = false;
     for (uint32_t f = 0; f < pk_function_count(p); f++) {
@@ -508,7 +514,7 @@ static void entries_without_line_data(void **state)
     assert_int_equal(value_at(p, "main", "Main;LoadFeed;ParseJson", "calls"), 5);
     assert_int_equal(value_at(p, "main", "Main;LoadFeed", "cpu"), 70);
     assert_int_equal(value_at(p, "TaskThread", "run", "wall"), 90);
-    assert_int_equal(total(p, "alloc-bytes"), 0);
+    assert_int_equal(total(p, "alloc_space"), 0);
     assert_int_equal(pk_memory_event_count(p), 0);
     for (uint32_t f = 0; f < pk_frame_count(p); f++)
         assert_int_equal(pk_frame_at(p, f)->line, 0);
@@ -542,9 +548,9 @@ static void memory_operations_are_matched(void **state)
         assert_true(i == 0 || ev.order > last_order);
         last_order = ev.order;
     }
-    assert_int_equal(value_at(p, "main", "Main;LoadFeed;ParseJson", "live-bytes"), 48);
-    assert_int_equal(value_at(p, "main", "Main;LoadFeed", "live-bytes"), 16);
-    assert_int_equal(total(p, "allocs"), 4);
+    assert_int_equal(value_at(p, "main", "Main;LoadFeed;ParseJson", "inuse_space"), 48);
+    assert_int_equal(value_at(p, "main", "Main;LoadFeed", "inuse_space"), 16);
+    assert_int_equal(total(p, "alloc_objects"), 4);
     pk_profile_free(p);
     tb_free(&b);
 
@@ -558,7 +564,8 @@ static void memory_operations_are_matched(void **state)
         e_memory(&b, false, 1, 0, 0, 8 + i, 100);
     tb_varint(&b, 0);
     p = read_ok(&b, false);
-    assert_int_equal(total(p, "live-bytes"), 10000);
+    assert_int_equal(total(p, "inuse_space"), 10000);
+    assert_int_equal(total(p, "inuse_objects"), 100);
     assert_true(has_warning(p, "100 memory operations"));
     assert_true(has_warning(p, "memory operations are off"));
     pk_profile_free(p);
@@ -588,7 +595,7 @@ static void sparse_ids_anywhere_in_uint32(void **state)
     assert_int_equal(value_at(p, "Scene", "onKey@11;Scene@50", "cpu"), 11);
     assert_int_equal(value_at(p, "Scene", "onKey@12", "cpu"), 22);
     assert_int_equal(value_at(p, "Scene", "onKey@11;Scene", "calls"), 4);
-    assert_true(value_at(p, "Scene", "onKey@11;Scene@50", "live-bytes") == UINT32_MAX);
+    assert_true(value_at(p, "Scene", "onKey@11;Scene@50", "inuse_space") == UINT32_MAX);
     assert_int_equal(pk_warning_count(p), 0);
     pk_profile_free(p);
     tb_free(&b);
@@ -843,7 +850,7 @@ static void clean_cut_between_entries_is_a_warning(void **state)
     e_memory(&b, true, 1, 0, 1, 0x10, 8);
     pk_profile *p = read_ok(&b, false);
     assert_int_equal(total(p, "cpu"), 42);
-    assert_int_equal(total(p, "live-bytes"), 8);
+    assert_int_equal(total(p, "inuse_space"), 8);
     assert_true(has_warning(p, "truncated stream: no end marker"));
     pk_profile_free(p);
     tb_free(&b);
@@ -898,7 +905,7 @@ static void every_truncation_point(void **state)
                 pk_profile *q = read_ok(&before, false);
                 assert_int_equal(total(s, "cpu"), total(q, "cpu"));
                 assert_int_equal(total(s, "calls"), total(q, "calls"));
-                assert_int_equal(total(s, "live-bytes"), total(q, "live-bytes"));
+                assert_int_equal(total(s, "inuse_space"), total(q, "inuse_space"));
                 assert_int_equal(pk_memory_event_count(s), pk_memory_event_count(q));
                 pk_profile_free(q);
                 pk_profile_free(s);
@@ -1062,7 +1069,7 @@ static void writer_takes_any_profile(void **state)
     assert_int_equal(value_at(q, "worker", "alpha@12;beta;x", "cpu"), 1); /* line lost */
     assert_int_equal(value_at(q, "worker", "<unknown>", "cpu"), 2);
     assert_int_equal(value_at(q, "worker", "alpha@12", "cpu"), (int64_t)UINT32_MAX * 3 + 5);
-    assert_int_equal(total(q, "live-bytes"), 64);
+    assert_int_equal(total(q, "inuse_space"), 64);
     assert_int_equal(pk_memory_event_count(q), 3);
     pk_memory_event ev;
     tm_memory_event_at(q, 2, &ev);

@@ -91,9 +91,10 @@ typedef struct recipe {
     uint64_t event_type;      /* the second event's type: 20 is jdk.ExecutionSample */
     bool empty_struct_nest;   /* types whose values take no bytes, nested 30 deep, two each */
     bool extreme_times;       /* start times at the int64 limits */
+    bool tlab;                /* the second event a jdk.ObjectAllocationInNewTLAB (type 21) */
 } recipe;
 
-static const recipe good = {3, 1, 2, 20, false, false};
+static const recipe good = {3, 1, 2, 20, false, false, false};
 
 enum { STRINGS = 128 };
 static char meta_strings[STRINGS][32];
@@ -197,6 +198,10 @@ static buf build(const recipe *r)
         CLASS(20, "jdk.ExecutionSample", {"startTime", 1, false, false},
               {"sampledThread", 4, true, false}, {"stackTrace", 10, true, false});
     }
+    if (r->tlab)
+        CLASS(21, "jdk.ObjectAllocationInNewTLAB", {"startTime", 1, false, false},
+              {"eventThread", 4, true, false}, {"stackTrace", 10, true, false},
+              {"objectClass", 6, true, false}, {"allocationSize", 1, false, false});
 #undef CLASS
     buf meta = {0};
     put_varint(&meta, 0); /* type: metadata */
@@ -290,6 +295,10 @@ static buf build(const recipe *r)
         put_varint(&ev, r->extreme_times ? (uint64_t)INT64_MAX + (uint64_t)e : 1000 + (uint64_t)e);
         put_varint(&ev, 1);
         put_varint(&ev, r->stack_key); /* a nest, when there is one, takes no bytes */
+        if (e == 1 && r->tlab) {
+            put_varint(&ev, 1);    /* objectClass: pkg/Busy */
+            put_varint(&ev, 4096); /* allocationSize */
+        }
         put_event(&chunk, &ev);
         free(ev.data);
     }
@@ -459,6 +468,38 @@ static void test_good(void **state)
     free(b.data);
 }
 
+/* A TLAB allocation: the memory vocabulary's allocated bytes and objects (memory-values.md),
+ * found by their former names too; the allocated class is the leaf. */
+static void test_tlab_allocation(void **state)
+{
+    (void)state;
+    recipe r = good;
+    r.event_type = 21;
+    r.tlab = true;
+    buf b = build(&r);
+    write_seed("tlab.jfr", &b);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(b.data, b.size, false, &p, &err), PK_OK);
+    uint32_t space = pk_value_find(p, "alloc_space"), objects = pk_value_find(p, "alloc_objects");
+    assert_int_not_equal(space, PK_NONE);
+    assert_int_not_equal(objects, PK_NONE);
+    assert_string_equal(pk_str(p, pk_value_type_at(p, space)->unit), "bytes");
+    assert_string_equal(pk_str(p, pk_value_type_at(p, objects)->unit), "count");
+    assert_int_equal(pk_value_total(p, space), 4096);
+    assert_int_equal(pk_value_total(p, objects), 1);
+    assert_int_equal(pk_value_lookup(p, "alloc-bytes"), space);
+    assert_int_equal(pk_value_lookup(p, "alloc-objects"), objects);
+    bool class_leaf = false;
+    for (size_t row = 0; row < pk_sample_count(p); row++)
+        if (pk_sample_values(p, row)[space] == 4096)
+            class_leaf = strcmp(pk_frame_name(p, pk_stack_leaf(p, pk_sample_stack(p, row))),
+                                "pkg.Busy") == 0;
+    assert_true(class_leaf);
+    pk_profile_free(p);
+    free(b.data);
+}
+
 /* Ticks at the int64 limits: times saturate, no overflow (the sanitizer build checks). */
 static void test_extreme_times(void **state)
 {
@@ -620,6 +661,7 @@ int main(void)
         cmocka_unit_test(test_string_encodings),
         cmocka_unit_test(test_good),
         cmocka_unit_test(test_extreme_times),
+        cmocka_unit_test(test_tlab_allocation),
         cmocka_unit_test(test_dangling_reference),
         cmocka_unit_test(test_undescribed_types),
         cmocka_unit_test(test_empty_struct_nest),

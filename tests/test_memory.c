@@ -124,12 +124,39 @@ static void live_values_add_what_was_not_freed(void **state)
     pk_profile *p = events_profile(false, &main_thread, &worker, &a, &b);
     uint32_t bytes = pk_add_value_type(p, "live-bytes", "bytes");
     uint32_t count = pk_add_value_type(p, "live-allocs", "count");
+    uint64_t orders = pk_event_order_count(p);
     assert_int_equal(pk_memory_add_live_values(p, bytes, count), PK_OK);
     assert_int_equal(pk_value_total(p, bytes), 107);
     assert_int_equal(pk_value_total(p, count), 2);
+    /* One position in the stream per allocation, its count or not: untimed samples spread the
+     * same whether a reader counts the live objects too. */
+    assert_int_equal(pk_event_order_count(p), orders + 2);
     /* Rows in the order of the sites' first allocations. */
     assert_int_equal(pk_sample_thread(p, 0), main_thread);
     assert_int_equal(pk_sample_thread(p, 1), worker);
+    pk_profile_free(p);
+}
+
+/* The names memory values had before the vocabulary still find them where a user names a
+ * value (pk_value_lookup, the command's --value); a value of that very name comes first. */
+static void former_memory_value_names_find_the_vocabulary(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    uint32_t alloc_space = pk_add_value_type(p, "alloc_space", "bytes");
+    uint32_t alloc_objects = pk_add_value_type(p, "alloc_objects", "count");
+    uint32_t inuse_space = pk_add_value_type(p, "inuse_space", "bytes");
+    assert_int_equal(pk_value_lookup(p, "alloc-bytes"), alloc_space);
+    assert_int_equal(pk_value_lookup(p, "allocs"), alloc_objects);
+    assert_int_equal(pk_value_lookup(p, "alloc-objects"), alloc_objects);
+    assert_int_equal(pk_value_lookup(p, "live-bytes"), inuse_space);
+    assert_int_equal(pk_value_lookup(p, "inuse_space"), inuse_space);
+    assert_int_equal(pk_value_lookup(p, "live-objects"), PK_NONE);
+    assert_int_equal(pk_value_lookup(p, "inuse_objects"), PK_NONE);
+    /* pk_value_find matches exact names only */
+    assert_int_equal(pk_value_find(p, "live-bytes"), PK_NONE);
+    uint32_t own = pk_add_value_type(p, "live-bytes", "bytes");
+    assert_int_equal(pk_value_lookup(p, "live-bytes"), own);
     pk_profile_free(p);
 }
 
@@ -390,6 +417,7 @@ int main(void)
         cmocka_unit_test(sites_sum_allocations_and_their_frees),
         cmocka_unit_test(events_read_back_in_order),
         cmocka_unit_test(live_values_add_what_was_not_freed),
+        cmocka_unit_test(former_memory_value_names_find_the_vocabulary),
         cmocka_unit_test(sums_only_profile_has_no_events_to_read_but_copies_its_sums),
         cmocka_unit_test(big_sizes_and_displaced_blocks_keep_their_sizes),
         cmocka_unit_test(live_values_saturate_as_block_by_block),

@@ -192,6 +192,11 @@ PK_API size_t pk_value_type_count(const pk_profile *p);
 PK_API const pk_value_type *pk_value_type_at(const pk_profile *p, uint32_t index);
 /* Index of the value type called name, or PK_NONE. */
 PK_API uint32_t pk_value_find(const pk_profile *p, const char *name);
+/* The value type called name, else the one name stood for before memory values took one
+ * vocabulary in 0.2.0 (alloc-bytes: alloc_space, allocs and alloc-objects: alloc_objects,
+ * live-bytes: inuse_space; docs/formats/memory-values.md), else PK_NONE. What a user's choice
+ * of value (the command's --value) is looked up with; pk_value_find matches exact names only. */
+PK_API uint32_t pk_value_lookup(const pk_profile *p, const char *name);
 PK_API void pk_set_default_value(pk_profile *p, uint32_t index);
 PK_API uint32_t pk_default_value(const pk_profile *p); /* 0 unless set */
 

@@ -556,7 +556,7 @@ uint32_t cli_pick_value(const pk_profile *p, const char *name, const char *path)
     }
     if (!name)
         return pk_default_value(p);
-    uint32_t v = pk_value_find(p, name);
+    uint32_t v = pk_value_lookup(p, name);
     if (v != PK_NONE)
         return v;
     fprintf(stderr, "profkit: %s: no value '%s'; this profile has:", path, name);

@@ -450,8 +450,10 @@ pk_status pk_memory_add_live_values(pk_profile *p, uint32_t value, uint32_t coun
         sums[i].bytes = add_u64_saturating(sums[i].bytes, m->displaced[i].bytes);
         sums[i].count += m->displaced[i].count;
     }
-    /* Every allocation takes its positions in the stream, as when they were added one by one. */
-    uint64_t next_order = p->next_order + m->live_count * (count_value != PK_NONE ? 2u : 1u);
+    /* Every allocation takes one position in the stream, its bytes and its count one sample as
+     * when they were added one by one; the count takes none of its own, so that a profile's
+     * untimed samples spread the same with or without it. */
+    uint64_t next_order = p->next_order + m->live_count;
     pk_status st = PK_OK;
     for (size_t i = 0; i < m->site_count && st == PK_OK; i++) {
         if (!sums[i].count)

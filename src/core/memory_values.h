@@ -34,12 +34,20 @@ typedef struct pk_memory_values {
     uint32_t alloc_objects, alloc_space, inuse_objects, inuse_space, peak_space;
 } pk_memory_values;
 
-/* Finds them by name (any unit); true when the profile has in-use or allocated bytes. */
+/* Finds them by name (any unit); true when the profile has in-use bytes, what a leak report
+ * and retained memory need: allocated bytes alone (a JFR recording's TLAB events) say nothing
+ * of what was freed, and are not read as memory that was all freed. */
 bool pk_memory_values_find(const pk_profile *p, pk_memory_values *out);
 
 /* Declares alloc_objects and alloc_space (when with_alloc), then inuse_objects and inuse_space,
  * in that order (Go's, whose default is the last), into *out; false when memory runs out or
  * the profile has no room for more values. */
 bool pk_memory_values_declare(pk_profile *p, bool with_alloc, pk_memory_values *out);
+
+/* The vocabulary's name of a value a reader called something else before 0.2.0 (the .bsprof
+ * reader's alloc-bytes, allocs and live-bytes, the JFR reader's alloc-bytes and alloc-objects),
+ * NULL for any other name: what pk_value_lookup accepts for them, so that command lines written
+ * for those names keep working. */
+const char *pk_memory_value_renamed(const char *former_name);
 
 #endif

@@ -9,6 +9,7 @@
 #include "core/arith.h"
 #include "core/array.h"
 #include "core/distinct.h"
+#include "core/memory_values.h"
 #include "core/profile_internal.h"
 
 pk_profile *pk_profile_new(void)
@@ -165,6 +166,13 @@ uint32_t pk_value_find(const pk_profile *p, const char *name)
             return i;
     }
     return PK_NONE;
+}
+
+uint32_t pk_value_lookup(const pk_profile *p, const char *name)
+{
+    uint32_t v = pk_value_find(p, name);
+    const char *renamed = v == PK_NONE ? pk_memory_value_renamed(name) : NULL;
+    return renamed ? pk_value_find(p, renamed) : v;
 }
 
 void pk_set_default_value(pk_profile *p, uint32_t index)

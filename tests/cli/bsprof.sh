@@ -34,7 +34,8 @@ info = json.load(open(sys.argv[1]))
 assert info["format"] == "bsprof", info["format"]
 names = [(v["name"], v["unit"]) for v in info["values"]]
 assert names == [("cpu", "operations"), ("wall", "wall-units"), ("calls", "count"),
-                 ("alloc-bytes", "bytes"), ("allocs", "count"), ("live-bytes", "bytes")], names
+                 ("alloc_space", "bytes"), ("alloc_objects", "count"), ("inuse_space", "bytes"),
+                 ("inuse_objects", "count")], names
 threads = [t["name"] for t in info["threads"]]
 assert threads[:4] == ["main", "HomeScene", "ContentTask", "VideoPlayer"], threads
 assert threads.count("RowListItem") == 6, threads
@@ -45,7 +46,7 @@ assert info["warnings"] == [], info["warnings"]
 EOF
 
 # ---- folded stacks: every value, totals as info reports them --------------------------------------
-for value in cpu wall calls alloc-bytes allocs live-bytes; do
+for value in cpu wall calls alloc_space alloc_objects inuse_space inuse_objects; do
     expect_status 0 "$PROFKIT" convert channel.bsprof --to folded --value "$value"
     expect_eq "$(printf '%s\n' "$OUT" | folded_sum)" "$(json_total info.json "$value")" "folded $value total"
     CHECKS=$((CHECKS + 1))
@@ -57,7 +58,22 @@ expect_contains "$OUT" "Main;RunEventLoop;HandleRoUrlEvent;ParseJsonSafe " "fold
 expect_status 0 "$PROFKIT" convert channel.bsprof --to folded --with-threads
 expect_contains "$OUT" "VideoPlayer;onPositionChange;UpdateProgressBar" "--with-threads"
 expect_status 2 "$PROFKIT" convert channel.bsprof --to folded --value bogus
-expect_contains "$ERR" "cpu wall calls alloc-bytes allocs live-bytes" "unknown --value lists the values"
+expect_contains "$ERR" "cpu wall calls alloc_space alloc_objects inuse_space inuse_objects" "unknown --value lists the values"
+# The names of the memory values before 0.2.0 still select them (docs/formats/memory-values.md).
+for former in alloc-bytes:alloc_space allocs:alloc_objects live-bytes:inuse_space; do
+    expect_status 0 "$PROFKIT" convert channel.bsprof --to folded --value "${former%%:*}"
+    printf '%s\n' "$OUT" | sort > former.folded
+    expect_status 0 "$PROFKIT" convert channel.bsprof --to folded --value "${former#*:}"
+    CHECKS=$((CHECKS + 1))
+    printf '%s\n' "$OUT" | sort | cmp -s - former.folded ||
+        fail "--value ${former%%:*} is not ${former#*:}"
+    expect_status 0 "$PROFKIT" report channel.bsprof --value "${former%%:*}" --top 3
+    expect_contains "$OUT" "${former#*:} (" "report --value ${former%%:*} reports ${former#*:}"
+done
+expect_status 0 "$PROFKIT" diff channel.bsprof channel.bsprof --value live-bytes
+expect_status 2 "$PROFKIT" convert channel.bsprof --to folded --value live-objects
+expect_contains "$ERR" "no value 'live-objects'; this profile has: cpu wall calls alloc_space" \
+    "a name that was never a value is still unknown"
 
 # ---- standard input, extension-free names, --from -----------------------------------------------
 CHECKS=$((CHECKS + 1))
@@ -71,13 +87,13 @@ expect_status 0 "$PROFKIT" convert channel.bsprof -o again.bsprof
 expect_file again.bsprof
 expect_status 0 "$PROFKIT" info --json again.bsprof
 printf '%s\n' "$OUT" > again.json
-for value in cpu wall calls alloc-bytes allocs live-bytes; do
+for value in cpu wall calls alloc_space alloc_objects inuse_space inuse_objects; do
     expect_eq "$(json_total again.json "$value")" "$(json_total info.json "$value")" "round trip $value"
 done
 CHECKS=$((CHECKS + 1))
-"$PROFKIT" convert again.bsprof --to folded --value live-bytes | sort > a.folded
-"$PROFKIT" convert channel.bsprof --to folded --value live-bytes | sort > b.folded
-cmp -s a.folded b.folded || fail "round trip changes live-bytes stacks"
+"$PROFKIT" convert again.bsprof --to folded --value inuse_space | sort > a.folded
+"$PROFKIT" convert channel.bsprof --to folded --value inuse_space | sort > b.folded
+cmp -s a.folded b.folded || fail "round trip changes inuse_space stacks"
 CHECKS=$((CHECKS + 1))
 "$PROFKIT" convert again.bsprof --to folded | sort | cmp -s - cpu.folded || fail "round trip changes cpu stacks"
 
@@ -99,7 +115,7 @@ assert weight(profile) == total["cpu"], (weight(profile), total["cpu"])
 assert weight(wall) == total["wall"], (weight(wall), total["wall"])
 allocated = sum(w for t in profile["threads"] if t.get("nativeAllocations")
                 for w in t["nativeAllocations"]["weight"] if w > 0)
-assert allocated == total["alloc-bytes"], (allocated, total["alloc-bytes"])
+assert allocated == total["alloc_space"], (allocated, total["alloc_space"])
 assert profile["meta"]["product"] == "Streamline TV", profile["meta"]["product"]
 EOF
 fi

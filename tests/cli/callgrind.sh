@@ -166,10 +166,10 @@ expect_eq "$(report_self written.callgrind --lines)" \
 # Every value is an event with its plain name (what callgrind_annotate and KCachegrind show);
 # times and sizes carry their unit in an `event: NAME : NAME (UNIT)` line, read back as the unit.
 expect_status 0 "$PROFKIT" convert "$SRC/examples/roku-channel.bsprof" --to callgrind -o roku.out
-expect_contains "$(cat roku.out)" "events: cpu wall calls alloc_bytes allocs live_bytes"
-expect_contains "$(cat roku.out)" "event: alloc_bytes : alloc_bytes (bytes)"
+expect_contains "$(cat roku.out)" "events: cpu wall calls alloc_space alloc_objects inuse_space inuse_objects"
+expect_contains "$(cat roku.out)" "event: alloc_space : alloc_space (bytes)"
 expect_status 0 "$PROFKIT" info roku.out
-expect_contains "$OUT" "alloc_bytes            bytes          total 1751624"
+expect_contains "$OUT" "alloc_space            bytes          total 1751624"
 expect_status 0 "$PROFKIT" convert xdebug.out --to callgrind -o xdebug-again.out
 expect_contains "$(cat xdebug-again.out)" "events: Time Memory"
 expect_contains "$(cat xdebug-again.out)" "event: Time : Time (nanoseconds)"

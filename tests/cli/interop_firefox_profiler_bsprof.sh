@@ -149,7 +149,7 @@ print(want)' \
         expect_eq "$(json_get '[c["graph"][-1] for c in d["counters"]]')" \
             "[$(printf '%s' "$INFO" | python3 -c '
 import json, sys
-print([v["total"] for v in json.load(sys.stdin)["values"] if v["name"] == "live-bytes"][0])')]" \
+print([v["total"] for v in json.load(sys.stdin)["values"] if v["name"] == "inuse_space"][0])')]" \
             "example live bytes at the end"
     fi
 else

@@ -181,6 +181,15 @@ if "$PROFKIT" formats | grep -q '^bsprof .*read' && [ -f "$ROKU" ]; then
         "roku: per-function calls"
     expect_eq "$(pprof_functions roku.pb.gz cpu | sed 's/operations//g')" \
         "$(profkit_functions "$ROKU" cpu)" "roku: per-function cpu"
+    # The memory values carry Go's heap sample type names (docs/formats/memory-values.md), so
+    # that -sample_index selects them; -unit=B shows every total as a plain number.
+    for value in alloc_objects alloc_space inuse_objects inuse_space; do
+        go tool pprof -top -unit=B -symbolize=none -sample_index=$value roku.pb.gz \
+            > "top.$value" 2>/dev/null
+        expect_contains "$(cat "top.$value")" "Type: $value" "roku: -sample_index=$value selects it"
+        expect_eq "$(sed -n 's/.* of \([0-9]*\)B total.*/\1/p' "top.$value" | head -1)" \
+            "$(profkit_total "$ROKU" $value)" "roku: $value total in go tool pprof"
+    done
 else
     echo "note: no bsprof reader or example in this build; the Roku checks were not run"
 fi

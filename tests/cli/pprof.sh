@@ -42,10 +42,16 @@ if "$PROFKIT" formats | grep -q '^bsprof .*read' && [ -f "$ROKU" ]; then
     expect_status 0 "$PROFKIT" info roku.pb.gz
     expect_contains "$OUT" "product                  Streamline TV" "roku: product kept"
     expect_contains "$OUT" "VideoPlayer" "roku: threads kept"
-    for value in cpu calls alloc-bytes; do
+    for value in cpu calls alloc_space inuse_space inuse_objects; do
         expect_eq "$(profkit_total roku.pb.gz $value)" "$(profkit_total "$ROKU" $value)" \
             "roku: $value total after conversion"
     done
+    # The memory events are not in pprof, but the values by stack are the vocabulary's: the
+    # leak report of the pprof file has the totals of the channel's own.
+    expect_status 0 "$PROFKIT" report "$ROKU" --memory
+    CHANNEL_MEMORY=$(printf '%s\n' "$OUT" | head -2)
+    expect_status 0 "$PROFKIT" report roku.pb.gz --memory
+    expect_eq "$(printf '%s\n' "$OUT" | head -2)" "$CHANNEL_MEMORY" "roku: leak report from pprof"
 else
     echo "note: no bsprof reader or example in this build; the Roku checks were not run"
 fi

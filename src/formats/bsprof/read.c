@@ -9,8 +9,9 @@
  *   CPU, memory entry -> with a line offset, the path element's stack with a leaf frame at
  *                        line = path line + offset - 1; without one, the path element's stack
  *   call count        -> the path element's stack
- * Values: cpu (operations), wall (raw units: the file never says which), calls, alloc-bytes and
- * allocs (summed per stack from the memory operations), live-bytes (allocations never freed).
+ * Values: cpu (operations), wall (raw units: the file never says which), calls, then memory in
+ * the vocabulary of core/memory_values.h: alloc_space and alloc_objects (summed per stack from
+ * the memory operations), inuse_space and inuse_objects (the allocations never freed).
  *
  * IDs are sparse uint32 keys: every table is a hash map. A stack is computed when its path
  * element is defined, so a sample never walks a caller chain and looping chains cannot hang the
@@ -24,15 +25,19 @@
 
 #include "core/array.h"
 #include "core/hashmap.h"
+#include "core/memory_values.h"
 #include "core/process_names.h"
 #include "formats/bsprof/bsprof.h"
 #include "formats/formats.h"
 
-enum bs_value { BS_V_CPU, BS_V_WALL, BS_V_CALLS, BS_V_ALLOC_BYTES, BS_V_ALLOCS, BS_V_LIVE_BYTES,
-                BS_VALUE_COUNT };
+/* The memory values in the vocabulary of core/memory_values.h, after the three the file has
+ * always given (this order keeps their positions since before memory values had one name). */
+enum bs_value { BS_V_CPU, BS_V_WALL, BS_V_CALLS, BS_V_ALLOC_SPACE, BS_V_ALLOC_OBJECTS,
+                BS_V_INUSE_SPACE, BS_V_INUSE_OBJECTS, BS_VALUE_COUNT };
 static const char *const bs_value_names[BS_VALUE_COUNT][2] = {
     {"cpu", "operations"}, {"wall", "wall-units"}, {"calls", "count"},
-    {"alloc-bytes", "bytes"}, {"allocs", "count"}, {"live-bytes", "bytes"}};
+    {PK_MEMORY_ALLOC_SPACE, PK_MEMORY_SPACE_UNIT}, {PK_MEMORY_ALLOC_OBJECTS, PK_MEMORY_OBJECTS_UNIT},
+    {PK_MEMORY_INUSE_SPACE, PK_MEMORY_SPACE_UNIT}, {PK_MEMORY_INUSE_OBJECTS, PK_MEMORY_OBJECTS_UNIT}};
 
 static int64_t bs_ms_to_ns(uint64_t ms)
 {
@@ -1076,13 +1081,14 @@ static pk_status bs_flush(bs_reader *r, pk_error *err)
         values[r->values[BS_V_CPU]] = bs_saturate(acc->cpu);
         values[r->values[BS_V_WALL]] = bs_saturate(acc->wall);
         values[r->values[BS_V_CALLS]] = bs_saturate(acc->calls);
-        values[r->values[BS_V_ALLOC_BYTES]] = bs_saturate(acc->alloc_bytes);
-        values[r->values[BS_V_ALLOCS]] = bs_saturate(acc->allocs);
+        values[r->values[BS_V_ALLOC_SPACE]] = bs_saturate(acc->alloc_bytes);
+        values[r->values[BS_V_ALLOC_OBJECTS]] = bs_saturate(acc->allocs);
         pk_status st = pk_add_sample(r->p, acc->thread, acc->stack, values);
         if (st != PK_OK)
             return pk_error_set(err, st, PK_NO_OFFSET, "cannot record samples");
     }
-    pk_status st = pk_memory_add_live_values(r->p, r->values[BS_V_LIVE_BYTES], PK_NONE);
+    pk_status st = pk_memory_add_live_values(r->p, r->values[BS_V_INUSE_SPACE],
+                                             r->values[BS_V_INUSE_OBJECTS]);
     if (st != PK_OK)
         return pk_error_set(err, st, PK_NO_OFFSET, "cannot compute live memory");
     return PK_OK;

@@ -9,6 +9,7 @@
 
 #include "core/damage.h"
 #include "core/input.h"
+#include "core/memory_values.h"
 #include "formats/jfr/jfr.h"
 #include "profkit/timeline.h"
 
@@ -30,12 +31,17 @@ typedef struct jfr_event_kind {
     bool second_is_count;  /* also counts objects in the next kind's value */
 } jfr_event_kind;
 
+/* The TLAB events measure every allocation: alloc_space and alloc_objects of the memory
+ * vocabulary (core/memory_values.h). jdk.ObjectAllocationSample's weight is a throttled
+ * sampler's estimate of the bytes allocated since the thread's last sample, kept apart as
+ * alloc-sampled-bytes: a recording may hold both kinds, which summed together would count the
+ * same allocations twice. */
 static const jfr_event_kind jfr_kinds[] = {
     {"jdk.ExecutionSample", "sampledThread", "cpu-samples", "count", WEIGHT_COUNT, NULL, false, false},
     {"jdk.NativeMethodSample", "sampledThread", "native-samples", "count", WEIGHT_COUNT, NULL, false, false},
     {"jdk.ObjectAllocationSample", "eventThread", "alloc-sampled-bytes", "bytes", WEIGHT_FIELD, "weight", true, false},
-    {"jdk.ObjectAllocationInNewTLAB", "eventThread", "alloc-bytes", "bytes", WEIGHT_FIELD, "allocationSize", true, true},
-    {"jdk.ObjectAllocationOutsideTLAB", "eventThread", "alloc-bytes", "bytes", WEIGHT_FIELD, "allocationSize", true, true},
+    {"jdk.ObjectAllocationInNewTLAB", "eventThread", PK_MEMORY_ALLOC_SPACE, PK_MEMORY_SPACE_UNIT, WEIGHT_FIELD, "allocationSize", true, true},
+    {"jdk.ObjectAllocationOutsideTLAB", "eventThread", PK_MEMORY_ALLOC_SPACE, PK_MEMORY_SPACE_UNIT, WEIGHT_FIELD, "allocationSize", true, true},
     {"jdk.JavaMonitorEnter", "eventThread", "lock-wait", "nanoseconds", WEIGHT_DURATION, NULL, false, false},
     {"jdk.ThreadPark", "eventThread", "park", "nanoseconds", WEIGHT_DURATION, NULL, false, false},
 };
@@ -463,7 +469,7 @@ static pk_status read_event(jfr_reader *r, size_t k, jfr_cursor *cur)
     if (value == PK_NONE)
         return nomem(r);
     if (jfr_kinds[k].second_is_count && r->objects_value == PK_NONE &&
-        (r->objects_value = pk_add_value_type(r->p, "alloc-objects", "count")) == PK_NONE)
+        (r->objects_value = pk_add_value_type(r->p, PK_MEMORY_ALLOC_OBJECTS, PK_MEMORY_OBJECTS_UNIT)) == PK_NONE)
         return nomem(r);
     int64_t values[PK_MAX_VALUES] = {0};
     int64_t duration = 0;
