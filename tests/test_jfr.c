@@ -389,6 +389,50 @@ static void test_integers(void **state)
     assert_false(decode(two, 1, &v, &used));
 }
 
+/* An array of structs made only of integers and keys (a stack trace's frames) is skipped as one
+ * run of integers: it ends where the walk through every field ends, and cut anywhere it fails. */
+static void test_integer_struct_array(void **state)
+{
+    (void)state;
+    const uint8_t bytes[] = {
+        0x02,                                                 /* two frames */
+        0x05, 0x85, 0x80, 0x80, 0x00, 0x7f,                   /* a small, a padded, a 1-byte */
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* nine bytes, the last whole */
+        0x80, 0x01, 0x00,                                     /* two bytes, then one */
+        0x2a};                                                /* what follows the array */
+    jfr_field frame_fields[3] = {{"method", 0, true, false},
+                                 {"line", 0, false, false},
+                                 {"type", 0, true, false}};
+    jfr_type types[2] = {{.id = 1, .name = "long", .kind = JFR_KIND_INTEGER},
+                         {.id = 2, .name = "frame", .kind = JFR_KIND_STRUCT,
+                          .fields = frame_fields, .field_count = 3}};
+    jfr_chunk c = {0};
+    c.data = bytes;
+    c.size = sizeof bytes;
+    c.types = types;
+    c.type_count = 2;
+    const jfr_field frames = {"frames", 1, false, true};
+    const jfr_field keys = {"keys", 0, true, true};
+    /* 0: walked field by field; 3: skipped as a run */
+    for (uint32_t varints = 0; varints <= 3; varints += 3) {
+        types[1].varints = varints;
+        uint64_t v;
+        jfr_cursor cur = {&c, 0, sizeof bytes};
+        assert_true(jfr_read_field(&cur, &frames, &v));
+        assert_int_equal(v, 0);
+        assert_int_equal(cur.pos, sizeof bytes - 1);
+        for (size_t n = 0; n < sizeof bytes - 1; n++) {
+            jfr_cursor cut = {&c, 0, n};
+            assert_false(jfr_read_field(&cut, &frames, &v));
+        }
+    }
+    /* an array of keys: two of them, then the rest is not the array's */
+    jfr_cursor cur = {&c, 0, sizeof bytes};
+    uint64_t v;
+    assert_true(jfr_read_field(&cur, &keys, &v));
+    assert_int_equal(cur.pos, 1 + 1 + 4);
+}
+
 /* Every encoding of the thread's name reads to the same text. */
 static void test_string_encodings(void **state)
 {
@@ -657,6 +701,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_integers),
+        cmocka_unit_test(test_integer_struct_array),
         cmocka_unit_test(test_string_codec),
         cmocka_unit_test(test_string_encodings),
         cmocka_unit_test(test_good),

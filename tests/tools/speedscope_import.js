@@ -67,6 +67,9 @@ const sandbox = {
   addEventListener() {},
   matchMedia: () => ({ matches: false, addEventListener() {}, addListener() {} }),
   localStorage: { getItem: () => null, setItem() {} },
+  // The JFR importer loads its WebAssembly decoder (jfrview) by fetching a file next to the
+  // bundle: handed the file's bytes, wasm-bindgen's loader instantiates them directly.
+  fetch: async (url) => fs.readFileSync(path.join(release, path.basename(String(url)))),
 };
 sandbox.window = sandbox;
 sandbox.self = sandbox;

@@ -62,20 +62,48 @@ bool jfr_read_byte(jfr_cursor *cur, uint8_t *value)
 
 bool jfr_read_u64(jfr_cursor *cur, uint64_t *value)
 {
+    /* seven bits a byte while the top bit is set, the ninth byte whole; cut short, the cursor
+     * is left at its end */
+    const uint8_t *b = cur->chunk->data + cur->pos;
+    size_t left = cur->end - cur->pos;
     uint64_t v = 0;
-    for (int i = 0; i < 9; i++) {
-        uint8_t b;
-        if (!jfr_read_byte(cur, &b))
+    for (size_t i = 0; i < 9; i++) {
+        if (i >= left) {
+            cur->pos = cur->end;
             return false;
+        }
         if (i == 8) {
-            v |= (uint64_t)b << 56;
+            v |= (uint64_t)b[i] << 56;
+            cur->pos += 9;
             break;
         }
-        v |= (uint64_t)(b & 0x7f) << (7 * i);
-        if (!(b & 0x80))
+        v |= (uint64_t)(b[i] & 0x7f) << (7 * i);
+        if (!(b[i] & 0x80)) {
+            cur->pos += i + 1;
             break;
+        }
     }
     *value = v;
+    return true;
+}
+
+/* Skips n compressed integers (as jfr_read_u64 reads them) without decoding them. */
+static bool skip_varints(jfr_cursor *cur, uint64_t n)
+{
+    const uint8_t *data = cur->chunk->data;
+    size_t pos = cur->pos, end = cur->end;
+    for (uint64_t k = 0; k < n; k++) {
+        size_t last = pos + 8; /* the ninth byte ends an integer whatever its top bit */
+        for (;;) {
+            if (pos >= end) {
+                cur->pos = end;
+                return false;
+            }
+            if (!(data[pos++] & 0x80) || pos > last)
+                break;
+        }
+    }
+    cur->pos = pos;
     return true;
 }
 
@@ -260,6 +288,14 @@ static bool skip_fields(jfr_cursor *cur, uint32_t type, int depth)
             uint64_t n = 1;
             if (f->array && !read_count(cur, &n))
                 return false;
+            /* keys, or structs of integers: one run of integers */
+            uint64_t per_item = f->constant_pool ? 1
+                                : depth < JFR_MAX_DEPTH ? cur->chunk->types[f->type].varints : 0;
+            if (per_item) {
+                if (n > UINT64_MAX / per_item || !skip_varints(cur, n * per_item))
+                    return false;
+                continue;
+            }
             for (uint64_t k = 0; k < n; k++)
                 if (f->constant_pool ? !jfr_read_u64(cur, &ignored)
                                      : !skip_value(cur, f->type, depth + 1))
@@ -291,7 +327,11 @@ static bool skip_value(jfr_cursor *cur, uint32_t type, int depth)
         /* nothing to skip: nested structs of nothing would otherwise be visited 2^depth times */
         if (cur->chunk->types[type].empty)
             return true;
-        return depth <= JFR_MAX_DEPTH && skip_fields(cur, type, depth);
+        if (depth > JFR_MAX_DEPTH)
+            return false;
+        if (cur->chunk->types[type].varints)
+            return skip_varints(cur, cur->chunk->types[type].varints);
+        return skip_fields(cur, type, depth);
     }
     return false;
 }
@@ -301,11 +341,16 @@ bool jfr_read_field(jfr_cursor *cur, const jfr_field *f, uint64_t *value)
     uint8_t b;
     *value = cur->pos;
     if (f->array) {
-        uint64_t n, ignored;
+        uint64_t n;
         if (!read_count(cur, &n))
             return false;
+        /* an array of keys or of structs of integers (a stack trace's frames): one run */
+        const jfr_type *t = &cur->chunk->types[f->type];
+        uint64_t per_item = f->constant_pool ? 1 : t->varints;
+        if (per_item)
+            return n <= UINT64_MAX / per_item && skip_varints(cur, n * per_item);
         for (uint64_t k = 0; k < n; k++)
-            if (f->constant_pool ? !jfr_read_u64(cur, &ignored) : !skip_value(cur, f->type, 1))
+            if (!skip_value(cur, f->type, 1))
                 return false;
         return true;
     }
@@ -527,6 +572,29 @@ static void mark_empty_types(jfr_chunk *c)
     }
 }
 
+/* Counts the compressed integers of the structs made of nothing else (single integers,
+ * constant-pool keys, structs of no bytes): a stack frame, for one, is skipped as a run of them
+ * without a walk through its fields. 0 for every other type. */
+static void count_varints(jfr_chunk *c)
+{
+    for (uint32_t i = 0; i < c->type_count; i++) {
+        jfr_type *t = &c->types[i];
+        uint32_t n = 0;
+        bool flat = t->kind == JFR_KIND_STRUCT && !t->empty;
+        for (uint32_t k = 0; flat && k < t->field_count; k++) {
+            const jfr_field *f = &t->fields[k];
+            const jfr_type *ft = &c->types[f->type];
+            if (f->array)
+                flat = false;
+            else if (f->constant_pool || ft->kind == JFR_KIND_INTEGER)
+                n++;
+            else if (!(ft->kind == JFR_KIND_STRUCT && ft->empty))
+                flat = false;
+        }
+        t->varints = flat ? n : 0;
+    }
+}
+
 static pk_status read_metadata(jfr_chunk *c, pk_error *err)
 {
     meta_reader m = {.c = c, .cur = {c, (size_t)c->metadata_offset, c->size}, .err = err};
@@ -605,8 +673,10 @@ static pk_status read_metadata(jfr_chunk *c, pk_error *err)
     if (status != PK_OK)
         for (uint32_t i = 0; i < c->type_count; i++)
             c->types[i].fields = NULL;
-    else
+    else {
         mark_empty_types(c);
+        count_varints(c);
+    }
     c->string_type = jfr_type_named(c, "java.lang.String");
     free(m.strings);
     free(m.field_type_ids);

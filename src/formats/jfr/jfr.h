@@ -46,6 +46,7 @@ typedef struct jfr_type {
     jfr_field *fields;
     uint32_t field_count;
     bool empty;         /* a struct whose values take no bytes (all its fields such structs) */
+    uint32_t varints;   /* a struct of compressed integers only: how many; 0 otherwise */
     pk_u64map pool;     /* constant pool: key -> index into the chunk's entry offsets */
     pk_u64map resolved; /* what the reader made of an entry: key -> its model index */
 } jfr_type;

@@ -416,6 +416,55 @@ static uint32_t value_of(jfr_reader *r, size_t k)
     return r->value_index[k];
 }
 
+/* The leaf frame of an allocated class (Class key), named as Java source writes it; resolved
+ * once a chunk, as allocation events name the same few classes again and again. */
+static pk_status class_frame(jfr_reader *r, uint64_t key, uint32_t *out)
+{
+    uint32_t *known =
+        r->l.klass != UINT32_MAX ? pk_u64map_find(&r->c->types[r->l.klass].resolved, key) : NULL;
+    if (known) {
+        *out = *known;
+        return PK_OK;
+    }
+    pk_status s = class_text(r, key, &r->text, &r->text_cap);
+    if (s != PK_OK)
+        return s;
+    /* an array class as Java source writes it: "[[I" is int[][], "[Lx.Y;" is x.Y[] */
+    static const char *const primitive[] = {"B", "byte", "C", "char", "D", "double",
+                                            "F", "float", "I", "int", "J", "long",
+                                            "S", "short", "Z", "boolean"};
+    size_t dims = strspn(r->text, "[");
+    const char *base = r->text + dims;
+    size_t base_len = strlen(base);
+    if (dims && base[0] == 'L' && base_len > 1 && base[base_len - 1] == ';') {
+        base++;
+        base_len -= 2;
+    } else if (dims && base_len == 1) {
+        for (size_t i = 0; i < sizeof primitive / sizeof primitive[0]; i += 2)
+            if (base[0] == primitive[i][0]) {
+                base = primitive[i + 1];
+                base_len = strlen(base);
+            }
+    }
+    if (!jfr_text_reserve(&r->name, &r->name_cap, base_len + dims * 2 + 1))
+        return nomem(r);
+    memmove(r->name, base, base_len);
+    for (size_t i = 0; i < dims; i++)
+        memcpy(r->name + base_len + 2 * i, "[]", 2);
+    pk_function f = {pk_intern(r->p, r->name, base_len + dims * 2), 0, 0, PK_NONE, 0, 0};
+    uint32_t fn = f.name == PK_NONE ? PK_NONE : pk_intern_function(r->p, &f);
+    pk_frame fr = {fn, 0, 0, PK_NONE, 0};
+    *out = fn == PK_NONE ? PK_NONE : pk_intern_frame(r->p, &fr);
+    if (*out == PK_NONE)
+        return nomem(r);
+    uint32_t *slot;
+    bool inserted;
+    /* class_text found the entry, so the type is described */
+    if (!pk_u64map_put(&r->c->types[r->l.klass].resolved, key, *out, &slot, &inserted))
+        return nomem(r);
+    return PK_OK;
+}
+
 static pk_status read_event(jfr_reader *r, size_t k, jfr_cursor *cur)
 {
     const jfr_layout *l = &r->l;
@@ -433,36 +482,11 @@ static pk_status read_event(jfr_reader *r, size_t k, jfr_cursor *cur)
     if (s != PK_OK)
         return s;
     if (jfr_kinds[k].class_leaf && l->object_class[k] >= 0 && v[l->object_class[k]]) {
-        s = class_text(r, v[l->object_class[k]], &r->text, &r->text_cap);
+        uint32_t frame = PK_NONE;
+        s = class_frame(r, v[l->object_class[k]], &frame);
         if (s != PK_OK)
             return s;
-        /* an array class as Java source writes it: "[[I" is int[][], "[Lx.Y;" is x.Y[] */
-        static const char *const primitive[] = {"B", "byte", "C", "char", "D", "double",
-                                                "F", "float", "I", "int", "J", "long",
-                                                "S", "short", "Z", "boolean"};
-        size_t dims = strspn(r->text, "[");
-        const char *base = r->text + dims;
-        size_t base_len = strlen(base);
-        if (dims && base[0] == 'L' && base_len > 1 && base[base_len - 1] == ';') {
-            base++;
-            base_len -= 2;
-        } else if (dims && base_len == 1) {
-            for (size_t i = 0; i < sizeof primitive / sizeof primitive[0]; i += 2)
-                if (base[0] == primitive[i][0]) {
-                    base = primitive[i + 1];
-                    base_len = strlen(base);
-                }
-        }
-        if (!jfr_text_reserve(&r->name, &r->name_cap, base_len + dims * 2 + 1))
-            return nomem(r);
-        memmove(r->name, base, base_len);
-        for (size_t i = 0; i < dims; i++)
-            memcpy(r->name + base_len + 2 * i, "[]", 2);
-        pk_function f = {pk_intern(r->p, r->name, base_len + dims * 2), 0, 0, PK_NONE, 0, 0};
-        uint32_t fn = f.name == PK_NONE ? PK_NONE : pk_intern_function(r->p, &f);
-        pk_frame fr = {fn, 0, 0, PK_NONE, 0};
-        uint32_t frame = fn == PK_NONE ? PK_NONE : pk_intern_frame(r->p, &fr);
-        if (frame == PK_NONE || (stack = pk_intern_stack(r->p, stack, frame)) == PK_NONE)
+        if ((stack = pk_intern_stack(r->p, stack, frame)) == PK_NONE)
             return nomem(r);
     }
     uint32_t value = value_of(r, k);
