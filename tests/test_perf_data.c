@@ -4,6 +4,7 @@
  * stacks. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,11 +17,14 @@
 #include "profkit/format.h"
 #include "profkit/profile.h"
 #include "profkit/symbolize.h"
+#include "profkit/timeline.h"
 
-/* A little-endian pipe-layout perf.data being made. */
+/* A pipe-layout perf.data being made, little-endian unless big (as a big-endian machine
+ * writes it: every field in its order, the attribute's bit fields from the top bit). */
 typedef struct maker {
     uint8_t bytes[4096];
     size_t len;
+    bool big;
 } maker;
 
 static void put(maker *m, const void *data, size_t n)
@@ -33,19 +37,35 @@ static void put(maker *m, const void *data, size_t n)
 static void put_u16(maker *m, uint16_t v)
 {
     uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+    if (m->big) {
+        uint8_t t = b[0];
+        b[0] = b[1];
+        b[1] = t;
+    }
     put(m, b, 2);
 }
 
 static void put_u32(maker *m, uint32_t v)
 {
-    put_u16(m, (uint16_t)v);
-    put_u16(m, (uint16_t)(v >> 16));
+    put_u16(m, (uint16_t)(m->big ? v >> 16 : v));
+    put_u16(m, (uint16_t)(m->big ? v : v >> 16));
 }
 
 static void put_u64(maker *m, uint64_t v)
 {
-    put_u32(m, (uint32_t)v);
-    put_u32(m, (uint32_t)(v >> 32));
+    put_u32(m, (uint32_t)(m->big ? v >> 32 : v));
+    put_u32(m, (uint32_t)(m->big ? v : v >> 32));
+}
+
+/* The attribute's flags word with the bit fields at the bits given in little-endian numbering. */
+static uint64_t attr_flags(const maker *m, uint64_t little)
+{
+    if (!m->big)
+        return little;
+    uint64_t reversed = 0;
+    for (unsigned bit = 0; bit < 64; bit++)
+        reversed |= (little >> bit & 1) << (63 - bit);
+    return reversed;
 }
 
 static void record_header(maker *m, uint32_t type, uint16_t misc, uint16_t size)
@@ -60,7 +80,7 @@ enum { IP = 1, TID = 2, TIME = 4, PERIOD = 256 };
 static void start(maker *m)
 {
     m->len = 0;
-    put(m, "PERFILE2", 8);
+    put(m, m->big ? "2ELIFREP" : "PERFILE2", 8);
     put_u64(m, 16);
     /* HEADER_ATTR: a cpu-clock attribute with its one id. */
     record_header(m, 64, 0, 8 + 64 + 8);
@@ -69,8 +89,8 @@ static void start(maker *m)
     put_u64(m, 0);  /* cpu-clock */
     put_u64(m, 1);  /* period */
     put_u64(m, IP | TID | TIME | PERIOD);
-    put_u64(m, 0);         /* read_format */
-    put_u64(m, 1u << 18);  /* sample_id_all */
+    put_u64(m, 0);                          /* read_format */
+    put_u64(m, attr_flags(m, 1u << 18));    /* sample_id_all */
     put_u64(m, 0);         /* wakeup, bp_type */
     put_u64(m, 0);         /* bp_addr */
     put_u64(m, 1);         /* id */
@@ -162,7 +182,7 @@ static const char *resource_at(const pk_profile *p, uint64_t address)
 static void test_mapping_written_after_its_sample(void **state)
 {
     (void)state;
-    maker m;
+    maker m = {.big = false};
     start(&m);
     comm(&m, 7, "prog", 10);
     sample(&m, 7, 0x5100, 200);
@@ -174,11 +194,44 @@ static void test_mapping_written_after_its_sample(void **state)
     pk_profile_free(p);
 }
 
+/* The same records written by a big-endian machine read as the little-endian ones: the thread,
+ * the times of the non-sample records (in their sample_id_all fields, which a bit field of the
+ * attribute announces: a mapping later than a sample stays out of it), the samples' times and
+ * weights. */
+static void test_big_endian_as_little(void **state)
+{
+    (void)state;
+    pk_profile *read[2];
+    for (int big = 0; big < 2; big++) {
+        maker m = {.big = big == 1};
+        start(&m);
+        comm(&m, 7, "prog", 10);
+        mmap_vdso(&m, 7, 0x5000, 300);
+        sample(&m, 7, 0x5100, 200);
+        finished_round(&m);
+        sample(&m, 7, 0x5200, 400);
+        read[big] = read_made(&m);
+    }
+    for (int big = 0; big < 2; big++) {
+        pk_profile *p = read[big];
+        assert_string_equal(resource_at(p, 0x5100), "");
+        assert_string_equal(resource_at(p, 0x5200), "[vdso]");
+        assert_int_equal(pk_thread_count(p), 1);
+        assert_string_equal(pk_str(p, pk_thread_at(p, 0)->name), "prog");
+        assert_int_equal(pk_sample_count(p), 2);
+        int64_t first, last;
+        assert_true(pk_timeline_bounds(p, &first, &last));
+        assert_true(first == 200 && last == 400);
+    }
+    pk_profile_free(read[0]);
+    pk_profile_free(read[1]);
+}
+
 /* A mapping later than a sample stays out of it, wherever it is written. */
 static void test_mapping_after_the_sample_in_time(void **state)
 {
     (void)state;
-    maker m;
+    maker m = {.big = false};
     start(&m);
     comm(&m, 7, "prog", 10);
     mmap_vdso(&m, 7, 0x5000, 300);
@@ -195,7 +248,7 @@ static void test_mapping_after_the_sample_in_time(void **state)
 static void test_untimed_records_at_once(void **state)
 {
     (void)state;
-    maker m;
+    maker m = {.big = false};
     start(&m);
     sample(&m, 7, 0x5100, 200);
     mmap_vdso(&m, 7, 0x5000, 0);
@@ -228,7 +281,7 @@ static size_t frames_at(const pk_profile *p, uint64_t address, const char *name,
 static void test_repeated_callchain_after_changes(void **state)
 {
     (void)state;
-    maker m;
+    maker m = {.big = false};
     start(&m);
     comm(&m, 7, "prog", 10);
     sample(&m, 7, 0x5100, 100);
@@ -253,7 +306,7 @@ static void test_anonymous_code_is_jit_code(void **state)
     (void)state;
     const char *const names[] = {"//anon", "[heap]", "[stack]", "/SYSV1"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        maker m;
+        maker m = {.big = false};
         start(&m);
         comm(&m, 7, "node", 10);
         mmap_named(&m, 7, 0x7000, names[i], 20);
@@ -348,7 +401,7 @@ static void test_lbr_call_stack(void **state)
     const uint64_t kernel = (uint64_t)-128, user = (uint64_t)-512;
     const uint64_t chain[] = {kernel, 0xffffffff81000010u, user, 0x5120};
     const uint64_t branches[][2] = {{0x5240, 0x5100}, {0x5330, 0x5200}, {0x5410, 0x5300}};
-    maker m;
+    maker m = {.big = false};
     start_lbr(&m);
     comm(&m, 7, "prog", 10);
     mmap_named(&m, 7, 0x5000, "prog", 20);
@@ -410,6 +463,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mapping_written_after_its_sample),
         cmocka_unit_test(test_mapping_after_the_sample_in_time),
+        cmocka_unit_test(test_big_endian_as_little),
         cmocka_unit_test(test_untimed_records_at_once),
         cmocka_unit_test(test_repeated_callchain_after_changes),
         cmocka_unit_test(test_anonymous_code_is_jit_code),

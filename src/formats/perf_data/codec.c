@@ -79,8 +79,15 @@ void pd_decode_attr(const uint8_t *d, size_t attr_size, bool big, pd_attr *a)
     a->sample_type = pd_u64(d + 24, big);
     a->read_format = pd_u64(d + 32, big);
     a->flags = pd_u64(d + 40, big);
-    /* The flags are bit fields, numbered from the least significant bit in the writer's
-     * order (perf swaps them when it reads the other order). */
+    /* The flags are bit fields: a little-endian ABI allocates them from the least significant
+     * bit, a big-endian one from the most significant, so a big-endian writer's field k is bit
+     * 63 - k (perf reverses the bits of each byte when it reads the other order). */
+    if (big) {
+        uint64_t reversed = 0;
+        for (unsigned bit = 0; bit < 64; bit++)
+            reversed |= (a->flags >> bit & 1) << (63 - bit);
+        a->flags = reversed;
+    }
     a->freq = a->flags >> 10 & 1;
     a->sample_id_all = a->flags >> 18 & 1;
     if (attr_size >= 80)
