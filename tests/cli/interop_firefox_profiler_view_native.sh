@@ -4,7 +4,8 @@
 # code's file offsets are not its virtual addresses, profiled with gperftools' libprofiler):
 # the Firefox Profiler's own code (profiler-cli's `function annotate`) shows a function's
 # instructions from /asm/v1, which match `objdump -d`, and its C source lines from /source/v1
-# (the file DWARF names).
+# (the file DWARF names); served with --no-symbols, the app names the functions itself through
+# /symbolicate/v5.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/profiler_cli.sh"
 require_tool curl "curl sends the API's requests"
@@ -127,6 +128,17 @@ print(f["function"], f["function_offset"], f["file"].endswith("/hot.c"), f["line
     expect_eq "$(json_get 'sum(l["selfSamples"] for l in d["srcAnnotation"]["lines"]) > 0')" "True" \
         "samples on multiply's lines"
     expect_eq "$(json_get 'd["warnings"]')" "[]" "no warnings"
+fi
+
+# The app's own symbolication: a profile served with --no-symbols says it is not symbolicated,
+# and the app names its native frames through the view's /symbolicate/v5.
+if start_view hot.prof --no-symbols; then
+    load_symbolicating "$LINK" "$API"
+    query thread functions --json
+    expect_eq "$(json_get 'sorted(f["name"] for f in d["functions"] if f["name"] in ("multiply", "main"))')" \
+        "['main', 'multiply']" "functions named by the app's symbolication, not addresses"
+    expect_contains "$(cat "$PROFILER_CLI_SESSION_DIR"/*.log 2>/dev/null)" "Symbolication complete" \
+        "the app symbolicated"
 fi
 stop_view
 finish

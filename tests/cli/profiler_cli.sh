@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Running Firefox Profiler's own loading code (@firefox-devtools/profiler-cli, with its own
 # Node 24) on profkit's output. Sourced by interop tests after lib.sh; skips the test when the
-# tool is missing. Gives: load FILE, query ARGS..., json_get EXPRESSION; daemons are stopped on
-# exit.
+# tool is missing. Gives: load FILE, load_symbolicating FILE SERVER, query ARGS..., json_get
+# EXPRESSION; daemons are stopped on exit.
 
 TOOLS="$SRC/tools/node_modules"
 require_tool "$TOOLS/.bin/profiler-cli" "scripts/setup-node-tools.sh installs it"
@@ -50,8 +50,14 @@ load() {
     stop_daemons
     SESSIONS=$((SESSIONS + 1))
     session="s$SESSIONS"
-    node "$PQ_SCRIPT" --daemon "$1" --session "$session" --symbol-server http://127.0.0.1:9 \
-        >"$SCRATCH/.daemon" 2>&1 &
+    # No symbolication (a symbol server nothing listens at), unless load_symbolicating asks.
+    if [ -n "${PQ_SYMBOL_SERVER:-}" ]; then
+        env -u PROFILER_CLI_NO_SYMBOLICATE node "$PQ_SCRIPT" --daemon "$1" --session "$session" \
+            --symbol-server "$PQ_SYMBOL_SERVER" >"$SCRATCH/.daemon" 2>&1 &
+    else
+        node "$PQ_SCRIPT" --daemon "$1" --session "$session" --symbol-server http://127.0.0.1:9 \
+            >"$SCRATCH/.daemon" 2>&1 &
+    fi
     pid=$!
     deadline=$((SECONDS + 180))
     # The daemon publishes its metadata once it listens. A query before that would find no
@@ -76,6 +82,12 @@ load() {
         sleep 0.2
     done
     timeout 60 "$PQ" session use "$session" >/dev/null 2>&1 || fail "profiler-cli session use $session"
+}
+
+# load_symbolicating FILE SERVER: as load, and the app symbolicates the profile itself through
+# the symbol server SERVER (what it does with a profile whose meta.symbolicated is false).
+load_symbolicating() {
+    PQ_SYMBOL_SERVER=$2 load "$1"
 }
 
 # query ARGS...: runs a profiler-cli query, output in $OUT.

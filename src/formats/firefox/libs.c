@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Native frames and the libraries they are in: a frame with an address inside a resource that
  * has a path is attributed to that library (libs, resourceTable, nativeSymbols). */
-#include <ctype.h>
 #include <string.h>
 
+#include "core/hex.h"
 #include "core/path.h"
 #include "formats/firefox/writer.h"
 
@@ -30,29 +30,23 @@ int64_t fx_relative_address(const pk_profile *p, const pk_frame *f, uint32_t res
     return rel > (uint64_t)INT64_MAX ? -1 : (int64_t)rel;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)tolower((unsigned char)c);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* Breakpad debug ID of an ELF build ID: its first 16 bytes as a GUID (first three fields
- * byte-swapped), followed by age 0. Empty when the build ID is not hex. */
+ * byte-swapped), followed by age 0. Without a build ID (or with one that is not hex), 33
+ * zeros: the app refuses to ask for the symbols of a library with an empty ID, and profkit
+ * view's symbol server finds such a library by its name. */
 void fx_breakpad_id(const char *build_id, char out[34])
 {
     uint8_t bytes[16] = {0};
     size_t len = strlen(build_id);
-    out[0] = '\0';
+    strcpy(out, FX_NO_BUILD_ID);
     if (len == 0 || len % 2)
         return;
     for (size_t i = 0; i < len; i++)
-        if (hex_digit(build_id[i]) < 0)
+        if (pk_hex_digit(build_id[i]) < 0)
             return;
     for (size_t i = 0; i < 16 && 2 * i < len; i++)
-        bytes[i] = (uint8_t)((unsigned)hex_digit(build_id[2 * i]) << 4 |
-                             (unsigned)hex_digit(build_id[2 * i + 1]));
+        bytes[i] = (uint8_t)((unsigned)pk_hex_digit(build_id[2 * i]) << 4 |
+                             (unsigned)pk_hex_digit(build_id[2 * i + 1]));
     static const uint8_t order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
     static const char digits[] = "0123456789ABCDEF";
     for (size_t i = 0; i < 16; i++) {
@@ -123,7 +117,7 @@ void fx_write_libs(fx_writer *w)
         pk_json_member_string(j, "path", "");
         pk_json_member_string(j, "debugName", w->script_name);
         pk_json_member_string(j, "debugPath", "");
-        pk_json_member_string(j, "breakpadId", FX_SCRIPT_LIBRARY_ID);
+        pk_json_member_string(j, "breakpadId", FX_NO_BUILD_ID);
         pk_json_key(j, "codeId");
         pk_json_null(j);
         pk_json_key(j, "arch");

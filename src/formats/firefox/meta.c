@@ -5,6 +5,7 @@
 
 #include "core/units.h"
 #include "formats/firefox/writer.h"
+#include "profkit/symbolize.h"
 
 /* One written sample's span: a placed sample's, else the timed samples' period. */
 static double interval_ms(const fx_writer *w)
@@ -19,12 +20,14 @@ static double duration_ms(const fx_writer *w)
     return w->timeline_ns / 1e6;
 }
 
-/* Fixed members: no stack walking, nothing left to symbolicate, no markers or extensions. */
-static void write_fixed_members(pk_json *j)
+/* Fixed members: no stack walking, no markers or extensions. Native frames left unnamed
+ * (--no-symbols, a binary not found) make the profile one to symbolicate: the app then asks
+ * its symbol server (profkit view's) for their names. */
+static void write_fixed_members(const pk_profile *p, pk_json *j)
 {
     pk_json_member_i64(j, "stackwalk", 0);
     pk_json_member_bool(j, "debug", false);
-    pk_json_member_bool(j, "symbolicated", true);
+    pk_json_member_bool(j, "symbolicated", !pk_profile_has_unresolved_frames(p));
     pk_json_member_bool(j, "usesOnlyOneStackType", true);
     pk_json_member_bool(j, "sourceCodeIsNotOnSearchfox", true);
     fx_empty_array(j, "pausedRanges");
@@ -139,7 +142,7 @@ void fx_write_meta(fx_writer *w)
     pk_json_member_string(j, "product", fx_product(p));
     if (md->source_format && pk_str_len(p, md->source_format))
         pk_json_member_string(j, "importedFrom", pk_str(p, md->source_format));
-    write_fixed_members(j);
+    write_fixed_members(p, j);
     write_categories(w);
     write_extra(w);
     pk_json_object_end(j);

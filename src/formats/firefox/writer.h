@@ -224,7 +224,7 @@ bool fx_is_native(const pk_profile *p, const pk_frame *f, uint32_t *resource_out
 int64_t fx_relative_address(const pk_profile *p, const pk_frame *f, uint32_t resource);
 void fx_write_libs(fx_writer *w);
 /* A library's breakpad ID from its ELF build ID (hex): the first 16 bytes as a GUID, age 0;
- * "" when the build ID is not hex. */
+ * FX_NO_BUILD_ID when there is none or it is not hex. */
 void fx_breakpad_id(const char *build_id, char out[34]);
 /* A library's name (debugName): the resource's name, else its path's base name. */
 const char *fx_library_name(const pk_profile *p, const pk_resource *r);
@@ -233,9 +233,10 @@ const char *fx_library_name(const pk_profile *p, const pk_resource *r);
  * channel's folder or package), "script sources" when it is empty. */
 const char *fx_script_library_name(const char *source);
 bool fx_is_script_source(const fx_writer *w, const pk_frame *f);
-/* The breakpad ID of the script sources' library: it has no build, and the ID only has to be
- * present for the profiler to ask for its sources. */
-#define FX_SCRIPT_LIBRARY_ID "000000000000000000000000000000000"
+/* The breakpad ID of a library without a build ID (the script sources' library, a binary whose
+ * profile gave none): the ID only has to be present for the profiler to ask for its symbols and
+ * sources. */
+#define FX_NO_BUILD_ID "000000000000000000000000000000000"
 
 /* ---- collect.c ---- */
 
