@@ -344,7 +344,10 @@ static uint32_t find_library(const pk_profile *p, const char *debug_name, const 
             continue;
         char breakpad[34];
         fx_breakpad_id(pk_str(p, r->build_id), breakpad);
-        if (strcasecmp(breakpad, debug_id) == 0)
+        /* A library without a build id has the ID of zeros (the app's form), or none at all
+         * (what the Firefox output of profkit 0.1 gave it). */
+        if (strcasecmp(breakpad, debug_id) == 0 ||
+            (!*debug_id && strcmp(breakpad, FX_NO_BUILD_ID) == 0))
             return (uint32_t)i;
     }
     return PK_NONE;
