@@ -11,7 +11,7 @@
  *
  * A counter whose input measures time in something else than time (massif's instructions or
  * bytes allocated) says so in its description; its "nanoseconds" are then one unit of that
- * measure each (docs/design.md, "Counters").
+ * measure each (docs/formats/massif.md).
  */
 #ifndef PROFKIT_COUNTERS_H
 #define PROFKIT_COUNTERS_H

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "core/array.h"
-#include "core/arith.h"
 #include "core/profile_internal.h"
 #include "core/spool.h"
 #include "core/varint.h"
