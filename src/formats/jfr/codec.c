@@ -64,8 +64,8 @@ bool jfr_read_u64(jfr_cursor *cur, uint64_t *value)
 {
     /* seven bits a byte while the top bit is set, the ninth byte whole; cut short, the cursor
      * is left at its end */
-    const uint8_t *b = cur->chunk->data + cur->pos;
-    size_t left = cur->end - cur->pos;
+    size_t left = jfr_cursor_left(cur);
+    const uint8_t *b = cur->chunk->data + (left ? cur->pos : 0);
     uint64_t v = 0;
     for (size_t i = 0; i < 9; i++) {
         if (i >= left) {
@@ -110,12 +110,12 @@ static bool skip_varints(jfr_cursor *cur, uint64_t n)
 /* A count of items that take at least one byte each: never more than the bytes left. */
 static bool read_count(jfr_cursor *cur, uint64_t *count)
 {
-    return jfr_read_u64(cur, count) && *count <= cur->end - cur->pos;
+    return jfr_read_u64(cur, count) && *count <= jfr_cursor_left(cur);
 }
 
 static bool skip_bytes(jfr_cursor *cur, uint64_t n)
 {
-    if (n > cur->end - cur->pos)
+    if (n > jfr_cursor_left(cur))
         return false;
     cur->pos += (size_t)n;
     return true;
@@ -607,6 +607,8 @@ static pk_status read_metadata(jfr_chunk *c, pk_error *err)
         !jfr_read_u64(&m.cur, &type_id))
         return meta_fail(&m, "its event size is past the chunk");
     m.cur.end = (size_t)(c->metadata_offset + event_size);
+    if (m.cur.pos > m.cur.end)
+        return meta_fail(&m, "its event size is smaller than its own size and type");
     if (type_id != JFR_TYPE_METADATA)
         return meta_fail(&m, "the event at the metadata offset is not metadata");
     /* start time, duration, metadata id */
@@ -753,7 +755,7 @@ pk_status jfr_chunk_load(jfr_chunk *c, pk_error *err)
                                 "JFR event size runs past its chunk (which ends at offset %llu)",
                                 (unsigned long long)(c->file_offset + c->size));
         jfr_cursor event = {c, cur.pos, at + (size_t)size};
-        if (!jfr_read_u64(&event, &type))
+        if (event.pos > event.end || !jfr_read_u64(&event, &type))
             return pk_error_set(err, PK_ERR_INPUT, (int64_t)(c->file_offset + at),
                                 "JFR event is cut short");
         if (type == JFR_TYPE_CHECKPOINT) {

@@ -78,6 +78,13 @@ typedef struct jfr_cursor {
     size_t pos, end;
 } jfr_cursor;
 
+/* The bytes a cursor has left: none when it stands at or past its end (a cursor made from
+ * offsets a file gives may start past it). */
+static inline size_t jfr_cursor_left(const jfr_cursor *cur)
+{
+    return cur->pos < cur->end ? cur->end - cur->pos : 0;
+}
+
 /* The header at data[0..JFR_HEADER_SIZE): magic, version, size. Errors name file_offset. */
 pk_status jfr_chunk_header(jfr_chunk *c, const uint8_t *data, uint64_t file_offset,
                            uint64_t *size, bool *finished, pk_error *err);
