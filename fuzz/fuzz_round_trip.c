@@ -656,7 +656,10 @@ static void folded_carried(const pk_profile *p, const pk_profile *q)
     digest dp = digest_of(p, &vp), dq = digest_of(q, &vq);
     for (size_t i = 0; i < n; i++)
         expect_equal(i == 0 && n == 2 ? "base" : "value", dp.totals[i], dq.totals[i]);
-    if (dp.plain_names)
+    /* With roots from the threads' command names (perf script's "folded roots"), the written
+     * stacks start with a frame that P keeps as its thread: the same frames under threads of
+     * two names are one stack by names in P and two in Q. */
+    if (dp.plain_names && !pk_property_get(p, "folded roots"))
         expect_equal("distinct stacks by names", (int64_t)dp.stacks, (int64_t)dq.stacks);
 }
 
