@@ -52,17 +52,8 @@ record "$small" "$(awk -v s="$cpu_seconds" 'BEGIN {print s / 4}')"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN {printf "%.1f", b / 1e6}'; }
-
-# row LABEL FILE RESULT: one table row with MB/s by wall and by CPU time.
-row() {
-  awk -v l="$1" -v mb="$(mb "$2")" '{
-      note = $4 != 0 ? "exit " $4 : ""
-      wall = $1 > 0 ? mb / $1 : 0
-      cpu = $2 > 0 ? mb / $2 : 0
-      printf "| %-52s | %6.1f | %7.2f | %7.2f | %7.0f | %7.0f | %6d | %s\n", l, mb, $1, $2, wall, cpu, $3, note
-    }' "$3"
-}
+# row LABEL FILE RESULT: one table row with MB/s by wall and by CPU time (measure.sh).
+row() { bench_row 52 "$@"; }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores; $(perf version)"
 echo
