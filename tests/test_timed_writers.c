@@ -280,6 +280,37 @@ static void test_speedscope_spans(void **state)
     pk_profile_free(t.p);
 }
 
+/* A Chrome trace's thread: V8 samples weigh cpu, its duration events (spans) weigh wall time and
+ * no cpu. Written by cpu, the spans are still written at their times (whatever their weight),
+ * so their frames are among the file's frames; the writer said "out of memory" when no row of
+ * cpu had numbered them. */
+static void test_speedscope_spans_weighing_nothing(void **state)
+{
+    (void)state;
+    timed_profile t = make("cpu", "nanoseconds");
+    pk_add_value_type(t.p, "wall", "nanoseconds");
+    assert_int_equal(pk_default_value(t.p), 0);
+    uint32_t other = pk_add_thread(t.p, pk_intern_cstr(t.p, "other"), 7, 9);
+    uint32_t s_task = pk_intern_stack(t.p, PK_NONE, frame_of(t.p, "task"));
+    int64_t sample[2] = {1000, 0}, span[2] = {0, 4000};
+    assert_int_equal(pk_add_timed_sample(t.p, t.thread, t.s_a, 1000, 0, sample), PK_OK);
+    assert_int_equal(pk_add_timed_sample(t.p, t.thread, t.s_a, 2000, 0, sample), PK_OK);
+    assert_int_equal(pk_add_timed_sample(t.p, other, s_task, 500, 4000, span), PK_OK);
+    json_t *root = write_json(t.p, "speedscope");
+    json_t *frames = get(get(root, "shared"), "frames");
+    bool task_named = false;
+    for (size_t i = 0; i < json_array_size(frames); i++)
+        task_named |= strcmp(json_string_value(get(json_array_get(frames, i), "name")), "task") == 0;
+    assert_true(task_named);
+    json_t *profiles = get(root, "profiles");
+    assert_int_equal(json_array_size(profiles), 2);
+    json_t *spans = json_array_get(profiles, 1);
+    assert_string_equal(json_string_value(get(spans, "type")), "evented");
+    assert_int_equal(json_array_size(get(spans, "events")), 2); /* task opened and closed */
+    json_decref(root);
+    pk_profile_free(t.p);
+}
+
 /* Writes a file of the profile in format; false on failure. */
 static bool write_file(const pk_profile *p, const char *format, const char *dir, const char *name)
 {
@@ -334,6 +365,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_firefox_counts_not_hours),
         cmocka_unit_test(test_speedscope_instants_in_time_order),
         cmocka_unit_test(test_speedscope_spans),
+        cmocka_unit_test(test_speedscope_spans_weighing_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

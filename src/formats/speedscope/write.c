@@ -314,6 +314,23 @@ static bool pass_end(thread_pass *pass)
     return status == PK_OK;
 }
 
+/* Numbers the frames of what a timed thread's pass writes: its spans are written whatever their
+ * weight (pass_fetch), so a span weighing nothing in the value written (a trace's duration
+ * events, wall time, beside its CPU profile's cpu) has a stack that no row numbered. */
+static bool number_timed_stacks(speedscope_writer *w, uint32_t thread)
+{
+    if (!thread_timed(w, thread))
+        return true;
+    thread_pass pass;
+    pass_sample s;
+    if (!pass_begin(w, thread, &pass))
+        return false;
+    bool ok = true;
+    while (ok && pass_next(&pass, &s))
+        ok = number_stack(w, s.stack);
+    return pass_end(&pass) && ok;
+}
+
 /* Whether the thread's timeline holds spans. */
 static bool has_spans(speedscope_writer *w, uint32_t thread, bool *spans)
 {
@@ -661,6 +678,9 @@ pk_status speedscope_write(const pk_profile *p, pk_output *out,
     /* Frames used by the samples written, numbered in order of first use. */
     for (size_t row = 0; row < rows; row++)
         if (row_weight(&w, row) > 0 && !number_stack(&w, pk_sample_stack(p, row)))
+            goto nomem;
+    for (size_t t = 0; t < threads; t++)
+        if (!number_timed_stacks(&w, (uint32_t)t))
             goto nomem;
 
     choose_unit(&w);
