@@ -5,8 +5,8 @@
 # (profiler-cli) and speedscope's own importer, whose sample order and times must be the
 # input's; and a value that is not a time (callgrind's instructions) never laid out as hours.
 # A real recording with many runs of one leaf (node --cpu-prof; perf script) keeps its runs, their
-# order, times and weights in both viewers (tests/tools/sample_runs.py computes them from each
-# file).
+# order, times and weights in both viewers, and a Chromium trace its renderers' runs in the
+# Firefox Profiler (tests/tools/sample_runs.py computes them from each file).
 # Run as: interop_timelines.sh PROFKIT SOURCE_DIR SCRATCH_DIR FIXTURE_WRITER
 . "$(dirname "$0")/lib.sh"
 FIXTURE_WRITER=$4
@@ -125,23 +125,30 @@ expect_eq "$(json_get '(d["context"]["rootRange"]["start"], d["context"]["rootRa
     "the track spans the runs"
 # zoom_runs RUNS_JSON STEP: zooms on every STEP-th run (and the last) of RUNS_JSON, from its start
 # to just before the next (times are whole µs), and checks the leaf (named without the library
-# the profiler puts before it) and the run's weight there.
+# the profiler puts before it; functions of one name, such as V8's "(anonymous)" ones, summed)
+# and the run's weight there. The loop runs in this shell (its input a here-document on its own
+# descriptor, not a pipe), so that its checks count; fields are tab-separated, as names may hold spaces.
 zoom_runs() {
-    printf '%s' "$1" | python3 -c '
+    local zooms name range weight tab
+    tab=$(printf '\t')
+    zooms=$(printf '%s' "$1" | python3 -c '
 import json, sys
 runs = json.load(sys.stdin)
 step = int(sys.argv[1])
 for i in sorted(set(range(0, len(runs), step)) | {len(runs) - 1}):
     name, start, weight = runs[i]
     end = runs[i + 1][1] if i + 1 < len(runs) else start + weight
-    print("%s %sms,%sms %s" % (name, start, round(end - 0.0005, 4), weight))' "$2" |
-    while read -r name range weight; do
+    print("%s\t%sms,%sms\t%s" % (name, start, round(end - 0.0005, 4), weight))' "$2")
+    expect_contains "$zooms" "ms," "runs to zoom on"
+    while IFS=$tab read -r name range weight <&3; do
         query zoom push "$range"
         query thread samples --json
-        expect_eq "$(json_get '[(f["name"].split("!")[-1], round(f["selfSamples"], 3)) for f in d["topFunctionsBySelf"] if f["selfSamples"]]')" \
+        expect_eq "$(json_get '[(n, round(sum(f["selfSamples"] for f in d["topFunctionsBySelf"] if f["name"].split("!")[-1] == n), 3)) for n in dict.fromkeys(f["name"].split("!")[-1] for f in d["topFunctionsBySelf"] if f["selfSamples"])]')" \
             "[('$name', $weight)]" "the run of $name at $range"
         query zoom pop
-    done
+    done 3<<EOF
+$zooms
+EOF
 }
 zoom_runs "$INPUT_RUNS" 16
 
@@ -163,5 +170,29 @@ for entry in $HANDLES; do
     THREAD_RUNS=$(printf '%s' "$PERF_RUNS" | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)[sys.argv[1]]))' "$tid")
     zoom_runs "$THREAD_RUNS" 10
 done
+
+# ---- a real recording: Chromium, the renderers' V8 samples beside their duration events ---------
+# Each renderer main thread's runs of one leaf, as DevTools weighs its samples, are the Firefox
+# file's (its duration events, which weigh no cpu, add none), at the same times from the
+# thread's first run; the Firefox Profiler finds each 40th run's leaf and weight where it is.
+TRACE="$SRC/tests/data/chrome/chromium-startup.trace.json.gz"
+expect_status 0 "$PROFKIT" convert "$TRACE" -o chromium.json --quiet
+TRACE_RUNS=$($RUNS trace "$TRACE")
+FILE_RUNS=$($RUNS firefox chromium.json)
+for tid in 8953 9052; do
+    same_runs "the Firefox file's runs of the renderer $tid" \
+        "$(printf '%s' "$TRACE_RUNS" | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)[sys.argv[1]]))' "$tid")" \
+        "$(printf '%s' "$FILE_RUNS" | python3 -c '
+import json, sys
+runs = json.load(sys.stdin)[sys.argv[1]]
+print(json.dumps([[n, round(s - runs[0][1], 3), w] for n, s, w in runs]))' "$tid")"
+done
+expect_eq "$(printf '%s' "$TRACE_RUNS" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["8953"]) > 400)')" \
+    "True" "the renderer's hundreds of runs"
+load "$SCRATCH/chromium.json"
+query thread list --json
+HANDLE=$(json_get '[t["threadHandle"] for t in d["threads"] if str(t["tid"]) == "8953"][0]')
+query thread select "$HANDLE"
+zoom_runs "$(printf '%s' "$FILE_RUNS" | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["8953"]))')" 40
 
 finish

@@ -6,14 +6,25 @@ a list of [leaf name, start, weight] per thread, times in ms from the profile's 
   sample_runs.py cpuprofile FILE     a .cpuprofile: sample i at startTime plus the deltas so far,
                                      lasting until sample i + 1 (the last one nothing), as
                                      DevTools weighs them; runs weighing nothing are left out
+  sample_runs.py trace FILE          a Chrome trace (gzipped or not): {tid: runs} of each CPU
+                                     profile (`Profile` and `ProfileChunk` events) on the thread
+                                     of its `Profile` event, sample i at startTime plus the deltas
+                                     so far, in time order; weighed as DevTools weighs it, until
+                                     the next sample's time or the latest time reached before it
+                                     if later (a delta that goes back weighs nothing), the last
+                                     one nothing, and those weighing nothing left out; times in
+                                     ms from each thread's first sample
   sample_runs.py perf FILE           `perf script` text: {tid: runs}, the leaf the first frame
                                      line's symbol, each sample weighing its period (ns)
   sample_runs.py firefox FILE        a Firefox Profiler file profkit wrote: {tid: runs} of its
                                      samples' times and weights
-  sample_runs.py speedscope FILE     speedscope_import.js's output with SPEEDSCOPE_TIME_ORDER=1:
-                                     the frame on top of the first profile's time order between
-                                     two of its events (instants left out)
+  sample_runs.py speedscope FILE [NAME]
+                                     speedscope_import.js's output with SPEEDSCOPE_TIME_ORDER=1:
+                                     the frame on top of the time order of the first profile (or
+                                     of the profile named NAME) between two of its events
+                                     (instants left out)
 """
+import gzip
 import json
 import re
 import sys
@@ -55,6 +66,40 @@ def cpuprofile(path):
         name = nodes[node_id]["callFrame"]["functionName"] or "(anonymous)"
         samples.append([name, times[i], times[i + 1] - times[i] if i + 1 < len(times) else 0])
     return relative(merge(samples), times[0], 1e-3)
+
+
+def trace(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        events = json.load(f)["traceEvents"]
+    profiles = {}
+    for e in events:
+        if e.get("name") == "Profile":
+            profiles[(e["pid"], e["id"])] = {"tid": e["tid"], "time": e["args"]["data"]["startTime"],
+                                             "names": {}, "samples": [], "deltas": []}
+    for e in events:
+        if e.get("name") == "ProfileChunk" and (e["pid"], e["id"]) in profiles:
+            profile, data = profiles[(e["pid"], e["id"])], e["args"]["data"]
+            for node in data.get("cpuProfile", {}).get("nodes", []):
+                profile["names"][node["id"]] = node["callFrame"]["functionName"] or "(anonymous)"
+            profile["samples"] += data.get("cpuProfile", {}).get("samples", [])
+            profile["deltas"] += data.get("timeDeltas", [])
+    result = {}
+    for profile in profiles.values():
+        times, now = [], profile["time"]
+        for delta in profile["deltas"]:
+            now += delta
+            times.append(now)
+        samples, latest = [], None
+        for i, node in enumerate(profile["samples"]):
+            latest = times[i] if latest is None else max(latest, times[i])
+            weight = max(times[i + 1], latest) - latest if i + 1 < len(times) else 0
+            samples.append([profile["names"][node], times[i], weight])
+        # Stable: equal times in file order. A sample that weighs nothing shows nowhere (its
+        # run starts with the next one).
+        samples = sorted((sample for sample in samples if sample[2] > 0), key=lambda s: s[1])
+        result[str(profile["tid"])] = relative(merge(samples), samples[0][1], 1e-3)
+    return result
 
 
 EVENT = re.compile(r"^\S.*?\s(\d+)(?:/(\d+))?\s+(?:\[\d+\]\s+)?(\d+\.\d+):\s+(\d+)\s")
@@ -102,8 +147,9 @@ def firefox(path):
     return result
 
 
-def speedscope(path):
-    events = json.load(open(path))["profiles"][0]["timeOrder"]
+def speedscope(path, name=None):
+    profiles = json.load(open(path))["profiles"]
+    events = next(p for p in profiles if name is None or p["name"] == name)["timeOrder"]
     stack, tops = [], []
     for kind, name, at in events:
         if kind == "O":
@@ -124,8 +170,9 @@ def speedscope(path):
 if __name__ == "__main__":
     kind, path = sys.argv[1], sys.argv[2]
     if kind == "speedscope":
-        runs = speedscope(path)
+        runs = speedscope(path, sys.argv[3] if len(sys.argv) > 3 else None)
         # speedscope's values are in the file's unit (nanoseconds from profkit).
         print(json.dumps(relative(runs, runs[0][1], 1e-6)))
     else:
-        print(json.dumps({"cpuprofile": cpuprofile, "perf": perf, "firefox": firefox}[kind](path)))
+        print(json.dumps({"cpuprofile": cpuprofile, "trace": trace, "perf": perf,
+                          "firefox": firefox}[kind](path)))
