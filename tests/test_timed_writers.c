@@ -19,11 +19,11 @@
 #include "profkit/profile.h"
 #include "profkit/timeline.h"
 
-static json_t *write_json(const pk_profile *p, const char *format)
+static json_t *write_json_value(const pk_profile *p, const char *format, uint32_t value)
 {
     pk_write_options options;
     memset(&options, 0, sizeof options);
-    options.value = PK_NONE;
+    options.value = value;
     char *data = NULL;
     size_t size = 0;
     pk_error err;
@@ -37,6 +37,11 @@ static json_t *write_json(const pk_profile *p, const char *format)
         fail_msg("invalid JSON at line %d: %s", jerr.line, jerr.text);
     free(data);
     return root;
+}
+
+static json_t *write_json(const pk_profile *p, const char *format)
+{
+    return write_json_value(p, format, PK_NONE);
 }
 
 static json_t *get(json_t *obj, const char *key)
@@ -280,33 +285,49 @@ static void test_speedscope_spans(void **state)
     pk_profile_free(t.p);
 }
 
-/* A Chrome trace's thread: V8 samples weigh cpu, its duration events (spans) weigh wall time and
- * no cpu. Written by cpu, the spans are still written at their times (whatever their weight),
- * so their frames are among the file's frames; the writer said "out of memory" when no row of
- * cpu had numbered them. */
+/* Whether a speedscope file's frames include one named name. */
+static bool has_frame(json_t *root, const char *name)
+{
+    json_t *frames = get(get(root, "shared"), "frames");
+    for (size_t i = 0; i < json_array_size(frames); i++)
+        if (strcmp(json_string_value(get(json_array_get(frames, i), "name")), name) == 0)
+            return true;
+    return false;
+}
+
+/* A Chrome trace's threads: V8 samples weigh cpu, duration events (spans) wall time and no cpu.
+ * Written by cpu, the spans are left out as rows weighing nothing are (speedscope would weigh
+ * them by their durations); the writer said "out of memory" when it wrote them without their
+ * frames. Written by wall, they are the evented profile of their times. */
 static void test_speedscope_spans_weighing_nothing(void **state)
 {
     (void)state;
     timed_profile t = make("cpu", "nanoseconds");
-    pk_add_value_type(t.p, "wall", "nanoseconds");
-    assert_int_equal(pk_default_value(t.p), 0);
+    uint32_t wall = pk_add_value_type(t.p, "wall", "nanoseconds");
     uint32_t other = pk_add_thread(t.p, pk_intern_cstr(t.p, "other"), 7, 9);
     uint32_t s_task = pk_intern_stack(t.p, PK_NONE, frame_of(t.p, "task"));
     int64_t sample[2] = {1000, 0}, span[2] = {0, 4000};
     assert_int_equal(pk_add_timed_sample(t.p, t.thread, t.s_a, 1000, 0, sample), PK_OK);
     assert_int_equal(pk_add_timed_sample(t.p, t.thread, t.s_a, 2000, 0, sample), PK_OK);
+    assert_int_equal(pk_add_timed_sample(t.p, t.thread, s_task, 1500, 4000, span), PK_OK);
     assert_int_equal(pk_add_timed_sample(t.p, other, s_task, 500, 4000, span), PK_OK);
+    assert_int_equal(pk_default_value(t.p), 0);
+
     json_t *root = write_json(t.p, "speedscope");
-    json_t *frames = get(get(root, "shared"), "frames");
-    bool task_named = false;
-    for (size_t i = 0; i < json_array_size(frames); i++)
-        task_named |= strcmp(json_string_value(get(json_array_get(frames, i), "name")), "task") == 0;
-    assert_true(task_named);
-    json_t *profiles = get(root, "profiles");
-    assert_int_equal(json_array_size(profiles), 2);
-    json_t *spans = json_array_get(profiles, 1);
-    assert_string_equal(json_string_value(get(spans, "type")), "evented");
-    assert_int_equal(json_array_size(get(spans, "events")), 2); /* task opened and closed */
+    assert_false(has_frame(root, "task"));
+    json_t *worker = json_array_get(get(root, "profiles"), 0);
+    assert_string_equal(json_string_value(get(worker, "type")), "sampled");
+    assert_int_equal(json_array_size(get(worker, "samples")), 1); /* a's two, as one */
+    assert_int_equal(json_integer_value(json_array_get(get(worker, "weights"), 0)), 2000);
+    json_t *spans_only = json_array_get(get(root, "profiles"), 1);
+    assert_int_equal(json_array_size(get(spans_only, "samples")), 0);
+    json_decref(root);
+
+    root = write_json_value(t.p, "speedscope", wall);
+    assert_true(has_frame(root, "task"));
+    spans_only = json_array_get(get(root, "profiles"), 1);
+    assert_string_equal(json_string_value(get(spans_only, "type")), "evented");
+    assert_int_equal(json_array_size(get(spans_only, "events")), 2); /* task opened and closed */
     json_decref(root);
     pk_profile_free(t.p);
 }

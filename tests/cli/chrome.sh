@@ -45,11 +45,16 @@ expect_status 0 "$PROFKIT" info cpu.pb.gz
 expect_contains "$OUT" "samples" "pprof keeps both values"
 expect_status 0 "$PROFKIT" convert "$DATA/chromium-startup.trace.json.gz" -o trace.json --to firefox
 expect_file trace.json
-# The renderers' duration events weigh no cpu (the value written) and are written as spans all
-# the same: their frames were not numbered and the writer said "out of memory".
+# The renderers' duration events weigh no cpu (the default value, from the CPU profiles): written
+# by cpu they are left out, as rows weighing nothing are (the writer wrote them without their
+# frames and said "out of memory"); written by wall time they are the spans.
 expect_status 0 "$PROFKIT" convert "$DATA/chromium-startup.trace.json.gz" -o trace.speedscope.json \
     --to speedscope --quiet
-expect_contains "$(cat trace.speedscope.json)" '"name":"ParseHTML"' "a span's frame in speedscope output"
+expect_not_contains "$(cat trace.speedscope.json)" '"name":"ParseHTML"' "speedscope by cpu: no span"
+expect_contains "$(cat trace.speedscope.json)" '"name":"work"' "speedscope by cpu: the V8 samples"
+expect_status 0 "$PROFKIT" convert "$DATA/chromium-startup.trace.json.gz" -o trace-wall.speedscope.json \
+    --to speedscope --value wall --quiet
+expect_contains "$(cat trace-wall.speedscope.json)" '"name":"ParseHTML"' "speedscope by wall: the spans"
 expect_status 0 "$PROFKIT" convert "$DATA/node-trace-events.json" --to folded
 expect_contains "$OUT" "MinorGC;V8.GCScavenger " "duration events as stacks"
 expect_status 0 "$PROFKIT" report "$DATA/node-trace-events.json" --tree

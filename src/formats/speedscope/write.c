@@ -232,7 +232,9 @@ typedef struct pass_sample {
     bool span;
 } pass_sample;
 
-/* A pass over a thread's samples with a positive weight (spans whatever their weight), in row
+/* A pass over a thread's samples with a positive weight (spans too: speedscope would weigh a
+ * span by its duration whatever the value written, so one weighing nothing there, a trace's
+ * duration event written by cpu, is left out as a row weighing nothing is), in row
  * order or, timed, in time order with consecutive instants of one stack merged. */
 typedef struct thread_pass {
     speedscope_writer *w;
@@ -263,7 +265,7 @@ static bool pass_fetch(thread_pass *pass, pass_sample *out)
     pk_timed_sample s;
     while (pk_timeline_next(pass->cursor, &s)) {
         int64_t weight = s.values ? s.values[pass->w->value] : 0;
-        if (s.duration <= 0 && weight <= 0)
+        if (weight <= 0)
             continue;
         *out = (pass_sample){s.stack, weight, s.time, pk_add_saturating(s.time, s.duration),
                              s.duration > 0};
@@ -314,9 +316,8 @@ static bool pass_end(thread_pass *pass)
     return status == PK_OK;
 }
 
-/* Numbers the frames of what a timed thread's pass writes: its spans are written whatever their
- * weight (pass_fetch), so a span weighing nothing in the value written (a trace's duration
- * events, wall time, beside its CPU profile's cpu) has a stack that no row numbered. */
+/* Numbers the frames of what a timed thread's pass writes, which the rows may not all have:
+ * a row sums its timed samples, so one weighing nothing may hold a sample that weighs. */
 static bool number_timed_stacks(speedscope_writer *w, uint32_t thread)
 {
     if (!thread_timed(w, thread))
