@@ -5,8 +5,8 @@
 # (profiler-cli) and speedscope's own importer, whose sample order and times must be the
 # input's; and a value that is not a time (callgrind's instructions) never laid out as hours.
 # A real recording with many runs of one leaf (node --cpu-prof; perf script) keeps its runs, their
-# order, times and weights in both viewers, and a Chromium trace its renderers' runs in the
-# Firefox Profiler (tests/tools/sample_runs.py computes them from each file).
+# order, times and weights in both viewers, and so does a Chromium trace its renderers' runs
+# (tests/tools/sample_runs.py computes them from each file).
 # Run as: interop_timelines.sh PROFKIT SOURCE_DIR SCRATCH_DIR FIXTURE_WRITER
 . "$(dirname "$0")/lib.sh"
 FIXTURE_WRITER=$4
@@ -174,7 +174,8 @@ done
 # ---- a real recording: Chromium, the renderers' V8 samples beside their duration events ---------
 # Each renderer main thread's runs of one leaf, as DevTools weighs its samples, are the Firefox
 # file's (its duration events, which weigh no cpu, add none), at the same times from the
-# thread's first run; the Firefox Profiler finds each 40th run's leaf and weight where it is.
+# thread's first run, and speedscope's; the Firefox Profiler finds each 40th run's leaf and
+# weight where it is.
 TRACE="$SRC/tests/data/chrome/chromium-startup.trace.json.gz"
 expect_status 0 "$PROFKIT" convert "$TRACE" -o chromium.json --quiet
 TRACE_RUNS=$($RUNS trace "$TRACE")
@@ -189,6 +190,17 @@ print(json.dumps([[n, round(s - runs[0][1], 3), w] for n, s, w in runs]))' "$tid
 done
 expect_eq "$(printf '%s' "$TRACE_RUNS" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["8953"]) > 400)')" \
     "True" "the renderer's hundreds of runs"
+# speedscope's time order (a sampled profile by cpu: its positions are the weights before, so
+# the runs are compared by leaf and weight, in order).
+expect_status 0 "$PROFKIT" convert "$TRACE" -o chromium.speedscope.json --quiet
+SPEEDSCOPE_TIME_ORDER=1 node "$SRC/tests/tools/speedscope_import.js" "$SPEEDSCOPE" chromium.speedscope.json \
+    >chromium.timeorder.json
+for tid in 8953 9052; do
+    same_runs "speedscope's time order of the renderer $tid" \
+        "$(printf '%s' "$TRACE_RUNS" | python3 -c 'import json, sys; print(json.dumps([[n, w] for n, _, w in json.load(sys.stdin)[sys.argv[1]]]))' "$tid")" \
+        "$($RUNS speedscope chromium.timeorder.json "CrRendererMain (tid $tid)" |
+           python3 -c 'import json, sys; print(json.dumps([[n, w] for n, _, w in json.load(sys.stdin)]))')"
+done
 load "$SCRATCH/chromium.json"
 query thread list --json
 HANDLE=$(json_get '[t["threadHandle"] for t in d["threads"] if str(t["tid"]) == "8953"][0]')
