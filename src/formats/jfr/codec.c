@@ -388,11 +388,28 @@ bool jfr_pool_entry(const jfr_chunk *c, uint32_t type, uint64_t key, size_t *off
     return true;
 }
 
+static uint32_t type_spelled(const jfr_chunk *c, const char *prefix, const char *rest)
+{
+    size_t n = strlen(prefix);
+    for (uint32_t i = 0; i < c->type_count; i++)
+        if (strncmp(c->types[i].name, prefix, n) == 0 && strcmp(c->types[i].name + n, rest) == 0)
+            return i;
+    return UINT32_MAX;
+}
+
+/* Version 1 chunks (JDK 9 and 10) spell the JDK's events "com.oracle.jdk.X" and its types
+ * "com.oracle.jfr.types.X" where version 2 has "jdk.X" and "jdk.types.X"; their layout is the
+ * same (the JDK's own parser maps the type names so, jdk.jfr.internal.consumer.ObjectFactory).
+ * A name asked for in its version 2 spelling finds either. */
 uint32_t jfr_type_named(const jfr_chunk *c, const char *name)
 {
-    for (uint32_t i = 0; i < c->type_count; i++)
-        if (strcmp(c->types[i].name, name) == 0)
-            return i;
+    uint32_t i = type_spelled(c, "", name);
+    if (i != UINT32_MAX)
+        return i;
+    if (strncmp(name, "jdk.types.", 10) == 0)
+        return type_spelled(c, "com.oracle.jfr.types.", name + 10);
+    if (strncmp(name, "jdk.", 4) == 0)
+        return type_spelled(c, "com.oracle.jdk.", name + 4);
     return UINT32_MAX;
 }
 

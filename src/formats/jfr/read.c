@@ -196,8 +196,27 @@ static pk_status class_text(jfr_reader *r, uint64_t key, char **text, size_t *ca
     return s;
 }
 
-/* The function of Method key: "package.Class.method", Java code (script) unless native. */
-static pk_status method_function(jfr_reader *r, uint64_t key, uint32_t flags, uint32_t *out)
+/* Frame types (jdk.types.FrameType descriptions, frame_type below): Java code ("Interpreted",
+ * "JIT compiled", async-profiler's "C1 compiled"), inlined Java code, a Java native method
+ * ("Native"), native code outside Java (async-profiler's "C++"), the kernel's ("Kernel"). */
+enum { FRAME_JAVA, FRAME_INLINED, FRAME_NATIVE_METHOD, FRAME_NATIVE_CODE, FRAME_KERNEL };
+
+/* async-profiler names a native symbol's library as its "class" ("libc.so.6", or "" when it
+ * does not know): a shared object's name, where a Java class has none. */
+static bool is_library(const char *name)
+{
+    size_t n = strlen(name);
+    const char *so = strstr(name, ".so");
+    return (so && (so[3] == '\0' || so[3] == '.')) ||
+           (n > 6 && strcmp(name + n - 6, ".dylib") == 0) ||
+           (n > 4 && strcmp(name + n - 4, ".dll") == 0);
+}
+
+/* The function of Method key: "package.Class.method", Java code (script); a Java native method
+ * is script-relevant; native code outside Java (a frame type of it, or a native frame whose
+ * class is a library or nothing) is the symbol alone, its library the function's resource, a
+ * kernel symbol marked "_[k]" as folded stacks mark them (analysis/categories.c). */
+static pk_status method_function(jfr_reader *r, uint64_t key, uint32_t frame_kind, uint32_t *out)
 {
     uint32_t *known = pk_u64map_find(&r->c->types[r->l.method].resolved, key);
     if (known) {
@@ -216,11 +235,33 @@ static pk_status method_function(jfr_reader *r, uint64_t key, uint32_t flags, ui
         (s = symbol_text(r, method_name, &r->text, &r->text_cap)) != PK_OK)
         return s;
     size_t class_len = strlen(r->name), method_len = strlen(r->text);
-    if (!jfr_text_reserve(&r->name, &r->name_cap, class_len + method_len + 2))
-        return nomem(r);
-    r->name[class_len] = '.';
-    memcpy(r->name + class_len + 1, r->text, method_len + 1);
-    pk_function f = {pk_intern(r->p, r->name, class_len + 1 + method_len), 0, 0, PK_NONE, 0, flags};
+    bool native_code = frame_kind >= FRAME_NATIVE_CODE ||
+                       (frame_kind == FRAME_NATIVE_METHOD && (!class_len || is_library(r->name)));
+    uint32_t flags = native_code                           ? 0
+                     : frame_kind == FRAME_NATIVE_METHOD ? PK_FUNCTION_SCRIPT_RELEVANT
+                                                           : PK_FUNCTION_SCRIPT;
+    pk_function f = {PK_NONE, 0, 0, PK_NONE, 0, flags};
+    if (native_code) {
+        if (class_len) {
+            pk_resource library = {pk_intern(r->p, r->name, class_len), 0, 0, 0, 0, 0};
+            if (library.name == PK_NONE ||
+                (f.resource = pk_intern_resource(r->p, &library)) == PK_NONE)
+                return nomem(r);
+        }
+        if (frame_kind == FRAME_KERNEL) {
+            if (!jfr_text_reserve(&r->text, &r->text_cap, method_len + 5))
+                return nomem(r);
+            memcpy(r->text + method_len, "_[k]", 5);
+            method_len += 4;
+        }
+        f.name = pk_intern(r->p, r->text, method_len);
+    } else {
+        if (!jfr_text_reserve(&r->name, &r->name_cap, class_len + method_len + 2))
+            return nomem(r);
+        r->name[class_len] = '.';
+        memcpy(r->name + class_len + 1, r->text, method_len + 1);
+        f.name = pk_intern(r->p, r->name, class_len + 1 + method_len);
+    }
     if (f.name == PK_NONE || (*out = pk_intern_function(r->p, &f)) == PK_NONE)
         return nomem(r);
     uint32_t *slot;
@@ -230,7 +271,7 @@ static pk_status method_function(jfr_reader *r, uint64_t key, uint32_t flags, ui
     return PK_OK;
 }
 
-/* 0 interpreted or compiled, 1 inlined, 2 native: from the frame type's description. */
+/* The frame kind (FRAME_JAVA, ...) of FrameType key, from its description. */
 static pk_status frame_type(jfr_reader *r, uint64_t key, uint32_t *out)
 {
     *out = 0;
@@ -246,7 +287,11 @@ static pk_status frame_type(jfr_reader *r, uint64_t key, uint32_t *out)
         return s;
     if (field_text(r, r->l.frame_type, r->l.frame_type_description, r->entry_values, &r->text,
                    &r->text_cap))
-        *out = strcmp(r->text, "Inlined") == 0 ? 1 : strcmp(r->text, "Native") == 0 ? 2 : 0;
+        *out = strcmp(r->text, "Inlined") == 0  ? FRAME_INLINED
+               : strcmp(r->text, "Native") == 0 ? FRAME_NATIVE_METHOD
+               : strcmp(r->text, "C++") == 0    ? FRAME_NATIVE_CODE
+               : strcmp(r->text, "Kernel") == 0 ? FRAME_KERNEL
+                                                : FRAME_JAVA;
     uint32_t *slot;
     bool inserted;
     if (!pk_u64map_put(&r->c->types[r->l.frame_type].resolved, key, *out, &slot, &inserted))
@@ -318,16 +363,15 @@ static pk_status stack_of(jfr_reader *r, uint64_t key, uint32_t *out)
     for (uint64_t i = 0; i < count; i++) {
         if (!jfr_read_struct(&cur, r->l.frame, frame))
             return malformed(r, "stack frame");
-        uint32_t type = 0, function = PK_NONE;
+        uint32_t type = FRAME_JAVA, function = PK_NONE;
         if (r->l.frame_type_ref >= 0 && (s = frame_type(r, frame[r->l.frame_type_ref], &type)) != PK_OK)
             return s;
         uint64_t line = r->l.frame_line >= 0 ? frame[r->l.frame_line] : 0;
-        s = method_function(r, frame[r->l.frame_method],
-                            type == 2 ? PK_FUNCTION_SCRIPT_RELEVANT : PK_FUNCTION_SCRIPT, &function);
+        s = method_function(r, frame[r->l.frame_method], type, &function);
         if (s != PK_OK)
             return s;
         pk_frame f = {function, (int64_t)line > 0 && line < UINT32_MAX ? (uint32_t)line : 0, 0,
-                      PK_NONE, type == 1 ? PK_FRAME_INLINED : 0};
+                      PK_NONE, type == FRAME_INLINED ? PK_FRAME_INLINED : 0};
         /* leaf first in the file, root first in the model */
         if ((r->frames[count - 1 - i] = pk_intern_frame(r->p, &f)) == PK_NONE)
             return nomem(r);
