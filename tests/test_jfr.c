@@ -97,9 +97,10 @@ typedef struct recipe {
     bool version1;            /* a version 1.0 chunk: JDK 9 and 10's spellings of the names */
     const char *frame_type;   /* the frames' type ("Interpreted" when NULL) */
     const char *class_name;   /* the methods' class ("pkg/Busy" when NULL) */
+    bool fixed_width_flag;    /* the header's flag of compressed integers clear */
 } recipe;
 
-static const recipe good = {3, 1, 2, 20, false, false, false, false, NULL, NULL};
+static const recipe good = {3, 1, 2, 20, false, false, false, false, NULL, NULL, false};
 
 enum { STRINGS = 128 };
 static char meta_strings[STRINGS][48];
@@ -309,7 +310,7 @@ static buf build(const recipe *r)
 
     buf chunk = {0};
     uint8_t header[JFR_HEADER_SIZE] = {'F', 'L', 'R', 0, 0, r->version1 ? 1 : 2, 0, r->version1 ? 0 : 1};
-    header[67] = 1; /* integers compressed */
+    header[67] = r->fixed_width_flag ? 0 : 1; /* integers compressed */
     put(&chunk, header, sizeof header);
     for (int e = 0; e < 2; e++) {
         buf ev = {0};
@@ -554,6 +555,28 @@ static void test_version1(void **state)
     assert_string_equal(pk_frame_name(p, pk_stack_leaf(p, stack)), "pkg.Busy.run");
     assert_int_equal(pk_value_type_count(p), 3);
     pk_profile_free(p);
+    free(b.data);
+}
+
+/* A chunk whose flag says its integers are fixed-width is read with compressed ones, as the
+ * JDK's parser reads every chunk; when that fails, the error says what the flag said. */
+static void test_integer_flag(void **state)
+{
+    (void)state;
+    recipe r = good;
+    r.fixed_width_flag = true;
+    buf b = build(&r);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(b.data, b.size, false, &p, &err), PK_OK);
+    assert_int_equal(pk_value_total(p, 0), 2);
+    pk_profile_free(p);
+    free(b.data);
+    r.event_type = 99;
+    b = build(&r);
+    assert_int_not_equal(read_bytes(b.data, b.size, false, &p, &err), PK_OK);
+    assert_non_null(strstr(err.message, "the metadata does not describe"));
+    assert_non_null(strstr(err.message, "integers are not compressed, bit 0 of header byte 67"));
     free(b.data);
 }
 
@@ -807,6 +830,7 @@ int main(void)
         cmocka_unit_test(test_tlab_allocation),
         cmocka_unit_test(test_version1),
         cmocka_unit_test(test_frame_types),
+        cmocka_unit_test(test_integer_flag),
         cmocka_unit_test(test_dangling_reference),
         cmocka_unit_test(test_undescribed_types),
         cmocka_unit_test(test_empty_struct_nest),

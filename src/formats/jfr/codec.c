@@ -4,6 +4,7 @@
  * events are compressed seven bits a byte, low bits first, the ninth byte giving all its eight;
  * a string is an encoding byte (0 null, 1 empty, 2 a key into the java.lang.String pool,
  * 3 UTF-8, 4 UTF-16 code units each compressed, 5 Latin-1) and its payload. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,8 +39,11 @@ pk_status jfr_chunk_header(jfr_chunk *c, const uint8_t *data, uint64_t file_offs
     c->start_nanos = (int64_t)be_u64(data + 32);
     c->start_ticks = (int64_t)be_u64(data + 48);
     c->ticks_per_second = (int64_t)be_u64(data + 56);
-    /* Version 2 keeps a file state at byte 64: 0 once the JVM has finished the chunk. */
+    /* Version 2 keeps a file state at byte 64: 0 once the JVM has finished the chunk, and
+     * flags at bytes 66-67; version 1 a 32-bit word of features at bytes 64-67 (JMC's
+     * ChunkStructure). Both have bit 0 of byte 67 set when integers are compressed. */
     *finished = c->major < 2 || data[64] == 0;
+    c->compressed_integers = data[67] & 1;
     if (*size < JFR_HEADER_SIZE)
         return pk_error_set(err, PK_ERR_INPUT, (int64_t)file_offset + 8,
                             "JFR chunk size %llu is smaller than its header",
@@ -756,7 +760,24 @@ static pk_status read_checkpoint(jfr_chunk *c, jfr_cursor *cur, pk_error *err)
     return PK_OK;
 }
 
+static pk_status chunk_load(jfr_chunk *c, pk_error *err);
+
 pk_status jfr_chunk_load(jfr_chunk *c, pk_error *err)
+{
+    pk_status status = chunk_load(c, err);
+    /* a chunk that says its integers are fixed-width, read as compressed ones as the JDK
+     * does, may well fail for that: say so */
+    if (status == PK_ERR_INPUT && !c->compressed_integers) {
+        size_t n = strlen(err->message);
+        snprintf(err->message + n, sizeof err->message - n,
+                 " (the chunk says its integers are not compressed, bit 0 of header byte %llu "
+                 "clear; they are read compressed, as the JDK reads them)",
+                 (unsigned long long)c->file_offset + 67);
+    }
+    return status;
+}
+
+static pk_status chunk_load(jfr_chunk *c, pk_error *err)
 {
     pk_u64map_init(&c->type_by_id);
     pk_status status = read_metadata(c, err);

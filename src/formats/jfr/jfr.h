@@ -58,6 +58,9 @@ typedef struct jfr_chunk {
     size_t size;
     uint64_t file_offset;
     uint16_t major, minor;
+    /* bit 0 of the header's last byte: integers compressed. Read as compressed either way, as
+     * the JDK's parser does (JMC reads fixed-width big-endian integers when it is clear). */
+    bool compressed_integers;
     int64_t start_nanos, start_ticks, ticks_per_second;
     uint64_t metadata_offset;
 
