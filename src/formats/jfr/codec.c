@@ -32,8 +32,9 @@ pk_status jfr_chunk_header(jfr_chunk *c, const uint8_t *data, uint64_t file_offs
     c->minor = (uint16_t)(data[6] << 8 | data[7]);
     if (c->major != 1 && c->major != 2)
         return pk_error_set(err, PK_ERR_INPUT, (int64_t)file_offset + 4,
-                            "JFR chunk version %u.%u: only 1.x and 2.x are read", c->major,
-                            c->minor);
+                            "JFR chunk version %u.%u: only 1.x and 2.x are read%s", c->major,
+                            c->minor,
+                            c->major == 0 ? " (version 0, JDK 7 and 8's, is another format)" : "");
     *size = be_u64(data + 8);
     c->metadata_offset = be_u64(data + 24);
     c->start_nanos = (int64_t)be_u64(data + 32);
