@@ -233,12 +233,13 @@ def v1_fixture():
                  start_ticks, tps, tick - start_ticks)
 
 
-def asprof_fixture():
+def asprof_fixture(spans=True):
     """async-profiler's layout: version 2.0, the metadata at byte 68 (right after the header),
     an active recording and its settings, the events (each size a byte, or five bytes padded,
     patched in place), and one checkpoint with every pool at the chunk's end. Thread keys are
     OS thread ids; a thread the JVM does not know has no Java name and Java id 0. Native symbols
-    are methods whose class is their library ("libc.so.6") or "" when unknown."""
+    are methods whose class is their library ("libc.so.6") or "" when unknown. Without spans,
+    no lock and park events (events with a duration)."""
     CLASS, THREAD, LOADER, FRAME_TYPE, STATE, STACK, FRAME, METHOD, PACKAGE, SYMBOL, LEVEL = \
         range(21, 32)
     (SAMPLE, TLAB_IN, TLAB_OUT, MONITOR, PARK, CPU_LOAD, RECORDING, SETTING, LOG, WINDOW,
@@ -393,11 +394,13 @@ def asprof_fixture():
                         varint(1024) + varint(262144)))
     events.append(event(TLAB_OUT, varint(tick) + varint(4001) + varint(1) +
                         varint(C["java/lang/String"]) + varint(1 << 20)))
-    events.append(event(MONITOR, varint(tick) + varint(2_500_000) + varint(4002) + varint(2) +
-                        varint(C["java/lang/Object"]) + b"\x00" + varint(0x7F00DEAD0000)))
-    events.append(event(PARK, varint(tick) + varint(7_000_000) + varint(4001) + varint(6) +
-                        varint(C["java/util/concurrent/locks/ReentrantLock$NonfairSync"]) +
-                        varint(0) + varint(1 << 63) + varint(0x7F00BEEF0000)))
+    if spans:
+        events.append(event(MONITOR, varint(tick) + varint(2_500_000) + varint(4002) +
+                            varint(2) + varint(C["java/lang/Object"]) + b"\x00" +
+                            varint(0x7F00DEAD0000)))
+        events.append(event(PARK, varint(tick) + varint(7_000_000) + varint(4001) + varint(6) +
+                            varint(C["java/util/concurrent/locks/ReentrantLock$NonfairSync"]) +
+                            varint(0) + varint(1 << 63) + varint(0x7F00BEEF0000)))
     events.append(event(CPU_LOAD, varint(tick) + struct.pack(">fff", 0.25, 0.05, 0.5)))
     events.append(event(LOG, varint(tick) + varint(3) + utf8("Ignoring a test warning")))
     events.append(event(WINDOW, varint(tick) + varint(3_000_000) + varint(4001)))
@@ -432,3 +435,7 @@ if __name__ == "__main__":
         f.write(v1_fixture())
     with open("asprof.jfr", "wb") as f:
         f.write(asprof_fixture())
+    # fuzz seeds (fuzz/corpus/jfr): async-profiler's layout without the events whose duration
+    # makes a timeline span (see the README)
+    with open("../../../fuzz/corpus/jfr/asprof-no-spans.jfr", "wb") as f:
+        f.write(asprof_fixture(spans=False))
