@@ -5,6 +5,8 @@
  * many offsets: whole chunks with a warning, or an error naming the offset, never a crash.
  * With PK_JFR_WRITE_SEEDS=DIR it also writes the recordings it builds to DIR (the fuzz corpus
  * fuzz/corpus/jfr was seeded so). tests/cli/jfr.sh checks the command on the fixture. */
+#define _GNU_SOURCE /* sched_getcpu, CPU_SET */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +21,7 @@
 #include "formats/jfr/jfr.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
+#include "profile_diff.h"
 
 /* ---- a byte builder ---------------------------------------------------------------------- */
 
@@ -697,6 +700,54 @@ static void test_fixture_cuts(void **state)
     free(data);
 }
 
+/* Reads data as on one processor: the calling thread narrowed to the processor it is on, so
+ * that the reader loads every chunk itself instead of on a worker thread. */
+static pk_status read_on_one_processor(const void *data, size_t size, pk_profile **p,
+                                       pk_error *err)
+{
+    cpu_set_t saved, one;
+    int cpu = sched_getcpu();
+    bool narrowed = false;
+    if (cpu >= 0 && sched_getaffinity(0, sizeof saved, &saved) == 0) {
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        narrowed = sched_setaffinity(0, sizeof one, &one) == 0;
+    }
+    pk_status s = read_bytes(data, size, false, p, err);
+    if (narrowed)
+        sched_setaffinity(0, sizeof saved, &saved);
+    return s;
+}
+
+/* Four chunks, their stacks decoded ahead and loaded on a worker thread (where there are two
+ * processors) and all on the reader's thread: the same profile, four times one chunk's values. */
+static void test_chunks_loaded_ahead(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *two = load_fixture(&size);
+    uint8_t *four = malloc(size * 4);
+    assert_non_null(four);
+    for (size_t i = 0; i < 4; i++)
+        memcpy(four + i * size, two, size);
+    pk_profile *one_chunk, *ahead, *alone;
+    pk_error err;
+    assert_int_equal(read_bytes(two, size, false, &one_chunk, &err), PK_OK);
+    assert_int_equal(read_bytes(four, size * 4, false, &ahead, &err), PK_OK);
+    assert_int_equal(read_on_one_processor(four, size * 4, &alone, &err), PK_OK);
+    const char *difference = tb_profile_difference(ahead, alone);
+    if (difference)
+        fail_msg("loaded ahead and alone differ: %s", difference);
+    for (uint32_t v = 0; v < pk_value_type_count(one_chunk); v++)
+        assert_true(pk_value_total(ahead, v) == 4 * pk_value_total(one_chunk, v));
+    assert_int_equal(pk_stack_count(ahead), pk_stack_count(one_chunk));
+    pk_profile_free(one_chunk);
+    pk_profile_free(ahead);
+    pk_profile_free(alone);
+    free(four);
+    free(two);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -712,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_empty_struct_nest),
         cmocka_unit_test(test_small_cuts),
         cmocka_unit_test(test_fixture_cuts),
+        cmocka_unit_test(test_chunks_loaded_ahead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

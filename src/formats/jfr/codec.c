@@ -370,13 +370,27 @@ bool jfr_read_field(jfr_cursor *cur, const jfr_field *f, uint64_t *value)
     }
 }
 
-bool jfr_read_struct(jfr_cursor *cur, uint32_t type, uint64_t *values)
+bool jfr_read_fields(jfr_cursor *cur, uint32_t type, uint64_t *values, uint32_t count)
 {
     const jfr_type *t = &cur->chunk->types[type];
-    for (uint32_t i = 0; i < t->field_count; i++)
+    if (count > t->field_count)
+        count = t->field_count;
+    if (t->varints == t->field_count) {
+        /* compressed integers and keys only (a stack frame): each field one integer */
+        for (uint32_t i = 0; i < count; i++)
+            if (!jfr_read_u64(cur, &values[i]))
+                return false;
+        return true;
+    }
+    for (uint32_t i = 0; i < count; i++)
         if (!jfr_read_field(cur, &t->fields[i], &values[i]))
             return false;
     return true;
+}
+
+bool jfr_read_struct(jfr_cursor *cur, uint32_t type, uint64_t *values)
+{
+    return jfr_read_fields(cur, type, values, cur->chunk->types[type].field_count);
 }
 
 bool jfr_pool_entry(const jfr_chunk *c, uint32_t type, uint64_t key, size_t *offset)

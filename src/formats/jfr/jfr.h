@@ -103,6 +103,9 @@ bool jfr_read_byte(jfr_cursor *cur, uint8_t *value);
 bool jfr_read_field(jfr_cursor *cur, const jfr_field *f, uint64_t *value);
 /* Reads every field of a struct of type, one value each (as jfr_read_field). */
 bool jfr_read_struct(jfr_cursor *cur, uint32_t type, uint64_t *values);
+/* Reads the first count fields of a struct of type (all of them when it has fewer), leaving the
+ * cursor after them. */
+bool jfr_read_fields(jfr_cursor *cur, uint32_t type, uint64_t *values, uint32_t count);
 /* The offset of the constant-pool entry key of type, false when the pool has none. */
 bool jfr_pool_entry(const jfr_chunk *c, uint32_t type, uint64_t key, size_t *offset);
 /* Decodes the string at offset (or the string of a java.lang.String pool key when

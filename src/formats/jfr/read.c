@@ -2,11 +2,15 @@
 /* The JFR reader: chunk by chunk, it holds the chunk's bytes, reads its metadata and indexes its
  * constant pools (codec.c), then turns the events it knows into timed samples. A thread, stack
  * trace, method or frame type of the chunk's pools is resolved once and remembered by its key
- * for the rest of the chunk; threads are known across chunks by their Java thread id. Memory
- * grows with one chunk's bytes and pools and the distinct stacks, never with the events. */
+ * for the rest of the chunk; threads are known across chunks by their Java thread id. The next
+ * chunk is loaded while this one is read (on a second processor when there is one). Memory grows
+ * with two chunks' bytes and pools and the distinct stacks, never with the events. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
+#include "core/batch_ring.h"
 #include "core/damage.h"
 #include "core/input.h"
 #include "core/memory_values.h"
@@ -65,20 +69,56 @@ typedef struct jfr_layout {
  * kept (profkit/label_select.h selects and groups by it). */
 #define JFR_LABEL_THREAD_STATE "thread_state"
 
+/* A chunk's stack traces decoded ahead of its reading, on the loader's side: each frame's
+ * method (an index into the methods), line and frame type, each method's name, so that the
+ * reader only interns them. */
+typedef struct jfr_ahead_stack {
+    uint64_t key;
+    uint32_t first, count; /* its frames, leaf first */
+    bool whole;            /* false: the reader resolves it by its key (and reports its error) */
+} jfr_ahead_stack;
+
+typedef struct jfr_ahead_frame {
+    uint32_t method, line, type; /* type: 0 interpreted or compiled, 1 inlined, 2 native */
+} jfr_ahead_frame;
+
+typedef struct jfr_ahead_method {
+    uint64_t key;
+    size_t name, len; /* where its name is in names */
+} jfr_ahead_method;
+
+typedef struct jfr_ahead {
+    pk_u64map stack_slots, method_slots; /* StackTrace and Method keys -> their indexes */
+    jfr_ahead_stack *stacks;
+    jfr_ahead_frame *frames;
+    jfr_ahead_method *methods;
+    char *names;
+    size_t stack_count, stack_cap, frame_count, frame_cap, method_count, method_cap;
+    size_t names_len, names_cap;
+} jfr_ahead;
+
 typedef struct jfr_reader {
-    pk_profile *p;
+    pk_profile *p; /* NULL on the loader's side, which decodes and never interns */
     pk_error *err;
     jfr_chunk *c;
     jfr_layout l;
     uint32_t value_index[JFR_KIND_COUNT + 1]; /* + objects */
     uint32_t objects_value;
     pk_u64map threads; /* Java thread id -> model thread, across chunks */
+    pk_u64map leaf_stacks; /* (model stack, class frame) -> the stack with that leaf */
     char *text, *name;
     size_t text_cap, name_cap;
     uint64_t *values, *entry_values;
     uint32_t *frames;
     size_t frame_cap;
     uint64_t event_offset; /* of the event being read, for errors */
+    /* the chunk's small type ids' event kinds and small FrameType keys' types (+1; 0: not yet),
+     * which every event and frame asks for */
+    uint8_t kind_of_type[1024], frame_type_of_key[64];
+    /* the chunk's stacks decoded ahead, and what each resolved to (+1; 0: not yet) */
+    const jfr_ahead *ahead;
+    uint32_t *ahead_stack, *ahead_function;
+    size_t ahead_stack_cap, ahead_function_cap;
 } jfr_reader;
 
 static pk_status nomem(jfr_reader *r)
@@ -149,6 +189,20 @@ static pk_status read_entry(jfr_reader *r, uint32_t type, uint64_t key, const ch
     return PK_OK;
 }
 
+/* Reads the fields of the pool entry key of type that come before field `before` into values,
+ * and where that field starts into *at (the frames of a stack trace, read where they are). */
+static pk_status read_entry_before(jfr_reader *r, uint32_t type, uint64_t key, const char *what,
+                                   int before, uint64_t *values, size_t *at)
+{
+    if (type == UINT32_MAX || !jfr_pool_entry(r->c, type, key, at))
+        return dangling(r, what, key);
+    jfr_cursor cur = {r->c, *at, r->c->size};
+    if (before < 0 || !jfr_read_fields(&cur, type, values, (uint32_t)before))
+        return malformed(r, what);
+    *at = cur.pos;
+    return PK_OK;
+}
+
 /* The text of a string field of a struct read into values (field index i of type). */
 static bool field_text(jfr_reader *r, uint32_t type, int i, const uint64_t *values, char **text,
                        size_t *cap)
@@ -196,22 +250,16 @@ static pk_status class_text(jfr_reader *r, uint64_t key, char **text, size_t *ca
     return s;
 }
 
-/* The function of Method key: "package.Class.method", Java code (script) unless native. */
-static pk_status method_function(jfr_reader *r, uint64_t key, uint32_t flags, uint32_t *out)
+/* The name of Method key into r->name: "package.Class.method" (its length in *len). */
+static pk_status method_text(jfr_reader *r, uint64_t key, size_t *len)
 {
-    uint32_t *known = pk_u64map_find(&r->c->types[r->l.method].resolved, key);
-    if (known) {
-        *out = *known;
-        return PK_OK;
-    }
-    uint64_t method_class, method_name;
     pk_status s = read_entry(r, r->l.method, key, "method", r->entry_values);
     if (s != PK_OK)
         return s;
     if (r->l.method_class < 0 || r->l.method_name < 0)
         return malformed(r, "method");
-    method_class = r->entry_values[r->l.method_class];
-    method_name = r->entry_values[r->l.method_name];
+    uint64_t method_class = r->entry_values[r->l.method_class];
+    uint64_t method_name = r->entry_values[r->l.method_name];
     if ((s = class_text(r, method_class, &r->name, &r->name_cap)) != PK_OK ||
         (s = symbol_text(r, method_name, &r->text, &r->text_cap)) != PK_OK)
         return s;
@@ -220,14 +268,57 @@ static pk_status method_function(jfr_reader *r, uint64_t key, uint32_t flags, ui
         return nomem(r);
     r->name[class_len] = '.';
     memcpy(r->name + class_len + 1, r->text, method_len + 1);
-    pk_function f = {pk_intern(r->p, r->name, class_len + 1 + method_len), 0, 0, PK_NONE, 0, flags};
+    *len = class_len + 1 + method_len;
+    return PK_OK;
+}
+
+/* The function named name: Java code (script) unless native, as flags say. */
+static pk_status intern_method(jfr_reader *r, const char *name, size_t len, uint32_t flags,
+                               uint32_t *out)
+{
+    pk_function f = {pk_intern(r->p, name, len), 0, 0, PK_NONE, 0, flags};
     if (f.name == PK_NONE || (*out = pk_intern_function(r->p, &f)) == PK_NONE)
         return nomem(r);
+    return PK_OK;
+}
+
+/* The function of Method key, remembered for the chunk with the flags of its first frame. */
+static pk_status method_function(jfr_reader *r, uint64_t key, uint32_t flags, uint32_t *out)
+{
+    uint32_t *known = pk_u64map_find(&r->c->types[r->l.method].resolved, key);
+    if (known) {
+        *out = *known;
+        return PK_OK;
+    }
+    size_t len = 0;
+    pk_status s = method_text(r, key, &len);
+    if (s == PK_OK)
+        s = intern_method(r, r->name, len, flags, out);
+    if (s != PK_OK)
+        return s;
     uint32_t *slot;
     bool inserted;
     if (!pk_u64map_put(&r->c->types[r->l.method].resolved, key, *out, &slot, &inserted))
         return nomem(r);
     return PK_OK;
+}
+
+/* The flags of a frame's function and frame, from its frame type (0 interpreted or compiled,
+ * 1 inlined, 2 native) */
+static uint32_t frame_function_flags(uint32_t type)
+{
+    return type == 2 ? PK_FUNCTION_SCRIPT_RELEVANT : PK_FUNCTION_SCRIPT;
+}
+
+static uint32_t frame_flags(uint32_t type)
+{
+    return type == 1 ? PK_FRAME_INLINED : 0;
+}
+
+/* A frame's line as the model keeps it: 0 for none or one out of range. */
+static uint32_t frame_line(uint64_t line)
+{
+    return (int64_t)line > 0 && line < UINT32_MAX ? (uint32_t)line : 0;
 }
 
 /* 0 interpreted or compiled, 1 inlined, 2 native: from the frame type's description. */
@@ -236,6 +327,10 @@ static pk_status frame_type(jfr_reader *r, uint64_t key, uint32_t *out)
     *out = 0;
     if (r->l.frame_type == UINT32_MAX)
         return PK_OK;
+    if (key < sizeof r->frame_type_of_key && r->frame_type_of_key[key]) {
+        *out = r->frame_type_of_key[key] - 1u;
+        return PK_OK;
+    }
     uint32_t *known = pk_u64map_find(&r->c->types[r->l.frame_type].resolved, key);
     if (known) {
         *out = *known;
@@ -251,6 +346,8 @@ static pk_status frame_type(jfr_reader *r, uint64_t key, uint32_t *out)
     bool inserted;
     if (!pk_u64map_put(&r->c->types[r->l.frame_type].resolved, key, *out, &slot, &inserted))
         return nomem(r);
+    if (key < sizeof r->frame_type_of_key)
+        r->frame_type_of_key[key] = (uint8_t)(*out + 1);
     return PK_OK;
 }
 
@@ -299,11 +396,12 @@ static pk_status stack_of(jfr_reader *r, uint64_t key, uint32_t *out)
         *out = *known;
         return PK_OK;
     }
-    uint64_t *v = r->entry_values;
-    pk_status s = read_entry(r, r->l.stack, key, "stack trace", v);
+    size_t frames_at;
+    pk_status s = read_entry_before(r, r->l.stack, key, "stack trace", r->l.stack_frames,
+                                    r->entry_values, &frames_at);
     if (s != PK_OK)
         return s;
-    jfr_cursor cur = {r->c, (size_t)v[r->l.stack_frames], r->c->size};
+    jfr_cursor cur = {r->c, frames_at, r->c->size};
     uint64_t count;
     if (!jfr_read_u64(&cur, &count) || count > r->c->size - cur.pos)
         return malformed(r, "stack trace");
@@ -322,12 +420,10 @@ static pk_status stack_of(jfr_reader *r, uint64_t key, uint32_t *out)
         if (r->l.frame_type_ref >= 0 && (s = frame_type(r, frame[r->l.frame_type_ref], &type)) != PK_OK)
             return s;
         uint64_t line = r->l.frame_line >= 0 ? frame[r->l.frame_line] : 0;
-        s = method_function(r, frame[r->l.frame_method],
-                            type == 2 ? PK_FUNCTION_SCRIPT_RELEVANT : PK_FUNCTION_SCRIPT, &function);
+        s = method_function(r, frame[r->l.frame_method], frame_function_flags(type), &function);
         if (s != PK_OK)
             return s;
-        pk_frame f = {function, (int64_t)line > 0 && line < UINT32_MAX ? (uint32_t)line : 0, 0,
-                      PK_NONE, type == 1 ? PK_FRAME_INLINED : 0};
+        pk_frame f = {function, frame_line(line), 0, PK_NONE, frame_flags(type)};
         /* leaf first in the file, root first in the model */
         if ((r->frames[count - 1 - i] = pk_intern_frame(r->p, &f)) == PK_NONE)
             return nomem(r);
@@ -338,6 +434,152 @@ static pk_status stack_of(jfr_reader *r, uint64_t key, uint32_t *out)
     if ((count && *out == PK_NONE) ||
         !pk_u64map_put(&r->c->types[r->l.stack].resolved, key, *out, &slot, &inserted))
         return nomem(r);
+    return PK_OK;
+}
+
+/* What is decoded ahead of a chunk's reading at most: frames (12 bytes each) and bytes of
+ * method names. The stacks past them are resolved by the reader as it goes. */
+#define JFR_FRAMES_AHEAD (1u << 20)
+#define JFR_NAMES_AHEAD (8u << 20)
+
+/* The index in a of Method key's name, decoded on first use (loader's side); false when it
+ * cannot be decoded ahead. */
+static bool method_ahead(jfr_reader *d, jfr_ahead *a, uint64_t key, uint32_t *index)
+{
+    uint32_t *known = pk_u64map_find(&a->method_slots, key);
+    if (known) {
+        *index = *known;
+        return true;
+    }
+    size_t len = 0;
+    if (method_text(d, key, &len) != PK_OK || len > JFR_NAMES_AHEAD - a->names_len ||
+        a->method_count >= UINT32_MAX ||
+        !PK_ARRAY_RESERVE(a->names, a->names_cap, a->names_len + len) ||
+        !PK_ARRAY_RESERVE(a->methods, a->method_cap, a->method_count + 1))
+        return false;
+    uint32_t *slot;
+    bool inserted;
+    if (!pk_u64map_put(&a->method_slots, key, (uint32_t)a->method_count, &slot, &inserted))
+        return false;
+    memcpy(a->names + a->names_len, d->name, len);
+    a->methods[a->method_count] = (jfr_ahead_method){key, a->names_len, len};
+    a->names_len += len;
+    *index = (uint32_t)a->method_count++;
+    return true;
+}
+
+/* Decodes the frames of StackTrace key into a (loader's side); false when they cannot be
+ * decoded ahead, so that the reader resolves the stack by its key (and reports its error). */
+static bool decode_stack_ahead(jfr_reader *d, jfr_ahead *a, uint64_t key, jfr_ahead_stack *st)
+{
+    const jfr_layout *l = &d->l;
+    if (l->stack == UINT32_MAX || l->stack_frames < 0 || l->frame == UINT32_MAX ||
+        l->frame_method < 0 || l->method == UINT32_MAX)
+        return false;
+    size_t frames_at;
+    if (read_entry_before(d, l->stack, key, "stack trace", l->stack_frames, d->entry_values,
+                          &frames_at) != PK_OK)
+        return false;
+    jfr_cursor cur = {d->c, frames_at, d->c->size};
+    uint64_t count;
+    if (!jfr_read_u64(&cur, &count) || count > d->c->size - cur.pos ||
+        count > JFR_FRAMES_AHEAD - a->frame_count ||
+        !PK_ARRAY_RESERVE(a->frames, a->frame_cap, a->frame_count + (size_t)count))
+        return false;
+    uint64_t *frame = d->values + d->c->max_fields; /* past the event's own values */
+    for (uint64_t i = 0; i < count; i++) {
+        uint32_t type = 0, method;
+        if (!jfr_read_struct(&cur, l->frame, frame) ||
+            (l->frame_type_ref >= 0 && frame_type(d, frame[l->frame_type_ref], &type) != PK_OK) ||
+            !method_ahead(d, a, frame[l->frame_method], &method))
+            return false;
+        a->frames[a->frame_count + i] =
+            (jfr_ahead_frame){method, frame_line(l->frame_line >= 0 ? frame[l->frame_line] : 0), type};
+    }
+    st->first = (uint32_t)a->frame_count;
+    st->count = (uint32_t)count;
+    a->frame_count += (size_t)count;
+    return true;
+}
+
+/* The index in a of StackTrace key, decoded ahead on first use (loader's side); UINT32_MAX
+ * when there is no room, so that the reader resolves it by its key. */
+static uint32_t ahead_stack_slot(jfr_reader *d, jfr_ahead *a, uint64_t key)
+{
+    uint32_t *known = pk_u64map_find(&a->stack_slots, key);
+    if (known)
+        return *known;
+    if (a->stack_count >= UINT32_MAX - 1 ||
+        !PK_ARRAY_RESERVE(a->stacks, a->stack_cap, a->stack_count + 1))
+        return UINT32_MAX;
+    jfr_ahead_stack *st = &a->stacks[a->stack_count];
+    *st = (jfr_ahead_stack){key, 0, 0, false};
+    st->whole = decode_stack_ahead(d, a, key, st);
+    uint32_t *slot;
+    bool inserted;
+    if (!pk_u64map_put(&a->stack_slots, key, (uint32_t)a->stack_count, &slot, &inserted))
+        return UINT32_MAX;
+    return (uint32_t)a->stack_count++;
+}
+
+/* The function of a method decoded ahead, remembered for the chunk (with Method keys the
+ * reader resolved itself) with the flags of its first frame. */
+static pk_status ahead_function(jfr_reader *r, uint32_t index, uint32_t flags, uint32_t *out)
+{
+    if (r->ahead_function[index]) {
+        *out = r->ahead_function[index] - 1;
+        return PK_OK;
+    }
+    const jfr_ahead_method *m = &r->ahead->methods[index];
+    uint32_t *known = pk_u64map_find(&r->c->types[r->l.method].resolved, m->key);
+    if (known) {
+        *out = *known;
+    } else {
+        uint32_t *slot;
+        bool inserted;
+        pk_status s = intern_method(r, r->ahead->names + m->name, m->len, flags, out);
+        if (s != PK_OK)
+            return s;
+        if (!pk_u64map_put(&r->c->types[r->l.method].resolved, m->key, *out, &slot, &inserted))
+            return nomem(r);
+    }
+    r->ahead_function[index] = *out + 1;
+    return PK_OK;
+}
+
+/* The model stack of a stack trace decoded ahead (index in r->ahead): its frames interned as
+ * stack_of would intern them. */
+static pk_status stack_ahead(jfr_reader *r, uint32_t index, uint32_t *out)
+{
+    if (r->ahead_stack[index]) {
+        *out = r->ahead_stack[index] - 1;
+        return PK_OK;
+    }
+    const jfr_ahead_stack *st = &r->ahead->stacks[index];
+    if (!st->whole)
+        return stack_of(r, st->key, out);
+    if (st->count > r->frame_cap) {
+        uint32_t *f = realloc(r->frames, (size_t)st->count * sizeof *f);
+        if (!f)
+            return nomem(r);
+        r->frames = f;
+        r->frame_cap = st->count;
+    }
+    for (uint32_t i = 0; i < st->count; i++) {
+        const jfr_ahead_frame *f = &r->ahead->frames[st->first + i];
+        uint32_t function;
+        pk_status s = ahead_function(r, f->method, frame_function_flags(f->type), &function);
+        if (s != PK_OK)
+            return s;
+        pk_frame fr = {function, f->line, 0, PK_NONE, frame_flags(f->type)};
+        /* leaf first in the file, root first in the model */
+        if ((r->frames[st->count - 1 - i] = pk_intern_frame(r->p, &fr)) == PK_NONE)
+            return nomem(r);
+    }
+    *out = pk_intern_stack_frames(r->p, PK_NONE, r->frames, st->count);
+    if (st->count && *out == PK_NONE)
+        return nomem(r);
+    r->ahead_stack[index] = *out + 1;
     return PK_OK;
 }
 
@@ -465,30 +707,78 @@ static pk_status class_frame(jfr_reader *r, uint64_t key, uint32_t *out)
     return PK_OK;
 }
 
-static pk_status read_event(jfr_reader *r, size_t k, jfr_cursor *cur)
+/* An event of a kind the reader knows, as decode_event reads it: the fields the reader uses
+ * (0 where its type has no such field: the layout says which it has). */
+typedef struct jfr_event {
+    uint64_t offset; /* of the event, from its chunk's first byte (for errors) */
+    uint64_t thread, stack, klass, state, start, duration, weight;
+    uint32_t kind;   /* index into jfr_kinds */
+    uint32_t stack_slot; /* its stack decoded ahead (jfr_ahead), UINT32_MAX: resolved by key */
+} jfr_event;
+
+/* Reads the event of kind k at cur into *e (values: room for the most fields of any type);
+ * false when its bytes do not hold its type. An event without a thread or time field is read
+ * and left out: *wanted false. */
+static bool decode_event(const jfr_layout *l, size_t k, jfr_cursor *cur, uint64_t *v,
+                         jfr_event *e, bool *wanted)
 {
-    const jfr_layout *l = &r->l;
-    uint64_t *v = r->values;
+    *wanted = false;
     if (!jfr_read_struct(cur, l->event_type[k], v))
-        return malformed(r, jfr_kinds[k].type);
+        return false;
     if (l->thread_field[k] < 0 || l->start[k] < 0)
-        return PK_OK;
-    uint32_t thread = PK_NONE, stack = PK_NONE;
-    pk_status s = thread_of(r, v[l->thread_field[k]], &thread);
-    if (s == PK_OK && l->stack_field[k] >= 0)
-        s = stack_of(r, v[l->stack_field[k]], &stack);
-    else
-        stack = PK_NONE;
+        return true;
+    *wanted = true;
+    e->kind = (uint32_t)k;
+    e->thread = v[l->thread_field[k]];
+    e->start = v[l->start[k]];
+    e->stack = l->stack_field[k] >= 0 ? v[l->stack_field[k]] : 0;
+    e->stack_slot = UINT32_MAX;
+    e->klass = l->object_class[k] >= 0 ? v[l->object_class[k]] : 0;
+    e->state = l->state[k] >= 0 ? v[l->state[k]] : 0;
+    e->duration = l->duration[k] >= 0 ? v[l->duration[k]] : 0;
+    e->weight = l->weight[k] >= 0 ? v[l->weight[k]] : 0;
+    return true;
+}
+
+/* The model stack of an event that ends in its allocated class: the event's stack with the
+ * class's frame as its leaf, remembered by (stack, frame) across chunks, as allocation events
+ * repeat the same few pairs. */
+static pk_status class_leaf_stack(jfr_reader *r, uint32_t stack, uint64_t class_key, uint32_t *out)
+{
+    uint32_t frame = PK_NONE;
+    pk_status s = class_frame(r, class_key, &frame);
     if (s != PK_OK)
         return s;
-    if (jfr_kinds[k].class_leaf && l->object_class[k] >= 0 && v[l->object_class[k]]) {
-        uint32_t frame = PK_NONE;
-        s = class_frame(r, v[l->object_class[k]], &frame);
-        if (s != PK_OK)
-            return s;
-        if ((stack = pk_intern_stack(r->p, stack, frame)) == PK_NONE)
-            return nomem(r);
+    uint64_t pair = (uint64_t)stack << 32 | frame;
+    uint32_t *known = pk_u64map_find(&r->leaf_stacks, pair);
+    if (known) {
+        *out = *known;
+        return PK_OK;
     }
+    uint32_t *slot;
+    bool inserted;
+    if ((*out = pk_intern_stack(r->p, stack, frame)) == PK_NONE ||
+        !pk_u64map_put(&r->leaf_stacks, pair, *out, &slot, &inserted))
+        return nomem(r);
+    return PK_OK;
+}
+
+/* Adds the event to the profile: its thread's row and timeline. */
+static pk_status apply_event(jfr_reader *r, const jfr_event *e)
+{
+    const jfr_layout *l = &r->l;
+    size_t k = e->kind;
+    r->event_offset = r->c->file_offset + e->offset;
+    uint32_t thread = PK_NONE, stack = PK_NONE;
+    pk_status s = thread_of(r, e->thread, &thread);
+    if (s == PK_OK && l->stack_field[k] >= 0)
+        s = e->stack_slot != UINT32_MAX ? stack_ahead(r, e->stack_slot, &stack)
+                                        : stack_of(r, e->stack, &stack);
+    if (s != PK_OK)
+        return s;
+    if (jfr_kinds[k].class_leaf && l->object_class[k] >= 0 && e->klass &&
+        (s = class_leaf_stack(r, stack, e->klass, &stack)) != PK_OK)
+        return s;
     uint32_t value = value_of(r, k);
     if (value == PK_NONE)
         return nomem(r);
@@ -498,13 +788,13 @@ static pk_status read_event(jfr_reader *r, size_t k, jfr_cursor *cur)
     int64_t values[PK_MAX_VALUES] = {0};
     int64_t duration = 0;
     if (l->duration[k] >= 0)
-        duration = ticks_span_ns(r->c, v[l->duration[k]]);
+        duration = ticks_span_ns(r->c, e->duration);
     switch (jfr_kinds[k].weight) {
     case WEIGHT_COUNT:
         values[value] = 1;
         break;
     case WEIGHT_FIELD:
-        values[value] = l->weight[k] >= 0 && (int64_t)v[l->weight[k]] > 0 ? (int64_t)v[l->weight[k]] : 0;
+        values[value] = l->weight[k] >= 0 && (int64_t)e->weight > 0 ? (int64_t)e->weight : 0;
         break;
     case WEIGHT_DURATION:
         values[value] = duration;
@@ -513,9 +803,9 @@ static pk_status read_event(jfr_reader *r, size_t k, jfr_cursor *cur)
     if (jfr_kinds[k].second_is_count)
         values[r->objects_value] = 1;
     uint32_t labels = PK_NONE;
-    if (l->state[k] >= 0 && (s = thread_state_labels(r, v[l->state[k]], &labels)) != PK_OK)
+    if (l->state[k] >= 0 && (s = thread_state_labels(r, e->state, &labels)) != PK_OK)
         return s;
-    int64_t time = ticks_to_ns(r->c, (int64_t)v[l->start[k]]);
+    int64_t time = ticks_to_ns(r->c, (int64_t)e->start);
     if (labels != PK_NONE) {
         /* the labelled row gets the values, the thread's timeline the sample */
         size_t row = pk_sample_row_labeled(r->p, thread, stack, labels);
@@ -535,17 +825,43 @@ static pk_status read_event(jfr_reader *r, size_t k, jfr_cursor *cur)
     return PK_OK;
 }
 
-static pk_status read_events(jfr_reader *r)
+/* The kind of an event of type id type in the chunk laid out as l, JFR_KIND_COUNT for none
+ * the reader knows (and for the metadata and checkpoint events). */
+static size_t kind_of_event(jfr_reader *r, uint64_t type)
 {
-    jfr_chunk *c = r->c;
-    layout_chunk(&r->l, c);
-    free(r->values);
-    free(r->entry_values);
-    /* an event's values, then a stack frame's */
-    r->values = calloc((size_t)c->max_fields * 2 + 1, sizeof *r->values);
-    r->entry_values = calloc((size_t)c->max_fields + 1, sizeof *r->entry_values);
-    if (!r->values || !r->entry_values)
-        return nomem(r);
+    if (type < sizeof r->kind_of_type && r->kind_of_type[type])
+        return r->kind_of_type[type] - 1u;
+    size_t kind = JFR_KIND_COUNT;
+    const uint32_t *index = type == JFR_TYPE_METADATA || type == JFR_TYPE_CHECKPOINT
+                                ? NULL
+                                : pk_u64map_find(&r->c->type_by_id, type);
+    for (size_t k = 0; index && k < JFR_KIND_COUNT; k++)
+        if (r->l.event_type[k] == *index) {
+            kind = k;
+            break;
+        }
+    if (type < sizeof r->kind_of_type)
+        r->kind_of_type[type] = (uint8_t)(kind + 1);
+    return kind;
+}
+
+/* Forgets what the last chunk's type ids and keys meant. */
+static void forget_small_keys(jfr_reader *r)
+{
+    memset(r->kind_of_type, 0, sizeof r->kind_of_type);
+    memset(r->frame_type_of_key, 0, sizeof r->frame_type_of_key);
+}
+
+/* Decodes the events of known kinds of d's chunk from its first into events (at most cap), with
+ * their stack traces into ahead, as far as they decode (loader's side); *resume is where
+ * decoding stopped: the chunk's size when every event is in events, else the first event left
+ * for the reader's own walk (past cap, or one that does not decode, whose error the walk then
+ * reports). */
+static size_t decode_events(jfr_reader *d, jfr_ahead *ahead, jfr_event *events, size_t cap,
+                            size_t *resume)
+{
+    const jfr_chunk *c = d->c;
+    size_t n = 0;
     jfr_cursor cur = {c, JFR_HEADER_SIZE, c->size};
     while (cur.pos < c->size) {
         size_t at = cur.pos;
@@ -553,19 +869,277 @@ static pk_status read_events(jfr_reader *r)
         jfr_read_u64(&cur, &size); /* checked by jfr_chunk_load */
         jfr_cursor event = {c, cur.pos, at + (size_t)size};
         jfr_read_u64(&event, &type);
-        cur.pos = at + (size_t)size;
-        if (type == JFR_TYPE_METADATA || type == JFR_TYPE_CHECKPOINT)
-            continue;
-        const uint32_t *index = pk_u64map_find(&c->type_by_id, type);
-        for (size_t k = 0; index && k < JFR_KIND_COUNT; k++)
-            if (r->l.event_type[k] == *index) {
-                r->event_offset = c->file_offset + at;
-                pk_status s = read_event(r, k, &event);
-                if (s != PK_OK)
-                    return s;
+        size_t k = kind_of_event(d, type);
+        if (k < JFR_KIND_COUNT) {
+            bool wanted;
+            jfr_event *e = &events[n];
+            if (n == cap || !decode_event(&d->l, k, &event, d->values, e, &wanted)) {
+                *resume = at;
+                return n;
             }
+            if (wanted) {
+                e->offset = at;
+                if (d->l.stack_field[k] >= 0 && e->stack)
+                    e->stack_slot = ahead_stack_slot(d, ahead, e->stack);
+                n++;
+            }
+        }
+        cur.pos = at + (size_t)size;
+    }
+    *resume = c->size;
+    return n;
+}
+
+/* Sets the reader up for its chunk r->c, laid out as l, whose stacks were decoded ahead into
+ * ahead. */
+static pk_status begin_chunk(jfr_reader *r, const jfr_layout *l, const jfr_ahead *ahead)
+{
+    r->l = *l;
+    r->ahead = ahead;
+    forget_small_keys(r);
+    free(r->values);
+    free(r->entry_values);
+    /* an event's values, then a stack frame's */
+    r->values = calloc((size_t)r->c->max_fields * 2 + 1, sizeof *r->values);
+    r->entry_values = calloc((size_t)r->c->max_fields + 1, sizeof *r->entry_values);
+    if (!r->values || !r->entry_values ||
+        !PK_ARRAY_RESERVE(r->ahead_stack, r->ahead_stack_cap, ahead->stack_count) ||
+        !PK_ARRAY_RESERVE(r->ahead_function, r->ahead_function_cap, ahead->method_count))
+        return nomem(r);
+    if (ahead->stack_count)
+        memset(r->ahead_stack, 0, ahead->stack_count * sizeof *r->ahead_stack);
+    if (ahead->method_count)
+        memset(r->ahead_function, 0, ahead->method_count * sizeof *r->ahead_function);
+    return PK_OK;
+}
+
+/* Adds the decoded events, then reads the chunk's events from resume on. */
+static pk_status read_events(jfr_reader *r, const jfr_event *events, size_t count, size_t resume)
+{
+    jfr_chunk *c = r->c;
+    for (size_t i = 0; i < count; i++) {
+        pk_status s = apply_event(r, &events[i]);
+        if (s != PK_OK)
+            return s;
+    }
+    jfr_cursor cur = {c, resume, c->size};
+    while (cur.pos < c->size) {
+        size_t at = cur.pos;
+        uint64_t size, type;
+        jfr_read_u64(&cur, &size); /* checked by jfr_chunk_load */
+        jfr_cursor event = {c, cur.pos, at + (size_t)size};
+        jfr_read_u64(&event, &type);
+        cur.pos = at + (size_t)size;
+        size_t k = kind_of_event(r, type);
+        if (k == JFR_KIND_COUNT)
+            continue;
+        r->event_offset = c->file_offset + at;
+        jfr_event e;
+        bool wanted;
+        if (!decode_event(&r->l, k, &event, r->values, &e, &wanted))
+            return malformed(r, jfr_kinds[k].type);
+        e.offset = at;
+        pk_status s = wanted ? apply_event(r, &e) : PK_OK;
+        if (s != PK_OK)
+            return s;
     }
     return PK_OK;
+}
+
+/* A chunk loaded for the reader: its bytes, metadata and pools' index (jfr_chunk_load), or why
+ * none follows. Loading runs on a worker thread when there is a second processor
+ * (core/batch_ring.h), so that the next chunk is read and indexed while this one's events are:
+ * two chunks are held at a time. What the loader finds wrong is handed over, not reported: only
+ * the reader's thread touches the profile. */
+typedef struct jfr_loaded {
+    jfr_chunk c;
+    uint8_t *buffer; /* the chunk's bytes, reused by the next chunk loaded into this slot */
+    size_t buffer_cap;
+    bool loaded;        /* c holds a whole chunk to read */
+    pk_status status;   /* not PK_OK: err says why the recording cannot be read on */
+    pk_error err;
+    char warning[192];  /* the recording ends cut short here, after the chunks before */
+    jfr_reader decoder; /* c's decoder (no profile): its layout, buffers and errors */
+    pk_error decoder_err;
+    jfr_ahead ahead;    /* c's stack traces that its events use, decoded */
+    jfr_event *events;  /* c's events decoded, up to JFR_DECODED_EVENTS */
+    size_t event_count, event_cap;
+    size_t resume;      /* where the reader's own walk of c's events starts */
+} jfr_loaded;
+
+typedef struct jfr_loader {
+    pk_input *in;
+    uint64_t offset, chunks;
+} jfr_loader;
+
+/* Chunks this size and larger are loaded on a worker thread: below it a thread costs more than
+ * the overlap gives (and the fuzzer's inputs stay on one thread). */
+#define JFR_THREADED_CHUNK_BYTES (64u << 10)
+
+/* The most events decoded ahead of a chunk's reading (72 bytes each): the rest of a larger
+ * chunk's events are decoded by the reader as it goes. */
+#define JFR_DECODED_EVENTS (1u << 16)
+
+static void ahead_clear(jfr_ahead *a)
+{
+    pk_u64map_free(&a->stack_slots);
+    pk_u64map_free(&a->method_slots);
+    a->stack_count = a->frame_count = a->method_count = a->names_len = 0;
+}
+
+static void ahead_free(jfr_ahead *a)
+{
+    ahead_clear(a);
+    free(a->stacks);
+    free(a->frames);
+    free(a->methods);
+    free(a->names);
+}
+
+static void decoder_free(jfr_reader *d)
+{
+    free(d->values);
+    free(d->entry_values);
+    free(d->text);
+    free(d->name);
+    d->values = d->entry_values = NULL;
+}
+
+/* Decodes b's chunk's events into b->events (growing them up to JFR_DECODED_EVENTS) and the
+ * stack traces they use into b->ahead; what is not decoded here the reader decodes. */
+static void decode_ahead(jfr_loaded *b)
+{
+    jfr_reader *d = &b->decoder;
+    d->c = &b->c;
+    d->err = &b->decoder_err;
+    layout_chunk(&d->l, &b->c);
+    forget_small_keys(d);
+    ahead_clear(&b->ahead);
+    b->event_count = 0;
+    b->resume = JFR_HEADER_SIZE;
+    free(d->values);
+    free(d->entry_values);
+    d->values = calloc((size_t)b->c.max_fields * 2 + 1, sizeof *d->values);
+    d->entry_values = calloc((size_t)b->c.max_fields + 1, sizeof *d->entry_values);
+    if (!d->values || !d->entry_values)
+        return; /* the reader decodes them all */
+    for (;;) {
+        size_t n = decode_events(d, &b->ahead, b->events, b->event_cap, &b->resume);
+        if (b->resume == b->c.size || n < b->event_cap || b->event_cap >= JFR_DECODED_EVENTS) {
+            b->event_count = n;
+            return;
+        }
+        size_t cap = b->event_cap ? b->event_cap * 2 : 1024;
+        jfr_event *grown = realloc(b->events, cap * sizeof *grown);
+        if (!grown) {
+            b->event_count = n;
+            return;
+        }
+        b->events = grown;
+        b->event_cap = cap;
+    }
+}
+
+/* Loads the next chunk into batch (a jfr_loaded); false when none follows it. */
+static bool load_chunk(void *context, void *batch)
+{
+    jfr_loader *ld = context;
+    jfr_loaded *b = batch;
+    pk_input *in = ld->in;
+    jfr_chunk_release(&b->c);
+    b->loaded = false;
+    b->status = PK_OK;
+    b->warning[0] = '\0';
+    uint8_t header[JFR_HEADER_SIZE];
+    size_t got = pk_in_read(in, header, sizeof header);
+    if (got == 0 && ld->chunks > 0 && !pk_in_error(in))
+        return false;
+    uint64_t size = 0;
+    bool finished = false;
+    if (got < sizeof header) {
+        if (pk_in_error(in))
+            b->status = pk_in_fail(in, &b->err);
+        else if (ld->chunks == 0)
+            b->status = pk_error_set(&b->err, PK_ERR_INPUT, (int64_t)ld->offset,
+                                     "JFR recording cut short in its first chunk header");
+        else
+            snprintf(b->warning, sizeof b->warning,
+                     "JFR recording cut at offset %llu, in a chunk header: read the %llu whole "
+                     "chunks before it", (unsigned long long)(ld->offset + got),
+                     (unsigned long long)ld->chunks);
+        return false;
+    }
+    b->status = jfr_chunk_header(&b->c, header, ld->offset, &size, &finished, &b->err);
+    if (b->status != PK_OK)
+        return false;
+    /* the chunk's bytes come in as they arrive, never sized by the header alone */
+    size_t have = JFR_HEADER_SIZE;
+    if (b->buffer_cap < JFR_HEADER_SIZE) {
+        if (!(b->buffer = malloc(1 << 16))) {
+            b->status = pk_error_set(&b->err, PK_ERR_NOMEM, -1, "out of memory");
+            return false;
+        }
+        b->buffer_cap = 1 << 16;
+    }
+    memcpy(b->buffer, header, JFR_HEADER_SIZE);
+    while (have < size) {
+        if (have == b->buffer_cap) {
+            size_t n = b->buffer_cap * 2;
+            uint8_t *grown = realloc(b->buffer, n);
+            if (!grown) {
+                b->status = pk_error_set(&b->err, PK_ERR_NOMEM, -1, "out of memory");
+                return false;
+            }
+            b->buffer = grown;
+            b->buffer_cap = n;
+        }
+        size_t want = b->buffer_cap - have;
+        if (want > size - have)
+            want = (size_t)(size - have);
+        size_t n = pk_in_read(in, b->buffer + have, want);
+        if (n == 0)
+            break;
+        have += n;
+    }
+    if (have < size || !finished || b->c.metadata_offset == 0) {
+        if (pk_in_error(in))
+            b->status = pk_in_fail(in, &b->err);
+        else if (ld->chunks == 0)
+            b->status = pk_damage(&b->err, ld->offset + have,
+                                  "JFR recording cut at offset %llu in its first chunk (which "
+                                  "claims %llu bytes from offset %llu): nothing whole to read",
+                                  (unsigned long long)(ld->offset + have),
+                                  (unsigned long long)size, (unsigned long long)ld->offset);
+        else
+            snprintf(b->warning, sizeof b->warning,
+                     "JFR recording cut at offset %llu, in the chunk that starts at offset "
+                     "%llu: read the %llu whole chunks before it",
+                     (unsigned long long)(ld->offset + have), (unsigned long long)ld->offset,
+                     (unsigned long long)ld->chunks);
+        return false;
+    }
+    b->c.data = b->buffer;
+    b->c.size = (size_t)size;
+    b->status = jfr_chunk_load(&b->c, &b->err);
+    if (b->status != PK_OK)
+        return false;
+    decode_ahead(b);
+    b->loaded = true;
+    ld->offset += size;
+    ld->chunks++;
+    return true;
+}
+
+/* The size the first chunk's header claims, 0 when its header is not at hand. */
+static uint64_t first_chunk_size(pk_input *in)
+{
+    const uint8_t *header;
+    if (pk_in_peek(in, JFR_HEADER_SIZE, &header) < JFR_HEADER_SIZE)
+        return 0;
+    uint64_t size = 0;
+    for (int i = 8; i < 16; i++)
+        size = size << 8 | header[i];
+    return size;
 }
 
 pk_status jfr_read(pk_input *in, pk_profile *p, const pk_read_options *options, pk_error *err)
@@ -575,106 +1149,50 @@ pk_status jfr_read(pk_input *in, pk_profile *p, const pk_read_options *options, 
     for (size_t k = 0; k <= JFR_KIND_COUNT; k++)
         r.value_index[k] = PK_NONE;
     pk_u64map_init(&r.threads);
-    uint8_t *buffer = NULL;
-    size_t buffer_cap = 0;
-    uint64_t offset = 0, chunks = 0;
+    pk_u64map_init(&r.leaf_stacks);
+    jfr_loader loader = {.in = in};
+    jfr_loaded loaded[2];
+    memset(loaded, 0, sizeof loaded);
+    void *slots[2] = {&loaded[0], &loaded[1]};
+    pk_batch_ring ring;
+    pk_batch_ring_start(&ring, slots, 2, load_chunk, &loader,
+                        first_chunk_size(in) >= JFR_THREADED_CHUNK_BYTES);
     pk_status status = PK_OK;
-    while (status == PK_OK) {
-        uint8_t header[JFR_HEADER_SIZE];
-        size_t got = pk_in_read(in, header, sizeof header);
-        if (got == 0 && chunks > 0 && !pk_in_error(in))
-            break;
-        jfr_chunk c = {0};
-        uint64_t size = 0;
-        bool finished = false;
-        if (got < sizeof header) {
-            if (pk_in_error(in)) {
-                status = pk_in_fail(in, err);
-                break;
-            }
-            if (chunks == 0) {
-                status = pk_error_set(err, PK_ERR_INPUT, (int64_t)offset,
-                                      "JFR recording cut short in its first chunk header");
-                break;
-            }
-            pk_warn(p, "JFR recording cut at offset %llu, in a chunk header: read the %llu whole "
-                       "chunks before it", (unsigned long long)(offset + got),
-                    (unsigned long long)chunks);
+    uint64_t chunks = 0;
+    for (jfr_loaded *b; status == PK_OK && (b = pk_batch_ring_next(&ring));) {
+        if (b->status != PK_OK) {
+            *err = b->err;
+            status = b->status;
             break;
         }
-        status = jfr_chunk_header(&c, header, offset, &size, &finished, err);
-        if (status != PK_OK)
+        if (b->warning[0])
+            pk_warn(p, "%s", b->warning);
+        if (!b->loaded)
             break;
-        /* the chunk's bytes come in as they arrive, never sized by the header alone */
-        size_t have = JFR_HEADER_SIZE;
-        if (buffer_cap < JFR_HEADER_SIZE) {
-            buffer = malloc(1 << 16);
-            if (!buffer) {
-                status = nomem(&r);
-                break;
-            }
-            buffer_cap = 1 << 16;
-        }
-        memcpy(buffer, header, JFR_HEADER_SIZE);
-        while (have < size) {
-            if (have == buffer_cap) {
-                size_t n = buffer_cap * 2;
-                uint8_t *b = realloc(buffer, n);
-                if (!b) {
-                    status = nomem(&r);
-                    break;
-                }
-                buffer = b;
-                buffer_cap = n;
-            }
-            size_t want = buffer_cap - have;
-            if (want > size - have)
-                want = (size_t)(size - have);
-            size_t n = pk_in_read(in, buffer + have, want);
-            if (n == 0)
-                break;
-            have += n;
-        }
-        if (status != PK_OK)
-            break;
-        if (have < size || !finished || c.metadata_offset == 0) {
-            if (pk_in_error(in)) {
-                status = pk_in_fail(in, err);
-                break;
-            }
-            if (chunks == 0) {
-                status = pk_damage(err, offset + have,
-                                   "JFR recording cut at offset %llu in its first chunk (which "
-                                   "claims %llu bytes from offset %llu): nothing whole to read",
-                                   (unsigned long long)(offset + have), (unsigned long long)size,
-                                   (unsigned long long)offset);
-                break;
-            }
-            pk_warn(p, "JFR recording cut at offset %llu, in the chunk that starts at offset %llu: "
-                       "read the %llu whole chunks before it",
-                    (unsigned long long)(offset + have), (unsigned long long)offset,
-                    (unsigned long long)chunks);
-            break;
-        }
-        c.data = buffer;
-        c.size = (size_t)size;
-        status = jfr_chunk_load(&c, err);
-        if (status == PK_OK) {
-            if (chunks == 0 || c.start_nanos < pk_metadata_of(p)->start_time)
-                pk_metadata_of(p)->start_time = c.start_nanos;
-            r.c = &c;
-            status = read_events(&r);
-        }
-        jfr_chunk_release(&c);
-        offset += size;
-        chunks++;
+        if (chunks++ == 0 || b->c.start_nanos < pk_metadata_of(p)->start_time)
+            pk_metadata_of(p)->start_time = b->c.start_nanos;
+        r.c = &b->c;
+        status = begin_chunk(&r, &b->decoder.l, &b->ahead);
+        if (status == PK_OK)
+            status = read_events(&r, b->events, b->event_count, b->resume);
+        r.c = NULL;
     }
-    free(buffer);
+    pk_batch_ring_finish(&ring);
+    for (size_t i = 0; i < 2; i++) {
+        jfr_chunk_release(&loaded[i].c);
+        free(loaded[i].buffer);
+        decoder_free(&loaded[i].decoder);
+        ahead_free(&loaded[i].ahead);
+        free(loaded[i].events);
+    }
     free(r.values);
     free(r.entry_values);
     free(r.frames);
+    free(r.ahead_stack);
+    free(r.ahead_function);
     free(r.text);
     free(r.name);
     pk_u64map_free(&r.threads);
+    pk_u64map_free(&r.leaf_stacks);
     return status;
 }
