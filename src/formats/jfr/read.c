@@ -872,8 +872,12 @@ static size_t decode_events(jfr_reader *d, jfr_ahead *ahead, jfr_event *events, 
         size_t k = kind_of_event(d, type);
         if (k < JFR_KIND_COUNT) {
             bool wanted;
+            if (n == cap) {
+                *resume = at;
+                return n;
+            }
             jfr_event *e = &events[n];
-            if (n == cap || !decode_event(&d->l, k, &event, d->values, e, &wanted)) {
+            if (!decode_event(&d->l, k, &event, d->values, e, &wanted)) {
                 *resume = at;
                 return n;
             }
