@@ -98,6 +98,8 @@ void jfr_chunk_release(jfr_chunk *c);
 bool jfr_text_reserve(char **text, size_t *cap, size_t need);
 bool jfr_read_u64(jfr_cursor *cur, uint64_t *value);
 bool jfr_read_byte(jfr_cursor *cur, uint8_t *value);
+/* Skips n compressed integers (as jfr_read_u64 reads them) without decoding them. */
+bool jfr_skip_varints(jfr_cursor *cur, uint64_t n);
 /* Reads a value of type (array: a count first; constant_pool: a key) into *value: the integer,
  * the key, or for a string, an inline struct or an array the offset where it starts. */
 bool jfr_read_field(jfr_cursor *cur, const jfr_field *f, uint64_t *value);

@@ -69,13 +69,66 @@ typedef struct jfr_layout {
  * kept (profkit/label_select.h selects and groups by it). */
 #define JFR_LABEL_THREAD_STATE "thread_state"
 
-/* A chunk's stack traces decoded ahead of its reading, on the loader's side: each frame's
- * method (an index into the methods), line and frame type, each method's name, so that the
- * reader only interns them. */
+/* Stack traces are decoded on the loader's side (a second processor when there is one) and
+ * known across chunks by their bytes. A stack trace's frames are its method keys, lines,
+ * bytecode indexes and frame type keys; read under the same StackFrame layout, the same bytes
+ * are the same stack once the methods and frame types those keys name in this chunk are the
+ * ones they named when the stack was first decoded. The JVM keeps a method's key for its life,
+ * so the stacks of a recording's later chunks are found by their bytes without being decoded
+ * again, and the reader interns each once. A key named differently, another layout, or more
+ * frames known than JFR_KNOWN_FRAMES: everything known is forgotten (a new generation). */
+
+/* A method known to the loader: its key, its name (in jfr_known.names) and the last chunk whose
+ * pool holds it under that name. */
+typedef struct jfr_known_method {
+    uint64_t key, chunk;
+    size_t name, len;
+} jfr_known_method;
+
+/* A stack trace known by its frames' bytes (in jfr_known.bytes; none when it is not to be
+ * found by them) with its frames' methods and frame type keys (in jfr_known.frames). */
+typedef struct jfr_known_stack {
+    size_t bytes, len, first;
+    uint32_t count;
+} jfr_known_stack;
+
+typedef struct jfr_known_frame {
+    uint32_t method;  /* index into the known methods */
+    uint8_t type_key; /* its FrameType key (< JFR_SMALL_KEYS), JFR_NO_TYPE_KEY for none */
+} jfr_known_frame;
+
+#define JFR_SMALL_KEYS 64
+#define JFR_NO_TYPE_KEY 0xff
+
+typedef struct jfr_known {
+    uint32_t generation;
+    uint64_t chunk;          /* serial of the chunk being decoded, from 1 */
+    bool by_bytes;           /* this chunk's stacks are found by their bytes */
+    int layout[4];           /* the StackFrame layout the known stacks' bytes were read under */
+    pk_u64map method_by_key; /* Method key -> index into methods */
+    jfr_known_method *methods;
+    size_t method_count, method_cap;
+    char *names;
+    size_t names_len, names_cap;
+    uint8_t frame_type[JFR_SMALL_KEYS];         /* FrameType key -> its type + 1 */
+    uint64_t frame_type_chunk[JFR_SMALL_KEYS];  /* the last chunk whose pool holds it */
+    pk_index stack_by_bytes; /* entries: indexes into stacks */
+    jfr_known_stack *stacks;
+    size_t stack_count, stack_cap;
+    uint8_t *bytes;
+    size_t bytes_len, bytes_cap;
+    jfr_known_frame *frames;
+    size_t frame_count, frame_cap;
+} jfr_known;
+
+/* What the loader hands the reader with a chunk: each stack trace key its events use, as a
+ * known stack (with its frames when it became known in this chunk, which the reader has not
+ * interned yet) or to be resolved by its key; the names of the methods of the chunk's pool. */
 typedef struct jfr_ahead_stack {
     uint64_t key;
-    uint32_t first, count; /* its frames, leaf first */
-    bool whole;            /* false: the reader resolves it by its key (and reports its error) */
+    uint32_t known;  /* index among the known stacks, UINT32_MAX: the reader resolves the key */
+    bool fresh;      /* known from this chunk on: its frames are in jfr_ahead.frames */
+    uint32_t first, count;
 } jfr_ahead_stack;
 
 typedef struct jfr_ahead_frame {
@@ -83,12 +136,14 @@ typedef struct jfr_ahead_frame {
 } jfr_ahead_frame;
 
 typedef struct jfr_ahead_method {
-    uint64_t key;
-    size_t name, len; /* where its name is in names */
+    uint32_t known;   /* index among the known methods */
+    size_t name, len; /* in jfr_ahead.names */
 } jfr_ahead_method;
 
 typedef struct jfr_ahead {
-    pk_u64map stack_slots, method_slots; /* StackTrace and Method keys -> their indexes */
+    uint32_t generation;
+    size_t known_methods, known_stacks; /* how many are known once this chunk is decoded */
+    pk_u64map stack_slots;              /* StackTrace key -> index into stacks */
     jfr_ahead_stack *stacks;
     jfr_ahead_frame *frames;
     jfr_ahead_method *methods;
@@ -115,10 +170,14 @@ typedef struct jfr_reader {
     /* the chunk's small type ids' event kinds and small FrameType keys' types (+1; 0: not yet),
      * which every event and frame asks for */
     uint8_t kind_of_type[1024], frame_type_of_key[64];
-    /* the chunk's stacks decoded ahead, and what each resolved to (+1; 0: not yet) */
+    /* the chunk's stacks as the loader hands them; what each known stack and each known method
+     * (as Java code and as native code) resolved to, +1 (0: not yet), in the generation of
+     * known stacks the reader is in; where each known method's name is in the chunk's ahead */
     const jfr_ahead *ahead;
-    uint32_t *ahead_stack, *ahead_function;
-    size_t ahead_stack_cap, ahead_function_cap;
+    uint32_t generation;
+    uint32_t *known_stack, *known_function, *method_name;
+    size_t known_stack_cap, known_function_cap, method_name_cap, known_stack_len,
+        known_function_len;
 } jfr_reader;
 
 static pk_status nomem(jfr_reader *r)
@@ -437,126 +496,295 @@ static pk_status stack_of(jfr_reader *r, uint64_t key, uint32_t *out)
     return PK_OK;
 }
 
-/* What is decoded ahead of a chunk's reading at most: frames (12 bytes each) and bytes of
- * method names. The stacks past them are resolved by the reader as it goes. */
-#define JFR_FRAMES_AHEAD (1u << 20)
-#define JFR_NAMES_AHEAD (8u << 20)
+/* The most frames known across chunks (8 bytes each, with their bytes) before what is known is
+ * forgotten. */
+#define JFR_KNOWN_FRAMES (4u << 20)
 
-/* The index in a of Method key's name, decoded on first use (loader's side); false when it
- * cannot be decoded ahead. */
-static bool method_ahead(jfr_reader *d, jfr_ahead *a, uint64_t key, uint32_t *index)
+static void known_forget(jfr_known *k)
 {
-    uint32_t *known = pk_u64map_find(&a->method_slots, key);
+    pk_u64map_free(&k->method_by_key);
+    pk_index_free(&k->stack_by_bytes);
+    pk_index_init(&k->stack_by_bytes);
+    k->method_count = k->names_len = k->stack_count = k->bytes_len = k->frame_count = 0;
+    memset(k->frame_type, 0, sizeof k->frame_type);
+    k->generation++;
+}
+
+static void known_free(jfr_known *k)
+{
+    known_forget(k);
+    pk_index_free(&k->stack_by_bytes);
+    free(k->methods);
+    free(k->names);
+    free(k->stacks);
+    free(k->bytes);
+    free(k->frames);
+}
+
+/* Records that Method key, named d->name (len bytes), is in this chunk's pool; false when it
+ * was known under another name (or memory runs out). */
+static bool know_method(jfr_known *k, jfr_ahead *a, uint64_t key, size_t len, const char *name)
+{
+    uint32_t *known = pk_u64map_find(&k->method_by_key, key);
+    uint32_t index;
     if (known) {
-        *index = *known;
-        return true;
+        index = *known;
+        jfr_known_method *m = &k->methods[index];
+        if (m->len != len || memcmp(k->names + m->name, name, len) != 0)
+            return false;
+        m->chunk = k->chunk;
+    } else {
+        uint32_t *slot;
+        bool inserted;
+        if (k->method_count >= UINT32_MAX ||
+            !PK_ARRAY_RESERVE(k->methods, k->method_cap, k->method_count + 1) ||
+            !PK_ARRAY_RESERVE(k->names, k->names_cap, k->names_len + len) ||
+            !pk_u64map_put(&k->method_by_key, key, (uint32_t)k->method_count, &slot, &inserted))
+            return false;
+        index = (uint32_t)k->method_count++;
+        k->methods[index] = (jfr_known_method){key, k->chunk, k->names_len, len};
+        memcpy(k->names + k->names_len, name, len);
+        k->names_len += len;
     }
-    size_t len = 0;
-    if (method_text(d, key, &len) != PK_OK || len > JFR_NAMES_AHEAD - a->names_len ||
-        a->method_count >= UINT32_MAX ||
-        !PK_ARRAY_RESERVE(a->names, a->names_cap, a->names_len + len) ||
-        !PK_ARRAY_RESERVE(a->methods, a->method_cap, a->method_count + 1))
+    if (!PK_ARRAY_RESERVE(a->methods, a->method_cap, a->method_count + 1) ||
+        !PK_ARRAY_RESERVE(a->names, a->names_cap, a->names_len + len))
         return false;
-    uint32_t *slot;
-    bool inserted;
-    if (!pk_u64map_put(&a->method_slots, key, (uint32_t)a->method_count, &slot, &inserted))
-        return false;
-    memcpy(a->names + a->names_len, d->name, len);
-    a->methods[a->method_count] = (jfr_ahead_method){key, a->names_len, len};
+    a->methods[a->method_count++] = (jfr_ahead_method){index, a->names_len, len};
+    memcpy(a->names + a->names_len, name, len);
     a->names_len += len;
-    *index = (uint32_t)a->method_count++;
     return true;
 }
 
-/* Decodes the frames of StackTrace key into a (loader's side); false when they cannot be
- * decoded ahead, so that the reader resolves the stack by its key (and reports its error). */
-static bool decode_stack_ahead(jfr_reader *d, jfr_ahead *a, uint64_t key, jfr_ahead_stack *st)
+/* Learns this chunk's methods and frame types (loader's side): each entry of its Method and
+ * FrameType pools that decodes is known from this chunk on; one named otherwise than before
+ * makes everything known be forgotten. Method entries that do not decode are left out: a
+ * stack that uses one is resolved by the reader, which reports it. */
+static bool learn_chunk_keys(jfr_reader *d, jfr_known *k, jfr_ahead *a)
 {
     const jfr_layout *l = &d->l;
-    if (l->stack == UINT32_MAX || l->stack_frames < 0 || l->frame == UINT32_MAX ||
-        l->frame_method < 0 || l->method == UINT32_MAX)
-        return false;
-    size_t frames_at;
-    if (read_entry_before(d, l->stack, key, "stack trace", l->stack_frames, d->entry_values,
-                          &frames_at) != PK_OK)
-        return false;
-    jfr_cursor cur = {d->c, frames_at, d->c->size};
-    uint64_t count;
-    if (!jfr_read_u64(&cur, &count) || count > d->c->size - cur.pos ||
-        count > JFR_FRAMES_AHEAD - a->frame_count ||
-        !PK_ARRAY_RESERVE(a->frames, a->frame_cap, a->frame_count + (size_t)count))
-        return false;
-    uint64_t *frame = d->values + d->c->max_fields; /* past the event's own values */
-    for (uint64_t i = 0; i < count; i++) {
-        uint32_t type = 0, method;
-        if (!jfr_read_struct(&cur, l->frame, frame) ||
-            (l->frame_type_ref >= 0 && frame_type(d, frame[l->frame_type_ref], &type) != PK_OK) ||
-            !method_ahead(d, a, frame[l->frame_method], &method))
-            return false;
-        a->frames[a->frame_count + i] =
-            (jfr_ahead_frame){method, frame_line(l->frame_line >= 0 ? frame[l->frame_line] : 0), type};
+    a->method_count = a->names_len = 0;
+    if (l->frame_type != UINT32_MAX) {
+        const pk_u64map *pool = &d->c->types[l->frame_type].pool;
+        for (size_t i = 0; pool->slots && i <= pool->mask; i++) {
+            uint64_t key = pool->slots[i].key;
+            uint32_t type;
+            if (!pool->slots[i].used || key >= JFR_SMALL_KEYS || frame_type(d, key, &type) != PK_OK)
+                continue;
+            if (k->frame_type[key] && k->frame_type[key] != type + 1)
+                return false;
+            k->frame_type[key] = (uint8_t)(type + 1);
+            k->frame_type_chunk[key] = k->chunk;
+        }
     }
-    st->first = (uint32_t)a->frame_count;
-    st->count = (uint32_t)count;
-    a->frame_count += (size_t)count;
+    if (l->method != UINT32_MAX) {
+        const pk_u64map *pool = &d->c->types[l->method].pool;
+        for (size_t i = 0; pool->slots && i <= pool->mask; i++) {
+            size_t len = 0;
+            if (pool->slots[i].used && method_text(d, pool->slots[i].key, &len) == PK_OK &&
+                !know_method(k, a, pool->slots[i].key, len, d->name))
+                return false;
+        }
+    }
     return true;
 }
 
-/* The index in a of StackTrace key, decoded ahead on first use (loader's side); UINT32_MAX
- * when there is no room, so that the reader resolves it by its key. */
-static uint32_t ahead_stack_slot(jfr_reader *d, jfr_ahead *a, uint64_t key)
+/* Starts decoding a chunk's stacks (loader's side): whether they can be found by their bytes
+ * (a StackFrame of integers and keys only, laid out as the known stacks' were), its methods
+ * and frame types learnt; what no longer holds is forgotten first. */
+static void known_begin_chunk(jfr_reader *d, jfr_known *k, jfr_ahead *a)
+{
+    const jfr_layout *l = &d->l;
+    const jfr_type *frame = l->frame != UINT32_MAX ? &d->c->types[l->frame] : NULL;
+    int layout[4] = {frame ? (int)frame->field_count : -1, l->frame_method, l->frame_line,
+                     l->frame_type_ref};
+    k->chunk++;
+    k->by_bytes = frame && frame->field_count && frame->varints == frame->field_count &&
+                  l->frame_method >= 0;
+    if (!k->by_bytes || memcmp(layout, k->layout, sizeof layout) != 0 ||
+        k->frame_count > JFR_KNOWN_FRAMES)
+        known_forget(k);
+    memcpy(k->layout, layout, sizeof layout);
+    if (!learn_chunk_keys(d, k, a)) {
+        known_forget(k);
+        if (!learn_chunk_keys(d, k, a)) /* a pool cannot contradict itself: out of memory */
+            k->by_bytes = false;
+    }
+    a->generation = k->generation;
+}
+
+typedef struct jfr_bytes {
+    const uint8_t *data;
+    size_t len;
+} jfr_bytes;
+
+static bool known_stack_is(const void *context, uint32_t entry, const void *key)
+{
+    const jfr_known *k = context;
+    const jfr_bytes *b = key;
+    const jfr_known_stack *st = &k->stacks[entry];
+    return st->len == b->len && memcmp(k->bytes + st->bytes, b->data, b->len) == 0;
+}
+
+/* True when every frame of known stack index names in this chunk what it named before. */
+static bool known_stack_holds(const jfr_known *k, uint32_t index)
+{
+    const jfr_known_stack *st = &k->stacks[index];
+    for (uint32_t i = 0; i < st->count; i++) {
+        const jfr_known_frame *f = &k->frames[st->first + i];
+        if (k->methods[f->method].chunk != k->chunk ||
+            (f->type_key != JFR_NO_TYPE_KEY && k->frame_type_chunk[f->type_key] != k->chunk))
+            return false;
+    }
+    return true;
+}
+
+/* Decodes the frames of a stack trace (count of them at cur) into a known stack and the
+ * chunk's fresh frames; false when one does not decode or names what this chunk's pools do not
+ * hold, so that the reader resolves the stack by its key (and reports it). *checked: every
+ * frame type key is one whose meaning is checked chunk by chunk (the stack may be found by its
+ * bytes). */
+static bool decode_known_stack(jfr_reader *d, jfr_known *k, jfr_ahead *a, jfr_cursor *cur,
+                               uint32_t count, jfr_ahead_stack *st, bool *checked)
+{
+    const jfr_layout *l = &d->l;
+    *checked = true;
+    if (k->stack_count >= UINT32_MAX - 1 ||
+        !PK_ARRAY_RESERVE(k->frames, k->frame_cap, k->frame_count + count) ||
+        !PK_ARRAY_RESERVE(a->frames, a->frame_cap, a->frame_count + count) ||
+        !PK_ARRAY_RESERVE(k->stacks, k->stack_cap, k->stack_count + 1))
+        return false;
+    uint64_t *frame = d->values + d->c->max_fields; /* past the event's own values */
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t type = 0;
+        uint8_t type_key = JFR_NO_TYPE_KEY;
+        if (!jfr_read_struct(cur, l->frame, frame))
+            return false;
+        if (l->frame_type_ref >= 0) {
+            uint64_t key = frame[l->frame_type_ref];
+            if (frame_type(d, key, &type) != PK_OK)
+                return false;
+            if (key < JFR_SMALL_KEYS)
+                type_key = (uint8_t)key;
+            else
+                *checked = false;
+        }
+        const uint32_t *method = pk_u64map_find(&k->method_by_key, frame[l->frame_method]);
+        if (!method || k->methods[*method].chunk != k->chunk)
+            return false;
+        k->frames[k->frame_count + i] = (jfr_known_frame){*method, type_key};
+        a->frames[a->frame_count + i] = (jfr_ahead_frame){
+            *method, frame_line(l->frame_line >= 0 ? frame[l->frame_line] : 0), type};
+    }
+    k->stacks[k->stack_count] = (jfr_known_stack){0, 0, k->frame_count, count};
+    st->known = (uint32_t)k->stack_count++;
+    st->fresh = true;
+    st->first = (uint32_t)a->frame_count;
+    st->count = count;
+    k->frame_count += count;
+    a->frame_count += count;
+    return true;
+}
+
+/* Resolves StackTrace key of this chunk to a known stack (loader's side), found by its bytes
+ * or decoded; st->known stays UINT32_MAX when the reader is to resolve it. */
+static void resolve_ahead_stack(jfr_reader *d, jfr_known *k, jfr_ahead *a, uint64_t key,
+                                jfr_ahead_stack *st)
+{
+    const jfr_layout *l = &d->l;
+    size_t frames_at;
+    if (l->stack == UINT32_MAX || l->stack_frames < 0 || l->frame == UINT32_MAX ||
+        l->frame_method < 0 || l->method == UINT32_MAX ||
+        read_entry_before(d, l->stack, key, "stack trace", l->stack_frames, d->entry_values,
+                          &frames_at) != PK_OK)
+        return;
+    jfr_cursor cur = {d->c, frames_at, d->c->size};
+    uint64_t count;
+    if (!jfr_read_u64(&cur, &count) || count > d->c->size - cur.pos || count > JFR_KNOWN_FRAMES)
+        return;
+    jfr_bytes bytes = {d->c->data + frames_at, 0};
+    uint64_t hash = 0;
+    if (k->by_bytes) {
+        /* the count and the frames, as they are */
+        jfr_cursor end = cur;
+        if (!jfr_skip_varints(&end, count * d->c->types[l->frame].varints))
+            return;
+        bytes.len = end.pos - frames_at;
+        hash = XXH3_64bits(bytes.data, bytes.len);
+        uint32_t found = pk_index_find(&k->stack_by_bytes, hash, known_stack_is, k, &bytes);
+        if (found != UINT32_MAX && known_stack_holds(k, found)) {
+            st->known = found;
+            return;
+        }
+    }
+    bool checked;
+    if (!decode_known_stack(d, k, a, &cur, (uint32_t)count, st, &checked))
+        return;
+    /* found by its bytes in the chunks to come */
+    jfr_known_stack *known = &k->stacks[st->known];
+    if (k->by_bytes && checked &&
+        PK_ARRAY_RESERVE(k->bytes, k->bytes_cap, k->bytes_len + bytes.len) &&
+        pk_index_insert(&k->stack_by_bytes, hash, st->known)) {
+        known->bytes = k->bytes_len;
+        known->len = bytes.len;
+        memcpy(k->bytes + k->bytes_len, bytes.data, bytes.len);
+        k->bytes_len += bytes.len;
+    }
+}
+
+/* The index of StackTrace key among the chunk's stacks (loader's side), resolved on first use;
+ * UINT32_MAX when there is no room, so that the reader resolves it by its key. */
+static uint32_t ahead_stack_slot(jfr_reader *d, jfr_known *k, jfr_ahead *a, uint64_t key)
 {
     uint32_t *known = pk_u64map_find(&a->stack_slots, key);
     if (known)
         return *known;
-    if (a->stack_count >= UINT32_MAX - 1 ||
-        !PK_ARRAY_RESERVE(a->stacks, a->stack_cap, a->stack_count + 1))
-        return UINT32_MAX;
-    jfr_ahead_stack *st = &a->stacks[a->stack_count];
-    *st = (jfr_ahead_stack){key, 0, 0, false};
-    st->whole = decode_stack_ahead(d, a, key, st);
     uint32_t *slot;
     bool inserted;
-    if (!pk_u64map_put(&a->stack_slots, key, (uint32_t)a->stack_count, &slot, &inserted))
+    if (a->stack_count >= UINT32_MAX - 1 ||
+        !PK_ARRAY_RESERVE(a->stacks, a->stack_cap, a->stack_count + 1) ||
+        !pk_u64map_put(&a->stack_slots, key, (uint32_t)a->stack_count, &slot, &inserted))
         return UINT32_MAX;
+    jfr_ahead_stack *st = &a->stacks[a->stack_count];
+    *st = (jfr_ahead_stack){key, UINT32_MAX, false, 0, 0};
+    resolve_ahead_stack(d, k, a, key, st);
     return (uint32_t)a->stack_count++;
 }
 
-/* The function of a method decoded ahead, remembered for the chunk (with Method keys the
- * reader resolved itself) with the flags of its first frame. */
-static pk_status ahead_function(jfr_reader *r, uint32_t index, uint32_t flags, uint32_t *out)
+/* The function of known method index for a frame of the given type: interned once (as Java
+ * code, or as native code) from its name in this chunk's ahead; false when its name is not
+ * there (it then comes from the reader's own resolution). */
+static pk_status known_function(jfr_reader *r, uint32_t index, uint32_t type, uint32_t *out,
+                                bool *named)
 {
-    if (r->ahead_function[index]) {
-        *out = r->ahead_function[index] - 1;
+    size_t at = (size_t)index * 2 + (type == 2);
+    *named = true;
+    if (r->known_function[at]) {
+        *out = r->known_function[at] - 1;
         return PK_OK;
     }
-    const jfr_ahead_method *m = &r->ahead->methods[index];
-    uint32_t *known = pk_u64map_find(&r->c->types[r->l.method].resolved, m->key);
-    if (known) {
-        *out = *known;
-    } else {
-        uint32_t *slot;
-        bool inserted;
-        pk_status s = intern_method(r, r->ahead->names + m->name, m->len, flags, out);
-        if (s != PK_OK)
-            return s;
-        if (!pk_u64map_put(&r->c->types[r->l.method].resolved, m->key, *out, &slot, &inserted))
-            return nomem(r);
+    if (!r->method_name[index]) {
+        *named = false;
+        return PK_OK;
     }
-    r->ahead_function[index] = *out + 1;
-    return PK_OK;
+    const jfr_ahead_method *m = &r->ahead->methods[r->method_name[index] - 1];
+    pk_status s = intern_method(r, r->ahead->names + m->name, m->len, frame_function_flags(type), out);
+    if (s == PK_OK)
+        r->known_function[at] = *out + 1;
+    return s;
 }
 
-/* The model stack of a stack trace decoded ahead (index in r->ahead): its frames interned as
- * stack_of would intern them. */
+/* The model stack of the chunk's stack index (in r->ahead): a known stack interned once, its
+ * frames as stack_of would intern them, or the key resolved by stack_of. */
 static pk_status stack_ahead(jfr_reader *r, uint32_t index, uint32_t *out)
 {
-    if (r->ahead_stack[index]) {
-        *out = r->ahead_stack[index] - 1;
+    const jfr_ahead_stack *st = &r->ahead->stacks[index];
+    if (st->known == UINT32_MAX)
+        return stack_of(r, st->key, out);
+    if (r->known_stack[st->known]) {
+        *out = r->known_stack[st->known] - 1;
         return PK_OK;
     }
-    const jfr_ahead_stack *st = &r->ahead->stacks[index];
-    if (!st->whole)
+    if (!st->fresh)
         return stack_of(r, st->key, out);
     if (st->count > r->frame_cap) {
         uint32_t *f = realloc(r->frames, (size_t)st->count * sizeof *f);
@@ -568,9 +796,12 @@ static pk_status stack_ahead(jfr_reader *r, uint32_t index, uint32_t *out)
     for (uint32_t i = 0; i < st->count; i++) {
         const jfr_ahead_frame *f = &r->ahead->frames[st->first + i];
         uint32_t function;
-        pk_status s = ahead_function(r, f->method, frame_function_flags(f->type), &function);
+        bool named;
+        pk_status s = known_function(r, f->method, f->type, &function, &named);
         if (s != PK_OK)
             return s;
+        if (!named)
+            return stack_of(r, st->key, out);
         pk_frame fr = {function, f->line, 0, PK_NONE, frame_flags(f->type)};
         /* leaf first in the file, root first in the model */
         if ((r->frames[st->count - 1 - i] = pk_intern_frame(r->p, &fr)) == PK_NONE)
@@ -579,7 +810,7 @@ static pk_status stack_ahead(jfr_reader *r, uint32_t index, uint32_t *out)
     *out = pk_intern_stack_frames(r->p, PK_NONE, r->frames, st->count);
     if (st->count && *out == PK_NONE)
         return nomem(r);
-    r->ahead_stack[index] = *out + 1;
+    r->known_stack[st->known] = *out + 1;
     return PK_OK;
 }
 
@@ -857,8 +1088,8 @@ static void forget_small_keys(jfr_reader *r)
  * decoding stopped: the chunk's size when every event is in events, else the first event left
  * for the reader's own walk (past cap, or one that does not decode, whose error the walk then
  * reports). */
-static size_t decode_events(jfr_reader *d, jfr_ahead *ahead, jfr_event *events, size_t cap,
-                            size_t *resume)
+static size_t decode_events(jfr_reader *d, jfr_known *known, jfr_ahead *ahead,
+                            jfr_event *events, size_t cap, size_t *resume)
 {
     const jfr_chunk *c = d->c;
     size_t n = 0;
@@ -884,7 +1115,7 @@ static size_t decode_events(jfr_reader *d, jfr_ahead *ahead, jfr_event *events, 
             if (wanted) {
                 e->offset = at;
                 if (d->l.stack_field[k] >= 0 && e->stack)
-                    e->stack_slot = ahead_stack_slot(d, ahead, e->stack);
+                    e->stack_slot = ahead_stack_slot(d, known, ahead, e->stack);
                 n++;
             }
         }
@@ -894,7 +1125,7 @@ static size_t decode_events(jfr_reader *d, jfr_ahead *ahead, jfr_event *events, 
     return n;
 }
 
-/* Sets the reader up for its chunk r->c, laid out as l, whose stacks were decoded ahead into
+/* Sets the reader up for its chunk r->c, laid out as l, whose stacks the loader resolved into
  * ahead. */
 static pk_status begin_chunk(jfr_reader *r, const jfr_layout *l, const jfr_ahead *ahead)
 {
@@ -906,14 +1137,31 @@ static pk_status begin_chunk(jfr_reader *r, const jfr_layout *l, const jfr_ahead
     /* an event's values, then a stack frame's */
     r->values = calloc((size_t)r->c->max_fields * 2 + 1, sizeof *r->values);
     r->entry_values = calloc((size_t)r->c->max_fields + 1, sizeof *r->entry_values);
+    if (ahead->generation != r->generation) {
+        /* the known stacks and methods were forgotten: so is what they resolved to */
+        r->generation = ahead->generation;
+        r->known_stack_len = r->known_function_len = 0;
+    }
+    size_t functions = ahead->known_methods * 2; /* as Java code and as native code */
     if (!r->values || !r->entry_values ||
-        !PK_ARRAY_RESERVE(r->ahead_stack, r->ahead_stack_cap, ahead->stack_count) ||
-        !PK_ARRAY_RESERVE(r->ahead_function, r->ahead_function_cap, ahead->method_count))
+        !PK_ARRAY_RESERVE(r->known_stack, r->known_stack_cap, ahead->known_stacks) ||
+        !PK_ARRAY_RESERVE(r->known_function, r->known_function_cap, functions) ||
+        !PK_ARRAY_RESERVE(r->method_name, r->method_name_cap, ahead->known_methods))
         return nomem(r);
-    if (ahead->stack_count)
-        memset(r->ahead_stack, 0, ahead->stack_count * sizeof *r->ahead_stack);
-    if (ahead->method_count)
-        memset(r->ahead_function, 0, ahead->method_count * sizeof *r->ahead_function);
+    if (ahead->known_stacks > r->known_stack_len) {
+        memset(r->known_stack + r->known_stack_len, 0,
+               (ahead->known_stacks - r->known_stack_len) * sizeof *r->known_stack);
+        r->known_stack_len = ahead->known_stacks;
+    }
+    if (functions > r->known_function_len) {
+        memset(r->known_function + r->known_function_len, 0,
+               (functions - r->known_function_len) * sizeof *r->known_function);
+        r->known_function_len = functions;
+    }
+    if (ahead->known_methods)
+        memset(r->method_name, 0, ahead->known_methods * sizeof *r->method_name);
+    for (size_t i = 0; i < ahead->method_count; i++)
+        r->method_name[ahead->methods[i].known] = (uint32_t)i + 1;
     return PK_OK;
 }
 
@@ -974,6 +1222,7 @@ typedef struct jfr_loaded {
 typedef struct jfr_loader {
     pk_input *in;
     uint64_t offset, chunks;
+    jfr_known known; /* the stacks known across chunks */
 } jfr_loader;
 
 /* Chunks this size and larger are loaded on a worker thread: below it a thread costs more than
@@ -987,7 +1236,6 @@ typedef struct jfr_loader {
 static void ahead_clear(jfr_ahead *a)
 {
     pk_u64map_free(&a->stack_slots);
-    pk_u64map_free(&a->method_slots);
     a->stack_count = a->frame_count = a->method_count = a->names_len = 0;
 }
 
@@ -1011,7 +1259,7 @@ static void decoder_free(jfr_reader *d)
 
 /* Decodes b's chunk's events into b->events (growing them up to JFR_DECODED_EVENTS) and the
  * stack traces they use into b->ahead; what is not decoded here the reader decodes. */
-static void decode_ahead(jfr_loaded *b)
+static void decode_ahead(jfr_loader *ld, jfr_loaded *b)
 {
     jfr_reader *d = &b->decoder;
     d->c = &b->c;
@@ -1027,8 +1275,13 @@ static void decode_ahead(jfr_loaded *b)
     d->entry_values = calloc((size_t)b->c.max_fields + 1, sizeof *d->entry_values);
     if (!d->values || !d->entry_values)
         return; /* the reader decodes them all */
+    known_begin_chunk(d, &ld->known, &b->ahead);
+    if (!b->event_cap && (b->events = malloc(1024 * sizeof *b->events)))
+        b->event_cap = 1024;
     for (;;) {
-        size_t n = decode_events(d, &b->ahead, b->events, b->event_cap, &b->resume);
+        size_t n = decode_events(d, &ld->known, &b->ahead, b->events, b->event_cap, &b->resume);
+        b->ahead.known_methods = ld->known.method_count;
+        b->ahead.known_stacks = ld->known.stack_count;
         if (b->resume == b->c.size || n < b->event_cap || b->event_cap >= JFR_DECODED_EVENTS) {
             b->event_count = n;
             return;
@@ -1127,7 +1380,7 @@ static bool load_chunk(void *context, void *batch)
     b->status = jfr_chunk_load(&b->c, &b->err);
     if (b->status != PK_OK)
         return false;
-    decode_ahead(b);
+    decode_ahead(ld, b);
     b->loaded = true;
     ld->offset += size;
     ld->chunks++;
@@ -1155,6 +1408,8 @@ pk_status jfr_read(pk_input *in, pk_profile *p, const pk_read_options *options, 
     pk_u64map_init(&r.threads);
     pk_u64map_init(&r.leaf_stacks);
     jfr_loader loader = {.in = in};
+    pk_u64map_init(&loader.known.method_by_key);
+    pk_index_init(&loader.known.stack_by_bytes);
     jfr_loaded loaded[2];
     memset(loaded, 0, sizeof loaded);
     void *slots[2] = {&loaded[0], &loaded[1]};
@@ -1192,8 +1447,10 @@ pk_status jfr_read(pk_input *in, pk_profile *p, const pk_read_options *options, 
     free(r.values);
     free(r.entry_values);
     free(r.frames);
-    free(r.ahead_stack);
-    free(r.ahead_function);
+    free(r.known_stack);
+    free(r.known_function);
+    free(r.method_name);
+    known_free(&loader.known);
     free(r.text);
     free(r.name);
     pk_u64map_free(&r.threads);
