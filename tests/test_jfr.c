@@ -95,9 +95,11 @@ typedef struct recipe {
     bool empty_struct_nest;   /* types whose values take no bytes, nested 30 deep, two each */
     bool extreme_times;       /* start times at the int64 limits */
     bool tlab;                /* the second event a jdk.ObjectAllocationInNewTLAB (type 21) */
+    const char *run_name;     /* the name of method 1's symbol (NULL: "run") */
+    bool no_run_method;       /* method 1 left out of the pool */
 } recipe;
 
-static const recipe good = {3, 1, 2, 20, false, false, false};
+static const recipe good = {3, 1, 2, 20, false, false, false, NULL, false};
 
 enum { STRINGS = 128 };
 static char meta_strings[STRINGS][32];
@@ -249,7 +251,7 @@ static buf build(const recipe *r)
     put_varint(&cp, 1);
     put_string(&cp, 3, "pkg/Busy");
     put_varint(&cp, 2);
-    put_string(&cp, 5, "run");
+    put_string(&cp, 5, r->run_name ? r->run_name : "run");
     put_varint(&cp, 3);
     put_string(&cp, 4, "main");
     put_varint(&cp, 6); /* classes */
@@ -257,10 +259,12 @@ static buf build(const recipe *r)
     put_varint(&cp, 1);
     put_varint(&cp, 1);
     put_varint(&cp, 7); /* methods */
-    put_varint(&cp, 2);
-    put_varint(&cp, 1);
-    put_varint(&cp, 1);
-    put_varint(&cp, 2);
+    put_varint(&cp, r->no_run_method ? 1 : 2);
+    if (!r->no_run_method) {
+        put_varint(&cp, 1);
+        put_varint(&cp, 1);
+        put_varint(&cp, 2);
+    }
     put_varint(&cp, 2);
     put_varint(&cp, 1);
     put_varint(&cp, 3);
@@ -579,12 +583,27 @@ static void expect_error(const recipe *r, const char *seed, const char *message)
     free(b.data);
 }
 
-static void test_dangling_reference(void **state)
+/* Events whose stack trace no pool of their chunk holds (the JVM writes some near a chunk's end
+ * with the stack trace in another chunk): counted at their thread's root, as the JDK reads
+ * them (a null stack trace), with a warning that counts them. */
+static void test_stack_trace_elsewhere(void **state)
 {
     (void)state;
     recipe r = good;
     r.stack_key = 5;
-    expect_error(&r, "dangling.jfr", "stack trace 5, which no constant pool");
+    buf b = build(&r);
+    write_seed("dangling.jfr", &b);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(b.data, b.size, false, &p, &err), PK_OK);
+    assert_int_equal(pk_sample_count(p), 1);
+    assert_int_equal(pk_sample_stack(p, 0), PK_NONE);
+    assert_int_equal(pk_sample_values(p, 0)[0], 2);
+    assert_int_equal(pk_warning_count(p), 1);
+    if (!strstr(pk_warning_at(p, 0), "2 JFR events refer to a stack trace that no constant pool"))
+        fail_msg("\"%s\"", pk_warning_at(p, 0));
+    pk_profile_free(p);
+    free(b.data);
 }
 
 static void test_undescribed_types(void **state)
@@ -700,6 +719,49 @@ static void test_fixture_cuts(void **state)
     free(data);
 }
 
+/* The value of the samples whose leaf is the function called name. */
+static int64_t leaf_total(const pk_profile *p, const char *name)
+{
+    int64_t total = 0;
+    for (size_t i = 0; i < pk_sample_count(p); i++) {
+        uint32_t stack = pk_sample_stack(p, i);
+        if (stack != PK_NONE && strcmp(pk_frame_name(p, pk_stack_leaf(p, stack)), name) == 0)
+            total += pk_sample_values(p, i)[0];
+    }
+    return total;
+}
+
+/* Stacks are known across chunks by their frames' bytes: a second chunk whose stack trace has
+ * the same bytes, but whose method key names another method, gives that method's samples; one
+ * whose pool lacks the method fails naming it, as a single chunk does. */
+static void test_stacks_known_across_chunks(void **state)
+{
+    (void)state;
+    recipe renamed = good, dropped = good;
+    renamed.run_name = "walk";
+    dropped.no_run_method = true;
+    buf first = build(&good), second = build(&renamed), third = build(&dropped);
+    buf two = {0}, three = {0};
+    put(&two, first.data, first.size);
+    put(&two, second.data, second.size);
+    put(&three, two.data, two.size);
+    put(&three, third.data, third.size);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(two.data, two.size, false, &p, &err), PK_OK);
+    assert_int_equal(leaf_total(p, "pkg.Busy.run"), 2);
+    assert_int_equal(leaf_total(p, "pkg.Busy.walk"), 2);
+    pk_profile_free(p);
+    assert_int_equal(read_bytes(three.data, three.size, false, &p, &err), PK_ERR_INPUT);
+    if (!strstr(err.message, "method 1, which no constant pool"))
+        fail_msg("\"%s\"", err.message);
+    free(first.data);
+    free(second.data);
+    free(third.data);
+    free(two.data);
+    free(three.data);
+}
+
 /* Reads data as on one processor: the calling thread narrowed to the processor it is on, so
  * that the reader loads every chunk itself instead of on a worker thread. */
 static pk_status read_on_one_processor(const void *data, size_t size, pk_profile **p,
@@ -758,12 +820,13 @@ int main(void)
         cmocka_unit_test(test_good),
         cmocka_unit_test(test_extreme_times),
         cmocka_unit_test(test_tlab_allocation),
-        cmocka_unit_test(test_dangling_reference),
+        cmocka_unit_test(test_stack_trace_elsewhere),
         cmocka_unit_test(test_undescribed_types),
         cmocka_unit_test(test_empty_struct_nest),
         cmocka_unit_test(test_small_cuts),
         cmocka_unit_test(test_fixture_cuts),
         cmocka_unit_test(test_chunks_loaded_ahead),
+        cmocka_unit_test(test_stacks_known_across_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

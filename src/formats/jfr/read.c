@@ -167,6 +167,7 @@ typedef struct jfr_reader {
     uint32_t *frames;
     size_t frame_cap;
     uint64_t event_offset; /* of the event being read, for errors */
+    uint64_t stacks_elsewhere; /* events whose stack trace no pool of their chunk holds */
     /* the chunk's small type ids' event kinds and small FrameType keys' types (+1; 0: not yet),
      * which every event and frame asks for */
     uint8_t kind_of_type[1024], frame_type_of_key[64];
@@ -456,6 +457,13 @@ static pk_status stack_of(jfr_reader *r, uint64_t key, uint32_t *out)
         return PK_OK;
     }
     size_t frames_at;
+    if (!jfr_pool_entry(r->c, r->l.stack, key, &frames_at)) {
+        /* The JVM writes an event near a chunk's end now and then whose stack trace went to
+         * another chunk's pool: the JDK reads its stack as null, and so does the reader, at the
+         * thread's root (counted, and said once the recording is read). */
+        r->stacks_elsewhere++;
+        return PK_OK;
+    }
     pk_status s = read_entry_before(r, r->l.stack, key, "stack trace", r->l.stack_frames,
                                     r->entry_values, &frames_at);
     if (s != PK_OK)
@@ -1437,6 +1445,11 @@ pk_status jfr_read(pk_input *in, pk_profile *p, const pk_read_options *options, 
         r.c = NULL;
     }
     pk_batch_ring_finish(&ring);
+    if (status == PK_OK && r.stacks_elsewhere)
+        pk_warn(p, "%llu JFR events refer to a stack trace that no constant pool of their chunk "
+                   "holds (the JVM wrote it with another chunk): they are counted without their "
+                   "stacks, at their thread's root, as the JDK reads them",
+                (unsigned long long)r.stacks_elsewhere);
     for (size_t i = 0; i < 2; i++) {
         jfr_chunk_release(&loaded[i].c);
         free(loaded[i].buffer);
