@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The JFR reader: chunk by chunk, it holds the chunk's bytes, reads its metadata and indexes its
- * constant pools (codec.c), then turns the events it knows into timed samples. A thread, stack
- * trace, method or frame type of the chunk's pools is resolved once and remembered by its key
- * for the rest of the chunk; threads are known across chunks by their Java thread id. The next
- * chunk is loaded while this one is read (on a second processor when there is one). Memory grows
- * with two chunks' bytes and pools and the distinct stacks, never with the events. */
+/* The JFR reader: chunk by chunk, a loader (on a second processor when there is one) holds the
+ * chunk's bytes, reads its metadata and indexes its constant pools (codec.c), decodes the events
+ * it knows and resolves their stack traces (known.c); the reader then turns the events into
+ * timed samples. A thread, method or frame type of a chunk's pools is resolved once and
+ * remembered by its key for the rest of the chunk; threads are known across chunks by their Java
+ * thread id, stacks by their frames' bytes. Memory grows with two chunks' bytes and pools and
+ * the distinct stacks, never with the events. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "core/input.h"
 #include "core/memory_values.h"
 #include "formats/jfr/jfr.h"
+#include "formats/jfr/reader.h"
 #include "profkit/timeline.h"
 
 /* The events read, each one value type. */
@@ -49,155 +51,11 @@ static const jfr_event_kind jfr_kinds[] = {
     {"jdk.JavaMonitorEnter", "eventThread", "lock-wait", "nanoseconds", WEIGHT_DURATION, NULL, false, false},
     {"jdk.ThreadPark", "eventThread", "park", "nanoseconds", WEIGHT_DURATION, NULL, false, false},
 };
-#define JFR_KIND_COUNT (sizeof jfr_kinds / sizeof jfr_kinds[0])
-
-/* Where the fields the reader needs are in this chunk's types (-1: not described). */
-typedef struct jfr_layout {
-    uint32_t thread, stack, frame, method, klass, symbol, frame_type, thread_state;
-    int thread_os_name, thread_os_id, thread_java_name, thread_java_id;
-    int stack_frames, frame_method, frame_line, frame_type_ref;
-    int method_class, method_name, class_name, symbol_string, frame_type_description;
-    int thread_state_name;
-    /* per event kind */
-    uint32_t event_type[JFR_KIND_COUNT];
-    int start[JFR_KIND_COUNT], duration[JFR_KIND_COUNT], thread_field[JFR_KIND_COUNT];
-    int stack_field[JFR_KIND_COUNT], weight[JFR_KIND_COUNT], object_class[JFR_KIND_COUNT];
-    int state[JFR_KIND_COUNT]; /* the sampled thread's state (execution and native samples) */
-} jfr_layout;
+_Static_assert(sizeof jfr_kinds / sizeof jfr_kinds[0] == JFR_KIND_COUNT, "JFR_KIND_COUNT");
 
 /* The label that keeps a sample's thread state ("STATE_RUNNABLE", ...), as pprof labels are
  * kept (profkit/label_select.h selects and groups by it). */
 #define JFR_LABEL_THREAD_STATE "thread_state"
-
-/* Stack traces are decoded on the loader's side (a second processor when there is one) and
- * known across chunks by their bytes. A stack trace's frames are its method keys, lines,
- * bytecode indexes and frame type keys; read under the same StackFrame layout, the same bytes
- * are the same stack once the methods and frame types those keys name in this chunk are the
- * ones they named when the stack was first decoded. The JVM keeps a method's key for its life,
- * so the stacks of a recording's later chunks are found by their bytes without being decoded
- * again, and the reader interns each once. A key named differently, another layout, or more
- * frames known than JFR_KNOWN_FRAMES: everything known is forgotten (a new generation). */
-
-/* A method known to the loader: its key, its name (in jfr_known.names) and the last chunk whose
- * pool holds it under that name. */
-typedef struct jfr_known_method {
-    uint64_t key, chunk;
-    size_t name, len;
-} jfr_known_method;
-
-/* A stack trace known by its frames' bytes (in jfr_known.bytes; none when it is not to be
- * found by them) with its frames' methods and frame type keys (in jfr_known.frames). */
-typedef struct jfr_known_stack {
-    size_t bytes, len, first;
-    uint32_t count;
-} jfr_known_stack;
-
-typedef struct jfr_known_frame {
-    uint32_t method;  /* index into the known methods */
-    uint8_t type_key; /* its FrameType key (< JFR_SMALL_KEYS), JFR_NO_TYPE_KEY for none */
-} jfr_known_frame;
-
-#define JFR_SMALL_KEYS 64
-#define JFR_NO_TYPE_KEY 0xff
-
-typedef struct jfr_known {
-    uint32_t generation;
-    uint64_t chunk;          /* serial of the chunk being decoded, from 1 */
-    bool by_bytes;           /* this chunk's stacks are found by their bytes */
-    int layout[4];           /* the StackFrame layout the known stacks' bytes were read under */
-    pk_u64map method_by_key; /* Method key -> index into methods */
-    jfr_known_method *methods;
-    size_t method_count, method_cap;
-    char *names;
-    size_t names_len, names_cap;
-    uint8_t frame_type[JFR_SMALL_KEYS];         /* FrameType key -> its type + 1 */
-    uint64_t frame_type_chunk[JFR_SMALL_KEYS];  /* the last chunk whose pool holds it */
-    pk_index stack_by_bytes; /* entries: indexes into stacks */
-    jfr_known_stack *stacks;
-    size_t stack_count, stack_cap;
-    uint8_t *bytes;
-    size_t bytes_len, bytes_cap;
-    jfr_known_frame *frames;
-    size_t frame_count, frame_cap;
-} jfr_known;
-
-/* What the loader hands the reader with a chunk: each stack trace key its events use, as a
- * known stack (with its frames when it became known in this chunk, which the reader has not
- * interned yet) or to be resolved by its key; the names of the methods of the chunk's pool. */
-typedef struct jfr_ahead_stack {
-    uint64_t key;
-    uint32_t known;  /* index among the known stacks, UINT32_MAX: the reader resolves the key */
-    bool fresh;      /* known from this chunk on: its frames are in jfr_ahead.frames */
-    uint32_t first, count;
-} jfr_ahead_stack;
-
-typedef struct jfr_ahead_frame {
-    uint32_t method, line, type; /* type: 0 interpreted or compiled, 1 inlined, 2 native */
-} jfr_ahead_frame;
-
-typedef struct jfr_ahead_method {
-    uint32_t known;   /* index among the known methods */
-    size_t name, len; /* in jfr_ahead.names */
-} jfr_ahead_method;
-
-typedef struct jfr_ahead {
-    uint32_t generation;
-    size_t known_methods, known_stacks; /* how many are known once this chunk is decoded */
-    pk_u64map stack_slots;              /* StackTrace key -> index into stacks */
-    jfr_ahead_stack *stacks;
-    jfr_ahead_frame *frames;
-    jfr_ahead_method *methods;
-    char *names;
-    size_t stack_count, stack_cap, frame_count, frame_cap, method_count, method_cap;
-    size_t names_len, names_cap;
-} jfr_ahead;
-
-typedef struct jfr_reader {
-    pk_profile *p; /* NULL on the loader's side, which decodes and never interns */
-    pk_error *err;
-    jfr_chunk *c;
-    jfr_layout l;
-    uint32_t value_index[JFR_KIND_COUNT + 1]; /* + objects */
-    uint32_t objects_value;
-    pk_u64map threads; /* Java thread id -> model thread, across chunks */
-    pk_u64map leaf_stacks; /* (model stack, class frame) -> the stack with that leaf */
-    char *text, *name;
-    size_t text_cap, name_cap;
-    uint64_t *values, *entry_values;
-    uint32_t *frames;
-    size_t frame_cap;
-    uint64_t event_offset; /* of the event being read, for errors */
-    uint64_t stacks_elsewhere; /* events whose stack trace no pool of their chunk holds */
-    /* the chunk's small type ids' event kinds and small FrameType keys' types (+1; 0: not yet),
-     * which every event and frame asks for */
-    uint8_t kind_of_type[1024], frame_type_of_key[64];
-    /* the chunk's stacks as the loader hands them; what each known stack and each known method
-     * (as Java code and as native code) resolved to, +1 (0: not yet), in the generation of
-     * known stacks the reader is in; where each known method's name is in the chunk's ahead */
-    const jfr_ahead *ahead;
-    uint32_t generation;
-    uint32_t *known_stack, *known_function, *method_name;
-    size_t known_stack_cap, known_function_cap, method_name_cap, known_stack_len,
-        known_function_len;
-} jfr_reader;
-
-static pk_status nomem(jfr_reader *r)
-{
-    return pk_error_set(r->err, PK_ERR_NOMEM, -1, "out of memory");
-}
-
-static pk_status dangling(jfr_reader *r, const char *what, uint64_t key)
-{
-    return pk_error_set(r->err, PK_ERR_INPUT, (int64_t)r->event_offset,
-                        "JFR event refers to %s %llu, which no constant pool of its chunk holds",
-                        what, (unsigned long long)key);
-}
-
-static pk_status malformed(jfr_reader *r, const char *what)
-{
-    return pk_error_set(r->err, PK_ERR_INPUT, (int64_t)r->event_offset,
-                        "JFR event: %s is cut short or malformed", what);
-}
 
 static void layout_chunk(jfr_layout *l, const jfr_chunk *c)
 {
@@ -236,109 +94,13 @@ static void layout_chunk(jfr_layout *l, const jfr_chunk *c)
     }
 }
 
-/* Reads the pool entry key of type into values; false with an error when there is none. */
-static pk_status read_entry(jfr_reader *r, uint32_t type, uint64_t key, const char *what,
-                            uint64_t *values)
-{
-    size_t at;
-    if (type == UINT32_MAX || !jfr_pool_entry(r->c, type, key, &at))
-        return dangling(r, what, key);
-    jfr_cursor cur = {r->c, at, r->c->size};
-    if (!jfr_read_struct(&cur, type, values))
-        return malformed(r, what);
-    return PK_OK;
-}
-
-/* Reads the fields of the pool entry key of type that come before field `before` into values,
- * and where that field starts into *at (the frames of a stack trace, read where they are). */
-static pk_status read_entry_before(jfr_reader *r, uint32_t type, uint64_t key, const char *what,
-                                   int before, uint64_t *values, size_t *at)
-{
-    if (type == UINT32_MAX || !jfr_pool_entry(r->c, type, key, at))
-        return dangling(r, what, key);
-    jfr_cursor cur = {r->c, *at, r->c->size};
-    if (before < 0 || !jfr_read_fields(&cur, type, values, (uint32_t)before))
-        return malformed(r, what);
-    *at = cur.pos;
-    return PK_OK;
-}
-
-/* The text of a string field of a struct read into values (field index i of type). */
-static bool field_text(jfr_reader *r, uint32_t type, int i, const uint64_t *values, char **text,
-                       size_t *cap)
-{
-    if (i < 0)
-        return false;
-    const jfr_field *f = &r->c->types[type].fields[i];
-    if (f->array || r->c->types[f->type].kind != JFR_KIND_STRING)
-        return false;
-    /* a constant-pool string field holds a key: decode it from where it was read */
-    if (f->constant_pool) {
-        size_t at;
-        if (r->c->string_type == UINT32_MAX || !jfr_pool_entry(r->c, r->c->string_type, values[i], &at))
-            return false;
-        return jfr_string_at(r->c, at, false, text, cap);
-    }
-    return jfr_string_at(r->c, (size_t)values[i], false, text, cap);
-}
-
-/* The text of a Symbol key into *text, class names with dots as the JDK shows them. */
-static pk_status symbol_text(jfr_reader *r, uint64_t key, char **text, size_t *cap)
-{
-    uint64_t *v = r->entry_values;
-    pk_status s = read_entry(r, r->l.symbol, key, "symbol", v);
-    if (s != PK_OK)
-        return s;
-    if (!field_text(r, r->l.symbol, r->l.symbol_string, v, text, cap))
-        return malformed(r, "symbol");
-    return PK_OK;
-}
-
-static pk_status class_text(jfr_reader *r, uint64_t key, char **text, size_t *cap)
-{
-    uint64_t *v = r->entry_values;
-    pk_status s = read_entry(r, r->l.klass, key, "class", v);
-    if (s != PK_OK)
-        return s;
-    if (r->l.class_name < 0)
-        return malformed(r, "class");
-    s = symbol_text(r, v[r->l.class_name], text, cap);
-    if (s == PK_OK)
-        for (char *t = *text; *t; t++)
-            if (*t == '/')
-                *t = '.';
-    return s;
-}
-
-/* The name of Method key into r->name: "package.Class.method" (its length in *len). */
-static pk_status method_text(jfr_reader *r, uint64_t key, size_t *len)
-{
-    pk_status s = read_entry(r, r->l.method, key, "method", r->entry_values);
-    if (s != PK_OK)
-        return s;
-    if (r->l.method_class < 0 || r->l.method_name < 0)
-        return malformed(r, "method");
-    uint64_t method_class = r->entry_values[r->l.method_class];
-    uint64_t method_name = r->entry_values[r->l.method_name];
-    if ((s = class_text(r, method_class, &r->name, &r->name_cap)) != PK_OK ||
-        (s = symbol_text(r, method_name, &r->text, &r->text_cap)) != PK_OK)
-        return s;
-    size_t class_len = strlen(r->name), method_len = strlen(r->text);
-    if (!jfr_text_reserve(&r->name, &r->name_cap, class_len + method_len + 2))
-        return nomem(r);
-    r->name[class_len] = '.';
-    memcpy(r->name + class_len + 1, r->text, method_len + 1);
-    *len = class_len + 1 + method_len;
-    return PK_OK;
-}
-
 /* The function named name: Java code (script) unless native, as flags say. */
 static pk_status intern_method(jfr_reader *r, const char *name, size_t len, uint32_t flags,
                                uint32_t *out)
 {
     pk_function f = {pk_intern(r->p, name, len), 0, 0, PK_NONE, 0, flags};
     if (f.name == PK_NONE || (*out = pk_intern_function(r->p, &f)) == PK_NONE)
-        return nomem(r);
+        return jfr_nomem(r);
     return PK_OK;
 }
 
@@ -351,7 +113,7 @@ static pk_status method_function(jfr_reader *r, uint64_t key, uint32_t flags, ui
         return PK_OK;
     }
     size_t len = 0;
-    pk_status s = method_text(r, key, &len);
+    pk_status s = jfr_method_text(r, key, &len);
     if (s == PK_OK)
         s = intern_method(r, r->name, len, flags, out);
     if (s != PK_OK)
@@ -359,7 +121,7 @@ static pk_status method_function(jfr_reader *r, uint64_t key, uint32_t flags, ui
     uint32_t *slot;
     bool inserted;
     if (!pk_u64map_put(&r->c->types[r->l.method].resolved, key, *out, &slot, &inserted))
-        return nomem(r);
+        return jfr_nomem(r);
     return PK_OK;
 }
 
@@ -375,42 +137,6 @@ static uint32_t frame_flags(uint32_t type)
     return type == 1 ? PK_FRAME_INLINED : 0;
 }
 
-/* A frame's line as the model keeps it: 0 for none or one out of range. */
-static uint32_t frame_line(uint64_t line)
-{
-    return (int64_t)line > 0 && line < UINT32_MAX ? (uint32_t)line : 0;
-}
-
-/* 0 interpreted or compiled, 1 inlined, 2 native: from the frame type's description. */
-static pk_status frame_type(jfr_reader *r, uint64_t key, uint32_t *out)
-{
-    *out = 0;
-    if (r->l.frame_type == UINT32_MAX)
-        return PK_OK;
-    if (key < sizeof r->frame_type_of_key && r->frame_type_of_key[key]) {
-        *out = r->frame_type_of_key[key] - 1u;
-        return PK_OK;
-    }
-    uint32_t *known = pk_u64map_find(&r->c->types[r->l.frame_type].resolved, key);
-    if (known) {
-        *out = *known;
-        return PK_OK;
-    }
-    pk_status s = read_entry(r, r->l.frame_type, key, "frame type", r->entry_values);
-    if (s != PK_OK)
-        return s;
-    if (field_text(r, r->l.frame_type, r->l.frame_type_description, r->entry_values, &r->text,
-                   &r->text_cap))
-        *out = strcmp(r->text, "Inlined") == 0 ? 1 : strcmp(r->text, "Native") == 0 ? 2 : 0;
-    uint32_t *slot;
-    bool inserted;
-    if (!pk_u64map_put(&r->c->types[r->l.frame_type].resolved, key, *out, &slot, &inserted))
-        return nomem(r);
-    if (key < sizeof r->frame_type_of_key)
-        r->frame_type_of_key[key] = (uint8_t)(*out + 1);
-    return PK_OK;
-}
-
 /* The label set of ThreadState key: its name as the label thread_state (PK_NONE for key 0, a
  * chunk without the type, or a state without a name). */
 static pk_status thread_state_labels(jfr_reader *r, uint64_t key, uint32_t *out)
@@ -423,22 +149,22 @@ static pk_status thread_state_labels(jfr_reader *r, uint64_t key, uint32_t *out)
         *out = *known;
         return PK_OK;
     }
-    pk_status s = read_entry(r, r->l.thread_state, key, "thread state", r->entry_values);
+    pk_status s = jfr_read_entry(r, r->l.thread_state, key, "thread state", r->entry_values);
     if (s != PK_OK)
         return s;
-    if (field_text(r, r->l.thread_state, r->l.thread_state_name, r->entry_values, &r->text,
-                   &r->text_cap) &&
+    if (jfr_field_text(r, r->l.thread_state, r->l.thread_state_name, r->entry_values, &r->text,
+                       &r->text_cap) &&
         r->text[0]) {
         pk_label label = {pk_intern_cstr(r->p, JFR_LABEL_THREAD_STATE),
                           pk_intern_cstr(r->p, r->text), 0, 0};
         if (label.key == PK_NONE || label.str == PK_NONE ||
             (*out = pk_intern_label_set(r->p, &label, 1)) == PK_NONE)
-            return nomem(r);
+            return jfr_nomem(r);
     }
     uint32_t *slot;
     bool inserted;
     if (!pk_u64map_put(&r->c->types[r->l.thread_state].resolved, key, *out, &slot, &inserted))
-        return nomem(r);
+        return jfr_nomem(r);
     return PK_OK;
 }
 
@@ -450,7 +176,7 @@ static pk_status stack_of(jfr_reader *r, uint64_t key, uint32_t *out)
         return PK_OK;
     if (r->l.stack == UINT32_MAX || r->l.stack_frames < 0 || r->l.frame == UINT32_MAX ||
         r->l.frame_method < 0 || r->l.method == UINT32_MAX)
-        return dangling(r, "stack trace", key);
+        return jfr_dangling(r, "stack trace", key);
     uint32_t *known = pk_u64map_find(&r->c->types[r->l.stack].resolved, key);
     if (known) {
         *out = *known;
@@ -464,298 +190,44 @@ static pk_status stack_of(jfr_reader *r, uint64_t key, uint32_t *out)
         r->stacks_elsewhere++;
         return PK_OK;
     }
-    pk_status s = read_entry_before(r, r->l.stack, key, "stack trace", r->l.stack_frames,
-                                    r->entry_values, &frames_at);
+    pk_status s = jfr_read_entry_before(r, r->l.stack, key, "stack trace", r->l.stack_frames,
+                                        r->entry_values, &frames_at);
     if (s != PK_OK)
         return s;
     jfr_cursor cur = {r->c, frames_at, r->c->size};
     uint64_t count;
     if (!jfr_read_u64(&cur, &count) || count > r->c->size - cur.pos)
-        return malformed(r, "stack trace");
+        return jfr_malformed(r, "stack trace");
     if (count > r->frame_cap) {
         uint32_t *f = realloc(r->frames, (size_t)count * sizeof *f);
         if (!f)
-            return nomem(r);
+            return jfr_nomem(r);
         r->frames = f;
         r->frame_cap = (size_t)count;
     }
     uint64_t *frame = r->values + r->c->max_fields; /* past the event's own values */
     for (uint64_t i = 0; i < count; i++) {
         if (!jfr_read_struct(&cur, r->l.frame, frame))
-            return malformed(r, "stack frame");
+            return jfr_malformed(r, "stack frame");
         uint32_t type = 0, function = PK_NONE;
-        if (r->l.frame_type_ref >= 0 && (s = frame_type(r, frame[r->l.frame_type_ref], &type)) != PK_OK)
+        if (r->l.frame_type_ref >= 0 && (s = jfr_frame_type(r, frame[r->l.frame_type_ref], &type)) != PK_OK)
             return s;
         uint64_t line = r->l.frame_line >= 0 ? frame[r->l.frame_line] : 0;
         s = method_function(r, frame[r->l.frame_method], frame_function_flags(type), &function);
         if (s != PK_OK)
             return s;
-        pk_frame f = {function, frame_line(line), 0, PK_NONE, frame_flags(type)};
+        pk_frame f = {function, jfr_frame_line(line), 0, PK_NONE, frame_flags(type)};
         /* leaf first in the file, root first in the model */
         if ((r->frames[count - 1 - i] = pk_intern_frame(r->p, &f)) == PK_NONE)
-            return nomem(r);
+            return jfr_nomem(r);
     }
     *out = pk_intern_stack_frames(r->p, PK_NONE, r->frames, (size_t)count);
     uint32_t *slot;
     bool inserted;
     if ((count && *out == PK_NONE) ||
         !pk_u64map_put(&r->c->types[r->l.stack].resolved, key, *out, &slot, &inserted))
-        return nomem(r);
+        return jfr_nomem(r);
     return PK_OK;
-}
-
-/* The most frames known across chunks (8 bytes each, with their bytes) before what is known is
- * forgotten. */
-#define JFR_KNOWN_FRAMES (4u << 20)
-
-static void known_forget(jfr_known *k)
-{
-    pk_u64map_free(&k->method_by_key);
-    pk_index_free(&k->stack_by_bytes);
-    pk_index_init(&k->stack_by_bytes);
-    k->method_count = k->names_len = k->stack_count = k->bytes_len = k->frame_count = 0;
-    memset(k->frame_type, 0, sizeof k->frame_type);
-    k->generation++;
-}
-
-static void known_free(jfr_known *k)
-{
-    known_forget(k);
-    pk_index_free(&k->stack_by_bytes);
-    free(k->methods);
-    free(k->names);
-    free(k->stacks);
-    free(k->bytes);
-    free(k->frames);
-}
-
-/* Records that Method key, named d->name (len bytes), is in this chunk's pool; false when it
- * was known under another name (or memory runs out). */
-static bool know_method(jfr_known *k, jfr_ahead *a, uint64_t key, size_t len, const char *name)
-{
-    uint32_t *known = pk_u64map_find(&k->method_by_key, key);
-    uint32_t index;
-    if (known) {
-        index = *known;
-        jfr_known_method *m = &k->methods[index];
-        if (m->len != len || memcmp(k->names + m->name, name, len) != 0)
-            return false;
-        m->chunk = k->chunk;
-    } else {
-        uint32_t *slot;
-        bool inserted;
-        if (k->method_count >= UINT32_MAX ||
-            !PK_ARRAY_RESERVE(k->methods, k->method_cap, k->method_count + 1) ||
-            !PK_ARRAY_RESERVE(k->names, k->names_cap, k->names_len + len) ||
-            !pk_u64map_put(&k->method_by_key, key, (uint32_t)k->method_count, &slot, &inserted))
-            return false;
-        index = (uint32_t)k->method_count++;
-        k->methods[index] = (jfr_known_method){key, k->chunk, k->names_len, len};
-        memcpy(k->names + k->names_len, name, len);
-        k->names_len += len;
-    }
-    if (!PK_ARRAY_RESERVE(a->methods, a->method_cap, a->method_count + 1) ||
-        !PK_ARRAY_RESERVE(a->names, a->names_cap, a->names_len + len))
-        return false;
-    a->methods[a->method_count++] = (jfr_ahead_method){index, a->names_len, len};
-    memcpy(a->names + a->names_len, name, len);
-    a->names_len += len;
-    return true;
-}
-
-/* Learns this chunk's methods and frame types (loader's side): each entry of its Method and
- * FrameType pools that decodes is known from this chunk on; one named otherwise than before
- * makes everything known be forgotten. Method entries that do not decode are left out: a
- * stack that uses one is resolved by the reader, which reports it. */
-static bool learn_chunk_keys(jfr_reader *d, jfr_known *k, jfr_ahead *a)
-{
-    const jfr_layout *l = &d->l;
-    a->method_count = a->names_len = 0;
-    if (l->frame_type != UINT32_MAX) {
-        const pk_u64map *pool = &d->c->types[l->frame_type].pool;
-        for (size_t i = 0; pool->slots && i <= pool->mask; i++) {
-            uint64_t key = pool->slots[i].key;
-            uint32_t type;
-            if (!pool->slots[i].used || key >= JFR_SMALL_KEYS || frame_type(d, key, &type) != PK_OK)
-                continue;
-            if (k->frame_type[key] && k->frame_type[key] != type + 1)
-                return false;
-            k->frame_type[key] = (uint8_t)(type + 1);
-            k->frame_type_chunk[key] = k->chunk;
-        }
-    }
-    if (l->method != UINT32_MAX) {
-        const pk_u64map *pool = &d->c->types[l->method].pool;
-        for (size_t i = 0; pool->slots && i <= pool->mask; i++) {
-            size_t len = 0;
-            if (pool->slots[i].used && method_text(d, pool->slots[i].key, &len) == PK_OK &&
-                !know_method(k, a, pool->slots[i].key, len, d->name))
-                return false;
-        }
-    }
-    return true;
-}
-
-/* Starts decoding a chunk's stacks (loader's side): whether they can be found by their bytes
- * (a StackFrame of integers and keys only, laid out as the known stacks' were), its methods
- * and frame types learnt; what no longer holds is forgotten first. */
-static void known_begin_chunk(jfr_reader *d, jfr_known *k, jfr_ahead *a)
-{
-    const jfr_layout *l = &d->l;
-    const jfr_type *frame = l->frame != UINT32_MAX ? &d->c->types[l->frame] : NULL;
-    int layout[4] = {frame ? (int)frame->field_count : -1, l->frame_method, l->frame_line,
-                     l->frame_type_ref};
-    k->chunk++;
-    k->by_bytes = frame && frame->field_count && frame->varints == frame->field_count &&
-                  l->frame_method >= 0;
-    if (!k->by_bytes || memcmp(layout, k->layout, sizeof layout) != 0 ||
-        k->frame_count > JFR_KNOWN_FRAMES)
-        known_forget(k);
-    memcpy(k->layout, layout, sizeof layout);
-    if (!learn_chunk_keys(d, k, a)) {
-        known_forget(k);
-        if (!learn_chunk_keys(d, k, a)) /* a pool cannot contradict itself: out of memory */
-            k->by_bytes = false;
-    }
-    a->generation = k->generation;
-}
-
-typedef struct jfr_bytes {
-    const uint8_t *data;
-    size_t len;
-} jfr_bytes;
-
-static bool known_stack_is(const void *context, uint32_t entry, const void *key)
-{
-    const jfr_known *k = context;
-    const jfr_bytes *b = key;
-    const jfr_known_stack *st = &k->stacks[entry];
-    return st->len == b->len && memcmp(k->bytes + st->bytes, b->data, b->len) == 0;
-}
-
-/* True when every frame of known stack index names in this chunk what it named before. */
-static bool known_stack_holds(const jfr_known *k, uint32_t index)
-{
-    const jfr_known_stack *st = &k->stacks[index];
-    for (uint32_t i = 0; i < st->count; i++) {
-        const jfr_known_frame *f = &k->frames[st->first + i];
-        if (k->methods[f->method].chunk != k->chunk ||
-            (f->type_key != JFR_NO_TYPE_KEY && k->frame_type_chunk[f->type_key] != k->chunk))
-            return false;
-    }
-    return true;
-}
-
-/* Decodes the frames of a stack trace (count of them at cur) into a known stack and the
- * chunk's fresh frames; false when one does not decode or names what this chunk's pools do not
- * hold, so that the reader resolves the stack by its key (and reports it). *checked: every
- * frame type key is one whose meaning is checked chunk by chunk (the stack may be found by its
- * bytes). */
-static bool decode_known_stack(jfr_reader *d, jfr_known *k, jfr_ahead *a, jfr_cursor *cur,
-                               uint32_t count, jfr_ahead_stack *st, bool *checked)
-{
-    const jfr_layout *l = &d->l;
-    *checked = true;
-    if (k->stack_count >= UINT32_MAX - 1 ||
-        !PK_ARRAY_RESERVE(k->frames, k->frame_cap, k->frame_count + count) ||
-        !PK_ARRAY_RESERVE(a->frames, a->frame_cap, a->frame_count + count) ||
-        !PK_ARRAY_RESERVE(k->stacks, k->stack_cap, k->stack_count + 1))
-        return false;
-    uint64_t *frame = d->values + d->c->max_fields; /* past the event's own values */
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t type = 0;
-        uint8_t type_key = JFR_NO_TYPE_KEY;
-        if (!jfr_read_struct(cur, l->frame, frame))
-            return false;
-        if (l->frame_type_ref >= 0) {
-            uint64_t key = frame[l->frame_type_ref];
-            if (frame_type(d, key, &type) != PK_OK)
-                return false;
-            if (key < JFR_SMALL_KEYS)
-                type_key = (uint8_t)key;
-            else
-                *checked = false;
-        }
-        const uint32_t *method = pk_u64map_find(&k->method_by_key, frame[l->frame_method]);
-        if (!method || k->methods[*method].chunk != k->chunk)
-            return false;
-        k->frames[k->frame_count + i] = (jfr_known_frame){*method, type_key};
-        a->frames[a->frame_count + i] = (jfr_ahead_frame){
-            *method, frame_line(l->frame_line >= 0 ? frame[l->frame_line] : 0), type};
-    }
-    k->stacks[k->stack_count] = (jfr_known_stack){0, 0, k->frame_count, count};
-    st->known = (uint32_t)k->stack_count++;
-    st->fresh = true;
-    st->first = (uint32_t)a->frame_count;
-    st->count = count;
-    k->frame_count += count;
-    a->frame_count += count;
-    return true;
-}
-
-/* Resolves StackTrace key of this chunk to a known stack (loader's side), found by its bytes
- * or decoded; st->known stays UINT32_MAX when the reader is to resolve it. */
-static void resolve_ahead_stack(jfr_reader *d, jfr_known *k, jfr_ahead *a, uint64_t key,
-                                jfr_ahead_stack *st)
-{
-    const jfr_layout *l = &d->l;
-    size_t frames_at;
-    if (l->stack == UINT32_MAX || l->stack_frames < 0 || l->frame == UINT32_MAX ||
-        l->frame_method < 0 || l->method == UINT32_MAX ||
-        read_entry_before(d, l->stack, key, "stack trace", l->stack_frames, d->entry_values,
-                          &frames_at) != PK_OK)
-        return;
-    jfr_cursor cur = {d->c, frames_at, d->c->size};
-    uint64_t count;
-    if (!jfr_read_u64(&cur, &count) || count > d->c->size - cur.pos || count > JFR_KNOWN_FRAMES)
-        return;
-    jfr_bytes bytes = {d->c->data + frames_at, 0};
-    uint64_t hash = 0;
-    if (k->by_bytes) {
-        /* the count and the frames, as they are */
-        jfr_cursor end = cur;
-        if (!jfr_skip_varints(&end, count * d->c->types[l->frame].varints))
-            return;
-        bytes.len = end.pos - frames_at;
-        hash = XXH3_64bits(bytes.data, bytes.len);
-        uint32_t found = pk_index_find(&k->stack_by_bytes, hash, known_stack_is, k, &bytes);
-        if (found != UINT32_MAX && known_stack_holds(k, found)) {
-            st->known = found;
-            return;
-        }
-    }
-    bool checked;
-    if (!decode_known_stack(d, k, a, &cur, (uint32_t)count, st, &checked))
-        return;
-    /* found by its bytes in the chunks to come */
-    jfr_known_stack *known = &k->stacks[st->known];
-    if (k->by_bytes && checked &&
-        PK_ARRAY_RESERVE(k->bytes, k->bytes_cap, k->bytes_len + bytes.len) &&
-        pk_index_insert(&k->stack_by_bytes, hash, st->known)) {
-        known->bytes = k->bytes_len;
-        known->len = bytes.len;
-        memcpy(k->bytes + k->bytes_len, bytes.data, bytes.len);
-        k->bytes_len += bytes.len;
-    }
-}
-
-/* The index of StackTrace key among the chunk's stacks (loader's side), resolved on first use;
- * UINT32_MAX when there is no room, so that the reader resolves it by its key. */
-static uint32_t ahead_stack_slot(jfr_reader *d, jfr_known *k, jfr_ahead *a, uint64_t key)
-{
-    uint32_t *known = pk_u64map_find(&a->stack_slots, key);
-    if (known)
-        return *known;
-    uint32_t *slot;
-    bool inserted;
-    if (a->stack_count >= UINT32_MAX - 1 ||
-        !PK_ARRAY_RESERVE(a->stacks, a->stack_cap, a->stack_count + 1) ||
-        !pk_u64map_put(&a->stack_slots, key, (uint32_t)a->stack_count, &slot, &inserted))
-        return UINT32_MAX;
-    jfr_ahead_stack *st = &a->stacks[a->stack_count];
-    *st = (jfr_ahead_stack){key, UINT32_MAX, false, 0, 0};
-    resolve_ahead_stack(d, k, a, key, st);
-    return (uint32_t)a->stack_count++;
 }
 
 /* The function of known method index for a frame of the given type: interned once (as Java
@@ -797,7 +269,7 @@ static pk_status stack_ahead(jfr_reader *r, uint32_t index, uint32_t *out)
     if (st->count > r->frame_cap) {
         uint32_t *f = realloc(r->frames, (size_t)st->count * sizeof *f);
         if (!f)
-            return nomem(r);
+            return jfr_nomem(r);
         r->frames = f;
         r->frame_cap = st->count;
     }
@@ -813,11 +285,11 @@ static pk_status stack_ahead(jfr_reader *r, uint32_t index, uint32_t *out)
         pk_frame fr = {function, f->line, 0, PK_NONE, frame_flags(f->type)};
         /* leaf first in the file, root first in the model */
         if ((r->frames[st->count - 1 - i] = pk_intern_frame(r->p, &fr)) == PK_NONE)
-            return nomem(r);
+            return jfr_nomem(r);
     }
     *out = pk_intern_stack_frames(r->p, PK_NONE, r->frames, st->count);
     if (st->count && *out == PK_NONE)
-        return nomem(r);
+        return jfr_nomem(r);
     r->known_stack[st->known] = *out + 1;
     return PK_OK;
 }
@@ -833,7 +305,7 @@ static pk_status thread_of(jfr_reader *r, uint64_t key, uint32_t *out)
         }
     }
     uint64_t *v = r->entry_values;
-    pk_status s = read_entry(r, r->l.thread, key, "thread", v);
+    pk_status s = jfr_read_entry(r, r->l.thread, key, "thread", v);
     if (s != PK_OK)
         return s;
     uint64_t java_id = r->l.thread_java_id >= 0 ? v[r->l.thread_java_id] : 0;
@@ -842,23 +314,23 @@ static pk_status thread_of(jfr_reader *r, uint64_t key, uint32_t *out)
     uint32_t *slot;
     bool inserted;
     if (!pk_u64map_put(&r->threads, identity, 0, &slot, &inserted))
-        return nomem(r);
+        return jfr_nomem(r);
     if (inserted) {
-        if (!field_text(r, r->l.thread, r->l.thread_java_name, v, &r->text, &r->text_cap) ||
+        if (!jfr_field_text(r, r->l.thread, r->l.thread_java_name, v, &r->text, &r->text_cap) ||
             !r->text[0])
-            if (!field_text(r, r->l.thread, r->l.thread_os_name, v, &r->text, &r->text_cap))
+            if (!jfr_field_text(r, r->l.thread, r->l.thread_os_name, v, &r->text, &r->text_cap))
                 if (!jfr_text_reserve(&r->text, &r->text_cap, 1) || !(r->text[0] = '\0', true))
-                    return nomem(r);
+                    return jfr_nomem(r);
         uint32_t name = pk_intern_cstr(r->p, r->text);
         uint32_t thread = name == PK_NONE ? PK_NONE : pk_add_thread(r->p, name, -1, os_id);
         if (thread == PK_NONE)
-            return nomem(r);
+            return jfr_nomem(r);
         slot = pk_u64map_find(&r->threads, identity);
         *slot = thread;
     }
     *out = *slot;
     if (!pk_u64map_put(&r->c->types[r->l.thread].resolved, key, *out, &slot, &inserted))
-        return nomem(r);
+        return jfr_nomem(r);
     return PK_OK;
 }
 
@@ -907,7 +379,7 @@ static pk_status class_frame(jfr_reader *r, uint64_t key, uint32_t *out)
         *out = *known;
         return PK_OK;
     }
-    pk_status s = class_text(r, key, &r->text, &r->text_cap);
+    pk_status s = jfr_class_text(r, key, &r->text, &r->text_cap);
     if (s != PK_OK)
         return s;
     /* an array class as Java source writes it: "[[I" is int[][], "[Lx.Y;" is x.Y[] */
@@ -928,7 +400,7 @@ static pk_status class_frame(jfr_reader *r, uint64_t key, uint32_t *out)
             }
     }
     if (!jfr_text_reserve(&r->name, &r->name_cap, base_len + dims * 2 + 1))
-        return nomem(r);
+        return jfr_nomem(r);
     memmove(r->name, base, base_len);
     for (size_t i = 0; i < dims; i++)
         memcpy(r->name + base_len + 2 * i, "[]", 2);
@@ -937,12 +409,12 @@ static pk_status class_frame(jfr_reader *r, uint64_t key, uint32_t *out)
     pk_frame fr = {fn, 0, 0, PK_NONE, 0};
     *out = fn == PK_NONE ? PK_NONE : pk_intern_frame(r->p, &fr);
     if (*out == PK_NONE)
-        return nomem(r);
+        return jfr_nomem(r);
     uint32_t *slot;
     bool inserted;
     /* class_text found the entry, so the type is described */
     if (!pk_u64map_put(&r->c->types[r->l.klass].resolved, key, *out, &slot, &inserted))
-        return nomem(r);
+        return jfr_nomem(r);
     return PK_OK;
 }
 
@@ -998,7 +470,7 @@ static pk_status class_leaf_stack(jfr_reader *r, uint32_t stack, uint64_t class_
     bool inserted;
     if ((*out = pk_intern_stack(r->p, stack, frame)) == PK_NONE ||
         !pk_u64map_put(&r->leaf_stacks, pair, *out, &slot, &inserted))
-        return nomem(r);
+        return jfr_nomem(r);
     return PK_OK;
 }
 
@@ -1020,10 +492,10 @@ static pk_status apply_event(jfr_reader *r, const jfr_event *e)
         return s;
     uint32_t value = value_of(r, k);
     if (value == PK_NONE)
-        return nomem(r);
+        return jfr_nomem(r);
     if (jfr_kinds[k].second_is_count && r->objects_value == PK_NONE &&
         (r->objects_value = pk_add_value_type(r->p, PK_MEMORY_ALLOC_OBJECTS, PK_MEMORY_OBJECTS_UNIT)) == PK_NONE)
-        return nomem(r);
+        return jfr_nomem(r);
     int64_t values[PK_MAX_VALUES] = {0};
     int64_t duration = 0;
     if (l->duration[k] >= 0)
@@ -1049,7 +521,7 @@ static pk_status apply_event(jfr_reader *r, const jfr_event *e)
         /* the labelled row gets the values, the thread's timeline the sample */
         size_t row = pk_sample_row_labeled(r->p, thread, stack, labels);
         if (row == SIZE_MAX)
-            return nomem(r);
+            return jfr_nomem(r);
         for (uint32_t i = 0; i < pk_value_type_count(r->p); i++)
             if (values[i])
                 pk_sample_row_add(r->p, row, i, values[i]);
@@ -1058,9 +530,9 @@ static pk_status apply_event(jfr_reader *r, const jfr_event *e)
         return PK_OK;
     }
     if (stack == PK_NONE) /* an event without a stack still counts, at the thread's root */
-        return pk_add_sample(r->p, thread, PK_NONE, values) == PK_OK ? PK_OK : nomem(r);
+        return pk_add_sample(r->p, thread, PK_NONE, values) == PK_OK ? PK_OK : jfr_nomem(r);
     if (pk_add_timed_sample(r->p, thread, stack, time, duration, values) != PK_OK)
-        return pk_add_sample(r->p, thread, stack, values) == PK_OK ? PK_OK : nomem(r);
+        return pk_add_sample(r->p, thread, stack, values) == PK_OK ? PK_OK : jfr_nomem(r);
     return PK_OK;
 }
 
@@ -1123,7 +595,7 @@ static size_t decode_events(jfr_reader *d, jfr_known *known, jfr_ahead *ahead,
             if (wanted) {
                 e->offset = at;
                 if (d->l.stack_field[k] >= 0 && e->stack)
-                    e->stack_slot = ahead_stack_slot(d, known, ahead, e->stack);
+                    e->stack_slot = jfr_ahead_stack_slot(d, known, ahead, e->stack);
                 n++;
             }
         }
@@ -1155,7 +627,7 @@ static pk_status begin_chunk(jfr_reader *r, const jfr_layout *l, const jfr_ahead
         !PK_ARRAY_RESERVE(r->known_stack, r->known_stack_cap, ahead->known_stacks) ||
         !PK_ARRAY_RESERVE(r->known_function, r->known_function_cap, functions) ||
         !PK_ARRAY_RESERVE(r->method_name, r->method_name_cap, ahead->known_methods))
-        return nomem(r);
+        return jfr_nomem(r);
     if (ahead->known_stacks > r->known_stack_len) {
         memset(r->known_stack + r->known_stack_len, 0,
                (ahead->known_stacks - r->known_stack_len) * sizeof *r->known_stack);
@@ -1197,7 +669,7 @@ static pk_status read_events(jfr_reader *r, const jfr_event *events, size_t coun
         jfr_event e;
         bool wanted;
         if (!decode_event(&r->l, k, &event, r->values, &e, &wanted))
-            return malformed(r, jfr_kinds[k].type);
+            return jfr_malformed(r, jfr_kinds[k].type);
         e.offset = at;
         pk_status s = wanted ? apply_event(r, &e) : PK_OK;
         if (s != PK_OK)
@@ -1241,21 +713,6 @@ typedef struct jfr_loader {
  * chunk's events are decoded by the reader as it goes. */
 #define JFR_DECODED_EVENTS (1u << 16)
 
-static void ahead_clear(jfr_ahead *a)
-{
-    pk_u64map_free(&a->stack_slots);
-    a->stack_count = a->frame_count = a->method_count = a->names_len = 0;
-}
-
-static void ahead_free(jfr_ahead *a)
-{
-    ahead_clear(a);
-    free(a->stacks);
-    free(a->frames);
-    free(a->methods);
-    free(a->names);
-}
-
 static void decoder_free(jfr_reader *d)
 {
     free(d->values);
@@ -1274,7 +731,7 @@ static void decode_ahead(jfr_loader *ld, jfr_loaded *b)
     d->err = &b->decoder_err;
     layout_chunk(&d->l, &b->c);
     forget_small_keys(d);
-    ahead_clear(&b->ahead);
+    jfr_ahead_clear(&b->ahead);
     b->event_count = 0;
     b->resume = JFR_HEADER_SIZE;
     free(d->values);
@@ -1283,7 +740,7 @@ static void decode_ahead(jfr_loader *ld, jfr_loaded *b)
     d->entry_values = calloc((size_t)b->c.max_fields + 1, sizeof *d->entry_values);
     if (!d->values || !d->entry_values)
         return; /* the reader decodes them all */
-    known_begin_chunk(d, &ld->known, &b->ahead);
+    jfr_known_begin_chunk(d, &ld->known, &b->ahead);
     if (!b->event_cap && (b->events = malloc(1024 * sizeof *b->events)))
         b->event_cap = 1024;
     for (;;) {
@@ -1416,8 +873,7 @@ pk_status jfr_read(pk_input *in, pk_profile *p, const pk_read_options *options, 
     pk_u64map_init(&r.threads);
     pk_u64map_init(&r.leaf_stacks);
     jfr_loader loader = {.in = in};
-    pk_u64map_init(&loader.known.method_by_key);
-    pk_index_init(&loader.known.stack_by_bytes);
+    jfr_known_init(&loader.known);
     jfr_loaded loaded[2];
     memset(loaded, 0, sizeof loaded);
     void *slots[2] = {&loaded[0], &loaded[1]};
@@ -1454,7 +910,7 @@ pk_status jfr_read(pk_input *in, pk_profile *p, const pk_read_options *options, 
         jfr_chunk_release(&loaded[i].c);
         free(loaded[i].buffer);
         decoder_free(&loaded[i].decoder);
-        ahead_free(&loaded[i].ahead);
+        jfr_ahead_free(&loaded[i].ahead);
         free(loaded[i].events);
     }
     free(r.values);
@@ -1463,7 +919,7 @@ pk_status jfr_read(pk_input *in, pk_profile *p, const pk_read_options *options, 
     free(r.known_stack);
     free(r.known_function);
     free(r.method_name);
-    known_free(&loader.known);
+    jfr_known_free(&loader.known);
     free(r.text);
     free(r.name);
     pk_u64map_free(&r.threads);
