@@ -806,7 +806,8 @@ static bool load_chunk(void *context, void *batch)
     memcpy(b->buffer, header, JFR_HEADER_SIZE);
     while (have < size) {
         if (have == b->buffer_cap) {
-            size_t n = b->buffer_cap * 2;
+            /* doubling as the bytes come, never past the size the header claims */
+            size_t n = b->buffer_cap * 2 < size ? b->buffer_cap * 2 : (size_t)size;
             uint8_t *grown = realloc(b->buffer, n);
             if (!grown) {
                 b->status = pk_error_set(&b->err, PK_ERR_NOMEM, -1, "out of memory");
