@@ -6,6 +6,8 @@
  * warning, or an error naming the offset, never a crash.
  * With PK_JFR_WRITE_SEEDS=DIR it also writes the recordings it builds to DIR (the fuzz corpus
  * fuzz/corpus/jfr was seeded so). tests/cli/jfr.sh checks the command on the fixture. */
+#define _GNU_SOURCE /* sched_getcpu, CPU_SET */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +23,7 @@
 #include "formats/jfr/jfr.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
+#include "profile_diff.h"
 
 /* ---- a byte builder ---------------------------------------------------------------------- */
 
@@ -98,9 +101,11 @@ typedef struct recipe {
     const char *frame_type;   /* the frames' type ("Interpreted" when NULL) */
     const char *class_name;   /* the methods' class ("pkg/Busy" when NULL) */
     bool fixed_width_flag;    /* the header's flag of compressed integers clear */
+    const char *run_name;     /* the name of method 1's symbol (NULL: "run") */
+    bool no_run_method;       /* method 1 left out of the pool */
 } recipe;
 
-static const recipe good = {3, 1, 2, 20, false, false, false, false, NULL, NULL, false};
+static const recipe good = {3, 1, 2, 20, false, false, false, false, NULL, NULL, false, NULL, false};
 
 enum { STRINGS = 128 };
 static char meta_strings[STRINGS][48];
@@ -268,7 +273,7 @@ static buf build(const recipe *r)
     put_varint(&cp, 1);
     put_string(&cp, 3, r->class_name ? r->class_name : "pkg/Busy");
     put_varint(&cp, 2);
-    put_string(&cp, 5, "run");
+    put_string(&cp, 5, r->run_name ? r->run_name : "run");
     put_varint(&cp, 3);
     put_string(&cp, 4, "main");
     put_varint(&cp, 6); /* classes */
@@ -276,10 +281,12 @@ static buf build(const recipe *r)
     put_varint(&cp, 1);
     put_varint(&cp, 1);
     put_varint(&cp, 7); /* methods */
-    put_varint(&cp, 2);
-    put_varint(&cp, 1);
-    put_varint(&cp, 1);
-    put_varint(&cp, 2);
+    put_varint(&cp, r->no_run_method ? 1 : 2);
+    if (!r->no_run_method) {
+        put_varint(&cp, 1);
+        put_varint(&cp, 1);
+        put_varint(&cp, 2);
+    }
     put_varint(&cp, 2);
     put_varint(&cp, 1);
     put_varint(&cp, 3);
@@ -689,12 +696,27 @@ static void expect_error(const recipe *r, const char *seed, const char *message)
     free(b.data);
 }
 
-static void test_dangling_reference(void **state)
+/* Events whose stack trace no pool of their chunk holds (the JVM writes some near a chunk's end
+ * with the stack trace in another chunk): counted at their thread's root, as the JDK reads
+ * them (a null stack trace), with a warning that counts them. */
+static void test_stack_trace_elsewhere(void **state)
 {
     (void)state;
     recipe r = good;
     r.stack_key = 5;
-    expect_error(&r, "dangling.jfr", "stack trace 5, which no constant pool");
+    buf b = build(&r);
+    write_seed("dangling.jfr", &b);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(b.data, b.size, false, &p, &err), PK_OK);
+    assert_int_equal(pk_sample_count(p), 1);
+    assert_int_equal(pk_sample_stack(p, 0), PK_NONE);
+    assert_int_equal(pk_sample_values(p, 0)[0], 2);
+    assert_int_equal(pk_warning_count(p), 1);
+    if (!strstr(pk_warning_at(p, 0), "2 JFR events refer to a stack trace that no constant pool"))
+        fail_msg("\"%s\"", pk_warning_at(p, 0));
+    pk_profile_free(p);
+    free(b.data);
 }
 
 static void test_undescribed_types(void **state)
@@ -818,6 +840,97 @@ static void test_fixture_cuts(void **state)
     fixture_cuts("asprof.jfr");
 }
 
+/* The value of the samples whose leaf is the function called name. */
+static int64_t leaf_total(const pk_profile *p, const char *name)
+{
+    int64_t total = 0;
+    for (size_t i = 0; i < pk_sample_count(p); i++) {
+        uint32_t stack = pk_sample_stack(p, i);
+        if (stack != PK_NONE && strcmp(pk_frame_name(p, pk_stack_leaf(p, stack)), name) == 0)
+            total += pk_sample_values(p, i)[0];
+    }
+    return total;
+}
+
+/* Stacks are known across chunks by their frames' bytes: a second chunk whose stack trace has
+ * the same bytes, but whose method key names another method, gives that method's samples; one
+ * whose pool lacks the method fails naming it, as a single chunk does. */
+static void test_stacks_known_across_chunks(void **state)
+{
+    (void)state;
+    recipe renamed = good, dropped = good;
+    renamed.run_name = "walk";
+    dropped.no_run_method = true;
+    buf first = build(&good), second = build(&renamed), third = build(&dropped);
+    buf two = {0}, three = {0};
+    put(&two, first.data, first.size);
+    put(&two, second.data, second.size);
+    put(&three, two.data, two.size);
+    put(&three, third.data, third.size);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(two.data, two.size, false, &p, &err), PK_OK);
+    assert_int_equal(leaf_total(p, "pkg.Busy.run"), 2);
+    assert_int_equal(leaf_total(p, "pkg.Busy.walk"), 2);
+    pk_profile_free(p);
+    assert_int_equal(read_bytes(three.data, three.size, false, &p, &err), PK_ERR_INPUT);
+    if (!strstr(err.message, "method 1, which no constant pool"))
+        fail_msg("\"%s\"", err.message);
+    free(first.data);
+    free(second.data);
+    free(third.data);
+    free(two.data);
+    free(three.data);
+}
+
+/* Reads data as on one processor: the calling thread narrowed to the processor it is on, so
+ * that the reader loads every chunk itself instead of on a worker thread. */
+static pk_status read_on_one_processor(const void *data, size_t size, pk_profile **p,
+                                       pk_error *err)
+{
+    cpu_set_t saved, one;
+    int cpu = sched_getcpu();
+    bool narrowed = false;
+    if (cpu >= 0 && sched_getaffinity(0, sizeof saved, &saved) == 0) {
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        narrowed = sched_setaffinity(0, sizeof one, &one) == 0;
+    }
+    pk_status s = read_bytes(data, size, false, p, err);
+    if (narrowed)
+        sched_setaffinity(0, sizeof saved, &saved);
+    return s;
+}
+
+/* Four chunks, their stacks decoded ahead and loaded on a worker thread (where there are two
+ * processors) and all on the reader's thread: the same profile, four times one chunk's values. */
+static void test_chunks_loaded_ahead(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *two = load_fixture("busy.jfr", &size);
+    uint8_t *four = malloc(size * 4);
+    assert_non_null(four);
+    for (size_t i = 0; i < 4; i++)
+        memcpy(four + i * size, two, size);
+    pk_profile *one_chunk, *ahead, *alone;
+    pk_error err;
+    assert_int_equal(read_bytes(two, size, false, &one_chunk, &err), PK_OK);
+    assert_int_equal(read_bytes(four, size * 4, false, &ahead, &err), PK_OK);
+    assert_int_equal(read_on_one_processor(four, size * 4, &alone, &err), PK_OK);
+    const char *difference = tb_profile_difference(ahead, alone);
+    if (difference)
+        fail_msg("loaded ahead and alone differ: %s", difference);
+    for (uint32_t v = 0; v < pk_value_type_count(one_chunk); v++)
+        assert_true(pk_value_total(ahead, v) == 4 * pk_value_total(one_chunk, v));
+    assert_int_equal(pk_stack_count(ahead), pk_stack_count(one_chunk));
+    pk_profile_free(one_chunk);
+    pk_profile_free(ahead);
+    pk_profile_free(alone);
+    free(four);
+    free(two);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -831,11 +944,13 @@ int main(void)
         cmocka_unit_test(test_version1),
         cmocka_unit_test(test_frame_types),
         cmocka_unit_test(test_integer_flag),
-        cmocka_unit_test(test_dangling_reference),
+        cmocka_unit_test(test_stack_trace_elsewhere),
         cmocka_unit_test(test_undescribed_types),
         cmocka_unit_test(test_empty_struct_nest),
         cmocka_unit_test(test_small_cuts),
         cmocka_unit_test(test_fixture_cuts),
+        cmocka_unit_test(test_chunks_loaded_ahead),
+        cmocka_unit_test(test_stacks_known_across_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

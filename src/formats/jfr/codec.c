@@ -92,8 +92,7 @@ bool jfr_read_u64(jfr_cursor *cur, uint64_t *value)
     return true;
 }
 
-/* Skips n compressed integers (as jfr_read_u64 reads them) without decoding them. */
-static bool skip_varints(jfr_cursor *cur, uint64_t n)
+bool jfr_skip_varints(jfr_cursor *cur, uint64_t n)
 {
     const uint8_t *data = cur->chunk->data;
     size_t pos = cur->pos, end = cur->end;
@@ -297,7 +296,7 @@ static bool skip_fields(jfr_cursor *cur, uint32_t type, int depth)
             uint64_t per_item = f->constant_pool ? 1
                                 : depth < JFR_MAX_DEPTH ? cur->chunk->types[f->type].varints : 0;
             if (per_item) {
-                if (n > UINT64_MAX / per_item || !skip_varints(cur, n * per_item))
+                if (n > UINT64_MAX / per_item || !jfr_skip_varints(cur, n * per_item))
                     return false;
                 continue;
             }
@@ -335,7 +334,7 @@ static bool skip_value(jfr_cursor *cur, uint32_t type, int depth)
         if (depth > JFR_MAX_DEPTH)
             return false;
         if (cur->chunk->types[type].varints)
-            return skip_varints(cur, cur->chunk->types[type].varints);
+            return jfr_skip_varints(cur, cur->chunk->types[type].varints);
         return skip_fields(cur, type, depth);
     }
     return false;
@@ -353,7 +352,7 @@ bool jfr_read_field(jfr_cursor *cur, const jfr_field *f, uint64_t *value)
         const jfr_type *t = &cur->chunk->types[f->type];
         uint64_t per_item = f->constant_pool ? 1 : t->varints;
         if (per_item)
-            return n <= UINT64_MAX / per_item && skip_varints(cur, n * per_item);
+            return n <= UINT64_MAX / per_item && jfr_skip_varints(cur, n * per_item);
         for (uint64_t k = 0; k < n; k++)
             if (!skip_value(cur, f->type, 1))
                 return false;
@@ -375,13 +374,27 @@ bool jfr_read_field(jfr_cursor *cur, const jfr_field *f, uint64_t *value)
     }
 }
 
-bool jfr_read_struct(jfr_cursor *cur, uint32_t type, uint64_t *values)
+bool jfr_read_fields(jfr_cursor *cur, uint32_t type, uint64_t *values, uint32_t count)
 {
     const jfr_type *t = &cur->chunk->types[type];
-    for (uint32_t i = 0; i < t->field_count; i++)
+    if (count > t->field_count)
+        count = t->field_count;
+    if (t->varints == t->field_count) {
+        /* compressed integers and keys only (a stack frame): each field one integer */
+        for (uint32_t i = 0; i < count; i++)
+            if (!jfr_read_u64(cur, &values[i]))
+                return false;
+        return true;
+    }
+    for (uint32_t i = 0; i < count; i++)
         if (!jfr_read_field(cur, &t->fields[i], &values[i]))
             return false;
     return true;
+}
+
+bool jfr_read_struct(jfr_cursor *cur, uint32_t type, uint64_t *values)
+{
+    return jfr_read_fields(cur, type, values, cur->chunk->types[type].field_count);
 }
 
 bool jfr_pool_entry(const jfr_chunk *c, uint32_t type, uint64_t key, size_t *offset)
