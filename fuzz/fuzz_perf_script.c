@@ -12,44 +12,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "formats/formats.h"
-#include "profile_diff.h"
 #include "profkit/format.h"
+#include "same_threaded.h"
 #include "write_back.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* The splitter on its worker thread reads the bytes as it does on the calling thread. */
-static void expect_same_threaded(const uint8_t *data, size_t size, const pk_read_options *options,
-                                 pk_status status, const pk_error *err, const pk_profile *p)
-{
-    pk_profile *threaded = NULL;
-    pk_error threaded_err;
-    memset(&threaded_err, 0, sizeof threaded_err);
-    pk_status threaded_status =
-        pk_read_memory(data, size, &pk_format_perf_script, options, &threaded, &threaded_err);
-    const char *difference = NULL;
-    if (threaded_status != status || threaded_err.offset != err->offset ||
-        threaded_err.salvageable != err->salvageable ||
-        strcmp(threaded_err.message, err->message) != 0)
-        difference = "the outcome or the error differs";
-    else if (!threaded != !p)
-        difference = "one read made a profile, the other none";
-    else if (p)
-        difference = tb_profile_difference(p, threaded);
-    if (difference) {
-        fprintf(stderr, "perf script read on one thread: %d at %lld (%s); with the worker "
-                        "thread: %d at %lld (%s): %s\n",
-                (int)status, (long long)err->offset, err->message, (int)threaded_status,
-                (long long)threaded_err.offset, threaded_err.message, difference);
-        abort();
-    }
-    pk_profile_free(threaded);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -73,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pk_status status = pk_read_memory(data, size, &pk_format_perf_script, &options, &p, &err);
         one_processor_end();
         if (threaded_too && mode == 1)
-            expect_same_threaded(data, size, &options, status, &err, p);
+            expect_same_threaded(&pk_format_perf_script, data, size, &options, status, &err, p);
         if (status == PK_OK && p) {
             write_back(p, &pk_format_folded);
             if (mode == 1 && size > 0 && (data[size - 1] & 3) == 0) {

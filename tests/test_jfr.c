@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* JFR: the codec (compressed integers at their limits, every string encoding), recordings built
  * here byte by byte (a constant-pool reference to nothing, a type the metadata does not
- * describe, a type whose values take no bytes), and the fixture tests/data/jfr/busy.jfr cut at
- * many offsets: whole chunks with a warning, or an error naming the offset, never a crash.
+ * describe, a type whose values take no bytes, a version 1.0 chunk, async-profiler's frame
+ * types), and the fixtures of tests/data/jfr cut at many offsets: whole chunks with a
+ * warning, or an error naming the offset, never a crash.
  * With PK_JFR_WRITE_SEEDS=DIR it also writes the recordings it builds to DIR (the fuzz corpus
  * fuzz/corpus/jfr was seeded so). tests/cli/jfr.sh checks the command on the fixture. */
+#define _GNU_SOURCE /* sched_getcpu, CPU_SET */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,10 +18,12 @@
 
 #include <cmocka.h>
 
+#include "analysis/categories.h"
 #include "formats/formats.h"
 #include "formats/jfr/jfr.h"
 #include "profkit/format.h"
 #include "profkit/profile.h"
+#include "profile_diff.h"
 
 /* ---- a byte builder ---------------------------------------------------------------------- */
 
@@ -92,12 +97,18 @@ typedef struct recipe {
     bool empty_struct_nest;   /* types whose values take no bytes, nested 30 deep, two each */
     bool extreme_times;       /* start times at the int64 limits */
     bool tlab;                /* the second event a jdk.ObjectAllocationInNewTLAB (type 21) */
+    bool version1;            /* a version 1.0 chunk: JDK 9 and 10's spellings of the names */
+    const char *frame_type;   /* the frames' type ("Interpreted" when NULL) */
+    const char *class_name;   /* the methods' class ("pkg/Busy" when NULL) */
+    bool fixed_width_flag;    /* the header's flag of compressed integers clear */
+    const char *run_name;     /* the name of method 1's symbol (NULL: "run") */
+    bool no_run_method;       /* method 1 left out of the pool */
 } recipe;
 
-static const recipe good = {3, 1, 2, 20, false, false, false};
+static const recipe good = {3, 1, 2, 20, false, false, false, false, NULL, NULL, false, NULL, false};
 
 enum { STRINGS = 128 };
-static char meta_strings[STRINGS][32];
+static char meta_strings[STRINGS][48];
 static size_t meta_string_count;
 
 /* The index of s in the metadata's strings (a copy: numbers are made in a scratch buffer). */
@@ -152,6 +163,22 @@ static void put_class(buf *b, uint64_t id, const char *name, const field_spec *f
     }
 }
 
+/* A JDK type or event name as the recipe's chunk version spells it: version 1 (JDK 9 and 10)
+ * has com.oracle.jfr.types.X for jdk.types.X and com.oracle.jdk.X for jdk.X. */
+static const char *spelled(const recipe *r, const char *name)
+{
+    static char names[16][48];
+    static size_t next;
+    if (!r->version1 || strncmp(name, "jdk.", 4) != 0)
+        return name;
+    char *out = names[next++ % 16];
+    if (strncmp(name, "jdk.types.", 10) == 0)
+        snprintf(out, sizeof names[0], "com.oracle.jfr.types.%s", name + 10);
+    else
+        snprintf(out, sizeof names[0], "com.oracle.jdk.%s", name + 4);
+    return out;
+}
+
 /* A chunk: metadata (every type the reader needs), one checkpoint, two CPU samples on one stack
  * of two frames (Busy.run called by Busy.main) of thread "worker". */
 static buf build(const recipe *r)
@@ -162,7 +189,7 @@ static buf build(const recipe *r)
 #define CLASS(id, name, ...)                                                                      \
     do {                                                                                          \
         const field_spec f[] = {__VA_ARGS__};                                                     \
-        put_class(&classes, id, name, f, sizeof f / sizeof f[0]);                                 \
+        put_class(&classes, id, spelled(r, name), f, sizeof f / sizeof f[0]);                     \
         class_count++;                                                                            \
     } while (0)
     put_class(&classes, 1, "long", NULL, 0);
@@ -244,9 +271,9 @@ static buf build(const recipe *r)
     put_varint(&cp, 5); /* symbols */
     put_varint(&cp, 3);
     put_varint(&cp, 1);
-    put_string(&cp, 3, "pkg/Busy");
+    put_string(&cp, 3, r->class_name ? r->class_name : "pkg/Busy");
     put_varint(&cp, 2);
-    put_string(&cp, 5, "run");
+    put_string(&cp, 5, r->run_name ? r->run_name : "run");
     put_varint(&cp, 3);
     put_string(&cp, 4, "main");
     put_varint(&cp, 6); /* classes */
@@ -254,17 +281,19 @@ static buf build(const recipe *r)
     put_varint(&cp, 1);
     put_varint(&cp, 1);
     put_varint(&cp, 7); /* methods */
-    put_varint(&cp, 2);
-    put_varint(&cp, 1);
-    put_varint(&cp, 1);
-    put_varint(&cp, 2);
+    put_varint(&cp, r->no_run_method ? 1 : 2);
+    if (!r->no_run_method) {
+        put_varint(&cp, 1);
+        put_varint(&cp, 1);
+        put_varint(&cp, 2);
+    }
     put_varint(&cp, 2);
     put_varint(&cp, 1);
     put_varint(&cp, 3);
     put_varint(&cp, 8); /* frame types */
     put_varint(&cp, 1);
     put_varint(&cp, 1);
-    put_string(&cp, 3, "Interpreted");
+    put_string(&cp, 3, r->frame_type ? r->frame_type : "Interpreted");
     put_varint(&cp, 10); /* stack traces: run (line 10) called by main (line 20) */
     put_varint(&cp, 1);
     put_varint(&cp, 1);
@@ -287,7 +316,8 @@ static buf build(const recipe *r)
     }
 
     buf chunk = {0};
-    uint8_t header[JFR_HEADER_SIZE] = {'F', 'L', 'R', 0, 0, 2, 0, 1};
+    uint8_t header[JFR_HEADER_SIZE] = {'F', 'L', 'R', 0, 0, r->version1 ? 1 : 2, 0, r->version1 ? 0 : 1};
+    header[67] = r->fixed_width_flag ? 0 : 1; /* integers compressed */
     put(&chunk, header, sizeof header);
     for (int e = 0; e < 2; e++) {
         buf ev = {0};
@@ -512,6 +542,96 @@ static void test_good(void **state)
     free(b.data);
 }
 
+/* A version 1.0 chunk (JDK 9 and 10): the events and types of version 2 under their old names
+ * (com.oracle.jdk.ExecutionSample, com.oracle.jfr.types.StackTrace, ...), read alike. */
+static void test_version1(void **state)
+{
+    (void)state;
+    recipe r = good;
+    r.version1 = true;
+    r.tlab = true;
+    r.event_type = 21;
+    buf b = build(&r);
+    write_seed("version1.jfr", &b);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(b.data, b.size, false, &p, &err), PK_OK);
+    assert_int_equal(pk_value_total(p, 0), 1); /* one CPU sample, one allocation */
+    uint32_t stack = pk_sample_stack(p, 0);
+    assert_int_equal(pk_stack_depth(p, stack), 2);
+    assert_string_equal(pk_frame_name(p, pk_stack_leaf(p, stack)), "pkg.Busy.run");
+    assert_int_equal(pk_value_type_count(p), 3);
+    pk_profile_free(p);
+    free(b.data);
+}
+
+/* A chunk whose flag says its integers are fixed-width is read with compressed ones, as the
+ * JDK's parser reads every chunk; when that fails, the error says what the flag said. */
+static void test_integer_flag(void **state)
+{
+    (void)state;
+    recipe r = good;
+    r.fixed_width_flag = true;
+    buf b = build(&r);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(b.data, b.size, false, &p, &err), PK_OK);
+    assert_int_equal(pk_value_total(p, 0), 2);
+    pk_profile_free(p);
+    free(b.data);
+    r.event_type = 99;
+    b = build(&r);
+    assert_int_not_equal(read_bytes(b.data, b.size, false, &p, &err), PK_OK);
+    assert_non_null(strstr(err.message, "the metadata does not describe"));
+    assert_non_null(strstr(err.message, "integers are not compressed, bit 0 of header byte 67"));
+    free(b.data);
+}
+
+/* The frame types async-profiler adds: "C++" and "Kernel" frames, and "Native" ones whose class
+ * is a library or nothing, are native code named by the symbol alone (the library the
+ * function's resource, the kernel's marked "_[k]"), in the Native and Kernel categories when
+ * that is known; a JDK "Native" frame of a Java class is a Java native method, script-relevant;
+ * "C1 compiled" is Java code. */
+static void test_frame_types(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *type, *klass, *leaf, *library;
+        uint32_t flags;
+        pk_category category;
+    } cases[] = {
+        {"C++", "libjvm.so", "run", "libjvm.so", 0, PK_CATEGORY_NATIVE},
+        {"Kernel", "", "run_[k]", NULL, 0, PK_CATEGORY_KERNEL},
+        {"Native", "libc.so.6", "run", "libc.so.6", 0, PK_CATEGORY_NATIVE},
+        {"Native", "", "run", NULL, 0, PK_CATEGORY_JAVA},
+        {"Native", "pkg/Busy", "pkg.Busy.run", NULL, PK_FUNCTION_SCRIPT_RELEVANT, PK_CATEGORY_JAVA},
+        {"C1 compiled", "pkg/Busy", "pkg.Busy.run", NULL, PK_FUNCTION_SCRIPT, PK_CATEGORY_JAVA},
+        {"Inlined", "pkg/Busy", "pkg.Busy.run", NULL, PK_FUNCTION_SCRIPT, PK_CATEGORY_JAVA},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        recipe r = good;
+        r.frame_type = cases[i].type;
+        r.class_name = cases[i].klass;
+        buf b = build(&r);
+        pk_profile *p;
+        pk_error err;
+        assert_int_equal(read_bytes(b.data, b.size, false, &p, &err), PK_OK);
+        uint32_t leaf = pk_stack_leaf(p, pk_sample_stack(p, 0));
+        assert_string_equal(pk_frame_name(p, leaf), cases[i].leaf);
+        const pk_function *f = pk_function_at(p, pk_frame_at(p, leaf)->function);
+        assert_int_equal(f->flags, cases[i].flags);
+        if (cases[i].library)
+            assert_string_equal(pk_str(p, pk_resource_at(p, f->resource)->name), cases[i].library);
+        else
+            assert_int_equal(f->resource, PK_NONE);
+        assert_int_equal(pk_frame_at(p, leaf)->flags,
+                         strcmp(cases[i].type, "Inlined") == 0 ? PK_FRAME_INLINED : 0);
+        assert_int_equal(pk_frame_category(p, leaf, pk_profile_category(p)), cases[i].category);
+        pk_profile_free(p);
+        free(b.data);
+    }
+}
+
 /* A TLAB allocation: the memory vocabulary's allocated bytes and objects (memory-values.md),
  * found by their former names too; the allocated class is the leaf. */
 static void test_tlab_allocation(void **state)
@@ -576,12 +696,27 @@ static void expect_error(const recipe *r, const char *seed, const char *message)
     free(b.data);
 }
 
-static void test_dangling_reference(void **state)
+/* Events whose stack trace no pool of their chunk holds (the JVM writes some near a chunk's end
+ * with the stack trace in another chunk): counted at their thread's root, as the JDK reads
+ * them (a null stack trace), with a warning that counts them. */
+static void test_stack_trace_elsewhere(void **state)
 {
     (void)state;
     recipe r = good;
     r.stack_key = 5;
-    expect_error(&r, "dangling.jfr", "stack trace 5, which no constant pool");
+    buf b = build(&r);
+    write_seed("dangling.jfr", &b);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(b.data, b.size, false, &p, &err), PK_OK);
+    assert_int_equal(pk_sample_count(p), 1);
+    assert_int_equal(pk_sample_stack(p, 0), PK_NONE);
+    assert_int_equal(pk_sample_values(p, 0)[0], 2);
+    assert_int_equal(pk_warning_count(p), 1);
+    if (!strstr(pk_warning_at(p, 0), "2 JFR events refer to a stack trace that no constant pool"))
+        fail_msg("\"%s\"", pk_warning_at(p, 0));
+    pk_profile_free(p);
+    free(b.data);
 }
 
 static void test_undescribed_types(void **state)
@@ -639,11 +774,11 @@ static void test_small_cuts(void **state)
     free(b.data);
 }
 
-static uint8_t *load_fixture(size_t *size)
+static uint8_t *load_fixture(const char *name, size_t *size)
 {
     const char *src = getenv("PK_SOURCE_DIR");
     char path[4096];
-    snprintf(path, sizeof path, "%s/tests/data/jfr/busy.jfr", src ? src : ".");
+    snprintf(path, sizeof path, "%s/tests/data/jfr/%s", src ? src : ".", name);
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
     fseek(f, 0, SEEK_END);
@@ -658,13 +793,13 @@ static uint8_t *load_fixture(size_t *size)
     return data;
 }
 
-/* The fixture cut every 97th byte: in its only chunk an error that names the cut; a second copy
- * cut in its header or body: the first chunk's samples, with a warning naming the cut. */
-static void test_fixture_cuts(void **state)
+/* Each fixture (the JDK's recording, the version 1.0 chunk, async-profiler's layout) cut every
+ * 97th byte: in its only chunk an error that names the cut; a second copy cut in its header or
+ * body: the first chunk's samples, with a warning naming the cut. */
+static void fixture_cuts(const char *name)
 {
-    (void)state;
     size_t size;
-    uint8_t *data = load_fixture(&size);
+    uint8_t *data = load_fixture(name, &size);
     pk_profile *whole;
     pk_error err;
     assert_int_equal(read_bytes(data, size, false, &whole, &err), PK_OK);
@@ -682,7 +817,7 @@ static void test_fixture_cuts(void **state)
             fail_msg("cut at %zu: \"%s\"", n, err.message);
     }
     /* each of these reads the first chunk whole: fewer cuts under the sanitizers */
-    size_t step = PK_TEST_SANITIZED ? 97 * 211 : 97 * 23;
+    size_t step = size < 65536 ? 97 : PK_TEST_SANITIZED ? 97 * 211 : 97 * 23;
     for (size_t n = size + 1; n < 2 * size; n += step) {
         pk_profile *p;
         assert_int_equal(read_bytes(data, n, false, &p, &err), PK_OK);
@@ -697,6 +832,105 @@ static void test_fixture_cuts(void **state)
     free(data);
 }
 
+static void test_fixture_cuts(void **state)
+{
+    (void)state;
+    fixture_cuts("busy.jfr");
+    fixture_cuts("v1.jfr");
+    fixture_cuts("asprof.jfr");
+}
+
+/* The value of the samples whose leaf is the function called name. */
+static int64_t leaf_total(const pk_profile *p, const char *name)
+{
+    int64_t total = 0;
+    for (size_t i = 0; i < pk_sample_count(p); i++) {
+        uint32_t stack = pk_sample_stack(p, i);
+        if (stack != PK_NONE && strcmp(pk_frame_name(p, pk_stack_leaf(p, stack)), name) == 0)
+            total += pk_sample_values(p, i)[0];
+    }
+    return total;
+}
+
+/* Stacks are known across chunks by their frames' bytes: a second chunk whose stack trace has
+ * the same bytes, but whose method key names another method, gives that method's samples; one
+ * whose pool lacks the method fails naming it, as a single chunk does. */
+static void test_stacks_known_across_chunks(void **state)
+{
+    (void)state;
+    recipe renamed = good, dropped = good;
+    renamed.run_name = "walk";
+    dropped.no_run_method = true;
+    buf first = build(&good), second = build(&renamed), third = build(&dropped);
+    buf two = {0}, three = {0};
+    put(&two, first.data, first.size);
+    put(&two, second.data, second.size);
+    put(&three, two.data, two.size);
+    put(&three, third.data, third.size);
+    pk_profile *p;
+    pk_error err;
+    assert_int_equal(read_bytes(two.data, two.size, false, &p, &err), PK_OK);
+    assert_int_equal(leaf_total(p, "pkg.Busy.run"), 2);
+    assert_int_equal(leaf_total(p, "pkg.Busy.walk"), 2);
+    pk_profile_free(p);
+    assert_int_equal(read_bytes(three.data, three.size, false, &p, &err), PK_ERR_INPUT);
+    if (!strstr(err.message, "method 1, which no constant pool"))
+        fail_msg("\"%s\"", err.message);
+    free(first.data);
+    free(second.data);
+    free(third.data);
+    free(two.data);
+    free(three.data);
+}
+
+/* Reads data as on one processor: the calling thread narrowed to the processor it is on, so
+ * that the reader loads every chunk itself instead of on a worker thread. */
+static pk_status read_on_one_processor(const void *data, size_t size, pk_profile **p,
+                                       pk_error *err)
+{
+    cpu_set_t saved, one;
+    int cpu = sched_getcpu();
+    bool narrowed = false;
+    if (cpu >= 0 && sched_getaffinity(0, sizeof saved, &saved) == 0) {
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        narrowed = sched_setaffinity(0, sizeof one, &one) == 0;
+    }
+    pk_status s = read_bytes(data, size, false, p, err);
+    if (narrowed)
+        sched_setaffinity(0, sizeof saved, &saved);
+    return s;
+}
+
+/* Four chunks, their stacks decoded ahead and loaded on a worker thread (where there are two
+ * processors) and all on the reader's thread: the same profile, four times one chunk's values. */
+static void test_chunks_loaded_ahead(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *two = load_fixture("busy.jfr", &size);
+    uint8_t *four = malloc(size * 4);
+    assert_non_null(four);
+    for (size_t i = 0; i < 4; i++)
+        memcpy(four + i * size, two, size);
+    pk_profile *one_chunk, *ahead, *alone;
+    pk_error err;
+    assert_int_equal(read_bytes(two, size, false, &one_chunk, &err), PK_OK);
+    assert_int_equal(read_bytes(four, size * 4, false, &ahead, &err), PK_OK);
+    assert_int_equal(read_on_one_processor(four, size * 4, &alone, &err), PK_OK);
+    const char *difference = tb_profile_difference(ahead, alone);
+    if (difference)
+        fail_msg("loaded ahead and alone differ: %s", difference);
+    for (uint32_t v = 0; v < pk_value_type_count(one_chunk); v++)
+        assert_true(pk_value_total(ahead, v) == 4 * pk_value_total(one_chunk, v));
+    assert_int_equal(pk_stack_count(ahead), pk_stack_count(one_chunk));
+    pk_profile_free(one_chunk);
+    pk_profile_free(ahead);
+    pk_profile_free(alone);
+    free(four);
+    free(two);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -707,11 +941,16 @@ int main(void)
         cmocka_unit_test(test_good),
         cmocka_unit_test(test_extreme_times),
         cmocka_unit_test(test_tlab_allocation),
-        cmocka_unit_test(test_dangling_reference),
+        cmocka_unit_test(test_version1),
+        cmocka_unit_test(test_frame_types),
+        cmocka_unit_test(test_integer_flag),
+        cmocka_unit_test(test_stack_trace_elsewhere),
         cmocka_unit_test(test_undescribed_types),
         cmocka_unit_test(test_empty_struct_nest),
         cmocka_unit_test(test_small_cuts),
         cmocka_unit_test(test_fixture_cuts),
+        cmocka_unit_test(test_chunks_loaded_ahead),
+        cmocka_unit_test(test_stacks_known_across_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

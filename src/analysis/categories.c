@@ -134,6 +134,11 @@ pk_category pk_function_category(const pk_profile *p, uint32_t function, bool ha
         return PK_CATEGORY_JIT;
     if (has_address)
         return PK_CATEGORY_NATIVE;
+    /* a JVM profile's code outside Java (async-profiler's C++ and native library frames in a
+     * JFR recording) is neither script nor script-relevant, and comes from a library */
+    if (format_category == PK_CATEGORY_JAVA && fn->resource != PK_NONE &&
+        !(fn->flags & (PK_FUNCTION_SCRIPT | PK_FUNCTION_SCRIPT_RELEVANT)))
+        return PK_CATEGORY_NATIVE;
     if (format_category != PK_CATEGORY_OTHER)
         return format_category;
     pk_category by_file = pk_category_of_file(pk_str(p, fn->file));

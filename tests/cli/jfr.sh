@@ -21,6 +21,14 @@ one=$(printf '%s\n' "$OUT" | awk '{n += $NF} END {print n}')
 expect_status 0 "$PROFKIT" convert two.jfr --to folded
 expect_eq "$(printf '%s\n' "$OUT" | awk '{n += $NF} END {print n}')" $((one * 2)) "two chunks"
 
+# A recording of two chunks made by the JVM (1 MB chunks): an event of the second chunk refers
+# to a stack trace the JVM wrote with the other chunk, which the JDK reads as null: counted at
+# its thread's root, with a warning.
+expect_status 0 "$PROFKIT" convert "$DATA/two-chunks.jfr.gz" --to folded --value alloc-sampled-bytes
+expect_contains "$ERR" "1 JFR events refer to a stack trace that no constant pool of their chunk holds" \
+    "the event whose stack trace is in another chunk"
+expect_contains "$OUT" "JfrBusy.allocate" "the other allocation samples' stacks"
+
 # Cut in the second chunk (the JVM killed mid-chunk): the first is read, with a warning that
 # names where the recording ends.
 size=$(stat -c %s "$REC")

@@ -4,6 +4,7 @@
  * events are compressed seven bits a byte, low bits first, the ninth byte giving all its eight;
  * a string is an encoding byte (0 null, 1 empty, 2 a key into the java.lang.String pool,
  * 3 UTF-8, 4 UTF-16 code units each compressed, 5 Latin-1) and its payload. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,15 +32,19 @@ pk_status jfr_chunk_header(jfr_chunk *c, const uint8_t *data, uint64_t file_offs
     c->minor = (uint16_t)(data[6] << 8 | data[7]);
     if (c->major != 1 && c->major != 2)
         return pk_error_set(err, PK_ERR_INPUT, (int64_t)file_offset + 4,
-                            "JFR chunk version %u.%u: only 1.x and 2.x are read", c->major,
-                            c->minor);
+                            "JFR chunk version %u.%u: only 1.x and 2.x are read%s", c->major,
+                            c->minor,
+                            c->major == 0 ? " (version 0, JDK 7 and 8's, is another format)" : "");
     *size = be_u64(data + 8);
     c->metadata_offset = be_u64(data + 24);
     c->start_nanos = (int64_t)be_u64(data + 32);
     c->start_ticks = (int64_t)be_u64(data + 48);
     c->ticks_per_second = (int64_t)be_u64(data + 56);
-    /* Version 2 keeps a file state at byte 64: 0 once the JVM has finished the chunk. */
+    /* Version 2 keeps a file state at byte 64: 0 once the JVM has finished the chunk, and
+     * flags at bytes 66-67; version 1 a 32-bit word of features at bytes 64-67 (JMC's
+     * ChunkStructure). Both have bit 0 of byte 67 set when integers are compressed. */
     *finished = c->major < 2 || data[64] == 0;
+    c->compressed_integers = data[67] & 1;
     if (*size < JFR_HEADER_SIZE)
         return pk_error_set(err, PK_ERR_INPUT, (int64_t)file_offset + 8,
                             "JFR chunk size %llu is smaller than its header",
@@ -87,8 +92,7 @@ bool jfr_read_u64(jfr_cursor *cur, uint64_t *value)
     return true;
 }
 
-/* Skips n compressed integers (as jfr_read_u64 reads them) without decoding them. */
-static bool skip_varints(jfr_cursor *cur, uint64_t n)
+bool jfr_skip_varints(jfr_cursor *cur, uint64_t n)
 {
     const uint8_t *data = cur->chunk->data;
     size_t pos = cur->pos, end = cur->end;
@@ -292,7 +296,7 @@ static bool skip_fields(jfr_cursor *cur, uint32_t type, int depth)
             uint64_t per_item = f->constant_pool ? 1
                                 : depth < JFR_MAX_DEPTH ? cur->chunk->types[f->type].varints : 0;
             if (per_item) {
-                if (n > UINT64_MAX / per_item || !skip_varints(cur, n * per_item))
+                if (n > UINT64_MAX / per_item || !jfr_skip_varints(cur, n * per_item))
                     return false;
                 continue;
             }
@@ -330,7 +334,7 @@ static bool skip_value(jfr_cursor *cur, uint32_t type, int depth)
         if (depth > JFR_MAX_DEPTH)
             return false;
         if (cur->chunk->types[type].varints)
-            return skip_varints(cur, cur->chunk->types[type].varints);
+            return jfr_skip_varints(cur, cur->chunk->types[type].varints);
         return skip_fields(cur, type, depth);
     }
     return false;
@@ -348,7 +352,7 @@ bool jfr_read_field(jfr_cursor *cur, const jfr_field *f, uint64_t *value)
         const jfr_type *t = &cur->chunk->types[f->type];
         uint64_t per_item = f->constant_pool ? 1 : t->varints;
         if (per_item)
-            return n <= UINT64_MAX / per_item && skip_varints(cur, n * per_item);
+            return n <= UINT64_MAX / per_item && jfr_skip_varints(cur, n * per_item);
         for (uint64_t k = 0; k < n; k++)
             if (!skip_value(cur, f->type, 1))
                 return false;
@@ -370,13 +374,27 @@ bool jfr_read_field(jfr_cursor *cur, const jfr_field *f, uint64_t *value)
     }
 }
 
-bool jfr_read_struct(jfr_cursor *cur, uint32_t type, uint64_t *values)
+bool jfr_read_fields(jfr_cursor *cur, uint32_t type, uint64_t *values, uint32_t count)
 {
     const jfr_type *t = &cur->chunk->types[type];
-    for (uint32_t i = 0; i < t->field_count; i++)
+    if (count > t->field_count)
+        count = t->field_count;
+    if (t->varints == t->field_count) {
+        /* compressed integers and keys only (a stack frame): each field one integer */
+        for (uint32_t i = 0; i < count; i++)
+            if (!jfr_read_u64(cur, &values[i]))
+                return false;
+        return true;
+    }
+    for (uint32_t i = 0; i < count; i++)
         if (!jfr_read_field(cur, &t->fields[i], &values[i]))
             return false;
     return true;
+}
+
+bool jfr_read_struct(jfr_cursor *cur, uint32_t type, uint64_t *values)
+{
+    return jfr_read_fields(cur, type, values, cur->chunk->types[type].field_count);
 }
 
 bool jfr_pool_entry(const jfr_chunk *c, uint32_t type, uint64_t key, size_t *offset)
@@ -388,11 +406,28 @@ bool jfr_pool_entry(const jfr_chunk *c, uint32_t type, uint64_t key, size_t *off
     return true;
 }
 
+static uint32_t type_spelled(const jfr_chunk *c, const char *prefix, const char *rest)
+{
+    size_t n = strlen(prefix);
+    for (uint32_t i = 0; i < c->type_count; i++)
+        if (strncmp(c->types[i].name, prefix, n) == 0 && strcmp(c->types[i].name + n, rest) == 0)
+            return i;
+    return UINT32_MAX;
+}
+
+/* Version 1 chunks (JDK 9 and 10) spell the JDK's events "com.oracle.jdk.X" and its types
+ * "com.oracle.jfr.types.X" where version 2 has "jdk.X" and "jdk.types.X"; their layout is the
+ * same (the JDK's own parser maps the type names so, jdk.jfr.internal.consumer.ObjectFactory).
+ * A name asked for in its version 2 spelling finds either. */
 uint32_t jfr_type_named(const jfr_chunk *c, const char *name)
 {
-    for (uint32_t i = 0; i < c->type_count; i++)
-        if (strcmp(c->types[i].name, name) == 0)
-            return i;
+    uint32_t i = type_spelled(c, "", name);
+    if (i != UINT32_MAX)
+        return i;
+    if (strncmp(name, "jdk.types.", 10) == 0)
+        return type_spelled(c, "com.oracle.jfr.types.", name + 10);
+    if (strncmp(name, "jdk.", 4) == 0)
+        return type_spelled(c, "com.oracle.jdk.", name + 4);
     return UINT32_MAX;
 }
 
@@ -739,7 +774,24 @@ static pk_status read_checkpoint(jfr_chunk *c, jfr_cursor *cur, pk_error *err)
     return PK_OK;
 }
 
+static pk_status chunk_load(jfr_chunk *c, pk_error *err);
+
 pk_status jfr_chunk_load(jfr_chunk *c, pk_error *err)
+{
+    pk_status status = chunk_load(c, err);
+    /* a chunk that says its integers are fixed-width, read as compressed ones as the JDK
+     * does, may well fail for that: say so */
+    if (status == PK_ERR_INPUT && !c->compressed_integers) {
+        size_t n = strlen(err->message);
+        snprintf(err->message + n, sizeof err->message - n,
+                 " (the chunk says its integers are not compressed, bit 0 of header byte %llu "
+                 "clear; they are read compressed, as the JDK reads them)",
+                 (unsigned long long)c->file_offset + 67);
+    }
+    return status;
+}
+
+static pk_status chunk_load(jfr_chunk *c, pk_error *err)
 {
     pk_u64map_init(&c->type_by_id);
     pk_status status = read_metadata(c, err);

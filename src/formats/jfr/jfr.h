@@ -58,6 +58,9 @@ typedef struct jfr_chunk {
     size_t size;
     uint64_t file_offset;
     uint16_t major, minor;
+    /* bit 0 of the header's last byte: integers compressed. Read as compressed either way, as
+     * the JDK's parser does (JMC reads fixed-width big-endian integers when it is clear). */
+    bool compressed_integers;
     int64_t start_nanos, start_ticks, ticks_per_second;
     uint64_t metadata_offset;
 
@@ -98,11 +101,16 @@ void jfr_chunk_release(jfr_chunk *c);
 bool jfr_text_reserve(char **text, size_t *cap, size_t need);
 bool jfr_read_u64(jfr_cursor *cur, uint64_t *value);
 bool jfr_read_byte(jfr_cursor *cur, uint8_t *value);
+/* Skips n compressed integers (as jfr_read_u64 reads them) without decoding them. */
+bool jfr_skip_varints(jfr_cursor *cur, uint64_t n);
 /* Reads a value of type (array: a count first; constant_pool: a key) into *value: the integer,
  * the key, or for a string, an inline struct or an array the offset where it starts. */
 bool jfr_read_field(jfr_cursor *cur, const jfr_field *f, uint64_t *value);
 /* Reads every field of a struct of type, one value each (as jfr_read_field). */
 bool jfr_read_struct(jfr_cursor *cur, uint32_t type, uint64_t *values);
+/* Reads the first count fields of a struct of type (all of them when it has fewer), leaving the
+ * cursor after them. */
+bool jfr_read_fields(jfr_cursor *cur, uint32_t type, uint64_t *values, uint32_t count);
 /* The offset of the constant-pool entry key of type, false when the pool has none. */
 bool jfr_pool_entry(const jfr_chunk *c, uint32_t type, uint64_t key, size_t *offset);
 /* Decodes the string at offset (or the string of a java.lang.String pool key when
