@@ -597,6 +597,22 @@ static void forget_small_keys(jfr_reader *r)
     memset(r->frame_type_of_key, 0, sizeof r->frame_type_of_key);
 }
 
+/* The event at cur (the chunk's walk of events, whose sizes jfr_chunk_load checked): where it
+ * starts, a cursor over its body after its type, and its type; cur then stands after it. False
+ * at the chunk's end. */
+static bool next_event(jfr_cursor *cur, size_t *at, jfr_cursor *event, uint64_t *type)
+{
+    if (cur->pos >= cur->chunk->size)
+        return false;
+    uint64_t size;
+    *at = cur->pos;
+    jfr_read_u64(cur, &size);
+    *event = (jfr_cursor){cur->chunk, cur->pos, *at + (size_t)size};
+    jfr_read_u64(event, type);
+    cur->pos = *at + (size_t)size;
+    return true;
+}
+
 /* Decodes the events of known kinds of d's chunk from its first into events (at most cap), with
  * their stack traces into ahead, as far as they decode (loader's side); *resume is where
  * decoding stopped: the chunk's size when every event is in events, else the first event left
@@ -606,14 +622,10 @@ static size_t decode_events(jfr_reader *d, jfr_known *known, jfr_ahead *ahead,
                             jfr_event *events, size_t cap, size_t *resume)
 {
     const jfr_chunk *c = d->c;
-    size_t n = 0;
-    jfr_cursor cur = {c, JFR_HEADER_SIZE, c->size};
-    while (cur.pos < c->size) {
-        size_t at = cur.pos;
-        uint64_t size, type;
-        jfr_read_u64(&cur, &size); /* checked by jfr_chunk_load */
-        jfr_cursor event = {c, cur.pos, at + (size_t)size};
-        jfr_read_u64(&event, &type);
+    size_t n = 0, at;
+    jfr_cursor cur = {c, JFR_HEADER_SIZE, c->size}, event;
+    uint64_t type;
+    while (next_event(&cur, &at, &event, &type)) {
         size_t k = kind_of_event(d, type);
         if (k < JFR_KIND_COUNT) {
             bool wanted;
@@ -633,7 +645,6 @@ static size_t decode_events(jfr_reader *d, jfr_known *known, jfr_ahead *ahead,
                 n++;
             }
         }
-        cur.pos = at + (size_t)size;
     }
     *resume = c->size;
     return n;
@@ -688,14 +699,10 @@ static pk_status read_events(jfr_reader *r, const jfr_event *events, size_t coun
         if (s != PK_OK)
             return s;
     }
-    jfr_cursor cur = {c, resume, c->size};
-    while (cur.pos < c->size) {
-        size_t at = cur.pos;
-        uint64_t size, type;
-        jfr_read_u64(&cur, &size); /* checked by jfr_chunk_load */
-        jfr_cursor event = {c, cur.pos, at + (size_t)size};
-        jfr_read_u64(&event, &type);
-        cur.pos = at + (size_t)size;
+    jfr_cursor cur = {c, resume, c->size}, event;
+    size_t at;
+    uint64_t type;
+    while (next_event(&cur, &at, &event, &type)) {
         size_t k = kind_of_event(r, type);
         if (k == JFR_KIND_COUNT)
             continue;
