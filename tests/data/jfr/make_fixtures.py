@@ -436,6 +436,8 @@ if __name__ == "__main__":
     with open("asprof.jfr", "wb") as f:
         f.write(asprof_fixture())
     # fuzz seeds (fuzz/corpus/jfr): async-profiler's layout without the events whose duration
-    # makes a timeline span (see the README)
+    # makes a timeline span, and with them (see the README)
     with open("../../../fuzz/corpus/jfr/asprof-no-spans.jfr", "wb") as f:
         f.write(asprof_fixture(spans=False))
+    with open("../../../fuzz/corpus/jfr/asprof-spans.jfr", "wb") as f:
+        f.write(asprof_fixture())
