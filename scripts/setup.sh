@@ -15,7 +15,6 @@ BUILD_PACKAGES=(
   libyajl-dev  # the JSON readers' streaming parser
   libcapstone-dev  # the instructions `profkit view` serves to the profiler's assembly view
   libzstd-dev  # perf.data's compressed records (perf record -z), zstd-compressed inputs
-  libdeflate-dev  # gzip output (pprof, --compress), faster than zlib's
   time  # /usr/bin/time -v: peak memory in the benchmarks (bench/)
   scdoc  # the man pages (docs/man/), built when it is there
 )

@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cmocka.h>
 
@@ -685,76 +684,6 @@ static void gzip_output_worker(void **state)
     free(text);
 }
 
-/* Compresses text into memory in one write. */
-static char *gzip_in_one_write(const char *text, size_t size, size_t *compressed_size)
-{
-    pk_output out;
-    pk_error err;
-    pk_output_init_memory(&out);
-    assert_int_equal(pk_output_compress(&out, 1, &err), PK_OK);
-    pk_out_write(&out, text, size);
-    assert_int_equal(pk_output_commit(&out, &err), PK_OK);
-    return pk_output_take_memory(&out, compressed_size);
-}
-
-/* Decompresses concatenated gzip members with zlib, one member at a time, as a reader outside
- * profkit would; returns the count of members and checks the bytes. */
-static size_t gzip_members(const char *compressed, size_t compressed_size, const char *text,
-                           size_t size)
-{
-    char *back = malloc(size + 1);
-    assert_non_null(back);
-    z_stream z = {0};
-    assert_int_equal(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
-    z.next_in = (Bytef *)compressed;
-    z.avail_in = (uInt)compressed_size;
-    z.next_out = (Bytef *)back;
-    z.avail_out = (uInt)(size + 1);
-    size_t members = 0;
-    while (z.avail_in > 0) {
-        int rc = inflate(&z, Z_NO_FLUSH);
-        assert_int_equal(rc, Z_STREAM_END);
-        members++;
-        assert_int_equal(inflateReset(&z), Z_OK);
-    }
-    assert_int_equal(size + 1 - z.avail_out, size);
-    assert_memory_equal(back, text, size);
-    inflateEnd(&z);
-    free(back);
-    return members;
-}
-
-/* gzip output is members of 1 MiB of the bytes written (the last shorter): the same members
- * whether the writer flushes in pieces or writes at once, each a whole gzip member that zlib
- * reads on its own; an empty output is one empty member. */
-static void gzip_output_members(void **state)
-{
-    (void)state;
-    size_t size = (2u << 20) + 1000;
-    char *text = malloc(size);
-    assert_non_null(text);
-    uint32_t x = 7;
-    for (size_t i = 0; i < size; i++) {
-        x = x * 1103515245u + 12345u;
-        text[i] = (char)('a' + (x >> 16) % 20);
-    }
-    size_t pieces_size, once_size;
-    char *pieces = gzip_in_memory(text, size, &pieces_size);
-    char *once = gzip_in_one_write(text, size, &once_size);
-    assert_int_equal(pieces_size, once_size);
-    assert_memory_equal(pieces, once, once_size);
-    assert_int_equal(gzip_members(once, once_size, text, size), 3);
-    free(pieces);
-    free(once);
-
-    size_t empty_size;
-    char *empty = gzip_in_one_write("", 0, &empty_size);
-    assert_int_equal(gzip_members(empty, empty_size, "", 0), 1);
-    tb_assert_gunzips_to(empty, empty_size, "", 0);
-    free(empty);
-    free(text);
-}
-
 /* The output objects of the public interface: a file output gzips by its name and writes a
  * format's bytes (pk_write_output); a missing directory is refused with no output made; a
  * memory output can be finished without its bytes being taken; and a format without a writer
@@ -905,7 +834,6 @@ int main(void)
         cmocka_unit_test(public_outputs),
         cmocka_unit_test(output_reserve),
         cmocka_unit_test(gzip_output_worker),
-        cmocka_unit_test(gzip_output_members),
         cmocka_unit_test(input_read_at),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,15 +23,14 @@ pk_status pk_input_init_gzip(pk_input *out, pk_input *compressed, pk_error *err)
 /* True when bytes that are not gzip data followed the last member of a gzip input. */
 bool pk_gzip_trailing_bytes(const pk_input *gzip_input);
 
-/* The compressing side, used by the output (output.c): gzip members of 1 MiB of input each (the
- * last one shorter), written in pieces (gzip_output.c says why). */
+/* The compressing side, used by the output (output.c): a gzip member, written in pieces. */
 typedef struct pk_deflate pk_deflate;
 typedef void (*pk_deflate_emit_fn)(void *context, const void *data, size_t size);
 
 /* A compressor at level 1-9 (0 = 1); NULL when memory runs out. */
 pk_deflate *pk_deflate_new(int level);
-/* Compresses size bytes, handing compressed members to emit as they fill; finish writes the
- * last member (an empty one when there were no bytes at all). False when compression fails. */
+/* Compresses size bytes, handing compressed bytes to emit as they come; finish ends the
+ * member. False when memory runs out. */
 bool pk_deflate_run(pk_deflate *d, const void *data, size_t size, bool finish,
                     pk_deflate_emit_fn emit, void *context);
 /* Ends the worker, if any (after its last job). */

@@ -1,23 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The compressing output filter: gzip members of a fixed size of uncompressed bytes, written as
- * the output flushes, on a second thread when the process may run on more than one processor
- * (see gzip.h). libdeflate compresses whole buffers only, so the stream is cut into members of
- * DEFLATE_BLOCK bytes (the last one shorter): gzip readers read concatenated members as one
- * stream (RFC 1952, 2.2: `gzip -d`, Go's compress/gzip and so `go tool pprof`, Python's gzip,
- * profkit's own reader). The members depend only on the bytes
- * written, not on how the writer flushes, so the worker and the writer make the same bytes.
- * At level 1 libdeflate takes about half of zlib's time on a pprof profile, and with 1 MiB
- * members compresses it 1% smaller than zlib did in one member. */
+/* The compressing output filter: a gzip member written in pieces as the output flushes, on a
+ * second thread when the process may run on more than one processor (see gzip.h). */
 #include <assert.h>
-#include <libdeflate.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
+#include <zlib.h>
 
 #include "core/gzip.h"
 #include "core/processors.h"
 
-#define DEFLATE_BLOCK (1u << 20)
+#define DEFLATE_CHUNK (256u << 10)
 
 /* One piece handed to the worker. */
 typedef struct deflate_job {
@@ -29,20 +21,16 @@ typedef struct deflate_job {
 } deflate_job;
 
 struct pk_deflate {
-    struct libdeflate_compressor *compressor;
-    uint8_t *block;  /* the bytes of the next member gathered, DEFLATE_BLOCK */
-    size_t block_len;
-    uint8_t *out;    /* a compressed member, out_cap bytes */
-    size_t out_cap;
-    bool emitted;    /* a member was written: an empty stream still gets one */
-    /* The worker: the compressor belongs to it from pk_deflate_post until it is idle again. */
+    z_stream z;
+    uint8_t out[DEFLATE_CHUNK];
+    /* The worker: the z_stream belongs to it from pk_deflate_post until it is idle again. */
     bool worker;
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t changed;
     bool busy;    /* a job is queued or running */
     bool quit;
-    bool failed;  /* a posted job failed */
+    bool failed;  /* a posted job ran out of memory */
     deflate_job job;
 };
 
@@ -54,65 +42,41 @@ pk_deflate *pk_deflate_new(int level)
     assert(level >= 0 && level <= 9); /* checked by the output (pk_output_check_level) */
     if (level == 0)
         level = 1;
-    d->compressor = libdeflate_alloc_compressor(level);
-    d->block = malloc(DEFLATE_BLOCK);
-    if (d->compressor)
-        d->out_cap = libdeflate_gzip_compress_bound(d->compressor, DEFLATE_BLOCK);
-    d->out = d->out_cap ? malloc(d->out_cap) : NULL;
-    if (!d->compressor || !d->block || !d->out) {
-        if (d->compressor)
-            libdeflate_free_compressor(d->compressor);
-        free(d->block);
-        free(d->out);
+    /* 16 + MAX_WBITS: a gzip wrapper. MAX_MEM_LEVEL (9, zlib's default is 8): a hash table
+     * twice as large, 256 KiB more, finds matches with fewer collisions; on the 56 MB pprof of
+     * the wide gperftools benchmark level 1 compresses 10% faster and 0.2% smaller. */
+    if (deflateInit2(&d->z, level, Z_DEFLATED, 16 + MAX_WBITS, MAX_MEM_LEVEL,
+                     Z_DEFAULT_STRATEGY) != Z_OK) {
         free(d);
         return NULL;
     }
     return d;
 }
 
-/* Compresses size (at most DEFLATE_BLOCK) bytes into one member and emits it. */
-static bool emit_member(pk_deflate *d, const uint8_t *data, size_t size, pk_deflate_emit_fn emit,
-                        void *context)
-{
-    size_t n = libdeflate_gzip_compress(d->compressor, data, size, d->out, d->out_cap);
-    if (n == 0)
-        return false; /* cannot happen: out_cap is the bound for a whole block */
-    emit(context, d->out, n);
-    d->emitted = true;
-    return true;
-}
-
 bool pk_deflate_run(pk_deflate *d, const void *data, size_t size, bool finish,
                     pk_deflate_emit_fn emit, void *context)
 {
     const uint8_t *in = data;
-    while (size > 0) {
-        if (d->block_len == 0 && size >= DEFLATE_BLOCK) {
-            /* A whole member straight from the caller's bytes. */
-            if (!emit_member(d, in, DEFLATE_BLOCK, emit, context))
+    do {
+        /* zlib counts in 32 bits: feed huge blocks in slices. */
+        size_t slice = size > UINT32_MAX ? UINT32_MAX : size;
+        bool last = slice == size;
+        d->z.next_in = (Bytef *)in;
+        d->z.avail_in = (uInt)slice;
+        int flush = finish && last ? Z_FINISH : Z_NO_FLUSH;
+        int rc;
+        do {
+            d->z.next_out = d->out;
+            d->z.avail_out = DEFLATE_CHUNK;
+            rc = deflate(&d->z, flush);
+            if (rc == Z_STREAM_ERROR)
                 return false;
-            in += DEFLATE_BLOCK;
-            size -= DEFLATE_BLOCK;
-            continue;
-        }
-        size_t take = DEFLATE_BLOCK - d->block_len;
-        if (take > size)
-            take = size;
-        memcpy(d->block + d->block_len, in, take);
-        d->block_len += take;
-        in += take;
-        size -= take;
-        if (d->block_len == DEFLATE_BLOCK) {
-            if (!emit_member(d, d->block, DEFLATE_BLOCK, emit, context))
-                return false;
-            d->block_len = 0;
-        }
-    }
-    if (finish && (d->block_len > 0 || !d->emitted)) {
-        if (!emit_member(d, d->block, d->block_len, emit, context))
-            return false;
-        d->block_len = 0;
-    }
+            if (d->z.avail_out < DEFLATE_CHUNK)
+                emit(context, d->out, DEFLATE_CHUNK - d->z.avail_out);
+        } while (d->z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+        in += slice;
+        size -= slice;
+    } while (size > 0);
     return true;
 }
 
@@ -204,8 +168,6 @@ void pk_deflate_free(pk_deflate *d)
         pthread_cond_destroy(&d->changed);
         pthread_mutex_destroy(&d->lock);
     }
-    libdeflate_free_compressor(d->compressor);
-    free(d->block);
-    free(d->out);
+    deflateEnd(&d->z);
     free(d);
 }
