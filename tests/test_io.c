@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cmocka.h>
 
@@ -648,9 +649,31 @@ static void output_reserve(void **state)
     free(text);
 }
 
+/* The gzip stream is one member holding all of text: zlib's inflate stops at a member's end,
+ * as speedscope's pprof importer (pako) and browsers' DecompressionStream do (they fail on a
+ * second member), so nothing may follow it. */
+static void assert_one_gzip_member(const char *gz, size_t gz_size, const char *text, size_t size)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+    char *back = malloc(size + 1);
+    assert_non_null(back);
+    z.next_in = (Bytef *)(uintptr_t)gz;
+    z.avail_in = (uInt)gz_size;
+    z.next_out = (Bytef *)back;
+    z.avail_out = (uInt)(size + 1);
+    assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+    assert_int_equal(z.avail_in, 0);
+    assert_int_equal(z.total_out, size);
+    assert_memory_equal(back, text, size);
+    inflateEnd(&z);
+    free(back);
+}
+
 /* gzip output compressed beside the writer (a worker thread, when the process may use more
  * than one processor) is the same byte for byte as compressed in the writer's flushes (one
- * processor), and decompresses to what was written. */
+ * processor), decompresses to what was written, and is one gzip member either way. */
 static void gzip_output_worker(void **state)
 {
     (void)state;
@@ -679,6 +702,7 @@ static void gzip_output_worker(void **state)
     assert_memory_equal(beside, in_flushes, beside_size);
 
     tb_assert_gunzips_to(beside, beside_size, text, size);
+    assert_one_gzip_member(beside, beside_size, text, size);
     free(in_flushes);
     free(beside);
     free(text);

@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include "core/profile_internal.h"
+
 bool pk_stack_tree_init(pk_stack_tree *t, const pk_profile *p)
 {
     size_t stacks = pk_stack_count(p);
@@ -74,4 +76,50 @@ bool pk_stack_tree_walk(const pk_stack_tree *t, bool (*enter)(void *context, uin
         }
     }
     return true;
+}
+
+size_t pk_stack_tree_preorder(const pk_stack_tree *t, uint32_t *order, uint32_t *depth,
+                              uint32_t *path)
+{
+    size_t count = 0;
+    uint32_t d = 0;
+    for (uint32_t s = t->roots; s != PK_NONE;) {
+        order[count] = s;
+        depth[count] = d;
+        count++;
+        path[d] = s;
+        if (t->first_child[s] != PK_NONE) {
+            s = t->first_child[s];
+            d++;
+            continue;
+        }
+        for (;;) {
+            if (t->next_sibling[s] != PK_NONE) {
+                s = t->next_sibling[s];
+                break;
+            }
+            if (d == 0) {
+                s = PK_NONE;
+                break;
+            }
+            s = path[--d];
+        }
+    }
+    return count;
+}
+
+void pk_stack_prefetch_entry(const pk_profile *p, uint32_t stack)
+{
+    if (stack < p->stacks.count)
+        __builtin_prefetch(&p->stacks.entries[stack]);
+}
+
+void pk_stack_prefetch_run(const pk_profile *p, uint32_t stack)
+{
+    if (stack < p->stacks.count) {
+        const pk_stack_entry *e = &p->stacks.entries[stack];
+        __builtin_prefetch(p->stacks.pool + e->first);
+        if (e->length > 16)
+            __builtin_prefetch(p->stacks.pool + e->first + 16);
+    }
 }

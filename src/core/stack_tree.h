@@ -47,4 +47,17 @@ void pk_stack_tree_link(pk_stack_tree *t,
 bool pk_stack_tree_walk(const pk_stack_tree *t, bool (*enter)(void *context, uint32_t stack),
                         void (*leave)(void *context, uint32_t stack), void *context);
 
+/* The walk's order without callbacks: order[i] is the i-th stack entered, depth[i] the number
+ * of stacks above it on the path. Each array holds the count of used stacks (at most the
+ * profile's stacks); path is scratch of as many. Returns the count of stacks listed. The way
+ * back up is taken from path, so the stacks' entries are not read: a caller can read the runs
+ * of the stacks ahead of the one it is at (prefetching them) in the order listed. */
+size_t pk_stack_tree_preorder(const pk_stack_tree *t, uint32_t *order, uint32_t *depth,
+                              uint32_t *path);
+
+/* Hints that a stack's entry, or the first frames of its run, will be read soon (no effect on
+ * results; a stack out of range is ignored). */
+void pk_stack_prefetch_entry(const pk_profile *p, uint32_t stack);
+void pk_stack_prefetch_run(const pk_profile *p, uint32_t stack);
+
 #endif
