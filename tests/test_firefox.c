@@ -498,6 +498,56 @@ static void test_unknown_value_is_refused(void **state)
     pk_profile_free(s.p);
 }
 
+/* --max-samples: the rows of threads without times in fewer, heavier samples, the same weights
+ * and stacks (the round-trip harness writes so; the default stays 100,000). */
+static void test_max_samples_makes_samples_heavier(void **state)
+{
+    (void)state;
+    script_profile s = make_script_profile("bsprof");
+    const pk_format *fmt = pk_format_by_name("firefox");
+    pk_option option = {"max-samples", "10"};
+    pk_write_options options;
+    memset(&options, 0, sizeof options);
+    options.value = PK_NONE;
+    options.extra = (pk_option_list){&option, 1};
+    char *data = NULL;
+    size_t size = 0;
+    pk_error err;
+    pk_error_clear(&err);
+    assert_int_equal(pk_write_memory(s.p, fmt, &options, &data, &size, &err), PK_OK);
+    json_error_t jerr;
+    json_t *root = json_loadb(data, size, 0, &jerr);
+    assert_non_null(root);
+    free(data);
+    check_profile(root);
+    /* 257 samples' weight in quanta of 26: main's rows of 120, 100 and 7 in 5, 4 and 1 samples,
+     * TaskNode's 30 in 2. */
+    json_t *main_thread = thread_named(root, "main");
+    json_t *samples = get(main_thread, "samples");
+    assert_int_equal(get_int(samples, "length"), 5 + 4 + 1);
+    assert_true(weight_sum(samples) == 120 + 100 + 7);
+    assert_int_equal(json_integer_value(column(samples, "weight", 0)), 26);
+    assert_int_equal(json_integer_value(column(samples, "weight", 4)), 120 - 4 * 26);
+    json_t *task_samples = get(thread_named(root, "TaskNode"), "samples");
+    assert_int_equal(get_int(task_samples, "length"), 2);
+    assert_true(weight_sum(task_samples) == 30);
+    char path[256];
+    sample_path(main_thread, samples, 9, path, sizeof path);
+    assert_string_equal(path, "main;parse;token");
+    json_decref(root);
+
+    static const char *const refused[] = {"0", "100001", "-5", " 5", "+5", "5x", "", "many"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        option.value = refused[i];
+        data = NULL;
+        pk_error_clear(&err);
+        assert_int_equal(pk_write_memory(s.p, fmt, &options, &data, &size, &err), PK_ERR_USAGE);
+        assert_non_null(strstr(err.message, "--max-samples"));
+        free(data);
+    }
+    pk_profile_free(s.p);
+}
+
 static void test_category_follows_file_without_format(void **state)
 {
     (void)state;
@@ -1295,6 +1345,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_script_profile_default_value),
         cmocka_unit_test(test_time_value_becomes_milliseconds),
         cmocka_unit_test(test_unknown_value_is_refused),
+        cmocka_unit_test(test_max_samples_makes_samples_heavier),
         cmocka_unit_test(test_category_follows_file_without_format),
         cmocka_unit_test(test_units_of_weights_and_period),
         cmocka_unit_test(test_business_rules_and_windows_library),

@@ -118,6 +118,13 @@ static int fx_probe(const uint8_t *data, size_t size)
     return PK_PROBE_NO;
 }
 
+static const pk_option_spec fx_write_options[] = {
+    {"max-samples", "N",
+     "write threads without times as about N samples (default 100000; at least one per row), "
+     "each holding more weight"},
+    {NULL, NULL, NULL},
+};
+
 static const char *const fx_aliases[] = {"fxprof", "firefox-profiler", NULL};
 static const char *const fx_extensions[] = {".json", NULL};
 
@@ -133,5 +140,5 @@ const pk_format pk_format_firefox = {
     .flags = PK_FORMAT_LISTS_MEMORY_EVENTS | PK_FORMAT_SHOWS_TIME | PK_FORMAT_TEXT,
     .dump = NULL,
     .read_options = NULL,
-    .write_options = NULL,
+    .write_options = fx_write_options,
 };

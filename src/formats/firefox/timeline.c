@@ -18,7 +18,8 @@
  *     a billion instructions never read as hours.
  * A row is written as several samples, one per quantum of weight (a sampling period's worth,
  * or one sample), so that the activity graph shows it over its whole span; the quantum grows when
- * the profile would otherwise need more than FX_MAX_SAMPLES samples. A memory event sits at
+ * the profile would otherwise need more than FX_MAX_SAMPLES samples (or the fewer the option
+ * max-samples asks for: the same weights in coarser samples). A memory event sits at
  * the place of its stream position between the rows around it.
  */
 #include <math.h>
@@ -26,9 +27,6 @@
 
 #include "core/units.h"
 #include "formats/firefox/writer.h"
-
-/* Bounds the size of the samples tables: enough for any activity graph. */
-#define FX_MAX_SAMPLES 100000
 
 static uint64_t magnitude(int64_t v)
 {
@@ -94,19 +92,19 @@ bool fx_timeline_place(fx_writer *w)
         w->unit_ns = period;
     } else if (w->weight_kind == FX_WEIGHT_SAMPLES) {
         /* Not a time: each written sample spans 1 ms, however much it holds. */
-        quantum = fmax(1, ceil(total / FX_MAX_SAMPLES));
+        quantum = fmax(1, ceil(total / w->max_samples));
         w->unit_ns = 1e6 / quantum;
     } else if (count > 0) {
         /* Sizes have no time of their own: a row of average weight spans one sample. */
         quantum = fmax(1, ceil(total / (double)count));
-        if (total / quantum > FX_MAX_SAMPLES)
-            quantum = ceil(total / FX_MAX_SAMPLES);
+        if (total / quantum > w->max_samples)
+            quantum = ceil(total / w->max_samples);
         w->unit_ns = sample_ns / quantum;
     } else {
         w->unit_ns = sample_ns;
     }
-    if (total / quantum > FX_MAX_SAMPLES)
-        quantum = ceil(total / FX_MAX_SAMPLES);
+    if (total / quantum > w->max_samples)
+        quantum = ceil(total / w->max_samples);
     w->quantum = quantum > 9e18 ? INT64_MAX : (int64_t)quantum;
 
     double at = 0;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "formats/firefox/writer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,13 +162,34 @@ static bool find_processes(fx_writer *w, size_t threads)
     return ok;
 }
 
+/* The option max-samples: from 1 to FX_MAX_SAMPLES, the default. */
+static pk_status choose_max_samples(fx_writer *w, const pk_write_options *options, pk_error *err)
+{
+    w->max_samples = FX_MAX_SAMPLES;
+    const char *text = options ? pk_option_get(&options->extra, "max-samples") : NULL;
+    if (!text)
+        return PK_OK;
+    unsigned long n;
+    char tail;
+    if (sscanf(text, "%lu%c", &n, &tail) != 1 || text[0] < '0' || text[0] > '9' || n < 1 ||
+        n > FX_MAX_SAMPLES)
+        return pk_error_set(err, PK_ERR_USAGE, PK_NO_OFFSET,
+                            "--max-samples takes a number of samples from 1 to %d",
+                            FX_MAX_SAMPLES);
+    w->max_samples = (double)n;
+    return PK_OK;
+}
+
 pk_status fx_writer_init(fx_writer *w, const pk_profile *p, pk_output *out,
                          const pk_write_options *options, pk_error *err)
 {
     memset(w, 0, sizeof *w);
     w->p = p;
     pk_json_init(&w->json, out);
-    pk_status status = choose_value(w, options, err);
+    pk_status status = choose_max_samples(w, options, err);
+    if (status != PK_OK)
+        return status;
+    status = choose_value(w, options, err);
     if (status != PK_OK)
         return status;
     size_t threads = pk_thread_count(p), rows = pk_sample_count(p);

@@ -40,6 +40,11 @@
 #define FX_PROCESSED_VERSION 55
 #define FX_GECKO_VERSION 24
 
+/* The most samples the threads without times are spread over (timeline.c), unless the option
+ * max-samples asks for fewer: enough for any activity graph, and the size of the samples
+ * tables stays bounded. */
+#define FX_MAX_SAMPLES 100000
+
 /* What the weights of samples are, as the front end's weightType says. */
 typedef enum fx_weight_kind { FX_WEIGHT_SAMPLES, FX_WEIGHT_MS, FX_WEIGHT_BYTES } fx_weight_kind;
 
@@ -54,6 +59,8 @@ typedef struct fx_writer {
     /* the timeline (timeline.c) */
     double unit_ns;           /* the time one unit of the value occupies */
     int64_t quantum;          /* units of the value per written sample */
+    double max_samples;       /* samples of the threads without times, at most: FX_MAX_SAMPLES
+                               * or the option max-samples */
     double timeline_ns;       /* the profile's time range */
     uint32_t *ordered_rows;   /* the rows placed (threads without times), in stream order */
     size_t ordered_row_count;
