@@ -49,7 +49,7 @@ typedef struct cg_writer {
     pk_index call_index;
     uint32_t calls_value; /* the value counting calls into a row's leaf, PK_NONE without one */
     /* The counted callee of each (caller, callee name, callee resource) of the profile's call
-     * edges (targets_find), for a profile read from a call graph. */
+     * edges (find_targets), for a profile read from a call graph. */
     struct call_target {
         uint32_t caller, name, resource, callee; /* callee PK_NONE: two callees share the key */
     } *targets;
