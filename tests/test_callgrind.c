@@ -277,6 +277,19 @@ static void test_call_counts_beyond_stacks(void **state)
     assert_int_equal(pk_value_total(back, 0), 76);
     pk_profile_free(back);
     pk_profile_free(p);
+
+    /* A cycle nothing outside enters: f is a root of the stacks, and g -> f, which the
+     * expansion cuts, is the one call into f: written with f's cost as a root (what f's
+     * callers' calls cost is what KCachegrind takes for f's inclusive cost). */
+    p = read_ok("events: Ir\n"
+                "fl=x.c\nfn=f\n1 30\ncfn=g\ncalls=4 1\n2 65\n"
+                "fn=g\n1 40\ncfn=f\ncalls=3 1\n2 25\n");
+    assert_int_equal(calls_of(p, "g", "f"), 3);
+    assert_int_equal(pk_write_memory(p, &pk_format_callgrind, NULL, &text, &size, &err), PK_OK);
+    assert_non_null(strstr(text, "calls=4 0\n0 40\n"));
+    assert_non_null(strstr(text, "calls=3 0\n0 70\n"));
+    free(text);
+    pk_profile_free(p);
 }
 
 /* The model's pairs: counts add up, saturate, and name functions that exist. */

@@ -6,6 +6,7 @@
  * at the frame's line, and the inclusive cost of every call along its stack (a call that
  * recurs within one stack counted once). A call's count is the profile's own: its call edges
  * (a call graph's counts), else its `calls` value, else 1. Threads are summed into one part. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,12 @@ typedef struct cg_writer {
     } *targets;
     size_t target_count, target_cap;
     pk_index target_index;
+    /* For a profile with call edges: the costs of the rows of each function at the root of
+     * stacks (function -> its entry in root_costs, `values` each), given to the counted calls
+     * into it that no stack makes (apply_call_edges). */
+    pk_u64map root_index;
+    int64_t *root_costs;
+    size_t root_count, root_costs_cap;
     pk_u64map defined[CG_NS_COUNT]; /* string -> compressed id */
     int64_t totals[PK_MAX_VALUES];
 } cg_writer;
@@ -69,6 +76,8 @@ static void writer_free(cg_writer *w)
     pk_index_free(&w->call_index);
     free(w->targets);
     pk_index_free(&w->target_index);
+    pk_u64map_free(&w->root_index);
+    free(w->root_costs);
     for (int i = 0; i < CG_NS_COUNT; i++)
         pk_u64map_free(&w->defined[i]);
 }
@@ -221,6 +230,19 @@ static bool enter_run(void *context, uint32_t stack)
     size_t length = pk_stack_run(p, stack, &prefix, &frames);
     if (!PK_ARRAY_RESERVE(t->path, t->path_cap, t->path_count + length))
         return false;
+    if (prefix == PK_NONE && length > 0 && pk_call_edge_count(p) > 0) {
+        /* A root: what is below it is its first function's cost as a root. */
+        uint32_t *slot;
+        bool inserted;
+        uint32_t function = pk_frame_at(p, frames[0])->function;
+        if (!pk_u64map_put(&w->root_index, function, (uint32_t)w->root_count, &slot, &inserted))
+            return false;
+        if (inserted &&
+            !cg_costs_add_entry(&w->root_costs, &w->root_costs_cap, w->root_count++, w->values))
+            return false;
+        add_costs(w->root_costs + (size_t)*slot * w->values, t->below + (size_t)stack * w->values,
+                  w->values);
+    }
     uint32_t previous = pk_stack_leaf(p, prefix);
     for (size_t i = 0; i < length; previous = frames[i++]) {
         uint32_t entry = UINT32_MAX;
@@ -302,36 +324,82 @@ static int compare_call(const void *a, const void *b);
 /* The call counts of a profile that has them per function pair (a call graph's own: the
  * callgrind reader's): they replace what the stacks say. A counted call that no stack makes
  * (the expansion of a call graph into stacks cuts recursion and calls too small to follow) is
- * written with its count and no cost, so that every count is the graph's: its cost is where
- * the stacks have it. A pair called from several lines of its caller has its count divided
+ * written too, so that every count is the graph's, at line 0: without cost where the callee is
+ * called in the stacks as well (its cost is there) and for a function calling itself; where the
+ * stacks have the callee only as a root, the calls into it share its cost as a root in
+ * proportion to their counts, since KCachegrind takes the cost of the calls into a function
+ * for its inclusive cost. A pair called from several lines of its caller has its count divided
  * among them evenly (each line's call written at least once, below); a call graph's own
  * callers have one line each. Sorts the calls, as they are written. */
 static bool apply_call_edges(cg_writer *w)
 {
     const pk_profile *p = w->p;
+    size_t edges = pk_call_edge_count(p);
     pk_u64map lines, seen; /* pair -> its calls' lines; pair -> the lines given their share */
+    pk_u64map called, cut; /* callee -> 1: called in the stacks; callee -> its cut calls' entry */
+    uint64_t *cut_calls = NULL; /* per entry of cut: the calls, then those given their cost */
+    size_t cut_count = 0, cut_cap = 0;
     pk_u64map_init(&lines);
     pk_u64map_init(&seen);
+    pk_u64map_init(&called);
+    pk_u64map_init(&cut);
     bool ok = true;
     uint32_t *slot;
     bool inserted;
-    for (size_t i = 0; ok && pk_call_edge_count(p) > 0 && i < w->call_count; i++) {
+    for (size_t i = 0; ok && edges > 0 && i < w->call_count; i++) {
         ok = pk_u64map_put(&lines, (uint64_t)w->calls[i].caller << 32 | w->calls[i].callee, 0,
-                           &slot, &inserted);
+                           &slot, &inserted) &&
+             pk_u64map_put(&called, w->calls[i].callee, 1, &slot, &inserted);
         if (ok)
-            ++*slot;
+            ++*pk_u64map_find(&lines, (uint64_t)w->calls[i].caller << 32 | w->calls[i].callee);
     }
-    for (size_t i = 0; ok && i < pk_call_edge_count(p); i++) {
+    /* The calls no stack makes into each function that the stacks have only as a root. */
+    for (size_t i = 0; ok && i < edges; i++) {
+        const pk_call_edge *e = pk_call_edge_at(p, i);
+        if (e->calls == 0 || e->caller == e->callee ||
+            pk_u64map_find(&lines, (uint64_t)e->caller << 32 | e->callee) ||
+            pk_u64map_find(&called, e->callee) || !pk_u64map_find(&w->root_index, e->callee))
+            continue;
+        ok = pk_u64map_put(&cut, e->callee, (uint32_t)cut_count, &slot, &inserted);
+        if (ok && inserted) {
+            ok = PK_ARRAY_RESERVE(cut_calls, cut_cap, 2 * (cut_count + 1));
+            if (ok) {
+                cut_calls[2 * cut_count] = cut_calls[2 * cut_count + 1] = 0;
+                cut_count++;
+            }
+        }
+        if (ok) {
+            uint64_t *total = &cut_calls[2 * (size_t)*pk_u64map_find(&cut, e->callee)];
+            *total = *total > UINT64_MAX - e->calls ? UINT64_MAX : *total + e->calls;
+        }
+    }
+    for (size_t i = 0; ok && i < edges; i++) {
         const pk_call_edge *e = pk_call_edge_at(p, i);
         uint64_t key = (uint64_t)e->caller << 32 | e->callee;
         if (e->calls == 0 || pk_u64map_find(&lines, key))
             continue;
-        ok = call_entry(w, e->caller, 0, e->callee) != UINT32_MAX &&
-             pk_u64map_put(&lines, key, 1, &slot, &inserted);
+        uint32_t entry = call_entry(w, e->caller, 0, e->callee);
+        ok = entry != UINT32_MAX && pk_u64map_put(&lines, key, 1, &slot, &inserted);
+        const uint32_t *share = ok && e->caller != e->callee ? pk_u64map_find(&cut, e->callee)
+                                                             : NULL;
+        if (!share)
+            continue;
+        /* Its share of the root's cost: whole units, the shares summing to the cost. */
+        uint64_t total = cut_calls[2 * (size_t)*share], *before = &cut_calls[2 * (size_t)*share + 1];
+        uint64_t after = *before > total - e->calls ? total : *before + e->calls;
+        const int64_t *root = w->root_costs +
+                              (size_t)*pk_u64map_find(&w->root_index, e->callee) * w->values;
+        int64_t *cost = w->call_costs + (size_t)w->calls[entry].costs * w->values;
+        for (unsigned v = 0; v < w->values; v++) {
+            long double whole = (long double)root[v];
+            cost[v] = (int64_t)llroundl(whole * ((long double)after / (long double)total)) -
+                      (int64_t)llroundl(whole * ((long double)*before / (long double)total));
+        }
+        *before = after;
     }
     if (ok && w->call_count > 1)
         qsort(w->calls, w->call_count, sizeof *w->calls, compare_call);
-    for (size_t i = 0; ok && pk_call_edge_count(p) > 0 && i < w->call_count; i++) {
+    for (size_t i = 0; ok && edges > 0 && i < w->call_count; i++) {
         out_call *c = &w->calls[i];
         const pk_call_edge *edge = pk_find_call_edge(p, c->caller, c->callee);
         if (!edge)
@@ -346,6 +414,9 @@ static bool apply_call_edges(cg_writer *w)
     }
     pk_u64map_free(&lines);
     pk_u64map_free(&seen);
+    pk_u64map_free(&called);
+    pk_u64map_free(&cut);
+    free(cut_calls);
     return ok;
 }
 
@@ -553,6 +624,7 @@ pk_status cg_write(const pk_profile *p, pk_output *out, const pk_write_options *
     pk_u64map_init(&w.self_index);
     pk_index_init(&w.call_index);
     pk_index_init(&w.target_index);
+    pk_u64map_init(&w.root_index);
     for (int i = 0; i < CG_NS_COUNT; i++)
         pk_u64map_init(&w.defined[i]);
     if (!find_targets(&w) || !collect(&w) || !apply_call_edges(&w))
