@@ -361,17 +361,22 @@ static bool apply_call_edges(cg_writer *w)
             pk_u64map_find(&called, e->callee) || !pk_u64map_find(&w->root_index, e->callee))
             continue;
         ok = pk_u64map_put(&cut, e->callee, (uint32_t)cut_count, &slot, &inserted);
-        if (ok && inserted) {
+        if (!ok)
+            break;
+        size_t at = *slot;
+        if (inserted) {
             ok = PK_ARRAY_RESERVE(cut_calls, cut_cap, 2 * (cut_count + 1));
-            if (ok) {
-                cut_calls[2 * cut_count] = cut_calls[2 * cut_count + 1] = 0;
-                cut_count++;
-            }
+            if (!ok)
+                break;
+            cut_calls[2 * at] = cut_calls[2 * at + 1] = 0;
+            cut_count++;
         }
-        if (ok) {
-            uint64_t *total = &cut_calls[2 * (size_t)*pk_u64map_find(&cut, e->callee)];
-            *total = *total > UINT64_MAX - e->calls ? UINT64_MAX : *total + e->calls;
+        if (!cut_calls || at >= cut_count) {
+            ok = false; /* every entry of cut has its calls; said for the analyzer */
+            break;
         }
+        uint64_t *total = &cut_calls[2 * at];
+        *total = *total > UINT64_MAX - e->calls ? UINT64_MAX : *total + e->calls;
     }
     for (size_t i = 0; ok && i < edges; i++) {
         const pk_call_edge *e = pk_call_edge_at(p, i);
@@ -382,7 +387,7 @@ static bool apply_call_edges(cg_writer *w)
         ok = entry != UINT32_MAX && pk_u64map_put(&lines, key, 1, &slot, &inserted);
         const uint32_t *share = ok && e->caller != e->callee ? pk_u64map_find(&cut, e->callee)
                                                              : NULL;
-        if (!share)
+        if (!share || !cut_calls || *share >= cut_count)
             continue;
         /* Its share of the root's cost: whole units, the shares summing to the cost. */
         uint64_t total = cut_calls[2 * (size_t)*share], *before = &cut_calls[2 * (size_t)*share + 1];
