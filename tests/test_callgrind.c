@@ -16,7 +16,9 @@
 #include "formats/callgrind/codec.h"
 #include "folded_rows.h"
 #include "formats/formats.h"
+#include "profkit/diff.h"
 #include "profkit/format.h"
+#include "profkit/merge.h"
 #include "profkit/profile.h"
 
 static pk_profile *read_text(const char *text, bool salvage, pk_status *status)
@@ -172,6 +174,146 @@ static void test_diamond(void **state)
             at30 += pk_sample_values(p, row)[0];
     }
     assert_int_equal(at30, 40);
+    pk_profile_free(p);
+}
+
+/* The first function called name. */
+static uint32_t function_named(const pk_profile *p, const char *name)
+{
+    for (uint32_t f = 0; f < pk_function_count(p); f++)
+        if (strcmp(pk_str(p, pk_function_at(p, f)->name), name) == 0)
+            return f;
+    fail_msg("no function %s", name);
+    return PK_NONE;
+}
+
+/* The calls the profile counts from the function called caller to the one called callee; -1
+ * for none. */
+static int64_t calls_of(const pk_profile *p, const char *caller, const char *callee)
+{
+    const pk_call_edge *e =
+        pk_find_call_edge(p, function_named(p, caller), function_named(p, callee));
+    return e ? (int64_t)e->calls : -1;
+}
+
+/* p written as callgrind and read back. */
+static pk_profile *written_and_read(const pk_profile *p)
+{
+    char *text = NULL;
+    size_t size = 0;
+    pk_error err;
+    assert_int_equal(pk_write_memory(p, &pk_format_callgrind, NULL, &text, &size, &err), PK_OK);
+    char *terminated = realloc(text, size + 1);
+    assert_non_null(terminated);
+    terminated[size] = '\0';
+    pk_profile *back = read_ok(terminated);
+    free(terminated);
+    return back;
+}
+
+/* A callgrind file's own call counts are kept per (caller, callee) function pair and written
+ * again (issue 35: KCachegrind showed "Called 394" for a function called once): a written
+ * call counts what the file counts, never the stacks or rows merged. */
+static void test_call_counts(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok(diamond);
+    assert_int_equal(pk_call_edge_count(p), 4);
+    assert_int_equal(calls_of(p, "main", "a"), 1);
+    assert_int_equal(calls_of(p, "main", "b"), 1);
+    assert_int_equal(calls_of(p, "a", "c"), 5);
+    assert_int_equal(calls_of(p, "b", "c"), 2);
+    assert_int_equal(calls_of(p, "c", "a"), -1);
+    pk_profile *back = written_and_read(p);
+    assert_int_equal(pk_call_edge_count(back), 4);
+    assert_int_equal(calls_of(back, "a", "c"), 5);
+    assert_int_equal(calls_of(back, "b", "c"), 2);
+    assert_int_equal(calls_of(back, "main", "a"), 1);
+    assert_int_equal(tb_stack_value(back, "main;a;c", 0), 50);
+    pk_profile_free(back);
+    /* A merge sums them, a comparison has none (its rows are two profiles' values). */
+    const pk_profile *twice[2] = {p, p};
+    pk_profile *merged = NULL, *diff = NULL;
+    pk_error err;
+    assert_int_equal(pk_profile_merge(twice, 2, &merged, &err), PK_OK);
+    assert_int_equal(calls_of(merged, "a", "c"), 10);
+    assert_int_equal(pk_diff_profiles(p, 0, p, 0, false, &diff, &err), PK_OK);
+    assert_int_equal(pk_call_edge_count(diff), 0);
+    pk_profile_free(merged);
+    pk_profile_free(diff);
+    pk_profile_free(p);
+}
+
+/* Calls the stacks do not make keep their counts: the recursion g -> f that the expansion cuts
+ * is written with its count and no cost; a call into code a function has from another file
+ * (fi=) is the call into the function, counted once. */
+static void test_call_counts_beyond_stacks(void **state)
+{
+    (void)state;
+    pk_profile *p = read_ok("events: Ir\n"
+                            "fl=x.c\nfn=main\n1 1\ncfn=f\ncalls=2 1\n1 100\n"
+                            "fn=f\n1 30\nfi=inl.h\n7 5\nfe=x.c\ncfn=g\ncalls=4 1\n2 65\n"
+                            "fn=g\n1 40\ncfn=f\ncalls=3 1\n2 25\n");
+    assert_int_equal(calls_of(p, "main", "f"), 2);
+    assert_int_equal(calls_of(p, "f", "g"), 4);
+    assert_int_equal(calls_of(p, "g", "f"), 3);
+    char *text = NULL;
+    size_t size = 0;
+    pk_error err;
+    assert_int_equal(pk_write_memory(p, &pk_format_callgrind, NULL, &text, &size, &err), PK_OK);
+    /* main -> f once (with the part of f in inl.h), f -> g, and g -> f with no cost. */
+    size_t calls = 0;
+    for (const char *at = text; (at = strstr(at, "calls=")) != NULL && at < text + size; at++)
+        calls++;
+    assert_int_equal(calls, 3);
+    assert_non_null(strstr(text, "calls=2 0\n"));
+    assert_non_null(strstr(text, "calls=4 0\n"));
+    assert_non_null(strstr(text, "calls=3 0\n0\n"));
+    free(text);
+    pk_profile *back = written_and_read(p);
+    assert_int_equal(calls_of(back, "main", "f"), 2);
+    assert_int_equal(calls_of(back, "f", "g"), 4);
+    assert_int_equal(calls_of(back, "g", "f"), 3);
+    assert_int_equal(pk_value_total(back, 0), 76);
+    pk_profile_free(back);
+    pk_profile_free(p);
+
+    /* A cycle nothing outside enters: f is a root of the stacks, and g -> f, which the
+     * expansion cuts, is the one call into f: written with f's cost as a root (what f's
+     * callers' calls cost is what KCachegrind takes for f's inclusive cost). */
+    p = read_ok("events: Ir\n"
+                "fl=x.c\nfn=f\n1 30\ncfn=g\ncalls=4 1\n2 65\n"
+                "fn=g\n1 40\ncfn=f\ncalls=3 1\n2 25\n");
+    assert_int_equal(calls_of(p, "g", "f"), 3);
+    assert_int_equal(pk_write_memory(p, &pk_format_callgrind, NULL, &text, &size, &err), PK_OK);
+    assert_non_null(strstr(text, "calls=4 0\n0 40\n"));
+    assert_non_null(strstr(text, "calls=3 0\n0 70\n"));
+    free(text);
+    pk_profile_free(p);
+}
+
+/* The model's pairs: counts add up, saturate, and name functions that exist. */
+static void test_call_edge_api(void **state)
+{
+    (void)state;
+    pk_profile *p = pk_profile_new();
+    assert_non_null(p);
+    pk_function f = {.name = pk_intern_cstr(p, "f"), .file = 0, .start_line = 0,
+                     .resource = PK_NONE};
+    uint32_t a = pk_intern_function(p, &f);
+    f.name = pk_intern_cstr(p, "g");
+    uint32_t b = pk_intern_function(p, &f);
+    assert_null(pk_find_call_edge(p, a, b));
+    assert_int_equal(pk_add_call_edge(p, a, b, 2), PK_OK);
+    assert_int_equal(pk_add_call_edge(p, a, b, 3), PK_OK);
+    assert_int_equal(pk_add_call_edge(p, b, a, UINT64_MAX), PK_OK);
+    assert_int_equal(pk_add_call_edge(p, b, a, 1), PK_OK);
+    assert_int_equal(pk_add_call_edge(p, a, b + 1, 1), PK_ERR_USAGE);
+    assert_int_equal(pk_call_edge_count(p), 2);
+    assert_int_equal(pk_find_call_edge(p, a, b)->calls, 5);
+    assert_true(pk_find_call_edge(p, b, a)->calls == UINT64_MAX);
+    assert_int_equal(pk_call_edge_at(p, 1)->caller, b);
+    assert_null(pk_call_edge_at(p, 2));
     pk_profile_free(p);
 }
 
@@ -343,7 +485,9 @@ int main(void)
         cmocka_unit_test(test_recursion), cmocka_unit_test(test_rounding),
         cmocka_unit_test(test_merged_lines),      cmocka_unit_test(test_every_truncation),
         cmocka_unit_test(test_undefined_names),   cmocka_unit_test(test_summary_without_totals),
-        cmocka_unit_test(test_empty_dump),
+        cmocka_unit_test(test_empty_dump),        cmocka_unit_test(test_call_counts),
+        cmocka_unit_test(test_call_counts_beyond_stacks),
+        cmocka_unit_test(test_call_edge_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

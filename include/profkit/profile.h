@@ -17,8 +17,11 @@
  * Memory events (alloc, free, realloc-free) are kept as sums per allocating site, the live
  * allocations, and a spool of the events read back in stream order.
  *
- * Memory grows with the number of distinct strings, functions, frames, stacks, label sets and
- * (thread, stack, label set) rows, plus the memory events; never with the number of samples added.
+ * Call edges count how often one function called another, where the input counts calls.
+ *
+ * Memory grows with the number of distinct strings, functions, frames, stacks, label sets,
+ * (thread, stack, label set) rows and call edges, plus the memory events; never with the number
+ * of samples added.
  */
 #ifndef PROFKIT_PROFILE_H
 #define PROFKIT_PROFILE_H
@@ -345,6 +348,30 @@ PK_API pk_status pk_memory_events_close(pk_memory_cursor *c);
  * when count_value is not PK_NONE, 1 per allocation to that value. Rows it creates are created
  * in the order of the sites' first allocations. */
 PK_API pk_status pk_memory_add_live_values(pk_profile *p, uint32_t value, uint32_t count_value);
+
+/* ---- call edges --------------------------------------------------------------------------
+ * How many times one function called another, where the input counts calls: a call graph's
+ * (callgrind's calls= lines). Stacks say which calls happened, not how often; a format with
+ * counts keeps them here, per (caller, callee) pair of functions summed over threads, and a
+ * writer of call counts (callgrind) writes them as its calls' counts. Copies carry them when
+ * they copy every row with every value (profkit/copy.h). Memory grows with the distinct
+ * pairs. */
+
+typedef struct pk_call_edge {
+    uint32_t caller, callee; /* functions */
+    uint64_t calls;          /* saturating at UINT64_MAX */
+} pk_call_edge;
+
+/* Adds calls to the pair caller -> callee (made when new, with 0 calls: a call whose count the
+ * input gives as 0). PK_ERR_USAGE when a function index is out of range, PK_ERR_NOMEM when
+ * memory runs out. */
+PK_API pk_status pk_add_call_edge(pk_profile *p, uint32_t caller, uint32_t callee,
+                                  uint64_t calls);
+PK_API size_t pk_call_edge_count(const pk_profile *p); /* pairs, in the order first added */
+PK_API const pk_call_edge *pk_call_edge_at(const pk_profile *p, size_t index);
+/* The pair caller -> callee, NULL when the profile does not count it. */
+PK_API const pk_call_edge *pk_find_call_edge(const pk_profile *p, uint32_t caller,
+                                             uint32_t callee);
 
 /* ---- metadata and warnings --------------------------------------------------------------- */
 

@@ -28,6 +28,7 @@ pk_profile *pk_profile_new(void)
     pk_index_init(&p->labeled_rows);
     pk_u64map_init(&p->sample_index);
     pk_u64map_init(&p->property_index);
+    pk_u64map_init(&p->call_edge_index);
     pk_u64map64_init(&p->memory.live);
     pk_u64map64_init(&p->memory.live_big_sizes);
     pk_u64map64_init(&p->memory.live_orders);
@@ -61,6 +62,8 @@ void pk_profile_free(pk_profile *p)
     free(p->sample_values);
     pk_u64map_free(&p->sample_index);
     free(p->stack_rows);
+    free(p->call_edges);
+    pk_u64map_free(&p->call_edge_index);
     pk_memory_table_free(&p->memory);
     pk_timeline_table_free(&p->timeline);
     pk_counter_table_free(&p->counters);

@@ -515,6 +515,32 @@ static pk_status copy_counters(copy_state *c)
     return status;
 }
 
+/* The call counts, under the copied functions: only when every row of src is copied with every
+ * value under its own name (a merge, the symbolization pass), since they count the calls of
+ * those rows; a copy that selects rows, or takes one value as another (a comparison's side),
+ * leaves them out. */
+static pk_status copy_call_edges(copy_state *c)
+{
+    const pk_profile *src = c->src;
+    if (pk_call_edge_count(src) == 0 || (c->options && c->options->map_row))
+        return PK_OK;
+    for (uint32_t v = 0; v < pk_value_type_count(src); v++)
+        if (c->values[v] == PK_NONE ||
+            strcmp(pk_str(src, pk_value_type_at(src, v)->name),
+                   pk_str(c->dst, pk_value_type_at(c->dst, c->values[v])->name)) != 0)
+            return PK_OK;
+    for (size_t i = 0; i < pk_call_edge_count(src); i++) {
+        const pk_call_edge *e = pk_call_edge_at(src, i);
+        uint32_t caller = copy_function(c, e->caller), callee = copy_function(c, e->callee);
+        if (caller == PK_NONE || callee == PK_NONE)
+            return PK_ERR_NOMEM;
+        pk_status status = pk_add_call_edge(c->dst, caller, callee, e->calls);
+        if (status != PK_OK)
+            return status;
+    }
+    return PK_OK;
+}
+
 static pk_status copy_profile(pk_profile *dst, const pk_profile *src, pk_profile *releasing,
                               const pk_copy_options *options, pk_error *err)
 {
@@ -568,6 +594,8 @@ static pk_status copy_profile(pk_profile *dst, const pk_profile *src, pk_profile
         status = copy_timelines(&c);
     if (status == PK_OK)
         status = copy_counters(&c);
+    if (status == PK_OK)
+        status = copy_call_edges(&c);
     if (status != PK_OK)
         pk_error_set(err, status, PK_NO_OFFSET, "cannot add to the copy: %s",
                      pk_status_name(status));

@@ -127,6 +127,11 @@ struct pk_profile {
     void (*overflow_hook)(void *context);
     void *overflow_context;
 
+    /* Call counts per (caller, callee) function pair (call_edges.c). */
+    pk_call_edge *call_edges;
+    size_t call_edge_count, call_edge_capacity;
+    pk_u64map call_edge_index; /* caller << 32 | callee -> its index */
+
     pk_memory_table memory;
     pk_timeline_table timeline; /* each thread's timed samples (timeline.c) */
     pk_counter_table counters;  /* quantities over time (counters.c) */

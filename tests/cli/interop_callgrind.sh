@@ -139,4 +139,59 @@ compare_written "$SRC/examples/roku-channel.bsprof" cpu
 compare_written "$SRC/tests/data/perf/prog.perf" cpu-clock
 compare_written "$SRC/tests/data/perf/prog-srcline.perf" cpu-clock-samples
 
+# Call counts (issue 35: KCachegrind showed "Called 394" for a function called once): the calls
+# callgrind_annotate's call tree (--tree=calling) lists in what profkit writes from a callgrind
+# file are the input's, each with the input's own count, summed per caller and callee name.
+# By name, because callgrind_annotate names a caller by the file of the code that calls (an
+# inlined file's too) and a callee's object by whichever block it read first; profkit writes
+# a call made from inlined code as the function's own. Calls the expansion into stacks does
+# not follow (recursion such as fib'2 -> fib'2, calls below its threshold) are there too,
+# with no cost.
+annotate_calls() {
+    callgrind_annotate --tree=calling --threshold=100 "$1" 2>/dev/null | python3 -c 'import re, sys
+def name(entry):
+    entry = re.sub(r" \[(\[[^\]]*\]|[^\]]*)\]$", "", entry)
+    singles = [i for i, c in enumerate(entry) if c == ":" and entry[i - 1:i] != ":" and entry[i + 1:i + 2] != ":"]
+    return entry[singles[-1] + 1:]
+cost = r"^\s*(?:[\d,]+ \(\s*[\d.]+%\)|\.)\s+"
+caller, counts = None, {}
+for line in sys.stdin:
+    line = line.rstrip("\n")
+    m = re.match(cost + r"\*\s+(.*)$", line)
+    if m:
+        caller = name(m.group(1))
+        continue
+    m = re.match(cost + r">\s+(.*) \(([\d,]+)x\)( \[.*\])?$", line)
+    if m and caller is not None:
+        key = caller + " -> " + name(m.group(1))
+        counts[key] = counts.get(key, 0) + int(m.group(2).replace(",", ""))
+for key, count in sorted(counts.items()):
+    print(count, key)'
+}
+
+compare_calls() {
+    local file=$1
+    CHECKS=$((CHECKS + 1))
+    if ! "$PROFKIT" convert "$DATA/$file" --to callgrind -o "calls.$file.callgrind" --quiet; then
+        fail "profkit could not write $file as callgrind"
+        return
+    fi
+    annotate_calls "$DATA/$file" >"calls.in.$file"
+    annotate_calls "calls.$file.callgrind" >"calls.out.$file"
+    [ -s "calls.in.$file" ] || fail "callgrind_annotate listed no calls for $file"
+    if ! cmp -s "calls.in.$file" "calls.out.$file"; then
+        fail "$file written as callgrind: call counts differ from the input's"
+        diff "calls.in.$file" "calls.out.$file" | head -10 >&2
+    fi
+}
+
+for file in callgrind.out.prog callgrind.out.prog-instr callgrind.out.prog-jumps \
+            callgrind.out.parts-combined callgrind.out.threads-02 callgrind.out.threads-03 \
+            callgrind.out.tiny calls-relative.callgrind undefined-name.callgrind; do
+    compare_calls "$file"
+done
+# The recursion's own count, which callgrind keeps apart as fib'2 calling itself.
+expect_eq "$(grep -c "^678 fib'2 -> fib'2\$" calls.out.callgrind.out.prog)" 1 \
+          "fib'2's calls of itself written from callgrind.out.prog"
+
 finish

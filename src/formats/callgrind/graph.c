@@ -489,6 +489,24 @@ static bool place_all_self(expander *x)
     return ok;
 }
 
+/* The calls= counts of every edge whose two functions the expansion made (as frames in their
+ * own files), so that a writer of call counts writes the file's own: the stacks say only that
+ * a call happened. */
+static bool add_call_edges(expander *x)
+{
+    const cg_graph *g = x->g;
+    for (size_t e = 0; e < g->edge_count; e++) {
+        uint32_t caller = x->functions[g->edges[e].caller];
+        uint32_t callee = x->functions[g->edges[e].callee];
+        if (caller == PK_NONE || callee == PK_NONE)
+            continue;
+        pk_status status = pk_add_call_edge(x->p, caller, callee, g->edges[e].calls);
+        if (status != PK_OK)
+            return false;
+    }
+    return true;
+}
+
 bool cg_graph_to_stacks(cg_graph *g, pk_profile *p, cg_expansion *report)
 {
     memset(report, 0, sizeof *report);
@@ -534,7 +552,7 @@ bool cg_graph_to_stacks(cg_graph *g, pk_profile *p, cg_expansion *report)
                 ok = expand(&x, (uint32_t)n);
         }
     }
-    ok = ok && place_all_self(&x);
+    ok = ok && place_all_self(&x) && add_call_edges(&x);
     free(x.total);
     free(x.functions);
     free(x.visits);

@@ -4,7 +4,9 @@
  *
  * Every value type is an event. A row's values are the self cost of its leaf frame's function
  * at the frame's line, and the inclusive cost of every call along its stack (a call that
- * recurs within one stack counted once). Threads are summed into one part. */
+ * recurs within one stack counted once). A call's count is the profile's own: its call edges
+ * (a call graph's counts), else its `calls` value, else 1. Threads are summed into one part. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,19 @@ typedef struct cg_writer {
     size_t call_count, call_cap;
     pk_index call_index;
     uint32_t calls_value; /* the value counting calls into a row's leaf, PK_NONE without one */
+    /* The counted callee of each (caller, callee name, callee resource) of the profile's call
+     * edges (find_targets), for a profile read from a call graph. */
+    struct call_target {
+        uint32_t caller, name, resource, callee; /* callee PK_NONE: two callees share the key */
+    } *targets;
+    size_t target_count, target_cap;
+    pk_index target_index;
+    /* For a profile with call edges: the costs of the rows of each function at the root of
+     * stacks (function -> its entry in root_costs, `values` each), given to the counted calls
+     * into it that no stack makes (apply_call_edges). */
+    pk_u64map root_index;
+    int64_t *root_costs;
+    size_t root_count, root_costs_cap;
     pk_u64map defined[CG_NS_COUNT]; /* string -> compressed id */
     int64_t totals[PK_MAX_VALUES];
 } cg_writer;
@@ -59,6 +74,10 @@ static void writer_free(cg_writer *w)
     free(w->call_costs);
     pk_u64map_free(&w->self_index);
     pk_index_free(&w->call_index);
+    free(w->targets);
+    pk_index_free(&w->target_index);
+    pk_u64map_free(&w->root_index);
+    free(w->root_costs);
     for (int i = 0; i < CG_NS_COUNT; i++)
         pk_u64map_free(&w->defined[i]);
 }
@@ -97,6 +116,61 @@ static bool call_equal(const void *context, uint32_t entry, const void *key)
     const out_call *c = &((const cg_writer *)context)->calls[entry];
     const uint32_t *k = key;
     return c->caller == k[0] && c->line == k[1] && c->callee == k[2];
+}
+
+static bool target_equal(const void *context, uint32_t entry, const void *key)
+{
+    const struct call_target *t = &((const cg_writer *)context)->targets[entry];
+    const uint32_t *k = key;
+    return t->caller == k[0] && t->name == k[1] && t->resource == k[2];
+}
+
+/* The target entry of (caller, name, resource), made when new (callee PK_NONE) if make; NULL
+ * when absent, or when memory runs out. */
+static struct call_target *target_entry(cg_writer *w, uint32_t caller, uint32_t name,
+                                        uint32_t resource, bool make)
+{
+    uint32_t key[3] = {caller, name, resource};
+    uint64_t hash = pk_hash_bytes(key, sizeof key);
+    uint32_t entry = pk_index_find(&w->target_index, hash, target_equal, w, key);
+    if (entry != UINT32_MAX)
+        return &w->targets[entry];
+    if (!make || w->target_count >= UINT32_MAX - 1 ||
+        !PK_ARRAY_RESERVE(w->targets, w->target_cap, w->target_count + 1) ||
+        !pk_index_insert(&w->target_index, hash, (uint32_t)w->target_count))
+        return NULL;
+    w->targets[w->target_count] = (struct call_target){caller, name, resource, PK_NONE};
+    return &w->targets[w->target_count++];
+}
+
+/* The targets of the profile's call edges. A call graph's function is one function in every
+ * file it has code in, where the model has one function per file (code inlined from another
+ * file is a function of the same name in that file): a call into such a part is the call
+ * into the function itself, which the edge counts. */
+static bool find_targets(cg_writer *w)
+{
+    const pk_profile *p = w->p;
+    for (size_t i = 0; i < pk_call_edge_count(p); i++) {
+        const pk_call_edge *e = pk_call_edge_at(p, i);
+        const pk_function *callee = pk_function_at(p, e->callee);
+        bool is_new = !target_entry(w, e->caller, callee->name, callee->resource, false);
+        struct call_target *t = target_entry(w, e->caller, callee->name, callee->resource, true);
+        if (!t)
+            return false;
+        t->callee = is_new ? e->callee : PK_NONE; /* two of one name: which one is unknown */
+    }
+    return true;
+}
+
+/* The function a call from caller into callee is written as calling: callee, or the counted
+ * function whose part in another file callee is. */
+static uint32_t call_target(cg_writer *w, uint32_t caller, uint32_t callee)
+{
+    if (w->target_count == 0 || pk_find_call_edge(w->p, caller, callee))
+        return callee;
+    const pk_function *f = pk_function_at(w->p, callee);
+    const struct call_target *t = target_entry(w, caller, f->name, f->resource, false);
+    return t && t->callee != PK_NONE ? t->callee : callee;
 }
 
 /* The call's entry, made when new; UINT32_MAX when memory runs out. */
@@ -156,13 +230,27 @@ static bool enter_run(void *context, uint32_t stack)
     size_t length = pk_stack_run(p, stack, &prefix, &frames);
     if (!PK_ARRAY_RESERVE(t->path, t->path_cap, t->path_count + length))
         return false;
+    if (prefix == PK_NONE && length > 0 && pk_call_edge_count(p) > 0) {
+        /* A root: what is below it is its first function's cost as a root. */
+        uint32_t *slot;
+        bool inserted;
+        uint32_t function = pk_frame_at(p, frames[0])->function;
+        if (!pk_u64map_put(&w->root_index, function, (uint32_t)w->root_count, &slot, &inserted))
+            return false;
+        if (inserted &&
+            !cg_costs_add_entry(&w->root_costs, &w->root_costs_cap, w->root_count++, w->values))
+            return false;
+        add_costs(w->root_costs + (size_t)*slot * w->values, t->below + (size_t)stack * w->values,
+                  w->values);
+    }
     uint32_t previous = pk_stack_leaf(p, prefix);
     for (size_t i = 0; i < length; previous = frames[i++]) {
         uint32_t entry = UINT32_MAX;
         if (previous != PK_NONE) {
             const pk_frame *caller = pk_frame_at(p, previous);
             const pk_frame *callee = pk_frame_at(p, frames[i]);
-            entry = call_entry(w, caller->function, caller->line, callee->function);
+            entry = call_entry(w, caller->function, caller->line,
+                               call_target(w, caller->function, callee->function));
             if (entry == UINT32_MAX)
                 return false;
             out_call *c = &w->calls[entry];
@@ -228,6 +316,112 @@ static bool collect(cg_writer *w)
     }
     pk_stack_tree_free(&tree);
     stack_sums_free(&t);
+    return ok;
+}
+
+static int compare_call(const void *a, const void *b);
+
+/* The call counts of a profile that has them per function pair (a call graph's own: the
+ * callgrind reader's): they replace what the stacks say. A counted call that no stack makes
+ * (the expansion of a call graph into stacks cuts recursion and calls too small to follow) is
+ * written too, so that every count is the graph's, at line 0: without cost where the callee is
+ * called in the stacks as well (its cost is there) and for a function calling itself; where the
+ * stacks have the callee only as a root, the calls into it share its cost as a root in
+ * proportion to their counts, since KCachegrind takes the cost of the calls into a function
+ * for its inclusive cost. A pair called from several lines of its caller has its count divided
+ * among them evenly (each line's call written at least once, below); a call graph's own
+ * callers have one line each. Sorts the calls, as they are written. */
+static bool apply_call_edges(cg_writer *w)
+{
+    const pk_profile *p = w->p;
+    size_t edges = pk_call_edge_count(p);
+    pk_u64map lines, seen; /* pair -> its calls' lines; pair -> the lines given their share */
+    pk_u64map called, cut; /* callee -> 1: called in the stacks; callee -> its cut calls' entry */
+    uint64_t *cut_calls = NULL; /* per entry of cut: the calls, then those given their cost */
+    size_t cut_count = 0, cut_cap = 0;
+    pk_u64map_init(&lines);
+    pk_u64map_init(&seen);
+    pk_u64map_init(&called);
+    pk_u64map_init(&cut);
+    bool ok = true;
+    uint32_t *slot;
+    bool inserted;
+    for (size_t i = 0; ok && edges > 0 && i < w->call_count; i++) {
+        ok = pk_u64map_put(&lines, (uint64_t)w->calls[i].caller << 32 | w->calls[i].callee, 0,
+                           &slot, &inserted) &&
+             pk_u64map_put(&called, w->calls[i].callee, 1, &slot, &inserted);
+        if (ok)
+            ++*pk_u64map_find(&lines, (uint64_t)w->calls[i].caller << 32 | w->calls[i].callee);
+    }
+    /* The calls no stack makes into each function that the stacks have only as a root. */
+    for (size_t i = 0; ok && i < edges; i++) {
+        const pk_call_edge *e = pk_call_edge_at(p, i);
+        if (e->calls == 0 || e->caller == e->callee ||
+            pk_u64map_find(&lines, (uint64_t)e->caller << 32 | e->callee) ||
+            pk_u64map_find(&called, e->callee) || !pk_u64map_find(&w->root_index, e->callee))
+            continue;
+        ok = pk_u64map_put(&cut, e->callee, (uint32_t)cut_count, &slot, &inserted);
+        if (!ok)
+            break;
+        size_t at = *slot;
+        if (inserted) {
+            ok = PK_ARRAY_RESERVE(cut_calls, cut_cap, 2 * (cut_count + 1));
+            if (!ok)
+                break;
+            cut_calls[2 * at] = cut_calls[2 * at + 1] = 0;
+            cut_count++;
+        }
+        if (!cut_calls || at >= cut_count) {
+            ok = false; /* every entry of cut has its calls; said for the analyzer */
+            break;
+        }
+        uint64_t *total = &cut_calls[2 * at];
+        *total = *total > UINT64_MAX - e->calls ? UINT64_MAX : *total + e->calls;
+    }
+    for (size_t i = 0; ok && i < edges; i++) {
+        const pk_call_edge *e = pk_call_edge_at(p, i);
+        uint64_t key = (uint64_t)e->caller << 32 | e->callee;
+        if (e->calls == 0 || pk_u64map_find(&lines, key))
+            continue;
+        uint32_t entry = call_entry(w, e->caller, 0, e->callee);
+        ok = entry != UINT32_MAX && pk_u64map_put(&lines, key, 1, &slot, &inserted);
+        const uint32_t *share = ok && e->caller != e->callee ? pk_u64map_find(&cut, e->callee)
+                                                             : NULL;
+        if (!share || !cut_calls || *share >= cut_count)
+            continue;
+        /* Its share of the root's cost: whole units, the shares summing to the cost. */
+        uint64_t total = cut_calls[2 * (size_t)*share], *before = &cut_calls[2 * (size_t)*share + 1];
+        uint64_t after = *before > total - e->calls ? total : *before + e->calls;
+        const int64_t *root = w->root_costs +
+                              (size_t)*pk_u64map_find(&w->root_index, e->callee) * w->values;
+        int64_t *cost = w->call_costs + (size_t)w->calls[entry].costs * w->values;
+        for (unsigned v = 0; v < w->values; v++) {
+            long double whole = (long double)root[v];
+            cost[v] = (int64_t)llroundl(whole * ((long double)after / (long double)total)) -
+                      (int64_t)llroundl(whole * ((long double)*before / (long double)total));
+        }
+        *before = after;
+    }
+    if (ok && w->call_count > 1)
+        qsort(w->calls, w->call_count, sizeof *w->calls, compare_call);
+    for (size_t i = 0; ok && edges > 0 && i < w->call_count; i++) {
+        out_call *c = &w->calls[i];
+        const pk_call_edge *edge = pk_find_call_edge(p, c->caller, c->callee);
+        if (!edge)
+            continue;
+        uint64_t key = (uint64_t)c->caller << 32 | c->callee;
+        ok = pk_u64map_put(&seen, key, 0, &slot, &inserted);
+        if (!ok)
+            break;
+        uint64_t share = (uint64_t)*pk_u64map_find(&lines, key);
+        c->count = edge->calls / share + ((uint64_t)*slot < edge->calls % share);
+        ++*slot;
+    }
+    pk_u64map_free(&lines);
+    pk_u64map_free(&seen);
+    pk_u64map_free(&called);
+    pk_u64map_free(&cut);
+    free(cut_calls);
     return ok;
 }
 
@@ -368,9 +562,7 @@ static bool write_body(cg_writer *w, pk_output *out)
     /* One block per function, in the model's order: its self costs by line, then its calls. */
     if (w->self_count > 1)
         qsort(w->selfs, w->self_count, sizeof *w->selfs, compare_self);
-    if (w->call_count > 1)
-        qsort(w->calls, w->call_count, sizeof *w->calls, compare_call);
-    size_t s = 0, c = 0;
+    size_t s = 0, c = 0; /* the calls are sorted (apply_call_edges) */
     uint32_t object = PK_NONE, file = PK_NONE;
     bool first = true;
     while (s < w->self_count || c < w->call_count) {
@@ -427,17 +619,20 @@ pk_status cg_write(const pk_profile *p, pk_output *out, const pk_write_options *
     memset(&w, 0, sizeof w);
     w.p = p;
     w.values = (unsigned)values;
-    /* Call counts are the profile's own where it has them: a `calls` value (.bsprof's call
-     * counts) counts the calls into each row's leaf. */
+    /* Call counts are the profile's own where it has them: its call edges (a call graph's,
+     * apply_call_edges), else a `calls` value (.bsprof's call counts), which counts the calls
+     * into each row's leaf. */
     w.calls_value = pk_value_find(p, "calls");
     if (w.calls_value != PK_NONE &&
         strcmp(pk_str(p, pk_value_type_at(p, w.calls_value)->unit), "count") != 0)
         w.calls_value = PK_NONE;
     pk_u64map_init(&w.self_index);
     pk_index_init(&w.call_index);
+    pk_index_init(&w.target_index);
+    pk_u64map_init(&w.root_index);
     for (int i = 0; i < CG_NS_COUNT; i++)
         pk_u64map_init(&w.defined[i]);
-    if (!collect(&w))
+    if (!find_targets(&w) || !collect(&w) || !apply_call_edges(&w))
         goto nomem;
 
     pk_out_puts(out, "# callgrind format\nversion: 1\ncreator: profkit " PROFKIT_VERSION "\n");
