@@ -76,6 +76,13 @@ static bool know_method(jfr_known *k, jfr_ahead *a, uint64_t key, size_t len, si
     return true;
 }
 
+/* The constant pool of type (an index into c's types), NULL when the chunk does not describe
+ * the type. */
+static const pk_u64map *pool_of(const jfr_chunk *c, uint32_t type)
+{
+    return type < c->type_count && c->types ? &c->types[type].pool : NULL;
+}
+
 /* Learns this chunk's methods and frame types (loader's side): each entry of its Method and
  * FrameType pools that decodes is known from this chunk on; one named otherwise than before
  * makes everything known be forgotten. Method entries that do not decode are left out: a
@@ -84,28 +91,25 @@ static bool learn_chunk_keys(jfr_reader *d, jfr_known *k, jfr_ahead *a)
 {
     const jfr_layout *l = &d->l;
     a->method_count = a->names_len = 0;
-    if (l->frame_type != UINT32_MAX) {
-        const pk_u64map *pool = &d->c->types[l->frame_type].pool;
-        for (size_t i = 0; pool->slots && i <= pool->mask; i++) {
-            uint64_t key = pool->slots[i].key;
-            uint32_t type;
-            if (!pool->slots[i].used || key >= JFR_SMALL_KEYS || jfr_frame_type(d, key, &type) != PK_OK)
-                continue;
-            if (k->frame_type[key] && k->frame_type[key] != type + 1)
-                return false;
-            k->frame_type[key] = (uint8_t)(type + 1);
-            k->frame_type_chunk[key] = k->chunk;
-        }
+    const pk_u64map *pool = pool_of(d->c, l->frame_type);
+    for (size_t i = 0; pool && pool->slots && i <= pool->mask; i++) {
+        uint64_t key = pool->slots[i].key;
+        uint32_t type;
+        if (!pool->slots[i].used || key >= JFR_SMALL_KEYS ||
+            jfr_frame_type(d, key, &type) != PK_OK)
+            continue;
+        if (k->frame_type[key] && k->frame_type[key] != type + 1)
+            return false;
+        k->frame_type[key] = (uint8_t)(type + 1);
+        k->frame_type_chunk[key] = k->chunk;
     }
-    if (l->method != UINT32_MAX) {
-        const pk_u64map *pool = &d->c->types[l->method].pool;
-        for (size_t i = 0; pool->slots && i <= pool->mask; i++) {
-            size_t len = 0, class_len = 0;
-            if (pool->slots[i].used &&
-                jfr_method_text(d, pool->slots[i].key, &len, &class_len) == PK_OK &&
-                !know_method(k, a, pool->slots[i].key, len, class_len, d->name))
-                return false;
-        }
+    pool = pool_of(d->c, l->method);
+    for (size_t i = 0; pool && pool->slots && i <= pool->mask; i++) {
+        size_t len = 0, class_len = 0;
+        if (pool->slots[i].used &&
+            jfr_method_text(d, pool->slots[i].key, &len, &class_len) == PK_OK &&
+            !know_method(k, a, pool->slots[i].key, len, class_len, d->name))
+            return false;
     }
     return true;
 }
