@@ -63,9 +63,9 @@ typedef struct pk_copy_options {
  * thread's timed samples (profkit/timeline.h) appended again in time order (only what each
  * thread's times were when map_row is given: a timed sample names no row to follow), and the
  * call edges' counts added under the copied functions (only when every row is copied with
- * every value under its own name: not with map_row, nor into a comparison). Warnings are always added;
- * metadata and properties are copied only into a fresh dst (no threads, stacks, samples or
- * memory events yet), which has none of its own. A value name in two units is refused
+ * every value under its own name: not with map_row, nor into a comparison). Warnings are
+ * always added; metadata and properties are copied only into a fresh dst (no threads, stacks,
+ * samples or memory events yet), which has none of its own. A value name in two units is refused
  * (PK_ERR_USAGE). options may be NULL. src is only read; on failure dst holds part of src. */
 PK_API pk_status pk_profile_copy(pk_profile *dst, const pk_profile *src,
                                  const pk_copy_options *options, pk_error *err);

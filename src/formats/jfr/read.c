@@ -113,8 +113,9 @@ static bool is_library(const char *name, size_t n)
 static pk_status intern_method(jfr_reader *r, const char *name, size_t len, size_t class_len,
                                uint32_t kind, uint32_t *out)
 {
-    bool native_code = kind >= JFR_FRAME_NATIVE_CODE ||
-                       (kind == JFR_FRAME_NATIVE_METHOD && (!class_len || is_library(name, class_len)));
+    bool native_code =
+        kind >= JFR_FRAME_NATIVE_CODE ||
+        (kind == JFR_FRAME_NATIVE_METHOD && (!class_len || is_library(name, class_len)));
     uint32_t flags = native_code                             ? 0
                      : kind == JFR_FRAME_NATIVE_METHOD ? PK_FUNCTION_SCRIPT_RELEVANT
                                                              : PK_FUNCTION_SCRIPT;
@@ -122,7 +123,8 @@ static pk_status intern_method(jfr_reader *r, const char *name, size_t len, size
     if (native_code) {
         if (class_len) {
             pk_resource library = {pk_intern(r->p, name, class_len), 0, 0, 0, 0, 0};
-            if (library.name == PK_NONE || (f.resource = pk_intern_resource(r->p, &library)) == PK_NONE)
+            if (library.name == PK_NONE ||
+                (f.resource = pk_intern_resource(r->p, &library)) == PK_NONE)
                 return jfr_nomem(r);
         }
         const char *symbol = name + class_len + 1;
@@ -244,7 +246,8 @@ static pk_status stack_of(jfr_reader *r, uint64_t key, uint32_t *out)
         if (!jfr_read_struct(&cur, r->l.frame, frame))
             return jfr_malformed(r, "stack frame");
         uint32_t type = JFR_FRAME_JAVA, function = PK_NONE;
-        if (r->l.frame_type_ref >= 0 && (s = jfr_frame_type(r, frame[r->l.frame_type_ref], &type)) != PK_OK)
+        if (r->l.frame_type_ref >= 0 &&
+            (s = jfr_frame_type(r, frame[r->l.frame_type_ref], &type)) != PK_OK)
             return s;
         uint64_t line = r->l.frame_line >= 0 ? frame[r->l.frame_line] : 0;
         s = method_function(r, frame[r->l.frame_method], type, &function);
