@@ -137,13 +137,14 @@ pk_status pk_key_totals(const pk_profile *p, uint32_t value, const char *thread_
     k.dense_total = calloc(dense_n, sizeof *k.dense_total);
     if (!key_of_dense || !k.entered_depth || !k.entered_stack || !k.dense_total)
         goto nomem;
-    for (size_t key = 0; key < key_count; key++)
-        if (dense_of_key[key] != PK_NONE)
-            key_of_dense[dense_of_key[key]] = (uint32_t)key;
     for (uint32_t d = 0; d < dense_count; d++) {
+        key_of_dense[d] = PK_NONE; /* each is given its key below */
         k.entered_depth[d] = PK_NONE;
         k.entered_stack[d] = PK_NONE;
     }
+    for (size_t key = 0; key < key_count; key++)
+        if (dense_of_key[key] != PK_NONE)
+            key_of_dense[dense_of_key[key]] = (uint32_t)key;
     for (size_t tr = 0; tr < threads; tr++) {
         selected[tr] = pk_thread_name_matches(pk_str(p, pk_thread_at(p, (uint32_t)tr)->name),
                                               thread_pattern);
@@ -183,7 +184,8 @@ pk_status pk_key_totals(const pk_profile *p, uint32_t value, const char *thread_
     }
     for (uint32_t d = 0; d < dense_count; d++) {
         uint32_t key = key_of_dense[d];
-        key_total[key] = pk_add_saturating(key_total[key], k.dense_total[d]);
+        if (key < key_count)
+            key_total[key] = pk_add_saturating(key_total[key], k.dense_total[d]);
     }
     /* Self values in the rows' order, as they were always added. */
     for (size_t r = 0; r < rows; r++) {

@@ -477,9 +477,10 @@ static Dwarf_Line *sym_cu_line(sym_cu *cu, Dwarf_Addr address)
 {
     if (!cu->lines_loaded) {
         cu->lines_loaded = true;
+        uint32_t *offsets = NULL;
         if (dwarf_getsrclines(&cu->die, &cu->lines, &cu->line_count) == 0 && cu->line_count > 0)
-            cu->line_offsets = malloc(cu->line_count * sizeof *cu->line_offsets);
-        for (size_t i = 0; cu->line_offsets && i < cu->line_count; i++) {
+            offsets = malloc(cu->line_count * sizeof *offsets);
+        for (size_t i = 0; offsets && i < cu->line_count; i++) {
             Dwarf_Line *line = dwarf_onesrcline(cu->lines, i);
             Dwarf_Addr a;
             if (i == 0 && line && dwarf_lineaddr(line, &a) == 0)
@@ -487,13 +488,14 @@ static Dwarf_Line *sym_cu_line(sym_cu *cu, Dwarf_Addr address)
             /* A unit spanning 4 GiB or more, or rows out of order: libdw's own search. */
             if (!line || dwarf_lineaddr(line, &a) != 0 || a < cu->line_base ||
                 a - cu->line_base > UINT32_MAX ||
-                (i > 0 && a - cu->line_base < cu->line_offsets[i - 1])) {
-                free(cu->line_offsets);
-                cu->line_offsets = NULL;
+                (i > 0 && a - cu->line_base < offsets[i - 1])) {
+                free(offsets);
+                offsets = NULL;
                 break;
             }
-            cu->line_offsets[i] = (uint32_t)(a - cu->line_base);
+            offsets[i] = (uint32_t)(a - cu->line_base);
         }
+        cu->line_offsets = offsets;
     }
     if (!cu->line_offsets)
         return dwarf_getsrc_die(&cu->die, address);
