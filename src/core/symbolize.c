@@ -470,6 +470,26 @@ static bool sym_cu_index(sym_cu *cu)
     return true;
 }
 
+/* Fills offsets (one per row of the unit's line table) with the rows' addresses from the first
+ * row's; false for a unit spanning 4 GiB or more, or with rows out of order, which libdw's own
+ * search then serves. */
+static bool sym_cu_line_offsets(sym_cu *cu, uint32_t *offsets)
+{
+    for (size_t i = 0; i < cu->line_count; i++) {
+        Dwarf_Line *line = dwarf_onesrcline(cu->lines, i);
+        Dwarf_Addr a;
+        if (!line || dwarf_lineaddr(line, &a) != 0)
+            return false;
+        if (i == 0)
+            cu->line_base = a;
+        if (a < cu->line_base || a - cu->line_base > UINT32_MAX ||
+            (i > 0 && a - cu->line_base < offsets[i - 1]))
+            return false;
+        offsets[i] = (uint32_t)(a - cu->line_base);
+    }
+    return true;
+}
+
 /* The line row of address in the unit, as dwarf_getsrc_die finds it: the last row at or below
  * the address (the last of several at the same address), unless that row ends a sequence;
  * NULL when none. */
@@ -480,20 +500,9 @@ static Dwarf_Line *sym_cu_line(sym_cu *cu, Dwarf_Addr address)
         uint32_t *offsets = NULL;
         if (dwarf_getsrclines(&cu->die, &cu->lines, &cu->line_count) == 0 && cu->line_count > 0)
             offsets = malloc(cu->line_count * sizeof *offsets);
-        for (size_t i = 0; offsets && i < cu->line_count; i++) {
-            Dwarf_Line *line = dwarf_onesrcline(cu->lines, i);
-            Dwarf_Addr a;
-            if (i == 0 && line && dwarf_lineaddr(line, &a) == 0)
-                cu->line_base = a;
-            /* A unit spanning 4 GiB or more, or rows out of order: libdw's own search. */
-            if (!line || dwarf_lineaddr(line, &a) != 0 || a < cu->line_base ||
-                a - cu->line_base > UINT32_MAX ||
-                (i > 0 && a - cu->line_base < offsets[i - 1])) {
-                free(offsets);
-                offsets = NULL;
-                break;
-            }
-            offsets[i] = (uint32_t)(a - cu->line_base);
+        if (offsets && !sym_cu_line_offsets(cu, offsets)) {
+            free(offsets);
+            offsets = NULL;
         }
         cu->line_offsets = offsets;
     }
