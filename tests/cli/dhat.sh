@@ -53,11 +53,8 @@ from_profkit() {
 for f in "$DATA"/dhat.out.*; do
     from_json "$f" >"${f##*/}.json.txt"
     from_profkit "$f" >"${f##*/}.profkit.txt"
-    CHECKS=$((CHECKS + 1))
-    if ! cmp -s "${f##*/}.json.txt" "${f##*/}.profkit.txt"; then
-        fail "${f##*/}: profkit's values differ from the file's program points"
-        diff "${f##*/}.json.txt" "${f##*/}.profkit.txt" | head -20 >&2
-    fi
+    expect_same_lines "${f##*/}.json.txt" "${f##*/}.profkit.txt" \
+        "${f##*/}: profkit's values differ from the file's program points"
 done
 expect_status 0 "$PROFKIT" info "$DATA/dhat.out.heap"
 expect_contains "$OUT" "alloc_space            bytes          total 179128  (default)"

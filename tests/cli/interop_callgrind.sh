@@ -58,14 +58,11 @@ for name, cost in sorted(sums.items()):
 
 compare() {
     local file=$1 event=$2
-    CHECKS=$((CHECKS + 1))
     annotate_functions "$DATA/$file" "$event" >"annotate.$file.$event"
     profkit_functions "$DATA/$file" "$event" >"profkit.$file.$event"
     [ -s "annotate.$file.$event" ] || fail "callgrind_annotate listed nothing for $file ($event)"
-    if ! cmp -s "annotate.$file.$event" "profkit.$file.$event"; then
-        fail "$file ($event): self cost per function differs from callgrind_annotate's"
-        diff "annotate.$file.$event" "profkit.$file.$event" | head -10 >&2
-    fi
+    expect_same_lines "annotate.$file.$event" "profkit.$file.$event" \
+        "$file ($event): self cost per function differs from callgrind_annotate's"
 }
 
 for file in callgrind.out.prog callgrind.out.prog-instr callgrind.out.prog-jumps \
@@ -114,10 +111,8 @@ compare_written() {
     annotate_functions "$name.callgrind" "$written" >"annotate.$name"
     profkit_functions "$input" "$event" "$@" >"profkit.$name"
     [ -s "profkit.$name" ] || fail "profkit reported nothing for $input ($event)"
-    if ! cmp -s "annotate.$name" "profkit.$name"; then
-        fail "$input written as callgrind ($event): callgrind_annotate's self cost per function differs from profkit's"
-        diff "annotate.$name" "profkit.$name" | head -10 >&2
-    fi
+    expect_same_lines "annotate.$name" "profkit.$name" \
+        "$input written as callgrind ($event): callgrind_annotate's self cost per function differs from profkit's"
     CHECKS=$((CHECKS + 1))
     local annotated profkit_total
     annotated=$(callgrind_annotate --auto=no --show="$written" "$name.callgrind" 2>/dev/null |
@@ -179,10 +174,8 @@ compare_calls() {
     annotate_calls "$DATA/$file" >"calls.in.$file"
     annotate_calls "calls.$file.callgrind" >"calls.out.$file"
     [ -s "calls.in.$file" ] || fail "callgrind_annotate listed no calls for $file"
-    if ! cmp -s "calls.in.$file" "calls.out.$file"; then
-        fail "$file written as callgrind: call counts differ from the input's"
-        diff "calls.in.$file" "calls.out.$file" | head -10 >&2
-    fi
+    expect_same_lines "calls.in.$file" "calls.out.$file" \
+        "$file written as callgrind: call counts differ from the input's"
 }
 
 for file in callgrind.out.prog callgrind.out.prog-instr callgrind.out.prog-jumps \

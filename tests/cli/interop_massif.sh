@@ -76,11 +76,8 @@ for file in "$DATA"/massif.out.*; do
         fi
         ms_print_tree "$file" "$snapshot" >"$name.$value.ms_print" || fail "$name: ms_print's tree"
         profkit_tree "$file" "$value" >"$name.$value.profkit"
-        CHECKS=$((CHECKS + 1))
-        if ! cmp -s "$name.$value.ms_print" "$name.$value.profkit"; then
-            fail "$name $value: profkit's bytes by stack differ from ms_print's (snapshot $snapshot)"
-            diff "$name.$value.ms_print" "$name.$value.profkit" | head -20 >&2
-        fi
+        expect_same_lines "$name.$value.ms_print" "$name.$value.profkit" \
+            "$name $value: profkit's bytes by stack differ from ms_print's (snapshot $snapshot)"
     done
 done
 

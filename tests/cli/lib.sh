@@ -57,6 +57,16 @@ expect_eq() {
     [ "$1" = "$2" ] || fail "${3:-value}: got '$1', wanted '$2'"
 }
 
+# expect_same_lines EXPECTED_FILE ACTUAL_FILE WHAT: the two files are the same bytes; else a
+# failure naming WHAT, with the first lines of their difference.
+expect_same_lines() {
+    CHECKS=$((CHECKS + 1))
+    if ! cmp -s "$1" "$2"; then
+        fail "$3"
+        diff "$1" "$2" | head -20 >&2
+    fi
+}
+
 expect_file() {
     CHECKS=$((CHECKS + 1))
     [ -f "$1" ] || fail "missing file $1"
