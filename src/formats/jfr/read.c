@@ -616,17 +616,17 @@ static bool next_event(jfr_cursor *cur, size_t *at, jfr_cursor *event, uint64_t 
     return true;
 }
 
-/* Decodes the events of known kinds of d's chunk from its first into events (at most cap), with
- * their stack traces into ahead, as far as they decode (loader's side); *resume is where
- * decoding stopped: the chunk's size when every event is in events, else the first event left
- * for the reader's own walk (past cap, or one that does not decode, whose error the walk then
+/* Decodes the events of known kinds of d's chunk from the one at *resume into events (at most
+ * cap), with their stack traces into ahead, as far as they decode (loader's side); *resume is
+ * then where decoding stopped: the chunk's size when every event is decoded, else the first
+ * event left (past cap, or one that does not decode, whose error the reader's own walk then
  * reports). */
 static size_t decode_events(jfr_reader *d, jfr_known *known, jfr_ahead *ahead,
                             jfr_event *events, size_t cap, size_t *resume)
 {
     const jfr_chunk *c = d->c;
     size_t n = 0, at;
-    jfr_cursor cur = {c, JFR_HEADER_SIZE, c->size}, event;
+    jfr_cursor cur = {c, *resume, c->size}, event;
     uint64_t type;
     while (next_event(&cur, &at, &event, &type)) {
         size_t k = kind_of_event(d, type);
@@ -653,6 +653,17 @@ static size_t decode_events(jfr_reader *d, jfr_known *known, jfr_ahead *ahead,
     return n;
 }
 
+/* Room in r for a struct of r->c's types: an event's values, then a stack frame's, and a pool
+ * entry's; false when memory runs out. */
+static bool reader_buffers(jfr_reader *r)
+{
+    free(r->values);
+    free(r->entry_values);
+    r->values = calloc((size_t)r->c->max_fields * 2 + 1, sizeof *r->values);
+    r->entry_values = calloc((size_t)r->c->max_fields + 1, sizeof *r->entry_values);
+    return r->values && r->entry_values;
+}
+
 /* Sets the reader up for its chunk r->c, laid out as l, whose stacks the loader resolved into
  * ahead. */
 static pk_status begin_chunk(jfr_reader *r, const jfr_layout *l, const jfr_ahead *ahead)
@@ -660,19 +671,14 @@ static pk_status begin_chunk(jfr_reader *r, const jfr_layout *l, const jfr_ahead
     r->l = *l;
     r->ahead = ahead;
     forget_small_keys(r);
-    free(r->values);
-    free(r->entry_values);
-    /* an event's values, then a stack frame's */
-    r->values = calloc((size_t)r->c->max_fields * 2 + 1, sizeof *r->values);
-    r->entry_values = calloc((size_t)r->c->max_fields + 1, sizeof *r->entry_values);
+    bool buffers = reader_buffers(r);
     if (ahead->generation != r->generation) {
         /* the known stacks and methods were forgotten: so is what they resolved to */
         r->generation = ahead->generation;
         r->known_stack_len = r->known_function_len = 0;
     }
     size_t functions = ahead->known_methods * JFR_FRAME_KINDS; /* a function per frame kind */
-    if (!r->values || !r->entry_values ||
-        !PK_ARRAY_RESERVE(r->known_stack, r->known_stack_cap, ahead->known_stacks) ||
+    if (!buffers || !PK_ARRAY_RESERVE(r->known_stack, r->known_stack_cap, ahead->known_stacks) ||
         !PK_ARRAY_RESERVE(r->known_function, r->known_function_cap, functions) ||
         !PK_ARRAY_RESERVE(r->method_name, r->method_name_cap, ahead->known_methods))
         return jfr_nomem(r);
@@ -778,32 +784,26 @@ static void decode_ahead(jfr_loader *ld, jfr_loaded *b)
     jfr_ahead_clear(&b->ahead);
     b->event_count = 0;
     b->resume = JFR_HEADER_SIZE;
-    free(d->values);
-    free(d->entry_values);
-    d->values = calloc((size_t)b->c.max_fields * 2 + 1, sizeof *d->values);
-    d->entry_values = calloc((size_t)b->c.max_fields + 1, sizeof *d->entry_values);
-    if (!d->values || !d->entry_values)
+    if (!reader_buffers(d))
         return; /* the reader decodes them all */
     jfr_known_begin_chunk(d, &ld->known, &b->ahead);
     if (!b->event_cap && (b->events = malloc(1024 * sizeof *b->events)))
         b->event_cap = 1024;
-    for (;;) {
-        size_t n = decode_events(d, &ld->known, &b->ahead, b->events, b->event_cap, &b->resume);
-        b->ahead.known_methods = ld->known.method_count;
-        b->ahead.known_stacks = ld->known.stack_count;
-        if (b->resume == b->c.size || n < b->event_cap || b->event_cap >= JFR_DECODED_EVENTS) {
-            b->event_count = n;
-            return;
-        }
-        size_t cap = b->event_cap ? b->event_cap * 2 : 1024;
-        jfr_event *grown = realloc(b->events, cap * sizeof *grown);
-        if (!grown) {
-            b->event_count = n;
-            return;
-        }
+    /* decoding goes on where it stopped when the events outgrow their array */
+    size_t n = 0;
+    while (b->events) {
+        n += decode_events(d, &ld->known, &b->ahead, b->events + n, b->event_cap - n, &b->resume);
+        if (b->resume == b->c.size || n < b->event_cap || b->event_cap >= JFR_DECODED_EVENTS)
+            break;
+        jfr_event *grown = realloc(b->events, b->event_cap * 2 * sizeof *grown);
+        if (!grown)
+            break;
         b->events = grown;
-        b->event_cap = cap;
+        b->event_cap *= 2;
     }
+    b->event_count = n;
+    b->ahead.known_methods = ld->known.method_count;
+    b->ahead.known_stacks = ld->known.stack_count;
 }
 
 /* Loads the next chunk into batch (a jfr_loaded); false when none follows it. */
