@@ -140,5 +140,14 @@ done
 if [ ${#all_findings[@]} -gt 0 ]; then
   echo "fuzz: findings (reproduce with build-fuzz/fuzz/fuzz_NAME FILE):" >&2
   printf '  %s\n' "${all_findings[@]}" >&2
+  # What each failing harness printed about its finding (the message before the report and the
+  # report's first frames): a CI log then says what failed without the saved input at hand.
+  for name in "${harnesses[@]}"; do
+    log=build-fuzz/findings/$name.log
+    line=$(grep -n -m1 -E '==[0-9]+== ?ERROR|runtime error:|ERROR: libFuzzer' "$log" | cut -d: -f1 || true)
+    [ -n "$line" ] || continue
+    echo "== $name: $log from line $((line > 3 ? line - 3 : 1))" >&2
+    sed -n "$((line > 3 ? line - 3 : 1)),$((line + 16))p" "$log" | cut -c1-200 >&2
+  done
   exit 1
 fi

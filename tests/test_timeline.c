@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Timelines in the model: a thread's timed samples read back in time order (stable for equal
  * times, sorted through runs when added out of order), spans, empty stacks, spooling past the
- * memory bound, all 64 values, a profile that keeps only each thread's info, and copies:
- * merging, symbolizing, diffing. */
+ * memory bound, all 64 values, threads that give theirs up, a profile that keeps only each
+ * thread's info, and copies: merging, symbolizing, diffing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -136,6 +136,46 @@ static void an_untimed_thread_gives_an_empty_cursor(void **state)
     assert_int_equal(pk_add_timed_sample(p, t, a, 5, 0, NULL), PK_OK);
     assert_int_equal(read_all(p, other, &s, 1, NULL), 0);
     assert_int_equal(read_all(p, t, &s, 1, NULL), 1);
+    pk_profile_free(p);
+}
+
+/* A thread with a sample that has no time gives up its timeline, before or after its timed
+ * samples, and says so once; the other threads keep theirs. */
+static void a_dropped_thread_has_no_timeline(void **state)
+{
+    (void)state;
+    uint32_t t, a, b;
+    pk_profile *p = profile_with(&t, &a, &b);
+    uint32_t other = pk_add_thread(p, pk_intern_cstr(p, "other"), 1, 2);
+    uint32_t first = pk_add_thread(p, pk_intern_cstr(p, "first"), 1, 3);
+    assert_int_equal(pk_add_timed_sample(p, t, a, 5, 0, (int64_t[]){1, 10}), PK_OK);
+    assert_int_equal(pk_add_timed_sample(p, other, b, 7, 0, (int64_t[]){1, 10}), PK_OK);
+    assert_int_equal(pk_add_sample(p, t, b, (int64_t[]){1, 10}), PK_OK);
+    assert_int_equal(pk_timeline_drop(p, t), PK_OK);
+    assert_int_equal(pk_timeline_drop(p, t), PK_OK);
+    assert_int_equal(pk_add_timed_sample(p, t, a, 9, 0, (int64_t[]){1, 10}), PK_OK);
+    /* Dropped before any timed sample: the later ones are not kept either. */
+    assert_int_equal(pk_timeline_drop(p, first), PK_OK);
+    assert_int_equal(pk_warning_count(p), 1);
+    assert_int_equal(pk_add_timed_sample(p, first, a, 3, 0, (int64_t[]){1, 10}), PK_OK);
+    assert_int_equal(pk_warning_count(p), 2);
+    assert_non_null(strstr(pk_warning_at(p, 0), "thread main"));
+    assert_non_null(strstr(pk_warning_at(p, 1), "thread first"));
+    pk_timeline_info info;
+    pk_timeline_info_get(p, t, &info);
+    assert_false(info.measured);
+    assert_int_equal(info.count, 0);
+    pk_timed_sample s[2];
+    assert_int_equal(read_all(p, t, s, 2, NULL), 0);
+    assert_int_equal(read_all(p, first, s, 2, NULL), 0);
+    assert_int_equal(read_all(p, other, s, 2, NULL), 1);
+    int64_t from, to;
+    assert_true(pk_timeline_bounds(p, &from, &to));
+    assert_int_equal(from, 7);
+    assert_int_equal(to, 7);
+    /* The rows keep every sample. */
+    assert_int_equal(pk_value_total(p, 0), 5);
+    assert_int_equal(pk_timeline_drop(p, first + 1), PK_ERR_USAGE);
     pk_profile_free(p);
 }
 
@@ -368,6 +408,7 @@ int main(void)
         cmocka_unit_test(samples_come_back_in_order_with_spans_and_empty_stacks),
         cmocka_unit_test(refused_samples_add_nothing),
         cmocka_unit_test(an_untimed_thread_gives_an_empty_cursor),
+        cmocka_unit_test(a_dropped_thread_has_no_timeline),
         cmocka_unit_test(out_of_order_samples_are_sorted_stably_through_runs),
         cmocka_unit_test(many_samples_spool_out_of_memory_and_come_back),
         cmocka_unit_test(every_one_of_64_values_comes_back),

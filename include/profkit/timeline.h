@@ -82,6 +82,14 @@ PK_API pk_status pk_add_timed_sample(pk_profile *p, uint32_t thread, uint32_t st
 PK_API pk_status pk_timeline_append(pk_profile *p, uint32_t thread, uint32_t stack, int64_t time,
                                     int64_t duration, const int64_t *values);
 
+/* Gives up the thread's timeline, for a reader that meets a sample of the thread without a
+ * usable time (none in the input, or one that pk_timeline_append refuses) and adds it to the
+ * rows only: a timeline must hold every sample of its thread, or a writer that shows time
+ * would leave that sample out. The thread is then untimed (its pk_timeline_info not measured,
+ * a cursor over it ends at once), whatever is appended to it later; a warning says so once the
+ * thread has, or gets, a timed sample. PK_ERR_USAGE for a thread the profile does not have. */
+PK_API pk_status pk_timeline_drop(pk_profile *p, uint32_t thread);
+
 /* The thread's pk_timeline_info. */
 PK_API void pk_timeline_info_get(const pk_profile *p, uint32_t thread, pk_timeline_info *out);
 /* The earliest and latest times over all threads (PK_TIME_UNKNOWN when no thread is timed).

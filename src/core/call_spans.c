@@ -190,8 +190,10 @@ static bool slice(placing *c, int64_t to, int64_t cpu)
         pk_status status = pk_add_timed_sample(target->p, target->thread, stack, t->cursor,
                                                to - t->cursor, t->values);
         if (status == PK_ERR_USAGE) { /* at the clock's very ends: in the rows only */
-            status = pk_add_sample_value(target->p, target->thread, stack, target->time_value,
-                                         to - t->cursor);
+            status = pk_timeline_drop(target->p, target->thread);
+            if (status == PK_OK)
+                status = pk_add_sample_value(target->p, target->thread, stack,
+                                             target->time_value, to - t->cursor);
             if (status == PK_OK && target->cpu_value != PK_NONE)
                 status = pk_add_sample_value(target->p, target->thread, stack,
                                              target->cpu_value, cpu_slice);

@@ -122,6 +122,35 @@ static uint64_t time_delta(int64_t time, int64_t base)
     return pk_zigzag_encode((int64_t)((uint64_t)time - (uint64_t)base));
 }
 
+/* Warns, once per thread, that a thread with timed samples has its timeline dropped. */
+static void tell_dropped(pk_profile *p, uint32_t thread, pk_thread_timeline *tt)
+{
+    if (tt->drop_told)
+        return;
+    tt->drop_told = true;
+    pk_warn(p, "thread %s: some samples have no time on the profile's clock, so its timeline "
+               "is left out (its samples are placed, as for an input without times)",
+            pk_str(p, pk_thread_at(p, thread)->name));
+}
+
+pk_status pk_timeline_drop(pk_profile *p, uint32_t thread)
+{
+    if (thread >= p->thread_count)
+        return PK_ERR_USAGE;
+    pk_thread_timeline *tt = thread_timeline(&p->timeline, thread);
+    if (!tt)
+        return PK_ERR_NOMEM;
+    if (tt->dropped)
+        return PK_OK;
+    tt->dropped = true;
+    /* Its records stay in the spool's lane, unread: a cursor ends at once at a count of 0. */
+    if (tt->info.count)
+        tell_dropped(p, thread, tt);
+    tt->info = (pk_timeline_info){.count = 0};
+    tt->out_of_order = false;
+    return PK_OK;
+}
+
 pk_status pk_timeline_append(pk_profile *p, uint32_t thread, uint32_t stack, int64_t time,
                              int64_t duration, const int64_t *values)
 {
@@ -133,6 +162,10 @@ pk_status pk_timeline_append(pk_profile *p, uint32_t thread, uint32_t stack, int
     if (!tt)
         return PK_ERR_NOMEM;
     t->started = true;
+    if (tt->dropped) {
+        tell_dropped(p, thread, tt);
+        return PK_OK;
+    }
     if (!t->discard) {
         if (!t->spool && !(t->spool = pk_spool_new()))
             return PK_ERR_NOMEM;
@@ -170,6 +203,10 @@ pk_status pk_timeline_add_info(pk_profile *p, uint32_t thread, const pk_timeline
     if (!tt)
         return PK_ERR_NOMEM;
     p->timeline.started = true;
+    if (tt->dropped) {
+        tell_dropped(p, thread, tt);
+        return PK_OK;
+    }
     /* Samples that come after these may not be in order with them. */
     if (tt->info.count)
         tt->out_of_order = true;

@@ -16,6 +16,8 @@ typedef struct pk_thread_timeline {
     pk_timeline_info info;
     int64_t last_time;    /* time of the last sample appended: the base of the next delta */
     bool out_of_order;    /* some sample came before the one appended ahead of it */
+    bool dropped;         /* pk_timeline_drop: no timeline, whatever is appended */
+    bool drop_told;       /* the warning that says so was given */
 } pk_thread_timeline;
 
 typedef struct pk_timeline_table {

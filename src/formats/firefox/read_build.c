@@ -475,8 +475,8 @@ static bool replay_one(void *ctx, const pk_timed_record *rec)
     int64_t duration = th->weight == FXR_WEIGHT_MS && weight > 0 ? weight : 0;
     pk_status status = pk_timeline_append(r->p, rec->thread, stack, pk_add_saturating(start, rel),
                                           duration, values);
-    if (status == PK_ERR_USAGE)
-        return true; /* a time or span beyond the clock is left out of the timeline */
+    if (status == PK_ERR_USAGE) /* a time or span beyond the clock: the rows hold it alone */
+        status = pk_timeline_drop(r->p, rec->thread);
     x->status = status;
     return status == PK_OK;
 }

@@ -562,15 +562,19 @@ static pk_status apply_event(jfr_reader *r, const jfr_event *e)
         for (uint32_t i = 0; i < pk_value_type_count(r->p); i++)
             if (values[i])
                 pk_sample_row_add(r->p, row, i, values[i]);
-        if (stack != PK_NONE)
-            (void)pk_timeline_append(r->p, thread, stack, time, duration, values);
-        return PK_OK;
+    } else if (pk_add_sample(r->p, thread, stack, values) != PK_OK) {
+        return jfr_nomem(r);
     }
-    if (stack == PK_NONE) /* an event without a stack still counts, at the thread's root */
-        return pk_add_sample(r->p, thread, PK_NONE, values) == PK_OK ? PK_OK : jfr_nomem(r);
-    if (pk_add_timed_sample(r->p, thread, stack, time, duration, values) != PK_OK)
-        return pk_add_sample(r->p, thread, stack, values) == PK_OK ? PK_OK : jfr_nomem(r);
-    return PK_OK;
+    /* An event without a stack counts at the thread's root, and so it sits on the timeline;
+     * one whose time or span is beyond the clock is in the rows alone, so the thread has no
+     * timeline (it would leave that event out). */
+    pk_status status = pk_timeline_append(r->p, thread, stack, time, duration, values);
+    if (status == PK_ERR_USAGE)
+        status = pk_timeline_drop(r->p, thread);
+    if (status == PK_ERR_IO)
+        return pk_error_set(r->err, PK_ERR_IO, -1,
+                            "cannot write the sample times to a temporary file");
+    return status == PK_OK ? PK_OK : jfr_nomem(r);
 }
 
 /* The kind of an event of type id type in the chunk laid out as l, JFR_KIND_COUNT for none

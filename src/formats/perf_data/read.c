@@ -732,6 +732,8 @@ static pk_status take_sample(pd_reader *r, const pd_record *rec, pk_error *err)
         if (!r->have_time || s.time > r->last_ns)
             r->last_ns = s.time;
         r->have_time = true;
+    } else if (pk_timeline_drop(r->p, thread) != PK_OK) {
+        return nomem(err); /* a sample without a time: in the rows, so not in a timeline */
     }
     return PK_OK;
 }

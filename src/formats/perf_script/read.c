@@ -147,6 +147,8 @@ static bool end_sample(perf_reader *r)
             r->timeline_io_failed = status == PK_ERR_IO;
             return false;
         }
+    } else if (pk_timeline_drop(r->p, r->thread) != PK_OK) {
+        return false; /* a sample without a time: in the rows, so not in a timeline */
     }
     return true;
 }

@@ -327,11 +327,14 @@ static pk_status read_sample(sp_reader *r, const sp_sample *s)
     uint64_t count = s->has_event_count ? s->event_count : 0;
     r->values[ev->period] = count > INT64_MAX ? INT64_MAX : (int64_t)count;
     r->values[ev->count] = 1;
-    pk_status st = PK_ERR_USAGE;
-    if (s->has_time && s->time <= INT64_MAX)
+    pk_status st;
+    if (s->has_time && s->time <= INT64_MAX) {
         st = pk_add_timed_sample(r->scratch, thread, stack, (int64_t)s->time, 0, r->values);
-    if (st != PK_OK)
+    } else { /* without a time: in the rows, so not in a timeline */
         st = pk_add_sample(r->scratch, thread, stack, r->values);
+        if (st == PK_OK)
+            st = pk_timeline_drop(r->scratch, thread);
+    }
     r->values[ev->period] = r->values[ev->count] = 0;
     return st == PK_OK ? PK_OK : nomem(r);
 }

@@ -683,9 +683,9 @@ static bool replay_one(void *ctx, const pk_timed_record *t)
     values[x->value_of[UNIT_TIME]] = weight;
     pk_status status = pk_timeline_append(r->p, t->thread, stack, time, duration < 0 ? 0 : duration,
                                           values);
-    /* A time or span beyond the model's clock is left out of the timeline. */
+    /* A time or span beyond the model's clock: the rows hold it alone. */
     if (status == PK_ERR_USAGE)
-        return true;
+        status = pk_timeline_drop(r->p, t->thread);
     x->status = status;
     return status == PK_OK;
 }

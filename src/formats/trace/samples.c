@@ -241,7 +241,9 @@ static bool add_timelines(trace_samples *s, trace_threads *threads, uint32_t cpu
                 thread == PK_NONE ? PK_ERR_NOMEM
                                   : pk_timeline_append(s->p, thread, s->frames[*index].stack, ts,
                                                        0, values);
-            ok = added != PK_ERR_NOMEM && added != PK_ERR_IO;
+            if (added == PK_ERR_USAGE) /* a time beyond the clock's range: rows only */
+                added = pk_timeline_drop(s->p, thread);
+            ok = added == PK_OK;
         }
     }
     ok = ok && !r.error && !pk_spool_error(s->timed);

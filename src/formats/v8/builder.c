@@ -221,7 +221,10 @@ bool v8_builder_end_arrays(v8_builder *b)
     pk_pair_value value;
     while (pk_pairs_take_unpaired(&b->pairs, &kind, &value)) {
         b->unpaired[kind]++;
-        if (kind == V8_SAMPLES && !weigh(b, value.i, 0, 1))
+        /* A sample without a time delta weighs no time; on a timeline it sits at the last
+         * sample's time, so that the timeline holds every sample its rows count. */
+        if (kind == V8_SAMPLES && !(b->have_previous ? weigh_timed(b, value.i, b->raw_now, 0)
+                                                     : weigh(b, value.i, 0, 1)))
             return false;
     }
     return !b->pairs.reader.error;
@@ -431,8 +434,10 @@ static pk_status add_timeline(v8_builder *b, uint32_t thread, uint32_t weight, u
             pk_status added = pk_timeline_append(b->p, thread, e->stack,
                                                  ns_of_us(pk_add_saturating(origin, raw)), 0,
                                                  values);
-            if (added == PK_ERR_NOMEM || added == PK_ERR_IO)
-                status = added; /* PK_ERR_USAGE: a time beyond the clock's range, left out */
+            if (added == PK_ERR_USAGE) /* a time beyond the clock's range: rows only */
+                added = pk_timeline_drop(b->p, thread);
+            if (added != PK_OK)
+                status = added;
         }
     }
     if (status == PK_OK && (r.error || pk_spool_error(b->timed)))
@@ -482,7 +487,7 @@ pk_status v8_builder_finish(v8_builder *b, uint32_t thread, uint32_t weight, uin
         pk_warn(b->p, "%s: %" PRIu64 " sample%s earlier than one before weighed from the latest time",
                 thread_name, b->backwards, b->backwards == 1 ? "" : "s");
     if (b->unpaired[V8_SAMPLES])
-        pk_warn(b->p, "%s: %" PRIu64 " sample%s without a time delta counted with no time",
+        pk_warn(b->p, "%s: %" PRIu64 " sample%s without a time delta counted weighing no time",
                 thread_name, b->unpaired[V8_SAMPLES], b->unpaired[V8_SAMPLES] == 1 ? "" : "s");
     if (b->unpaired[V8_DELTAS])
         pk_warn(b->p, "%s: %" PRIu64 " time delta%s without a sample ignored", thread_name,
