@@ -10,11 +10,12 @@
 #
 # Each harness starts from its corpus fuzz/corpus/NAME (copied to build-fuzz/corpus/NAME, where
 # it grows; the round trip also from every other corpus) with its dictionary fuzz/NAME.dict when
-# there is one. PK_FUZZ_HARNESSES="pprof round_trip" runs only those. An input that crashes,
-# trips a sanitizer (undefined behaviour halts too), leaks, runs longer than 60 s or allocates
-# more than 2 GiB is a finding, saved in build-fuzz/findings/. Prints per harness the CPU seconds it used, the executions, the coverage
-# (libFuzzer's cov: and ft:) and the findings; exits 1 and lists the saved inputs when there is
-# any.
+# there is one. PK_FUZZ_HARNESSES="pprof round_trip" runs only those; they run side by side, as
+# many as the processors hold (PK_FUZZ_PARALLEL=N sets it). An input that crashes, trips a
+# sanitizer (undefined behaviour halts too), leaks, runs longer than 60 s or allocates more than
+# 2 GiB is a finding, saved in build-fuzz/findings/. Prints per harness the CPU seconds it used,
+# the executions, the coverage (libFuzzer's cov: and ft:) and the findings; exits 1, lists the
+# saved inputs and shows what each failing harness printed about its finding when there is any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -98,25 +99,26 @@ list_findings() {
     sort
 }
 
-printf '%-12s %9s %9s %12s %8s %8s %s\n' HARNESS SECONDS CPU_S EXECUTIONS COV FT FINDINGS
-all_findings=()
-for name in "${harnesses[@]}"; do
-  harness=build-fuzz/fuzz/fuzz_$name
-  corpus=build-fuzz/corpus/$name
-  log=build-fuzz/findings/$name.log
+# Runs one harness; writes its table row to build-fuzz/findings/NAME.row and what it found (new
+# saved inputs, or its log when it failed without saving one) to NAME.found, a path a line.
+run_harness() {
+  local name=$1
+  local harness=build-fuzz/fuzz/fuzz_$name corpus=build-fuzz/corpus/$name
+  local log=build-fuzz/findings/$name.log
   mkdir -p "$corpus"
   [ -d "fuzz/corpus/$name" ] && cp -r "fuzz/corpus/$name/." "$corpus/"
-  options=(-max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=60
-           -artifact_prefix="build-fuzz/findings/$name-" -print_final_stats=1)
+  local options=(-max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=60
+                 -artifact_prefix="build-fuzz/findings/$name-" -print_final_stats=1)
   [ -f "fuzz/$name.dict" ] && options+=(-dict="fuzz/$name.dict")
   [ "$jobs" -gt 1 ] && options+=(-fork="$jobs")
+  local before status=0
   before=$(list_findings "$name")
-  status=0
   # CPU time of the harness and its forked jobs (a shared machine gives less than wall time).
-  cpu_file=build-fuzz/findings/$name.cpu
+  local cpu_file=build-fuzz/findings/$name.cpu
   /usr/bin/time -f '%U %S' -o "$cpu_file" "$harness" "${options[@]}" "$corpus" \
     $(seed_corpora "$name") >"$log" 2>&1 ||
     status=$?
+  local cpu new last executions cov ft count
   cpu=$(awk 'END { if (NF == 2) printf "%.0f", $1 + $2 }' "$cpu_file")
   new=$(comm -13 <(printf '%s\n' "$before") <(list_findings "$name") | sed '/^$/d')
   # The last status line: "#EXECUTIONS<TAB>DONE cov: N ft: N" (plain) or "#EXECUTIONS: cov: ..."
@@ -128,13 +130,39 @@ for name in "${harnesses[@]}"; do
   count=$(printf '%s' "$new" | grep -c . || true)
   if [ "$status" -ne 0 ] && [ "$count" -eq 0 ]; then
     count="failed (exit $status, see $log)"
-    all_findings+=("$log")
+    new=$log
   fi
   printf '%-12s %9s %9s %12s %8s %8s %s\n' "$name" "$seconds" "${cpu:-?}" "${executions:-?}" \
-    "${cov:-?}" "${ft:-?}" "$count"
+    "${cov:-?}" "${ft:-?}" "$count" >"build-fuzz/findings/$name.row"
+  printf '%s\n' "$new" | sed '/^$/d' >"build-fuzz/findings/$name.found"
+}
+
+# Harnesses run side by side, as many at once as the processors hold their jobs (each harness
+# is one process, or JOBS with -fork), so that the time of a run is the harnesses' time over
+# that share; PK_FUZZ_PARALLEL=N sets it.
+parallel=${PK_FUZZ_PARALLEL:-$(( $(nproc 2>/dev/null || echo 1) / jobs ))}
+case "$parallel" in '' | *[!0-9]* | 0) parallel=1 ;; esac
+for name in "${harnesses[@]}"; do
+  rm -f "build-fuzz/findings/$name.row" "build-fuzz/findings/$name.found"
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do
+    wait -n || true
+  done
+  run_harness "$name" &
+done
+wait
+
+printf '%-12s %9s %9s %12s %8s %8s %s\n' HARNESS SECONDS CPU_S EXECUTIONS COV FT FINDINGS
+all_findings=()
+for name in "${harnesses[@]}"; do
+  if [ -f "build-fuzz/findings/$name.row" ]; then
+    cat "build-fuzz/findings/$name.row"
+  else
+    printf '%-12s %9s %s\n' "$name" "$seconds" "did not finish"
+    all_findings+=("build-fuzz/findings/$name.log")
+  fi
   while IFS= read -r file; do
     [ -n "$file" ] && all_findings+=("$file")
-  done <<<"$new"
+  done <"build-fuzz/findings/$name.found" 2>/dev/null || true
 done
 
 if [ ${#all_findings[@]} -gt 0 ]; then
