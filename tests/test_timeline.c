@@ -352,6 +352,45 @@ static void copies_and_merges_carry_timelines(void **state)
     pk_profile_free(p);
 }
 
+/* A merge that puts rows without times into a timed thread, in either order, leaves that
+ * thread without a timeline (it would miss those rows' samples); other threads keep theirs. */
+static void merging_untimed_rows_into_a_timed_thread_drops_its_timeline(void **state)
+{
+    (void)state;
+    uint32_t t, a, b;
+    pk_profile *timed = profile_with(&t, &a, &b);
+    uint32_t other = pk_add_thread(timed, pk_intern_cstr(timed, "other"), 1, 2);
+    assert_int_equal(pk_add_timed_sample(timed, t, a, 10, 0, (int64_t[]){1, 5}), PK_OK);
+    assert_int_equal(pk_add_timed_sample(timed, other, b, 20, 0, (int64_t[]){1, 5}), PK_OK);
+    uint32_t ut, ua, ub;
+    pk_profile *untimed = profile_with(&ut, &ua, &ub);
+    assert_int_equal(pk_add_sample(untimed, ut, ub, (int64_t[]){3, 30}), PK_OK);
+    pk_error err;
+    pk_error_clear(&err);
+    for (int order = 0; order < 2; order++) {
+        const pk_profile *inputs[2] = {order ? untimed : timed, order ? timed : untimed};
+        pk_profile *merged;
+        assert_int_equal(pk_profile_merge(inputs, 2, &merged, &err), PK_OK);
+        assert_int_equal(pk_thread_count(merged), 2);
+        assert_int_equal(pk_value_total(merged, pk_value_find(merged, "samples")), 5);
+        for (uint32_t i = 0; i < 2; i++) {
+            bool main_thread = strcmp(pk_str(merged, pk_thread_at(merged, i)->name), "main") == 0;
+            pk_timeline_info info;
+            pk_timeline_info_get(merged, i, &info);
+            assert_int_equal(info.measured, !main_thread);
+            pk_timed_sample s;
+            assert_int_equal(read_all(merged, i, &s, 1, NULL), main_thread ? 0 : 1);
+        }
+        bool warned = false;
+        for (size_t w = 0; w < pk_warning_count(merged); w++)
+            warned = warned || strstr(pk_warning_at(merged, w), "thread main") != NULL;
+        assert_true(warned);
+        pk_profile_free(merged);
+    }
+    pk_profile_free(untimed);
+    pk_profile_free(timed);
+}
+
 static void a_copy_of_info_alone_is_info_alone(void **state)
 {
     (void)state;
@@ -414,6 +453,7 @@ int main(void)
         cmocka_unit_test(every_one_of_64_values_comes_back),
         cmocka_unit_test(a_profile_may_keep_only_the_info),
         cmocka_unit_test(copies_and_merges_carry_timelines),
+        cmocka_unit_test(merging_untimed_rows_into_a_timed_thread_drops_its_timeline),
         cmocka_unit_test(a_copy_of_info_alone_is_info_alone),
         cmocka_unit_test(symbolization_keeps_the_timeline),
     };

@@ -487,6 +487,45 @@ static pk_status copy_timelines(copy_state *c)
     return status;
 }
 
+/* Which threads have sample rows: one flag per thread of p. NULL when memory runs out. */
+static bool *threads_with_rows(const pk_profile *p)
+{
+    size_t threads = pk_thread_count(p);
+    bool *has = calloc(threads ? threads : 1, sizeof *has);
+    for (size_t row = 0; has && row < pk_sample_count(p); row++) {
+        uint32_t t = pk_sample_thread(p, row);
+        if (t < threads)
+            has[t] = true;
+    }
+    return has;
+}
+
+/* A thread's timeline holds every sample of its rows or none (profkit/timeline.h): where the
+ * copy puts rows without times beside timed ones in one thread of dst (an untimed thread of
+ * src into a timed one, a timed one into a thread whose rows had no times), that thread's
+ * timeline is dropped. dst_untimed_rows: which of dst's first dst_threads threads had rows and
+ * no times before. */
+static pk_status drop_mixed_timelines(copy_state *c, const bool *dst_untimed_rows,
+                                      size_t dst_threads)
+{
+    bool *src_rows = threads_with_rows(c->src);
+    if (!src_rows)
+        return PK_ERR_NOMEM;
+    pk_status status = PK_OK;
+    for (size_t t = 0; t < pk_thread_count(c->src) && status == PK_OK; t++) {
+        uint32_t thread = c->threads[t];
+        if (thread == PK_NONE || !src_rows[t])
+            continue;
+        pk_timeline_info info;
+        pk_timeline_info_get(c->src, (uint32_t)t, &info);
+        bool src_timed = info.count > 0;
+        if (!src_timed || (thread < dst_threads && dst_untimed_rows[thread]))
+            status = pk_timeline_drop(c->dst, thread);
+    }
+    free(src_rows);
+    return status;
+}
+
 /* Each counter with its samples, of the thread its thread was copied to. */
 static pk_status copy_counters(copy_state *c)
 {
@@ -589,9 +628,20 @@ static pk_status copy_profile(pk_profile *dst, const pk_profile *src, pk_profile
     status = copy_stacks(&c, err);
     if (status != PK_OK)
         goto done;
-    status = replay(&c);
+    /* dst's threads with rows but no times, before the copy adds to them. */
+    size_t dst_threads = pk_thread_count(dst);
+    bool *dst_untimed_rows = threads_with_rows(dst);
+    for (size_t t = 0; dst_untimed_rows && t < dst_threads; t++) {
+        pk_timeline_info info;
+        pk_timeline_info_get(dst, (uint32_t)t, &info);
+        dst_untimed_rows[t] = dst_untimed_rows[t] && info.count == 0;
+    }
+    status = dst_untimed_rows ? replay(&c) : PK_ERR_NOMEM;
     if (status == PK_OK)
         status = copy_timelines(&c);
+    if (status == PK_OK)
+        status = drop_mixed_timelines(&c, dst_untimed_rows, dst_threads);
+    free(dst_untimed_rows);
     if (status == PK_OK)
         status = copy_counters(&c);
     if (status == PK_OK)
