@@ -308,6 +308,28 @@ static void test_events_are_values(void **state)
     pk_profile_free(p);
 }
 
+/* A clock event's samples printed without their period (speedscope's simple-with-pid sample)
+ * count 1 each: its value is then events, not nanoseconds (three samples were shown as 3 ns). */
+static void test_clock_event_without_period(void **state)
+{
+    (void)state;
+    pk_profile *p = read_fixture("perf/speedscope-simple-with-pid.perf");
+    uint32_t clock = pk_value_find(p, "cpu-clock");
+    assert_int_equal(pk_default_value(p), clock);
+    assert_int_equal(pk_value_total(p, clock), 3);
+    assert_string_equal(pk_str(p, pk_value_type_at(p, clock)->unit), "events");
+    assert_int_equal(pk_value_total(p, pk_value_find(p, "cpu-clock-samples")), 3);
+    pk_profile_free(p);
+
+    /* With its period shown, a clock event is in nanoseconds. */
+    const char *text = "a 9/9 1.0: 1001001 cpu-clock:\n\t1 f (x)\n\n";
+    p = read_ok(text, strlen(text));
+    clock = pk_value_find(p, "cpu-clock");
+    assert_int_equal(pk_value_total(p, clock), 1001001);
+    assert_string_equal(pk_str(p, pk_value_type_at(p, clock)->unit), "nanoseconds");
+    pk_profile_free(p);
+}
+
 /* ---- folded output equals stackcollapse-perf.pl's ------------------------------------------ */
 
 static void test_folded_like_stackcollapse(void **state)
@@ -823,6 +845,7 @@ int main(void)
         cmocka_unit_test(test_parse_frames),
         cmocka_unit_test(test_model_of_a_recording),
         cmocka_unit_test(test_header_block),
+        cmocka_unit_test(test_clock_event_without_period),
         cmocka_unit_test(test_inlined_and_source_lines),
         cmocka_unit_test(test_events_are_values),
         cmocka_unit_test(test_folded_like_stackcollapse),

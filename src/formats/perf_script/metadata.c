@@ -9,7 +9,7 @@
 #include "formats/perf_events/perf_events.h"
 #include "formats/perf_script/reader.h"
 
-size_t perf_event_index(perf_reader *r, const char *e, size_t n)
+size_t perf_event_index(perf_reader *r, const char *e, size_t n, bool has_period)
 {
     /* Most samples are of the event before them. */
     if (r->event < r->event_count) {
@@ -29,12 +29,14 @@ size_t perf_event_index(perf_reader *r, const char *e, size_t n)
         return SIZE_MAX;
     }
     /* The value is named by the bare event, unless another event of that name (other
-     * modifiers) took it. */
+     * modifiers) took it. A clock event's samples shown without their period (perf script
+     * -F without `period`) each count 1, not 1 ns: its value is then in events, as any
+     * event's is (perf prints the fields it was asked for on every sample of an event). */
     char value_name[PERF_VALUE_NAME_SIZE];
     size_t base = perf_event_value_name(r->p, e, n, value_name);
     perf_event_values *v = &r->events[r->event_count];
     v->event = name;
-    if (!perf_event_declare_values(r->p, value_name, perf_event_is_clock(e, base),
+    if (!perf_event_declare_values(r->p, value_name, perf_event_is_clock(e, base) && has_period,
                                    r->event_count == 0, &v->period, &v->count))
         return SIZE_MAX - 1;
     return r->event_count++;

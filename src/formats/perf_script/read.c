@@ -172,8 +172,8 @@ static pk_status start_sample(perf_reader *r, const perf_header *h)
             return PK_OK;
         }
     }
-    size_t e = h->event ? perf_event_index(r, h->event, h->event_len)
-                        : perf_event_index(r, "event", 5);
+    size_t e = h->event ? perf_event_index(r, h->event, h->event_len, h->has_period)
+                        : perf_event_index(r, "event", 5, h->has_period);
     if (e == SIZE_MAX - 1)
         return PK_ERR_NOMEM;
     if (e == SIZE_MAX) {

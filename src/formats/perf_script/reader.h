@@ -140,8 +140,9 @@ bool perf_add_srcline(perf_reader *r, const char *file, size_t file_len, uint32_
 
 /* metadata.c */
 /* The index of an event's values, declared when new; SIZE_MAX for an event past the ones the
- * model has room for, SIZE_MAX - 1 when memory runs out. */
-size_t perf_event_index(perf_reader *r, const char *e, size_t n);
+ * model has room for, SIZE_MAX - 1 when memory runs out. has_period: whether the sample that
+ * names the event shows its period (a clock event's periods are nanoseconds only then). */
+size_t perf_event_index(perf_reader *r, const char *e, size_t n, bool has_period);
 /* A `# key : value` line of the --header block: a property. False when memory runs out. */
 bool perf_header_comment(perf_reader *r, const char *text, size_t len);
 /* Times, and the warning about events left out. */
