@@ -61,6 +61,10 @@
  *               of inclusive cost are rounded and cut at recursion: so Q -> R is checked on
  *               the same, self cost per function name and totals, not on the rows.
  *
+ * Before the round trips, P itself: each thread's timeline, where kept, adds up to what its
+ * rows hold, value by value (profkit/timeline.h: all of a thread's samples or none), as the
+ * writers that show time write a timed thread from its timeline alone.
+ *
  * Writers that expand counts into records (BR groups, Sampler rows, .bsprof 32-bit entries)
  * are only tried when that expansion stays small, so each run stays fast; their own limits are
  * covered by the unit tests. The Firefox writer spreads the rows of threads without times over
@@ -884,6 +888,44 @@ static void fixed_point_values(const pk_profile *q, const pk_profile *r, bool va
                  (int64_t)pk_memory_event_count(r));
 }
 
+/* Each timed thread's samples, value by value, sum to its rows' (unless a sum saturates). */
+static void timelines_add_up(const pk_profile *p)
+{
+    if (!pk_timeline_kept(p))
+        return;
+    current_format = "(none)";
+    current_step = "reading P";
+    size_t n = pk_value_type_count(p);
+    for (uint32_t t = 0; t < pk_thread_count(p); t++) {
+        pk_timeline_info info;
+        pk_timeline_info_get(p, t, &info);
+        if (info.count == 0)
+            continue;
+        int64_t rows[PK_MAX_VALUES] = {0}, timed[PK_MAX_VALUES] = {0};
+        for (size_t row = 0; row < pk_sample_count(p); row++)
+            if (pk_sample_thread(p, row) == t)
+                for (size_t v = 0; v < n; v++)
+                    rows[v] = pk_add_saturating(rows[v], pk_sample_values(p, row)[v]);
+        pk_timeline_cursor *c;
+        if (pk_timeline_open(p, t, &c) != PK_OK)
+            return; /* out of memory or a temporary file: not the input's doing */
+        pk_timed_sample s;
+        while (pk_timeline_next(c, &s))
+            for (size_t v = 0; v < n; v++)
+                timed[v] = pk_add_saturating(timed[v], s.values[v]);
+        if (pk_timeline_close(c) != PK_OK)
+            return;
+        for (size_t v = 0; v < n; v++) {
+            bool saturated = rows[v] == INT64_MAX || rows[v] == INT64_MIN ||
+                             timed[v] == INT64_MAX || timed[v] == INT64_MIN;
+            if (!saturated && rows[v] != timed[v])
+                finding("thread %u (%s), value %s: its rows sum to %" PRId64 ", its timeline to "
+                        "%" PRId64, t, pk_str(p, pk_thread_at(p, t)->name),
+                        pk_str(p, pk_value_type_at(p, (uint32_t)v)->name), rows[v], timed[v]);
+        }
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pk_read_options options = {0};
@@ -897,6 +939,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     one_processor_end();
     if (status != PK_OK)
         return 0;
+    timelines_add_up(p);
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
         const format_check *c = &checks[i];
         current_format = c->format->name;
