@@ -127,7 +127,11 @@ x86_64)
     "$CC" -O2 -g -fomit-frame-pointer -pthread "$DATA/prog.c" -o prog-o2 || fail "cc -O2 prog.c"
     if perf record -q -e cpu-clock --call-graph dwarf -o dwarf.data ./prog-o2 > /dev/null 2>&1; then
         same_as_perf_script dwarf.data
-        expect_eq "$(glibc_names < direct.folded | sort)" "$(glibc_names < script.folded | sort)" \
+        # But for the odd sample of a page fault on a new thread's first touch of its stack:
+        # its stack copy is empty, perf shows its kernel frames alone, profkit the user
+        # instruction pointer (clone3) above them (docs/formats/perf-data.md).
+        expect_eq "$(grep -v exc_page_fault direct.folded | glibc_names | sort)" \
+            "$(grep -v exc_page_fault script.folded | glibc_names | sort)" \
             "every unwound stack as perf script's"
         expect_contains "$(grep ';main;' direct.folded)" "spin" "main's calls down to spin"
         expect_status 0 "$PROFKIT" info dwarf.data
