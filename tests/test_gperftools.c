@@ -1057,6 +1057,22 @@ static void writer_refuses_what_it_cannot_hold(void **state)
     assert_non_null(strstr(err.message, "sample count"));
     pk_profile_free(p);
     tb_free(&b);
+
+    /* Counts (not times) whose CPU time at the default period of 10 ms would pass int64: the
+     * file would not read back, so none is written. */
+    p = pk_profile_new();
+    pk_add_value_type(p, "events", "events");
+    pk_function main_fn = {.name = pk_intern_cstr(p, "main"), .resource = PK_NONE};
+    pk_frame at = {pk_intern_function(p, &main_fn), 0, 0x1000, PK_NONE, PK_FRAME_HAS_ADDRESS};
+    stack = pk_intern_stack(p, PK_NONE, pk_intern_frame(p, &at));
+    thread = pk_add_thread(p, pk_intern_cstr(p, "t"), 1, 1);
+    int64_t many = INT64_C(900000000000); /* x 10^7 ns: past 2^63 */
+    assert_int_equal(pk_add_sample(p, thread, stack, &many), PK_OK);
+    assert_int_equal(pk_add_sample(p, thread, stack, &many), PK_OK);
+    free(write_with(p, NULL, 0, &size, &status, &err));
+    assert_int_equal(status, PK_ERR_LIMIT);
+    assert_non_null(strstr(err.message, "64-bit total"));
+    pk_profile_free(p);
 }
 
 /* A profile without samples is what libprofiler writes for a run that took none: the header,

@@ -92,6 +92,9 @@ pk_status gp_write(const pk_profile *p, pk_output *out, const pk_write_options *
     put_slot(out, l, (uint64_t)(period / 1000));
     put_slot(out, l, 0);
 
+    /* What a reader sums, counts and CPU time (counts x the period written), must fit int64,
+     * or the file written would not read back. */
+    uint64_t total = 0, max_total = (uint64_t)INT64_MAX / (uint64_t)(period / 1000 * 1000);
     uint64_t *pcs = NULL;
     uint32_t *stack_frames = NULL;
     size_t pcs_cap = 0, stack_frames_cap = 0;
@@ -133,6 +136,14 @@ pk_status gp_write(const pk_profile *p, pk_output *out, const pk_write_options *
                                   "a sample count of %" PRIu64 " does not fit 32-bit slots", count);
             break;
         }
+        if (count > max_total - total) {
+            status = pk_error_set(err, PK_ERR_LIMIT, PK_NO_OFFSET,
+                                  "the sample counts add up to more than %" PRIu64 ", which at "
+                                  "the period of %" PRId64 " us is more CPU time than a 64-bit "
+                                  "total in nanoseconds holds", max_total, period / 1000);
+            break;
+        }
+        total += count;
         put_slot(out, l, count);
         put_slot(out, l, depth);
         for (size_t i = 0; i < depth; i++)
