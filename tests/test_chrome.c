@@ -1083,6 +1083,23 @@ static void test_cpuprofile_timeline(void **state)
     assert_int_equal(info.first, 1000000);
     assert_int_equal(info.last, 1150000);
     pk_profile_free(p);
+
+    /* A sample past the end of timeDeltas weighs no time, counts one, and sits on the
+     * timeline at the last sample's time, so the timeline holds every sample counted. */
+    p = read_ok(cpuprofile(),
+                "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\"},"
+                "\"children\":[2,3]},{\"id\":2,\"callFrame\":{\"functionName\":\"f\"}},"
+                "{\"id\":3,\"callFrame\":{\"functionName\":\"g\"}}],\"startTime\":1000,"
+                "\"endTime\":1200,\"samples\":[2,3,3],\"timeDeltas\":[0,100]}");
+    cpu = pk_value_find(p, "cpu");
+    assert_string_equal(timeline_text(p, 0, cpu), "f@1000=100000 g@1100=0 g@1100=0");
+    uint32_t samples = pk_value_find(p, "samples");
+    assert_string_equal(timeline_text(p, 0, samples), "f@1000=1 g@1100=1 g@1100=1");
+    assert_int_equal(tb_stack_value(p, "g", samples), 2);
+    pk_timeline_info_get(p, 0, &info);
+    assert_true(info.measured);
+    assert_int_equal(info.count, 3);
+    pk_profile_free(p);
 }
 
 /* The thread of (pid, tid) in p. */
