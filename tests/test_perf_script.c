@@ -513,6 +513,25 @@ static void test_sample_times(void **state)
     pk_timeline_info_get(p, 0, &info);
     assert_false(info.measured);
     assert_true(pk_metadata_get(p)->times_approximate);
+    assert_int_equal(pk_warning_count(p), 0);
+    pk_profile_free(p);
+
+    /* A thread with a sample without a time beside timed ones has no timeline (it would leave
+     * that sample out), with a warning; the other thread keeps its own. */
+    const char *mixed = "prog 1/1 5.000001: 7 cpu-clock:\n\t1 f (x)\n\n"
+                        "prog 1/1 7 cpu-clock:\n\t2 g (x)\n\n"
+                        "prog 1/2 5.000002: 7 cpu-clock:\n\t2 g (x)\n\n";
+    p = read_ok(mixed, strlen(mixed));
+    assert_int_equal(pk_value_total(p, 0), 21);
+    pk_timeline_info_get(p, thread_named(p, "prog", 1), &info);
+    assert_false(info.measured);
+    pk_timeline_info_get(p, thread_named(p, "prog", 2), &info);
+    assert_true(info.measured);
+    assert_int_equal(info.count, 1);
+    bool warned = false;
+    for (size_t i = 0; i < pk_warning_count(p); i++)
+        warned = warned || strstr(pk_warning_at(p, i), "its timeline is left out") != NULL;
+    assert_true(warned);
     pk_profile_free(p);
 }
 
