@@ -50,6 +50,7 @@ typedef struct speedscope_writer {
     bool stacks_made;            /* stacks is initialised */
     size_t *rows_by_thread;      /* rows grouped by thread (counting sort) */
     size_t *thread_start;        /* thread t's rows: [thread_start[t], thread_start[t + 1]) */
+    bool *thread_spans;          /* timed threads whose timeline holds spans */
     uint32_t *path;
     size_t path_cap;
     pk_thread_names *thread_names; /* the profiles' names: the threads' names as shown */
@@ -67,6 +68,7 @@ static void writer_free(speedscope_writer *w)
         pk_keyed_stacks_free(&w->stacks);
     free(w->rows_by_thread);
     free(w->thread_start);
+    free(w->thread_spans);
     free(w->path);
     pk_thread_names_free(w->thread_names);
 }
@@ -317,7 +319,9 @@ static bool pass_end(thread_pass *pass)
 }
 
 /* Numbers the frames of what a timed thread's pass writes, which the rows may not all have:
- * a row sums its timed samples, so one weighing nothing may hold a sample that weighs. */
+ * a row sums its timed samples, so one weighing nothing may hold a sample that weighs. The
+ * same pass notes whether the timeline holds spans (thread_spans), which decides how the
+ * thread is written. */
 static bool number_timed_stacks(speedscope_writer *w, uint32_t thread)
 {
     if (!thread_timed(w, thread))
@@ -327,24 +331,11 @@ static bool number_timed_stacks(speedscope_writer *w, uint32_t thread)
     if (!pass_begin(w, thread, &pass))
         return false;
     bool ok = true;
-    while (ok && pass_next(&pass, &s))
+    while (ok && pass_next(&pass, &s)) {
         ok = number_stack(w, s.stack);
+        w->thread_spans[thread] = w->thread_spans[thread] || s.span;
+    }
     return pass_end(&pass) && ok;
-}
-
-/* Whether the thread's timeline holds spans. */
-static bool has_spans(speedscope_writer *w, uint32_t thread, bool *spans)
-{
-    *spans = false;
-    if (!thread_timed(w, thread))
-        return true;
-    thread_pass pass;
-    pass_sample s;
-    if (!pass_begin(w, thread, &pass))
-        return false;
-    while (!*spans && pass_next(&pass, &s))
-        *spans = s.span;
-    return pass_end(&pass);
 }
 
 /* Sum of the thread's positive weights, in speedscope's unit. */
@@ -592,10 +583,7 @@ static bool write_samples(speedscope_writer *w, uint32_t thread)
 static bool write_thread(speedscope_writer *w, uint32_t thread, int64_t total)
 {
     const char *name = pk_thread_display_name(w->thread_names, thread);
-    bool spans;
-    if (!has_spans(w, thread, &spans))
-        return false;
-    if (spans) {
+    if (w->thread_spans[thread]) {
         pk_timeline_info info;
         pk_timeline_info_get(w->p, thread, &info);
         if (!w->stacks_made) {
@@ -671,7 +659,9 @@ pk_status speedscope_write(const pk_profile *p, pk_output *out,
     w.frame_of_function = malloc((functions ? functions : 1) * sizeof *w.frame_of_function);
     w.stack_done = calloc(stacks ? stacks : 1, 1);
     w.thread_names = pk_thread_names_new(p);
-    if (!w.frame_of_function || !w.stack_done || !w.thread_names || !group_rows(&w, threads))
+    w.thread_spans = calloc(threads ? threads : 1, sizeof *w.thread_spans);
+    if (!w.frame_of_function || !w.stack_done || !w.thread_names || !w.thread_spans ||
+        !group_rows(&w, threads))
         goto nomem;
     for (size_t i = 0; i < functions; i++)
         w.frame_of_function[i] = PK_NONE;
